@@ -1,0 +1,51 @@
+/**
+ * The demo company made on a new, empty database: a small team, a write and a read key, and a
+ * few realistic jobs created through the same pipeline as any other write.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Config } from '../config';
+import { createCompany } from '../tools/admin/company-setup';
+import { newApiKey, newId } from '../platform/ids';
+import { findCaller } from '../platform/auth';
+import { runTool } from '../platform/pipeline';
+import type { BodyOf } from '../platform/handler';
+
+const TEAM = [
+  { name: 'Jordan Reyes', role: 'Owner', email: 'jordan@bluriver.example' },
+  { name: 'Dana Brooks', role: 'Project manager', email: 'dana@bluriver.example' },
+  { name: 'Sam Okafor', role: 'Technician', email: 'sam@bluriver.example' },
+];
+
+const JOBS: Omit<BodyOf<'create_job'>, 'operation_id'>[] = [
+  { customer_name: 'Maria Alvarez', customer_phone: '(217) 555-0142', address_line1: '412 Birch Lane', city: 'Springfield', region: 'IL', postal_code: '62704', loss_type: 'water', carrier: 'State Farm', claim_number: 'SF-26-118734', referral_source: 'Plumber', assignee: 'Dana Brooks' },
+  { customer_name: 'Tom Nguyen', customer_phone: '217.555.0199', customer_email: 'tom.nguyen@example.com', address_line1: '88 Lakeview Dr', city: 'Chatham', region: 'IL', postal_code: '62629', loss_type: 'sewage', carrier: 'Allstate', claim_number: '0712-4455-21', assignee: 'Sam Okafor' },
+  { customer_name: 'Grace Whitfield', customer_phone: '2175550123', address_line1: '1907 S Grand Ave E', city: 'Springfield', region: 'IL', postal_code: '62703', loss_type: 'mold', referral_source: 'Property manager' },
+  { customer_name: 'Ben Carter', customer_phone: '+1 217 555 0177', address_line1: '56 Mill St', city: 'Rochester', region: 'IL', postal_code: '62563', loss_type: 'storm', carrier: 'Country Financial', claim_number: 'CF-88213', policy_number: 'HO-5520193' },
+];
+
+export interface DemoKeys {
+  companyName: string;
+  writeKey: string;
+  readKey: string;
+}
+
+export async function seedDemo(db: Knex, config: Config): Promise<DemoKeys> {
+  const company = await createCompany(db, { name: 'Blue River Restoration', timezone: 'America/Chicago', pricing_region: 'IL', credits: 10 });
+  const people = await db('people')
+    .insert(TEAM.map((p) => ({ id: newId('per'), company_id: company.id, ...p })))
+    .returning(['id', 'name']);
+  const owner = people.find((p) => p.name === TEAM[0].name)!;
+  const [writeKey, readKey] = await Promise.all(
+    (['write', 'read'] as const).map(async (scope) => {
+      const { key, prefix, hash } = newApiKey();
+      await db('api_keys').insert({ id: newId('key'), company_id: company.id, person_id: owner.id, scope, prefix, secret_hash: hash });
+      return key;
+    }),
+  );
+  const caller = (await findCaller(db, writeKey))!;
+  for (const job of JOBS) {
+    await runTool({ db, config }, 'create_job', caller, { path: {}, query: {}, body: { operation_id: randomUUID(), ...job } });
+  }
+  return { companyName: company.name, writeKey, readKey };
+}

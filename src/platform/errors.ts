@@ -1,0 +1,68 @@
+import type { components } from '../generated/api';
+
+export type Problem = components['schemas']['Problem'];
+export type ProblemCode = Problem['code'];
+export type FieldError = components['schemas']['FieldError'];
+
+const TITLES: Record<ProblemCode, string> = {
+  invalid_request: 'Invalid request',
+  unauthorized: 'Unauthorized',
+  insufficient_credits: 'No estimate credits left',
+  write_key_required: 'Write key required',
+  not_found: 'Not found',
+  operation_id_conflict: 'operation_id already used with other details',
+  invalid_state: 'Not possible in the current state',
+  undo_not_possible: 'Undo not possible',
+  payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
+  method_not_allowed: 'Method not allowed',
+  unknown_status: 'Unknown status',
+  unknown_teammate: 'Unknown teammate',
+  ambiguous_teammate: 'Ambiguous teammate',
+  unknown_referral_source: 'Unknown referral source',
+  unknown_person: 'Unknown person',
+  rate_limited: 'Too many requests',
+  admin_api_disabled: 'Admin API disabled',
+  internal_error: 'Internal error',
+};
+
+/** The one error type of the service: every failure becomes a problem object (RFC 9457). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ProblemCode,
+    readonly detail: string,
+    readonly extra: { errors?: FieldError[]; validValues?: string[]; headers?: Record<string, string> } = {},
+  ) {
+    super(detail);
+  }
+
+  toProblem(requestId: string): Problem {
+    const problem: Problem = {
+      type: `https://jms.dev/problems/${this.code}`,
+      title: TITLES[this.code],
+      status: this.status,
+      detail: this.detail,
+      code: this.code,
+      request_id: requestId,
+    };
+    if (this.extra.errors) problem.errors = this.extra.errors;
+    if (this.extra.validValues) problem.valid_values = this.extra.validValues;
+    return problem;
+  }
+}
+
+export const notFound = (what: string): ApiError => new ApiError(404, 'not_found', `No ${what} with that id in this company.`);
+
+export const invalidRequest = (errors: FieldError[]): ApiError =>
+  new ApiError(400, 'invalid_request', `The request does not match the API: ${describeCount(errors.length)} wrong.`, { errors });
+
+/** A 422 naming something the company does not have, with the names that would work. */
+export const unknownName = (code: ProblemCode, what: string, given: string, valid: string[]): ApiError =>
+  new ApiError(422, code, `No ${what} named "${given}". Valid: ${valid.length ? valid.join(', ') : '(none)'}.`, {
+    validValues: valid,
+  });
+
+function describeCount(count: number): string {
+  return count === 1 ? '1 field is' : `${count} fields are`;
+}

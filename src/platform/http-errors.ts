@@ -1,0 +1,52 @@
+/**
+ * The last middleware: turns every error (ours, the validator's, the body parser's) into a
+ * problem+json answer. 5xx details are logged with the request id and never sent.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError, invalidRequest } from './errors';
+
+interface ValidatorError {
+  status?: number;
+  type?: string;
+  message?: string;
+  errors?: { path?: string; message?: string }[];
+}
+
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const e = (error ?? {}) as ValidatorError;
+  if (e.type === 'entity.too.large') return new ApiError(413, 'payload_too_large', 'The body is larger than 1 MiB.');
+  if (e.type === 'entity.parse.failed') {
+    return invalidRequest([{ path: '/body', message: 'is not valid JSON' }]);
+  }
+  switch (e.status) {
+    case 400:
+      return invalidRequest((e.errors ?? []).map((item) => ({ path: fieldPath(item.path), message: item.message ?? 'is invalid' })));
+    case 404:
+      return new ApiError(404, 'not_found', 'There is no such endpoint. See /api/v1/openapi.json.');
+    case 405:
+      return new ApiError(405, 'method_not_allowed', e.message ?? 'This method is not allowed here.');
+    case 413:
+      return new ApiError(413, 'payload_too_large', 'The body is too large.');
+    case 415:
+      return new ApiError(415, 'unsupported_media_type', 'Send the body as application/json.');
+    default:
+      return new ApiError(500, 'internal_error', 'Something went wrong on our side. Quote the request_id when reporting it.');
+  }
+}
+
+/** `.body.customer_email` or `/body/customer_email` → `/body/customer_email`. */
+function fieldPath(path: string | undefined): string {
+  if (!path) return '/';
+  return path.startsWith('/') ? path : `/${path.replace(/^\./, '').replace(/\./g, '/')}`;
+}
+
+export function problemMiddleware() {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) req.log.error({ err: error }, 'request failed');
+    for (const [name, value] of Object.entries(apiError.extra.headers ?? {})) res.setHeader(name, value);
+    // send(), not json(): the response validator checks handler answers, not problems.
+    res.status(apiError.status).type('application/problem+json').send(JSON.stringify(apiError.toProblem(String(req.id))));
+  };
+}

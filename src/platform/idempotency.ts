@@ -1,0 +1,80 @@
+/**
+ * Idempotent writes. A write with an `operation_id` claims (company, operation_id) inside its own
+ * transaction; the claim is completed with the answer before commit. A second request with the
+ * same id waits on the claim (PostgreSQL's unique index) and then finds the committed answer.
+ */
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { ApiError } from './errors';
+import type { Caller } from './handler';
+
+export interface StoredAnswer {
+  status: number;
+  body: unknown;
+}
+
+interface IdempotencyRecord {
+  fingerprint: string;
+  status: number | null;
+  body: unknown;
+}
+
+/** The same tool with the same inputs, whatever the order of their keys. */
+export function fingerprint(tool: string, input: unknown): string {
+  return createHash('sha256').update(`${tool}\n${canonicalJson(input)}`).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The stored answer for this operation_id, if a write with it has committed. */
+export async function findAnswer(db: Knex, caller: Caller, operationId: string, print: string): Promise<StoredAnswer | null> {
+  const record = (await db('idempotency_records')
+    .where({ company_id: caller.companyId, operation_id: operationId })
+    .first('fingerprint', 'status', 'body')) as IdempotencyRecord | undefined;
+  return record ? answerOf(record, print) : null;
+}
+
+/** Claims the operation_id for this transaction; returns the earlier answer when it is taken. */
+export async function claim(
+  trx: Knex.Transaction,
+  caller: Caller,
+  tool: string,
+  operationId: string,
+  print: string,
+): Promise<StoredAnswer | null> {
+  const claimed = await trx('idempotency_records')
+    .insert({ company_id: caller.companyId, operation_id: operationId, tool, fingerprint: print, key_id: caller.keyId })
+    .onConflict(['company_id', 'operation_id'])
+    .ignore()
+    .returning('operation_id');
+  if (claimed.length > 0) return null;
+  const earlier = await findAnswer(trx, caller, operationId, print);
+  if (!earlier) throw new Error(`operation_id ${operationId} is claimed but has no answer`);
+  return earlier;
+}
+
+export async function complete(trx: Knex.Transaction, caller: Caller, operationId: string, answer: StoredAnswer): Promise<void> {
+  await trx('idempotency_records')
+    .where({ company_id: caller.companyId, operation_id: operationId })
+    .update({ status: answer.status, body: answer.body === undefined ? null : JSON.stringify(answer.body) });
+}
+
+function answerOf(record: IdempotencyRecord, print: string): StoredAnswer {
+  if (record.fingerprint !== print) {
+    throw new ApiError(
+      409,
+      'operation_id_conflict',
+      'This operation_id was already used for a different request. Resend the original request unchanged, or use a new operation_id for a new action.',
+    );
+  }
+  return { status: record.status ?? 200, body: record.body ?? undefined };
+}

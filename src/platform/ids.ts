@@ -1,0 +1,27 @@
+import { randomInt, createHash } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+function base62(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += BASE62[randomInt(62)];
+  return out;
+}
+
+export type IdPrefix = 'co' | 'per' | 'key' | 'st' | 'ref' | 'job' | 'con' | 'jc' | 'asg' | 'note' | 'dry' | 'undo' | 'req';
+
+/** A prefixed id such as `job_7Qm2KxR9aB1c`: the prefix says what it names. */
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${base62(12)}`;
+}
+
+/** A new API key: `jms_` and 40 base62 characters. Only its hash is stored. */
+export function newApiKey(): { key: string; prefix: string; hash: string } {
+  const key = `jms_${base62(40)}`;
+  return { key, prefix: key.slice(0, 12), hash: hashSecret(key) };
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+

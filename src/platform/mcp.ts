@@ -1,0 +1,97 @@
+/**
+ * The MCP endpoint (streamable HTTP, stateless): a new server and transport for each POST.
+ * Tools, their schemas and annotations come from the operation table; a call is validated
+ * against the same spec schemas and runs through the same pipeline as HTTP.
+ */
+import type { Request, Response } from 'express';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { operations, type OperationSpec, type ReadOperationName, type WriteOperationName } from '../generated/operations';
+import { ApiError, invalidRequest, type FieldError } from './errors';
+import { callerOf } from './auth';
+import type { Caller, ToolInput } from './handler';
+import { runTool, type Deps } from './pipeline';
+import { toApiError } from './http-errors';
+
+const INSTRUCTIONS =
+  'Job Management Service for restoration contractors. Call get_guide first: it explains how jobs, dates and amounts are named, lists every tool this key can use and gives recipes. Every write takes an operation_id you choose; resending the same one is safe.';
+
+type ToolName = ReadOperationName | WriteOperationName;
+
+const mcpOperations = Object.values(operations).filter((op) => op.mcp && op.scope !== 'admin');
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+addFormats(ajv);
+const validators = new Map(mcpOperations.map((op) => [op.name, ajv.compile(op.inputSchema)]));
+
+function toolOf(op: OperationSpec): Tool {
+  const tool: Tool = {
+    name: op.name,
+    title: op.annotations?.title ?? op.summary,
+    description: `${op.summary}. ${op.description}`,
+    inputSchema: op.inputSchema as Tool['inputSchema'],
+    annotations: { ...op.annotations },
+  };
+  if (op.outputSchema?.type === 'object') tool.outputSchema = op.outputSchema as Tool['outputSchema'];
+  return tool;
+}
+
+const toolsForScope = {
+  read: mcpOperations.filter((op) => op.scope === 'read').map(toolOf),
+  write: mcpOperations.map(toolOf),
+};
+
+function fieldErrors(errors: ErrorObject[] | null | undefined): FieldError[] {
+  return (errors ?? []).map((e) => {
+    const missing = e.keyword === 'required' ? `/${(e.params as { missingProperty: string }).missingProperty}` : '';
+    const extra = e.keyword === 'additionalProperties' ? `/${(e.params as { additionalProperty: string }).additionalProperty}` : '';
+    return { path: `${e.instancePath}${missing}${extra}` || '/', message: e.message ?? 'is invalid' };
+  });
+}
+
+/** Splits the one argument object back into the path, query and body of the HTTP request. */
+function inputOf(op: OperationSpec, args: Record<string, unknown>): ToolInput<ToolName> {
+  const pick = (names: string[]) => Object.fromEntries(names.filter((n) => args[n] !== undefined).map((n) => [n, args[n]]));
+  return { path: pick(op.pathParams), query: pick(op.queryParams), body: pick(op.bodyParams) } as ToolInput<ToolName>;
+}
+
+async function callTool(deps: Deps, caller: Caller, name: string, args: Record<string, unknown>, req: Request): Promise<CallToolResult> {
+  try {
+    const op = mcpOperations.find((candidate) => candidate.name === name);
+    if (!op) throw new ApiError(404, 'not_found', `There is no tool named ${name}. Call get_guide for the list.`);
+    if (op.scope === 'write' && caller.scope !== 'write') {
+      throw new ApiError(403, 'write_key_required', `${name} changes data and needs a write key; this key is read-only.`);
+    }
+    const validate = validators.get(op.name)!;
+    if (!validate(args)) throw invalidRequest(fieldErrors(validate.errors));
+    const answer = await runTool(deps, op.name as ToolName, caller, inputOf(op, args));
+    const body = answer.body ?? {};
+    return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body as Record<string, unknown> };
+  } catch (error) {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) req.log.error({ err: error, tool: name }, 'tool call failed');
+    else req.log.info({ tool: name, code: apiError.code }, 'tool call refused');
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify(apiError.toProblem(String(req.id))) }] };
+  }
+}
+
+export function mcpEndpoint(deps: Deps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const caller = callerOf(res);
+    const server = new Server({ name: 'job-management-service', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsForScope[caller.scope] }));
+    server.setRequestHandler(CallToolRequestSchema, (request) =>
+      callTool(deps, caller, request.params.name, request.params.arguments ?? {}, req),
+    );
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  };
+}

@@ -1,0 +1,33 @@
+import { ApiError } from './errors';
+
+/** Lists answer `{ data, next_cursor }`; a cursor is an opaque token of where the page ended. */
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+export function encodeCursor(position: Record<string, string | number>): string {
+  return Buffer.from(JSON.stringify(position)).toString('base64url');
+}
+
+/** Reads a cursor made by encodeCursor; anything else is a 400 naming the `cursor` parameter. */
+export function decodeCursor<K extends string>(cursor: string, keys: readonly K[]): Record<K, string | number> {
+  try {
+    const position = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+    if (keys.every((key) => ['string', 'number'].includes(typeof position[key]))) {
+      return position as Record<K, string | number>;
+    }
+  } catch {
+    // fall through to the problem below
+  }
+  throw new ApiError(400, 'invalid_request', 'The cursor is not one this list gave out.', {
+    errors: [{ path: '/query/cursor', message: 'must be a next_cursor returned by this list' }],
+  });
+}
+
+/** Cuts a page from `limit + 1` rows: the extra row only tells that there is a next page. */
+export function pageOf<Row, T>(rows: Row[], limit: number, toItem: (row: Row) => T, cursorOf: (row: Row) => string): Page<T> {
+  const hasMore = rows.length > limit;
+  const pageRows = hasMore ? rows.slice(0, limit) : rows;
+  return { data: pageRows.map(toItem), next_cursor: hasMore ? cursorOf(pageRows[pageRows.length - 1]) : null };
+}

@@ -1,0 +1,66 @@
+/**
+ * Runs one tool call, whichever transport it came from: the scope check, then for a read the
+ * handler, and for a write the one write pipeline: a transaction that claims the operation_id,
+ * runs the handler, appends the change-feed entries, stores the undo record and the answer.
+ */
+import type { Knex } from 'knex';
+import { operations, type OperationName, type ReadOperationName, type WriteOperationName } from '../generated/operations';
+import { handlers } from '../tools';
+import type { Config } from '../config';
+import { ApiError } from './errors';
+import type { Caller, ReadContext, ToolInput, WriteContext } from './handler';
+import { ChangeLog, appendChanges } from './changes';
+import { RecordedWrites, saveUndoAction } from './undo';
+import { claim, complete, findAnswer, fingerprint, type StoredAnswer } from './idempotency';
+
+export interface Deps {
+  db: Knex;
+  config: Config;
+}
+
+export interface ToolAnswer extends StoredAnswer {
+  replayed: boolean;
+}
+
+type AnyInput = ToolInput<OperationName>;
+
+export async function runTool(deps: Deps, name: ReadOperationName | WriteOperationName, caller: Caller, input: AnyInput): Promise<ToolAnswer> {
+  const op = operations[name];
+  if (op.scope === 'write') {
+    if (caller.scope !== 'write') {
+      throw new ApiError(403, 'write_key_required', `${name} changes data and needs a write key; this key is read-only.`);
+    }
+    return runWrite(deps, name as WriteOperationName, caller, input);
+  }
+  const handler = handlers[name] as (ctx: ReadContext, input: AnyInput) => Promise<unknown>;
+  const body = await handler({ db: deps.db, caller, config: deps.config }, input);
+  return { status: op.successStatus, body, replayed: false };
+}
+
+async function runWrite(deps: Deps, name: WriteOperationName, caller: Caller, input: AnyInput): Promise<ToolAnswer> {
+  const handler = handlers[name] as (ctx: WriteContext, input: AnyInput) => Promise<unknown>;
+  const operationId = (input.body as { operation_id?: string }).operation_id;
+  const print = fingerprint(name, input);
+
+  // A replay is answered without opening a transaction.
+  if (operationId) {
+    const earlier = await findAnswer(deps.db, caller, operationId, print);
+    if (earlier) return { ...earlier, replayed: true };
+  }
+
+  return deps.db.transaction(async (trx) => {
+    if (operationId) {
+      const earlier = await claim(trx, caller, name, operationId, print);
+      if (earlier) return { ...earlier, replayed: true };
+    }
+    const ctx: WriteContext = { db: trx, caller, config: deps.config, rows: new RecordedWrites(trx, caller.companyId), changes: new ChangeLog() };
+    const body = await handler(ctx, input);
+    const answer = { status: operations[name].successStatus, body };
+    const [described] = ctx.changes.entries;
+    if (described) await saveUndoAction(trx, caller, name, ctx.rows, described);
+    if (operationId) await complete(trx, caller, operationId, answer);
+    // Last, so that the change-feed counter is held for as short a time as possible.
+    await appendChanges(trx, caller, ctx.changes.entries);
+    return { ...answer, replayed: false };
+  });
+}

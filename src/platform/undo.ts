@@ -1,0 +1,135 @@
+/**
+ * Undo, for every write tool at once. Handlers change undoable records only through
+ * `RecordedWrites`, which keeps each row's content from before the change and its version after
+ * it. Taking an action back checks that every row still has that version (nobody changed it
+ * since) and puts the earlier content back, last change first.
+ */
+import type { Knex } from 'knex';
+import { ApiError, notFound } from './errors';
+import { newId } from './ids';
+import type { Caller } from './handler';
+import type { ChangeInput } from './changes';
+
+/** Tables whose rows carry `id`, `company_id` and `version`, and can be taken back. */
+export type UndoableTable = 'jobs' | 'contacts' | 'job_contacts' | 'job_assignees' | 'notes' | 'drying_logs';
+
+type Row = Record<string, unknown> & { id: string; version: number };
+
+interface RowChange {
+  table: UndoableTable;
+  id: string;
+  /** The row before the change; null when the change created it. */
+  before: Row | null;
+  /** The row's version after the change; null when the change deleted it. */
+  afterVersion: number | null;
+}
+
+export class RecordedWrites {
+  readonly changes: RowChange[] = [];
+
+  constructor(
+    private readonly trx: Knex.Transaction,
+    private readonly companyId: string,
+  ) {}
+
+  async insert<T extends Row>(table: UndoableTable, row: Omit<T, 'company_id' | 'version'>): Promise<T> {
+    const [saved] = await this.trx(table).insert({ ...row, company_id: this.companyId, version: 1 }).returning('*');
+    this.changes.push({ table, id: saved.id, before: null, afterVersion: 1 });
+    return saved as T;
+  }
+
+  async update<T extends Row>(table: UndoableTable, id: string, patch: Partial<T>): Promise<T> {
+    const before = await this.lockRow(table, id);
+    const touched = 'updated_at' in before ? { updated_at: this.trx.fn.now() } : {};
+    const [after] = await this.trx(table)
+      .where({ id })
+      .update({ ...patch, ...touched, version: before.version + 1 })
+      .returning('*');
+    this.changes.push({ table, id, before, afterVersion: after.version });
+    return after as T;
+  }
+
+  async remove(table: UndoableTable, id: string): Promise<void> {
+    const before = await this.lockRow(table, id);
+    await this.trx(table).where({ id }).delete();
+    this.changes.push({ table, id, before, afterVersion: null });
+  }
+
+  private async lockRow(table: UndoableTable, id: string): Promise<Row> {
+    const row = await this.trx(table).where({ id, company_id: this.companyId }).forUpdate().first();
+    if (!row) throw notFound(table.replace(/s$/, ''));
+    return row as Row;
+  }
+}
+
+/** Stores what a write changed so that its key can take it back later. */
+export async function saveUndoAction(
+  trx: Knex.Transaction,
+  caller: Caller,
+  tool: string,
+  writes: RecordedWrites,
+  described: ChangeInput,
+): Promise<void> {
+  if (writes.changes.length === 0) return;
+  await trx('undo_actions').insert({
+    id: newId('undo'),
+    company_id: caller.companyId,
+    key_id: caller.keyId,
+    tool,
+    kind: described.kind,
+    summary: described.summary,
+    job_id: described.job?.id ?? null,
+    job_number: described.job?.job_number ?? null,
+    rows: JSON.stringify(writes.changes),
+  });
+}
+
+export interface UndoneAction {
+  tool: string;
+  summary: string;
+  at: Date;
+  change: ChangeInput;
+}
+
+/** Takes back the key's newest action that is not undone yet. */
+export async function undoLastAction(trx: Knex.Transaction, caller: Caller): Promise<UndoneAction> {
+  const action = await trx('undo_actions')
+    .where({ key_id: caller.keyId, undone_at: null })
+    .orderBy('position', 'desc')
+    .forUpdate()
+    .first();
+  if (!action) throw new ApiError(409, 'undo_not_possible', 'There is nothing left to undo for this key.');
+
+  const changes = (typeof action.rows === 'string' ? JSON.parse(action.rows) : action.rows) as RowChange[];
+  for (const change of [...changes].reverse()) await restore(trx, caller.companyId, change, action.summary);
+  await trx('undo_actions').where({ id: action.id }).update({ undone_at: trx.fn.now() });
+
+  const job = action.job_id ? { id: action.job_id as string, job_number: action.job_number as number } : null;
+  return {
+    tool: action.tool,
+    summary: action.summary,
+    at: action.created_at,
+    change: { kind: action.kind, action: 'action.undone', summary: `Undid: ${action.summary}`, job },
+  };
+}
+
+async function restore(trx: Knex.Transaction, companyId: string, change: RowChange, summary: string): Promise<void> {
+  const current = await trx(change.table).where({ id: change.id, company_id: companyId }).forUpdate().first();
+  const unchanged = change.afterVersion === null ? !current : current?.version === change.afterVersion;
+  if (!unchanged) {
+    throw new ApiError(409, 'undo_not_possible', `"${summary}" cannot be undone: the record was changed since.`);
+  }
+  if (change.before === null) {
+    await trx(change.table)
+      .where({ id: change.id })
+      .delete()
+      .catch((error: { code?: string }) => {
+        if (error.code !== '23503') throw error;
+        throw new ApiError(409, 'undo_not_possible', `"${summary}" cannot be undone: other records were added to it since.`);
+      });
+  } else if (current) {
+    await trx(change.table).where({ id: change.id }).update(change.before);
+  } else {
+    await trx(change.table).insert(change.before);
+  }
+}

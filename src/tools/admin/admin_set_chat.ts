@@ -1,0 +1,11 @@
+import type { AdminHandler } from '../../platform/handler';
+import { notFound } from '../../platform/errors';
+
+export const admin_set_chat: AdminHandler<'admin_set_chat'> = async ({ db }, { path, body }) => {
+  const [company] = await db('companies')
+    .where({ id: path.company_id })
+    .update({ chat_webhook_url: body.webhook_url, chat_new_note: body.new_note })
+    .returning(['chat_webhook_url', 'chat_new_note']);
+  if (!company) throw notFound('company');
+  return { connected: Boolean(company.chat_webhook_url), new_note: company.chat_new_note, webhook_url: company.chat_webhook_url };
+};

@@ -1,0 +1,48 @@
+/** A new company with its counters, default board and default referral sources. */
+import type { Knex } from 'knex';
+import { newId } from '../../platform/ids';
+import { createCounters } from '../../platform/counters';
+
+export const DEFAULT_STATUSES = ['New', 'Inspection', 'Mitigation', 'Drying', 'Rebuild', 'Invoicing', 'Closed'];
+export const DEFAULT_REFERRAL_SOURCES = ['Insurance carrier', 'Plumber', 'Property manager', 'Repeat customer', 'Web search', 'Word of mouth'];
+export const DEFAULT_TIMEZONE = 'America/Chicago';
+
+export interface CompanyRow {
+  id: string;
+  name: string;
+  timezone: string;
+  pricing_region: string | null;
+  credits: number;
+}
+
+export async function createCompany(
+  db: Knex,
+  input: { name: string; timezone?: string; pricing_region?: string; credits?: number },
+): Promise<CompanyRow> {
+  return db.transaction(async (trx) => {
+    const [company] = await trx('companies')
+      .insert({
+        id: newId('co'),
+        name: input.name,
+        timezone: input.timezone ?? DEFAULT_TIMEZONE,
+        pricing_region: input.pricing_region ?? null,
+        credits: input.credits ?? 0,
+      })
+      .returning(['id', 'name', 'timezone', 'pricing_region', 'credits']);
+    await createCounters(trx, company.id);
+    await trx('statuses').insert(DEFAULT_STATUSES.map((name, i) => ({ id: newId('st'), company_id: company.id, name, position: i + 1 })));
+    await trx('referral_sources').insert(
+      DEFAULT_REFERRAL_SOURCES.map((name, i) => ({ id: newId('ref'), company_id: company.id, name, position: i + 1 })),
+    );
+    return company as CompanyRow;
+  });
+}
+
+export function isTimezone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}

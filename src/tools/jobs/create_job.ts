@@ -1,0 +1,52 @@
+import type { WriteHandler } from '../../platform/handler';
+import { newId } from '../../platform/ids';
+import { nextCounterValue } from '../../platform/counters';
+import { boardStatuses, findReferralSource, findTeammate } from '../context/lookups';
+import { resolveJob, toDetail } from './job-records';
+import { searchColumns } from './search-text';
+
+const LOSS_WORDS: Record<string, string> = { water: 'water', fire: 'fire', smoke: 'smoke', mold: 'mold', storm: 'storm', wind: 'wind', hail: 'hail', flood: 'flood', sewage: 'sewage', other: 'loss' };
+
+export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
+  const { db, caller, rows } = ctx;
+  const [firstStatus] = await boardStatuses(db, caller.companyId);
+  const assignee = body.assignee ? await findTeammate(db, caller.companyId, body.assignee) : null;
+  const referralSource = body.referral_source ? await findReferralSource(db, caller.companyId, body.referral_source) : null;
+
+  const title = body.title ?? defaultTitle(body.customer_name, body.loss_type);
+  const hasCustomer = Boolean(body.customer_name || body.customer_phone || body.customer_email);
+  const customer = { name: body.customer_name ?? 'Customer', phone: body.customer_phone ?? null, email: body.customer_email ?? null };
+  const jobNumber = await nextCounterValue(db, caller.companyId, 'job_number');
+
+  const job = await rows.insert('jobs', {
+    id: newId('job'),
+    job_number: jobNumber,
+    title,
+    status_id: firstStatus.id,
+    loss_type: body.loss_type ?? null,
+    address_line1: body.address_line1 ?? null,
+    city: body.city ?? null,
+    region: body.region ?? null,
+    postal_code: body.postal_code ?? null,
+    carrier: body.carrier ?? null,
+    claim_number: body.claim_number ?? null,
+    policy_number: body.policy_number ?? null,
+    referral_source: referralSource,
+    created_by: caller.personId,
+    ...searchColumns({ ...body, title, people: hasCustomer ? [customer] : [] }),
+  });
+  if (hasCustomer) {
+    const contact = await rows.insert('contacts', { id: newId('con'), ...customer });
+    await rows.insert('job_contacts', { id: newId('jc'), job_id: job.id, contact_id: contact.id, role: 'customer' });
+  }
+  if (assignee) await rows.insert('job_assignees', { id: newId('asg'), job_id: job.id, person_id: assignee.id });
+
+  ctx.changes.add({ kind: 'changes', action: 'job.created', summary: `Created job #${jobNumber} ${title}`, job: { id: job.id, job_number: jobNumber } });
+  return toDetail(db, await resolveJob(db, caller, job.id));
+};
+
+function defaultTitle(customerName: string | undefined, lossType: string | undefined): string {
+  const loss = lossType ? LOSS_WORDS[lossType] : null;
+  if (customerName && loss) return `${customerName} - ${loss}`;
+  return customerName ?? (loss ? `${loss[0].toUpperCase()}${loss.slice(1)} job` : 'New job');
+}
