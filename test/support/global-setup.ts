@@ -1,0 +1,16 @@
+/**
+ * Against PostgreSQL (DATABASE_URL set) the schema is rebuilt once per run; each test file then
+ * works in companies of its own. On PGlite each test file has its own in-memory database.
+ */
+import { openDatabase } from '../../src/db/connect';
+import { migrateToLatest } from '../../src/db/migrate';
+
+export default async function globalSetup(): Promise<void> {
+  const databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) return;
+  const db = await openDatabase({ databaseUrl, dataDir: null });
+  await db.raw('drop schema if exists public cascade');
+  await db.raw('create schema public');
+  await migrateToLatest(db);
+  await db.destroy();
+}
