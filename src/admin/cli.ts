@@ -1,0 +1,136 @@
+/**
+ * The admin CLI: the admin API (/admin/v1) from a terminal, through the SDK's admin client.
+ * `JMS_URL` (default http://127.0.0.1:3000) and `ADMIN_TOKEN` come from the environment. The
+ * answer is printed as JSON; a problem prints its detail on stderr and exits with 1.
+ */
+import { parseArgs } from 'node:util';
+import { createAdminClient, type JobsClient, type Problem } from '../../sdk/src';
+
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+  companies create --name N [--timezone TZ] [--pricing-region IL] [--credits 10]
+  team add --company co_… --name N --role R [--email E]
+  keys create --company co_… --person per_… --scope read|write
+  keys list --company co_…
+  keys rotate <key_id>
+  keys revoke <key_id>
+  statuses set --company co_… <status> [<status> …]          (board order)
+  referral-sources set --company co_… <source> [<source> …]
+  credits add --company co_… --add N                          (negative takes credits away)
+  chat set --company co_… --webhook-url URL|none --new-note on|off
+
+Environment: JMS_URL (default http://127.0.0.1:3000), ADMIN_TOKEN.`;
+
+const OPTIONS = {
+  name: { type: 'string' },
+  timezone: { type: 'string' },
+  'pricing-region': { type: 'string' },
+  credits: { type: 'string' },
+  company: { type: 'string' },
+  role: { type: 'string' },
+  email: { type: 'string' },
+  person: { type: 'string' },
+  scope: { type: 'string' },
+  add: { type: 'string' },
+  'webhook-url': { type: 'string' },
+  'new-note': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+type Answer = { data?: unknown; error?: unknown; response: Response };
+
+class UsageError extends Error {}
+
+function required(values: Values, name: keyof Values): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${String(name)} is required`);
+  return value;
+}
+
+function number(values: Values, name: keyof Values): number {
+  const value = Number(required(values, name));
+  if (!Number.isFinite(value)) throw new UsageError(`--${String(name)} must be a number`);
+  return value;
+}
+
+function onOff(value: string): boolean {
+  if (value !== 'on' && value !== 'off') throw new UsageError('--new-note must be on or off');
+  return value === 'on';
+}
+
+function run(api: JobsClient, command: string, args: string[], values: Values): Promise<Answer> {
+  const company = () => ({ path: { company_id: required(values, 'company') } });
+  const keyId = () => {
+    if (!args[0]) throw new UsageError('give the key id');
+    return { path: { key_id: args[0] } };
+  };
+  switch (command) {
+    case 'companies create':
+      return api.POST('/admin/v1/companies', {
+        body: {
+          name: required(values, 'name'),
+          timezone: values.timezone,
+          pricing_region: values['pricing-region'],
+          credits: values.credits === undefined ? undefined : number(values, 'credits'),
+        },
+      });
+    case 'team add':
+      return api.POST('/admin/v1/companies/{company_id}/team', { params: company(), body: { name: required(values, 'name'), role: required(values, 'role'), email: values.email } });
+    case 'keys create':
+      return api.POST('/admin/v1/companies/{company_id}/keys', {
+        params: company(),
+        body: { person_id: required(values, 'person'), scope: required(values, 'scope') as 'read' | 'write' },
+      });
+    case 'keys list':
+      return api.GET('/admin/v1/companies/{company_id}/keys', { params: company() });
+    case 'keys rotate':
+      return api.POST('/admin/v1/keys/{key_id}/rotate', { params: keyId() });
+    case 'keys revoke':
+      return api.DELETE('/admin/v1/keys/{key_id}', { params: keyId() });
+    case 'statuses set':
+      return api.PUT('/admin/v1/companies/{company_id}/statuses', { params: company(), body: { statuses: args } });
+    case 'referral-sources set':
+      return api.PUT('/admin/v1/companies/{company_id}/referral-sources', { params: company(), body: { referral_sources: args } });
+    case 'credits add':
+      return api.POST('/admin/v1/companies/{company_id}/credits', { params: company(), body: { add: number(values, 'add') } });
+    case 'chat set': {
+      const url = required(values, 'webhook-url');
+      return api.PUT('/admin/v1/companies/{company_id}/chat', {
+        params: company(),
+        body: { webhook_url: url === 'none' ? null : url, new_note: onOff(required(values, 'new-note')) },
+      });
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
+  if (values.help || positionals.length < 2) {
+    console.log(USAGE);
+    return values.help ? 0 : 1;
+  }
+  const adminToken = process.env.ADMIN_TOKEN;
+  if (!adminToken) throw new UsageError('set ADMIN_TOKEN to the service\'s admin token');
+  const api = createAdminClient({ baseUrl: process.env.JMS_URL ?? 'http://127.0.0.1:3000', adminToken });
+  const [noun, verb, ...args] = positionals;
+  const answer = await run(api, `${noun} ${verb}`, args, values);
+  if (answer.error) {
+    const problem = answer.error as Problem;
+    console.error(`${answer.response.status} ${problem.code}: ${problem.detail ?? problem.title}`);
+    return 1;
+  }
+  console.log(answer.data === undefined ? JSON.stringify({ status: answer.response.status }) : JSON.stringify(answer.data, null, 2));
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const message = error instanceof UsageError ? `${error.message}\n\n${USAGE}` : error instanceof Error ? error.message : String(error);
+    console.error(message);
+    process.exit(1);
+  },
+);
