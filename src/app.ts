@@ -57,7 +57,7 @@ export function createApp(deps: Deps & { logger: Logger }): Express {
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(spec) as unknown as OpenAPIV3.DocumentV3_1,
-      validateRequests: { allowUnknownQueryParameters: false, removeAdditional: false },
+      validateRequests: { allowUnknownQueryParameters: false, removeAdditional: false, allErrors: true },
       validateResponses: deps.config.validateResponses ? { removeAdditional: false } : false,
       validateSecurity: false,
       ignoreUndocumented: false,

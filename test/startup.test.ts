@@ -6,7 +6,6 @@ import os from 'node:os';
 import path from 'node:path';
 
 const root = path.resolve(__dirname, '..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 
 interface Started {
   child: ChildProcess;
@@ -16,7 +15,7 @@ interface Started {
 
 function start(env: Record<string, string>): Started {
   const { DATABASE_URL: _ignored, ...parentEnv } = process.env;
-  const child = spawn(tsx, ['src/main.ts'], { cwd: root, env: { ...parentEnv, LOG_LEVEL: 'warn', ...env } });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...parentEnv, LOG_LEVEL: 'warn', ...env } });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));

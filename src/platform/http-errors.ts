@@ -35,10 +35,11 @@ export function toApiError(error: unknown): ApiError {
   }
 }
 
-/** `.body.customer_email` or `/body/customer_email` → `/body/customer_email`. */
+/** `.body.customer_email` or `/body/customer_email` → `/body/customer_email`; `/params/x` → `/path/x`. */
 function fieldPath(path: string | undefined): string {
   if (!path) return '/';
-  return path.startsWith('/') ? path : `/${path.replace(/^\./, '').replace(/\./g, '/')}`;
+  const slashed = path.startsWith('/') ? path : `/${path.replace(/^\./, '').replace(/\./g, '/')}`;
+  return slashed.replace(/^\/params\//, '/path/');
 }
 
 export function problemMiddleware() {

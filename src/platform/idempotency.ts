@@ -16,7 +16,7 @@ export interface StoredAnswer {
 interface IdempotencyRecord {
   fingerprint: string;
   status: number | null;
-  body: unknown;
+  body: string | null;
 }
 
 /** The same tool with the same inputs, whatever the order of their keys. */
@@ -76,5 +76,5 @@ function answerOf(record: IdempotencyRecord, print: string): StoredAnswer {
       'This operation_id was already used for a different request. Resend the original request unchanged, or use a new operation_id for a new action.',
     );
   }
-  return { status: record.status ?? 200, body: record.body ?? undefined };
+  return { status: record.status ?? 200, body: record.body === null ? undefined : JSON.parse(record.body) };
 }

@@ -164,7 +164,8 @@ export async function up(db: Knex): Promise<void> {
     t.text('tool').notNullable();
     t.text('fingerprint').notNullable();
     t.integer('status');
-    t.jsonb('body');
+    // The answer exactly as first sent (text, not jsonb, which would reorder its keys).
+    t.text('body');
     t.text('key_id').notNullable();
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(db.fn.now());
     t.primary(['company_id', 'operation_id']);

@@ -86,20 +86,19 @@ export function toSummary(job: JobRow): JobSummary {
 }
 
 export async function toDetail(db: Knex, job: JobRow): Promise<JobDetail> {
-  const [people, assignees, notes] = await Promise.all([
-    db('job_contacts as jc')
-      .join('contacts as c', 'c.id', 'jc.contact_id')
-      .where('jc.job_id', job.id)
-      .orderBy([{ column: 'jc.created_at' }, { column: 'jc.id' }])
-      .select('c.id', 'c.name', 'jc.role', 'c.phone', 'c.email'),
-    db('job_assignees as a').join('people as p', 'p.id', 'a.person_id').where('a.job_id', job.id).orderBy('p.name').select('p.id', 'p.name'),
-    db('notes as n')
-      .join('people as p', 'p.id', 'n.author_id')
-      .where('n.job_id', job.id)
-      .orderBy([{ column: 'n.created_at', order: 'desc' }, { column: 'n.id', order: 'desc' }])
-      .limit(RECENT_NOTES)
-      .select('n.id', 'n.text', 'n.created_at', 'p.id as author_id', 'p.name as author_name'),
-  ]);
+  // One query after another: inside a write these run on the transaction's single connection.
+  const people = await db('job_contacts as jc')
+    .join('contacts as c', 'c.id', 'jc.contact_id')
+    .where('jc.job_id', job.id)
+    .orderBy([{ column: 'jc.created_at' }, { column: 'jc.id' }])
+    .select('c.id', 'c.name', 'jc.role', 'c.phone', 'c.email');
+  const assignees = await db('job_assignees as a').join('people as p', 'p.id', 'a.person_id').where('a.job_id', job.id).orderBy('p.name').select('p.id', 'p.name');
+  const notes = await db('notes as n')
+    .join('people as p', 'p.id', 'n.author_id')
+    .where('n.job_id', job.id)
+    .orderBy([{ column: 'n.created_at', order: 'desc' }, { column: 'n.id', order: 'desc' }])
+    .limit(RECENT_NOTES)
+    .select('n.id', 'n.text', 'n.created_at', 'p.id as author_id', 'p.name as author_name');
   return {
     ...toSummary(job),
     cancellation: job.cancelled_at ? { at: job.cancelled_at.toISOString(), reason: job.cancel_reason, returns_to: job.status_name } : null,
