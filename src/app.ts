@@ -28,6 +28,11 @@ export function createApp(deps: Deps & { logger: Logger }): Express {
   app.use(
     pinoHttp({
       logger: deps.logger,
+      // One short line a request: who asked what, the answer and its time (no headers, no bodies).
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
       genReqId: (req, res) => {
         const given = req.headers['x-request-id'];
         const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : newId('req');

@@ -101,6 +101,6 @@ describe('a poller', () => {
     const all = (await as(t, company.readKey).get('/api/v1/changes?limit=100').expect(200)).body.data as Entry[];
     expect(all).toHaveLength(25);
     expect(seen.map((e) => e.id)).toEqual(all.map((e) => e.id));
-    expect(all.map((e) => Number(e.id))).toEqual(all.map((_, i) => i + 1));
+    expect(new Set(all.map((e) => e.id)).size).toBe(25);
   });
 });

@@ -75,7 +75,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a key
-         * @description Replaces the key's secret. The old secret stops working at once; the new one is shown only in this answer.
+         * @description Replaces the key's secret. The old secret stops working at once on the node that handled this request and within 5 seconds on every other node; the new one is shown only in this answer.
          */
         post: operations["admin_rotate_key"];
         delete?: never;
@@ -96,7 +96,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a key
-         * @description Revokes the key; requests with it answer 401 from then on.
+         * @description Revokes the key; requests with it answer 401 from then on (at once on the node that handled this request, within 5 seconds on every other node).
          */
         delete: operations["admin_revoke_key"];
         options?: never;

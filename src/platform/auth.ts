@@ -11,6 +11,16 @@ import { hashSecret } from './ids';
 import type { Caller } from './handler';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
+/**
+ * Keys found are remembered for a few seconds, which saves a query on nearly every request. A
+ * rotation or revocation clears this node's memory at once; other nodes follow within the TTL.
+ */
+const KEY_CACHE_TTL_MS = 5_000;
+const knownKeys = new Map<string, { caller: Caller; until: number }>();
+
+export function forgetKnownKeys(): void {
+  knownKeys.clear();
+}
 
 function unauthorized(detail: string, error: string): ApiError {
   return new ApiError(401, 'unauthorized', detail, {
@@ -51,12 +61,22 @@ export async function findCaller(db: Knex, key: string): Promise<Caller | null> 
   };
 }
 
+async function cachedCaller(db: Knex, key: string): Promise<Caller | null> {
+  const hash = hashSecret(key);
+  const known = knownKeys.get(hash);
+  if (known && known.until > Date.now()) return known.caller;
+  const caller = await findCaller(db, key);
+  if (caller) knownKeys.set(hash, { caller, until: Date.now() + KEY_CACHE_TTL_MS });
+  else knownKeys.delete(hash);
+  return caller;
+}
+
 /** Sets `res.locals.caller` for a valid API key. */
 export function requireApiKey(db: Knex) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const key = bearerToken(req);
     if (!key) throw unauthorized('Send an API key as "Authorization: Bearer <key>".', 'invalid_request');
-    const caller = await findCaller(db, key);
+    const caller = await cachedCaller(db, key);
     if (!caller) throw unauthorized('The API key is unknown or has been revoked.', 'invalid_token');
     res.locals.caller = caller;
     next();

@@ -1,12 +1,12 @@
 /**
- * The change feed: one per company, oldest first. Positions come from the company's
- * `change_seq` counter, taken as the last step of a write transaction: the counter row stays
- * locked until commit, so a position is only handed out once every lower one is committed and a
- * poller reading "after N" can never skip an entry that commits later.
+ * The change feed: one per company, oldest first. Each entry carries the id of the transaction
+ * that wrote it. A reader returns only entries of transactions older than every transaction still
+ * running (`pg_snapshot_xmin`), ordered by (txid, seq): whatever commits later has a txid at or
+ * above that horizon, so it can only appear after a poller's cursor, never behind it. Writers
+ * take no lock for this.
  */
 import type { Knex } from 'knex';
 import type { Caller } from './handler';
-import { nextCounterValue } from './counters';
 import type { components } from '../generated/api';
 
 export type ChangeKind = components['schemas']['ChangeKind'];
@@ -29,11 +29,10 @@ export class ChangeLog {
 
 export async function appendChanges(trx: Knex.Transaction, caller: Caller, entries: ChangeInput[]): Promise<void> {
   if (entries.length === 0) return;
-  const last = await nextCounterValue(trx, caller.companyId, 'change_seq', entries.length);
   await trx('change_entries').insert(
-    entries.map((entry, index) => ({
+    entries.map((entry) => ({
       company_id: caller.companyId,
-      seq: last - entries.length + index + 1,
+      txid: trx.raw('pg_current_xact_id()::text::bigint'),
       kind: entry.kind,
       action: entry.action,
       summary: entry.summary,
@@ -45,3 +44,6 @@ export async function appendChanges(trx: Knex.Transaction, caller: Caller, entri
     })),
   );
 }
+
+/** The horizon: entries of transactions below it are all committed or gone. */
+export const SETTLED_TXID = 'pg_snapshot_xmin(pg_current_snapshot())::text::bigint';

@@ -1,14 +1,21 @@
 import type { Knex } from 'knex';
 
-export type CounterName = 'job_number' | 'change_seq';
+/**
+ * Job numbers come from a sequence of the company's own, which never waits on another write. A
+ * create that fails or is undone leaves its number unused.
+ */
+const jobNumbers = (companyId: string) => `"job_numbers_${companyId.replace(/[^0-9A-Za-z_]/g, '')}"`;
 
-/** The company's next value of a counter. Its row stays locked until the transaction ends. */
-export async function nextCounterValue(trx: Knex.Transaction, companyId: string, name: CounterName, step = 1): Promise<number> {
-  const [counter] = await trx('counters').where({ company_id: companyId, name }).increment('value', step).returning('value');
-  return Number(counter.value);
+export async function nextJobNumber(db: Knex, companyId: string): Promise<number> {
+  const { rows } = await db.raw(`select nextval('${jobNumbers(companyId)}') as value`);
+  return Number(rows[0].value);
 }
 
-export async function createCounters(trx: Knex.Transaction, companyId: string): Promise<void> {
-  const names: CounterName[] = ['job_number', 'change_seq'];
-  await trx('counters').insert(names.map((name) => ({ company_id: companyId, name, value: 0 })));
+/** Moves the job numbers on, after jobs were loaded in bulk. */
+export async function setLastJobNumber(db: Knex, companyId: string, value: number): Promise<void> {
+  await db.raw(`select setval('${jobNumbers(companyId)}', ?)`, [value]);
+}
+
+export async function createJobNumbers(trx: Knex.Transaction, companyId: string): Promise<void> {
+  await trx.raw(`create sequence ${jobNumbers(companyId)}`);
 }

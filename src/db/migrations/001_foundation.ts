@@ -19,15 +19,6 @@ export async function up(db: Knex): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(db.fn.now());
   });
 
-  // Per-company counters (job numbers, change feed positions). Taking one locks its row until
-  // commit, which is what keeps feed positions in commit order.
-  await db.schema.createTable('counters', (t) => {
-    t.text('company_id').notNullable().references('companies.id');
-    t.text('name').notNullable();
-    t.bigInteger('value').notNullable().defaultTo(0);
-    t.primary(['company_id', 'name']);
-  });
-
   await db.schema.createTable('people', (t) => {
     t.text('id').primary();
     t.text('company_id').notNullable().references('companies.id');
@@ -172,9 +163,13 @@ export async function up(db: Knex): Promise<void> {
     t.index(['created_at']);
   });
 
+  // The change feed. `txid` is the writing transaction's id: a reader only returns entries of
+  // transactions older than every one still running, in (txid, seq) order, so that an entry that
+  // commits late can never land behind a poller's cursor (see platform/changes.ts).
   await db.schema.createTable('change_entries', (t) => {
+    t.bigIncrements('seq');
     t.text('company_id').notNullable().references('companies.id');
-    t.bigInteger('seq').notNullable();
+    t.bigInteger('txid').notNullable();
     t.text('kind').notNullable();
     t.text('action').notNullable();
     t.text('summary').notNullable();
@@ -184,8 +179,8 @@ export async function up(db: Knex): Promise<void> {
     t.text('key_id');
     t.boolean('via_key').notNullable();
     t.timestamp('at', { useTz: true }).notNullable().defaultTo(db.fn.now());
-    t.primary(['company_id', 'seq']);
-    t.index(['company_id', 'kind', 'seq']);
+    t.index(['company_id', 'txid', 'seq']);
+    t.index(['company_id', 'kind', 'txid', 'seq']);
   });
 
   await db.schema.createTable('undo_actions', (t) => {
@@ -208,7 +203,7 @@ export async function up(db: Knex): Promise<void> {
 export async function down(db: Knex): Promise<void> {
   for (const table of [
     'undo_actions', 'change_entries', 'idempotency_records', 'drying_logs', 'notes', 'job_assignees',
-    'job_contacts', 'contacts', 'jobs', 'referral_sources', 'statuses', 'api_keys', 'people', 'counters', 'companies',
+    'job_contacts', 'contacts', 'jobs', 'referral_sources', 'statuses', 'api_keys', 'people', 'companies',
   ]) {
     await db.schema.dropTableIfExists(table);
   }

@@ -1,7 +1,7 @@
-/** A new company with its counters, default board and default referral sources. */
+/** A new company with its job numbers, default board and default referral sources. */
 import type { Knex } from 'knex';
 import { newId } from '../../platform/ids';
-import { createCounters } from '../../platform/counters';
+import { createJobNumbers } from '../../platform/counters';
 
 export const DEFAULT_STATUSES = ['New', 'Inspection', 'Mitigation', 'Drying', 'Rebuild', 'Invoicing', 'Closed'];
 export const DEFAULT_REFERRAL_SOURCES = ['Insurance carrier', 'Plumber', 'Property manager', 'Repeat customer', 'Web search', 'Word of mouth'];
@@ -29,7 +29,7 @@ export async function createCompany(
         credits: input.credits ?? 0,
       })
       .returning(['id', 'name', 'timezone', 'pricing_region', 'credits']);
-    await createCounters(trx, company.id);
+    await createJobNumbers(trx, company.id);
     await trx('statuses').insert(DEFAULT_STATUSES.map((name, i) => ({ id: newId('st'), company_id: company.id, name, position: i + 1 })));
     await trx('referral_sources').insert(
       DEFAULT_REFERRAL_SOURCES.map((name, i) => ({ id: newId('ref'), company_id: company.id, name, position: i + 1 })),

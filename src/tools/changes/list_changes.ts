@@ -1,45 +1,49 @@
 import type { ReadHandler } from '../../platform/handler';
 import { decodeCursor, encodeCursor } from '../../platform/pagination';
-import type { ChangeKind } from '../../platform/changes';
+import { SETTLED_TXID, type ChangeKind } from '../../platform/changes';
 
 const DEFAULT_LIMIT = 25;
 
+interface EntryRow {
+  seq: number;
+  txid: number;
+  kind: ChangeKind;
+  action: string;
+  summary: string;
+  job_id: string | null;
+  job_number: number | null;
+  person_id: string;
+  person_name: string;
+  via_key: boolean;
+  at: Date;
+}
+
 /**
- * Entries after the cursor, oldest first. When the page is not full, the cursor moves on to the
- * newest position read in the same statement (one snapshot): every position up to it is
- * committed (see platform/changes.ts), so nothing behind the cursor can appear later.
+ * Settled entries after the cursor, oldest first (see platform/changes.ts). The cursor is the
+ * (txid, seq) of the last entry returned; on an empty page it stays where it was.
  */
 export const list_changes: ReadHandler<'list_changes'> = async ({ db, caller }, { query }) => {
   const limit = query.limit ?? DEFAULT_LIMIT;
-  const after = query.cursor ? Number(decodeCursor(query.cursor, ['after'] as const).after) : 0;
-  const kindFilter = query.kind ? 'and e.kind = ?' : '';
-  const { rows } = await db.raw(
-    `select e.*, p.name as person_name, head.seq as head
-       from (select coalesce(max(seq), 0) as seq from change_entries where company_id = ?) head
-       left join lateral (
-         select * from change_entries e
-          where e.company_id = ? and e.seq > ? ${kindFilter}
-          order by e.seq limit ?
-       ) e on true
-       left join people p on p.id = e.person_id
-      order by e.seq`,
-    [caller.companyId, caller.companyId, after, ...(query.kind ? [query.kind] : []), limit],
-  );
-  const entries = (rows as Record<string, unknown>[]).filter((row) => row.seq !== null);
-  const head = Number(rows[0]?.head ?? 0);
-  const last = entries.length ? Number(entries[entries.length - 1].seq) : after;
-  const next = entries.length < limit ? Math.max(last, head) : last;
+  const after = query.cursor ? decodeCursor(query.cursor, ['txid', 'seq'] as const) : { txid: 0, seq: 0 };
+  const entries = db('change_entries as e')
+    .join('people as p', 'p.id', 'e.person_id')
+    .where('e.company_id', caller.companyId)
+    .whereRaw('(e.txid, e.seq) > (?, ?)', [Number(after.txid), Number(after.seq)])
+    .whereRaw(`e.txid < ${SETTLED_TXID}`);
+  if (query.kind) entries.where('e.kind', query.kind);
+  const rows = (await entries.orderBy([{ column: 'e.txid' }, { column: 'e.seq' }]).limit(limit).select('e.*', 'p.name as person_name')) as EntryRow[];
+  const last = rows.at(-1);
   return {
-    data: entries.map((e) => ({
+    data: rows.map((e) => ({
       id: String(e.seq),
-      kind: e.kind as ChangeKind,
-      action: String(e.action),
-      summary: String(e.summary),
-      job: e.job_id ? { id: String(e.job_id), job_number: Number(e.job_number) } : null,
-      person: { id: String(e.person_id), name: String(e.person_name) },
-      via_key: Boolean(e.via_key),
-      at: new Date(e.at as string).toISOString(),
+      kind: e.kind,
+      action: e.action,
+      summary: e.summary,
+      job: e.job_id ? { id: e.job_id, job_number: Number(e.job_number) } : null,
+      person: { id: e.person_id, name: e.person_name },
+      via_key: e.via_key,
+      at: e.at.toISOString(),
     })),
-    next_cursor: encodeCursor({ after: next }),
+    next_cursor: encodeCursor(last ? { txid: last.txid, seq: last.seq } : { txid: Number(after.txid), seq: Number(after.seq) }),
   };
 };

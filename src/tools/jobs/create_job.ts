@@ -1,8 +1,8 @@
 import type { WriteHandler } from '../../platform/handler';
 import { newId } from '../../platform/ids';
-import { nextCounterValue } from '../../platform/counters';
+import { nextJobNumber } from '../../platform/counters';
 import { boardStatuses, findReferralSource, findTeammate } from '../context/lookups';
-import { resolveJob, toDetail } from './job-records';
+import { loadJobDetail } from './job-records';
 import { searchColumns } from './search-text';
 
 const LOSS_WORDS: Record<string, string> = { water: 'water', fire: 'fire', smoke: 'smoke', mold: 'mold', storm: 'storm', wind: 'wind', hail: 'hail', flood: 'flood', sewage: 'sewage', other: 'loss' };
@@ -16,7 +16,7 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
   const title = body.title ?? defaultTitle(body.customer_name, body.loss_type);
   const hasCustomer = Boolean(body.customer_name || body.customer_phone || body.customer_email);
   const customer = { name: body.customer_name ?? 'Customer', phone: body.customer_phone ?? null, email: body.customer_email ?? null };
-  const jobNumber = await nextCounterValue(db, caller.companyId, 'job_number');
+  const jobNumber = await nextJobNumber(db, caller.companyId);
 
   const job = await rows.insert('jobs', {
     id: newId('job'),
@@ -42,7 +42,7 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
   if (assignee) await rows.insert('job_assignees', { id: newId('asg'), job_id: job.id, person_id: assignee.id });
 
   ctx.changes.add({ kind: 'changes', action: 'job.created', summary: `Created job #${jobNumber} ${title}`, job: { id: job.id, job_number: jobNumber } });
-  return toDetail(db, await resolveJob(db, caller, job.id));
+  return loadJobDetail(db, caller, job.id);
 };
 
 function defaultTitle(customerName: string | undefined, lossType: string | undefined): string {

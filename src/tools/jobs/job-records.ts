@@ -60,11 +60,14 @@ export function jobsQuery(db: Knex, companyId: string): Knex.QueryBuilder {
 
 /** `job_…`, `16` or `#16` → the job of the caller's company, else 404. */
 export async function resolveJob(db: Knex, caller: Caller, ref: string): Promise<JobRow> {
-  const query = jobsQuery(db, caller.companyId);
-  const byNumber = /^#?(\d+)$/.exec(ref);
-  const row = byNumber ? await query.where('j.job_number', Number(byNumber[1])).first() : await query.where('j.id', ref).first();
+  const row = await whereRef(jobsQuery(db, caller.companyId), ref).first();
   if (!row) throw notFound('job');
   return row as JobRow;
+}
+
+function whereRef(query: Knex.QueryBuilder, ref: string): Knex.QueryBuilder {
+  const byNumber = /^#?(\d+)$/.exec(ref);
+  return byNumber ? query.where('j.job_number', Number(byNumber[1])) : query.where('j.id', ref);
 }
 
 export function formatAddress(job: Pick<JobRow, 'address_line1' | 'city' | 'region' | 'postal_code'>): string | null {
@@ -85,20 +88,34 @@ export function toSummary(job: JobRow): JobSummary {
   };
 }
 
-export async function toDetail(db: Knex, job: JobRow): Promise<JobDetail> {
-  // One query after another: inside a write these run on the transaction's single connection.
-  const people = await db('job_contacts as jc')
-    .join('contacts as c', 'c.id', 'jc.contact_id')
-    .where('jc.job_id', job.id)
-    .orderBy([{ column: 'jc.created_at' }, { column: 'jc.id' }])
-    .select('c.id', 'c.name', 'jc.role', 'c.phone', 'c.email');
-  const assignees = await db('job_assignees as a').join('people as p', 'p.id', 'a.person_id').where('a.job_id', job.id).orderBy('p.name').select('p.id', 'p.name');
-  const notes = await db('notes as n')
-    .join('people as p', 'p.id', 'n.author_id')
-    .where('n.job_id', job.id)
-    .orderBy([{ column: 'n.created_at', order: 'desc' }, { column: 'n.id', order: 'desc' }])
-    .limit(RECENT_NOTES)
-    .select('n.id', 'n.text', 'n.created_at', 'p.id as author_id', 'p.name as author_name');
+/**
+ * One job in full, in one query: people, assignees and the newest notes come as JSON arrays of
+ * the same row, so that get_job costs one round trip.
+ */
+export async function loadJobDetail(db: Knex, caller: Caller, ref: string): Promise<JobDetail> {
+  const query = jobsQuery(db, caller.companyId).select(
+    db.raw(`coalesce((select json_agg(json_build_object('id', c.id, 'name', c.name, 'role', jc.role, 'phone', c.phone, 'email', c.email)
+                        order by jc.created_at, jc.id)
+                      from job_contacts jc join contacts c on c.id = jc.contact_id where jc.job_id = j.id), '[]') as people`),
+    db.raw(`coalesce((select json_agg(json_build_object('id', p.id, 'name', p.name) order by p.name)
+                      from job_assignees a join people p on p.id = a.person_id where a.job_id = j.id), '[]') as assignees`),
+    db.raw(`coalesce((select json_agg(n order by n.created_at desc, n.id desc) from (
+                        select n.id, n.text, n.created_at, p.id as author_id, p.name as author_name
+                          from notes n join people p on p.id = n.author_id
+                         where n.job_id = j.id order by n.created_at desc, n.id desc limit ${RECENT_NOTES}) n), '[]') as recent_notes`),
+  );
+  const job = (await whereRef(query, ref).first()) as (JobRow & DetailParts) | undefined;
+  if (!job) throw notFound('job');
+  return toDetail(job);
+}
+
+interface DetailParts {
+  people: JobDetail['people'];
+  assignees: JobDetail['assignees'];
+  recent_notes: { id: string; text: string; created_at: string; author_id: string; author_name: string }[];
+}
+
+function toDetail(job: JobRow & DetailParts): JobDetail {
   return {
     ...toSummary(job),
     cancellation: job.cancelled_at ? { at: job.cancelled_at.toISOString(), reason: job.cancel_reason, returns_to: job.status_name } : null,
@@ -109,9 +126,9 @@ export async function toDetail(db: Knex, job: JobRow): Promise<JobDetail> {
     water_category: job.water_category,
     claim: { claim_number: job.claim_number, carrier: job.carrier, policy_number: job.policy_number, adjuster: job.adjuster },
     referral_source: job.referral_source,
-    people,
-    assignees,
-    recent_notes: notes.map((n) => ({
+    people: job.people,
+    assignees: job.assignees,
+    recent_notes: job.recent_notes.map((n) => ({
       id: n.id,
       text: n.text,
       author: { id: n.author_id, name: n.author_name },

@@ -1,0 +1,71 @@
+/** The results table, the targets of the benchmark issue next to the figures, and the JSON file. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { CaseResult } from './measure';
+
+export interface Report {
+  db: 'postgres' | 'pglite';
+  quick: boolean;
+  jobs: number;
+  startedAt: string;
+  cases: CaseResult[];
+  baseline: CaseResult;
+  maxRssMb: number;
+  notes: string[];
+}
+
+const byName = (report: Report, name: string) => report.cases.find((c) => c.name === name);
+
+/** The issue's targets, checked for information only: the bench never fails on them. */
+export function targets(report: Report): { target: string; met: boolean; figure: string }[] {
+  const getJob = byName(report, 'get_job by id (HTTP)');
+  const mcpGet = byName(report, 'get_job (MCP)');
+  const create = byName(report, 'create_job, new operation_id');
+  const replay = byName(report, 'create_job, replayed operation_id');
+  const searches = report.cases.filter((c) => c.name.startsWith('find_jobs q='));
+  const worstSearchP95 = Math.max(...searches.map((c) => c.p95));
+  const rows = [];
+  if (getJob) {
+    rows.push({ target: 'get_job HTTP ≥ 50% of baseline req/s', met: getJob.rps >= report.baseline.rps * 0.5, figure: `${getJob.rps} vs ${report.baseline.rps}` });
+    rows.push({ target: 'get_job HTTP p99 ≤ 2× baseline p99', met: getJob.p99 <= report.baseline.p99 * 2, figure: `${getJob.p99} vs ${report.baseline.p99} ms` });
+  }
+  if (getJob && mcpGet) rows.push({ target: 'get_job MCP ≥ 40% of HTTP req/s', met: mcpGet.rps >= getJob.rps * 0.4, figure: `${mcpGet.rps} vs ${getJob.rps}` });
+  if (searches.length) rows.push({ target: 'find_jobs q p95 < 50 ms', met: worstSearchP95 < 50, figure: `worst p95 ${worstSearchP95} ms` });
+  if (create) rows.push({ target: 'create_job ≥ 500/s', met: create.rps >= 500, figure: `${create.rps}/s` });
+  if (replay && getJob) rows.push({ target: 'replay no slower than get_job', met: replay.p50 <= getJob.p50 * 1.1, figure: `p50 ${replay.p50} vs ${getJob.p50} ms` });
+  rows.push({ target: 'service RSS < 300 MB', met: report.maxRssMb < 300, figure: `${report.maxRssMb} MB` });
+  return rows;
+}
+
+export function printReport(report: Report): void {
+  const header = ['case', 'req/s', 'p50 ms', 'p95 ms', 'p99 ms', 'errors', 'non-2xx', '× base rps', '× base p99'];
+  const rows = [...report.cases, report.baseline].map((c) => [
+    c.name,
+    String(c.rps),
+    String(c.p50),
+    String(c.p95),
+    String(c.p99),
+    String(c.errors),
+    String(c.non2xx),
+    (c.rps / report.baseline.rps).toFixed(2),
+    (c.p99 / report.baseline.p99).toFixed(2),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  console.log(`\n${report.db}${report.quick ? ' (quick)' : ''}, ${report.jobs} jobs, service max RSS ${report.maxRssMb} MB`);
+  console.log(line(header));
+  for (const row of rows) console.log(line(row));
+  const failures = [...report.cases, report.baseline].filter((c) => c.errors > 0 || c.non2xx > 0);
+  if (failures.length) console.log(`\n!!! ERRORS in: ${failures.map((c) => c.name).join(', ')}`);
+  console.log('\nTargets (information, not a gate):');
+  for (const t of targets(report)) console.log(`  ${t.met ? 'met   ' : 'MISSED'} ${t.target}: ${t.figure}`);
+  for (const note of report.notes) console.log(`note: ${note}`);
+}
+
+export function writeReport(report: Report): string {
+  const dir = path.resolve(__dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${report.startedAt.replace(/[:.]/g, '-')}-${report.db}${report.quick ? '-quick' : ''}.json`);
+  writeFileSync(file, `${JSON.stringify({ ...report, targets: targets(report) }, null, 2)}\n`);
+  return file;
+}

@@ -1,0 +1,191 @@
+/**
+ * `npm run bench [-- --quick] [-- --db postgres|pglite]`: starts the service on a fresh database
+ * with a realistic data set, then measures one case after another on the warm server, next to a
+ * bare baseline. Default database: PostgreSQL when DATABASE_URL is set, else PGlite.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import knex, { type Knex } from 'knex';
+import { openDatabase } from '../src/db/connect';
+import { migrateToLatest } from '../src/db/migrate';
+import { loadDataset, type Dataset } from './dataset';
+import { runHttpCase, type CaseResult, type HttpCase } from './measure';
+import { runMcpCase } from './mcp-load';
+import { startBaseline } from './baseline';
+import { printReport, writeReport, type Report } from './report';
+
+const root = path.resolve(__dirname, '..');
+const BENCH_DB = 'jms_bench';
+
+interface Target {
+  db: 'postgres' | 'pglite';
+  databaseUrl?: string;
+  dataDir?: string;
+  cleanup(): Promise<void>;
+}
+
+async function freshDatabase(kind: 'postgres' | 'pglite'): Promise<Target> {
+  if (kind === 'pglite') {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'jms-bench-'));
+    return { db: kind, dataDir, cleanup: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const server = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  const admin = knex({ client: 'pg', connection: server.toString() });
+  await admin.raw(`drop database if exists ${BENCH_DB} with (force)`);
+  await admin.raw(`create database ${BENCH_DB}`);
+  await admin.destroy();
+  const url = new URL(server.toString());
+  url.pathname = `/${BENCH_DB}`;
+  return { db: kind, databaseUrl: url.toString(), cleanup: async () => undefined };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startService(target: Target, port: number): Promise<ChildProcess> {
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    DEMO_SEED: 'false',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    RATE_LIMIT_BURST: '10000000',
+    ADMIN_TOKEN: randomUUID(),
+    DATA_DIR: target.dataDir ?? '',
+    DATABASE_URL: target.databaseUrl ?? '',
+  };
+  // Logs are written as in production, then dropped: their cost is measured, not their text.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    if (ok) return child;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('the service did not start');
+}
+
+function sampleRss(pid: number): () => number {
+  let max = 0;
+  const read = () => {
+    try {
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+      max = Math.max(max, kb);
+    } catch {
+      // the process is gone
+    }
+  };
+  const timer = setInterval(read, 250);
+  return () => {
+    clearInterval(timer);
+    read();
+    return Math.round(max / 1024);
+  };
+}
+
+const cycle = <T>(list: T[]) => {
+  let i = 0;
+  return () => list[i++ % list.length];
+};
+
+function httpCases(data: Dataset, replayBody: unknown): HttpCase[] {
+  const job = cycle(data.sample);
+  const fragment = cycle(data.sample.map((s) => s.customer.split(' ')[1].slice(0, 5).toLowerCase()));
+  const phone = cycle(data.sample.map((s) => s.phone.replace(/\D/g, '').replace(/^(\d{3})(\d{3})(\d{4})$/, '$1-$2-$3')));
+  const claim = cycle(data.sample.map((s) => s.claim));
+  return [
+    { name: 'get_job by id (HTTP)', next: () => ({ path: `/api/v1/jobs/${job().id}` }) },
+    { name: 'get_job by number (HTTP)', next: () => ({ path: `/api/v1/jobs/%23${job().job_number}` }) },
+    { name: 'find_jobs q=name fragment', next: () => ({ path: `/api/v1/jobs?q=${fragment()}&limit=25` }) },
+    { name: 'find_jobs q=phone, other format', next: () => ({ path: `/api/v1/jobs?q=${phone()}` }) },
+    { name: 'find_jobs q=claim number', next: () => ({ path: `/api/v1/jobs?q=${claim()}` }) },
+    { name: 'find_jobs status+created_from, paged', next: () => ({ path: '/api/v1/jobs?status=new&created_from=2025-03-01&limit=50' }) },
+    { name: 'create_job, new operation_id', method: 'POST', next: () => ({ path: '/api/v1/jobs', body: { operation_id: randomUUID(), customer_name: 'Bench Customer', customer_phone: '(555) 010-2030', loss_type: 'water', city: 'Springfield', region: 'IL' } }) },
+    { name: 'create_job, replayed operation_id', method: 'POST', next: () => ({ path: '/api/v1/jobs', body: replayBody }) },
+  ];
+}
+
+async function runAndLog(run: () => Promise<CaseResult>): Promise<CaseResult> {
+  const result = await run();
+  console.log(`  ${result.name}: ${result.rps} req/s, p99 ${result.p99} ms${result.errors + result.non2xx ? `, ${result.errors + result.non2xx} ERRORS` : ''}`);
+  return result;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, db: { type: 'string' } } });
+  const kind = (values.db ?? (process.env.DATABASE_URL ? 'postgres' : 'pglite')) as 'postgres' | 'pglite';
+  if (!['postgres', 'pglite'].includes(kind)) throw new Error('--db must be postgres or pglite');
+  const quick = values.quick === true;
+  const jobsPerCompany = quick ? 700 : 34_000;
+  const load = { connections: 10, seconds: quick ? 2 : 10 };
+  const startedAt = new Date().toISOString();
+  const notes: string[] = [];
+
+  const target = await freshDatabase(kind);
+  console.log(`database: ${kind}; loading ${3 * jobsPerCompany} jobs…`);
+  let db: Knex = await openDatabase({ databaseUrl: target.databaseUrl, dataDir: target.dataDir ?? null });
+  await migrateToLatest(db);
+  const data = await loadDataset(db, jobsPerCompany, console.log);
+  await db.destroy();
+
+  const port = await freePort();
+  const service = await startService(target, port);
+  const maxRss = sampleRss(service.pid!);
+  const base = `http://127.0.0.1:${port}`;
+  const key = data.companies[0].writeKey;
+  const cases: CaseResult[] = [];
+  try {
+    const replayBody = { operation_id: randomUUID(), customer_name: 'Replayed Customer' };
+    await fetch(`${base}/api/v1/jobs`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(replayBody) });
+    // Warm-up, not measured: JIT, connection pool and caches settle first.
+    await runHttpCase(base, key, httpCases(data, replayBody)[0], { ...load, seconds: quick ? 1 : 3 });
+    for (const spec of httpCases(data, replayBody)) cases.push(await runAndLog(() => runHttpCase(base, key, spec, load)));
+    // Polls from a point a little behind the head of the feed, which create_job above has filled.
+    const head = (await fetch(`${base}/api/v1/changes?limit=100`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json())) as { next_cursor: string };
+    const polling: HttpCase = { name: 'list_changes polling with a cursor', next: () => ({ path: `/api/v1/changes?cursor=${head.next_cursor}&limit=25` }) };
+    cases.push(await runAndLog(() => runHttpCase(base, key, polling, load)));
+    const job = cycle(data.sample);
+    const fragment = cycle(data.sample.map((s) => s.customer.split(' ')[0].toLowerCase()));
+    for (const [name, next] of [
+      ['get_job (MCP)', () => ({ tool: 'get_job', args: { job_id: job().id } })],
+      ['find_jobs (MCP)', () => ({ tool: 'find_jobs', args: { q: fragment(), limit: 10 } })],
+    ] as const) {
+      cases.push(await runAndLog(() => runMcpCase(base, key, name, next, load)));
+    }
+  } finally {
+    service.kill('SIGTERM');
+    await new Promise((resolve) => service.once('exit', resolve));
+  }
+  const rss = maxRss();
+
+  // The baseline opens the database itself: a PGlite data dir has one owner at a time.
+  db = await openDatabase({ databaseUrl: target.databaseUrl, dataDir: target.dataDir ?? null });
+  const baselineServer = await startBaseline(db, data.companies[0].id);
+  const job = cycle(data.sample);
+  const baseline = await runHttpCase(baselineServer.url, key, { name: 'baseline: bare Express + one query', next: () => ({ path: `/api/v1/jobs/${job().id}` }) }, load);
+  await baselineServer.close();
+  await db.destroy();
+  if (kind === 'pglite') notes.push('PGlite: the baseline ran in the bench process on the same data dir after the service stopped.');
+  notes.push('The load generator, the service and the database share this machine\'s 2 cores.');
+
+  const report: Report = { db: kind, quick, jobs: 3 * jobsPerCompany, startedAt, cases, baseline, maxRssMb: rss, notes };
+  printReport(report);
+  console.log(`\nwritten: ${path.relative(root, writeReport(report))}`);
+  await target.cleanup();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
