@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import { createCompany } from '../src/tools/admin/company-setup';
 import { newApiKey, newId } from '../src/platform/ids';
 import { setLastJobNumber } from '../src/platform/counters';
-import { searchColumns } from '../src/tools/jobs/search-text';
+import { digitsOf, searchColumns } from '../src/tools/jobs/search-text';
 
 const FIRST = ['Maria', 'Tom', 'Grace', 'Ben', 'Priya', 'Luis', 'Hannah', 'Omar', 'Keisha', 'Dmitri', 'Aiko', 'Sean', 'Fatima', 'Caleb', 'Rosa', 'Wei', 'Noah', 'Ingrid', 'Tariq', 'Elena'];
 const LAST = ['Alvarez', 'Nguyen', 'Whitfield', 'Carter', 'Shah', 'Okafor', 'Kowalski', 'Haddad', 'Brooks', 'Ivanov', 'Tanaka', 'Murphy', 'Rahman', 'Lindqvist', 'Moreno', 'Chen', 'Fischer', 'Abbott', 'Delgado', 'Osei'];
@@ -77,7 +77,7 @@ export async function loadDataset(db: Knex, jobsPerCompany: number, log: (line: 
           created_at: new Date(Date.UTC(2025, 0, 1) + n * 600_000),
           ...searchColumns({ title, address_line1: street, city, claim_number: claim, carrier, people: [{ name, phone, email }] }),
         });
-        contacts.push({ id: contactId, company_id: company.id, name, phone, email });
+        contacts.push({ id: contactId, company_id: company.id, name, phone, phone_digits: digitsOf(phone), email });
         links.push({ id: newId('jc'), company_id: company.id, job_id: jobId, contact_id: contactId, role: 'customer' });
         if (c === 0 && n % Math.max(1, Math.floor(jobsPerCompany / 1000)) === 0) sample.push({ id: jobId, job_number: n, customer: name, phone, claim });
       }

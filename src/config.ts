@@ -15,6 +15,9 @@ const schema = z.object({
   RATE_LIMIT_PER_MINUTE: positive.default(600),
   RATE_LIMIT_BURST: positive.default(60),
   DEMO_SEED: z.enum(['true', 'false']).default('true'),
+  CHAT_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
+  CHAT_RETRY_BASE_MS: positive.default(2000),
+  CHAT_POLL_MS: positive.default(1000),
   NODE_ENV: z.string().optional(),
 });
 
@@ -29,6 +32,8 @@ export interface Config {
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
   rateLimit: { perMinute: number; burst: number };
   demoSeed: boolean;
+  /** Chat webhooks: private/loopback targets allowed (tests only), first retry delay, polling. */
+  chat: { allowPrivateTargets: boolean; retryBaseMs: number; pollMs: number };
   /** Check every answer against the spec (on in tests: an off-spec answer fails its test). */
   validateResponses: boolean;
 }
@@ -53,6 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, burst: e.RATE_LIMIT_BURST },
     demoSeed: e.DEMO_SEED === 'true',
+    chat: { allowPrivateTargets: e.CHAT_ALLOW_PRIVATE_TARGETS === 'true', retryBaseMs: e.CHAT_RETRY_BASE_MS, pollMs: e.CHAT_POLL_MS },
     validateResponses: e.NODE_ENV === 'test',
   };
 }

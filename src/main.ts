@@ -5,6 +5,7 @@ import { openDatabase } from './db/connect';
 import { migrateToLatest } from './db/migrate';
 import { createApp } from './app';
 import { seedDemo, type DemoKeys } from './demo/seed';
+import { startChatDelivery } from './chat/delivery';
 
 function printWelcome(config: Config, demo: DemoKeys | null): void {
   const lines = [`Job Management Service on ${config.publicUrl}  (HTTP ${config.publicUrl}/api/v1, MCP ${config.publicUrl}/mcp)`];
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
   const demo = config.demoSeed && isEmpty ? await seedDemo(db, config) : null;
 
   const app = createApp({ db, config, logger });
+  const chat = startChatDelivery({ db, config, logger });
   const server = app.listen(config.port, config.host, () => printWelcome(config, demo));
   server.on('error', (error) => {
     console.error(`Cannot listen on ${config.host}:${config.port}: ${error.message}`);
@@ -50,6 +52,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     server.close(async () => {
+      await chat.stop();
       await db.destroy();
       process.exit(0);
     });

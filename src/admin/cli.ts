@@ -18,6 +18,7 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   referral-sources set --company co_… <source> [<source> …]
   credits add --company co_… --add N                          (negative takes credits away)
   chat set --company co_… --webhook-url URL|none --new-note on|off
+  estimate-rates set --company co_… --overhead 10 --profit 10 --tax 6.25
 
 Environment: JMS_URL (default http://127.0.0.1:3000), ADMIN_TOKEN.`;
 
@@ -34,6 +35,9 @@ const OPTIONS = {
   add: { type: 'string' },
   'webhook-url': { type: 'string' },
   'new-note': { type: 'string' },
+  overhead: { type: 'string' },
+  profit: { type: 'string' },
+  tax: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -101,6 +105,11 @@ function run(api: JobsClient, command: string, args: string[], values: Values): 
         body: { webhook_url: url === 'none' ? null : url, new_note: onOff(required(values, 'new-note')) },
       });
     }
+    case 'estimate-rates set':
+      return api.PUT('/admin/v1/companies/{company_id}/estimate-rates', {
+        params: company(),
+        body: { overhead_pct: number(values, 'overhead'), profit_pct: number(values, 'profit'), tax_pct: number(values, 'tax') },
+      });
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

@@ -177,9 +177,33 @@ export interface paths {
         /**
          * Connect the chat integration
          * @description Connects a Slack-compatible incoming webhook (JSON POST of `{"text": …}`) and sets the
-         *     **New note** switch (off by default). `webhook_url: null` disconnects it.
+         *     **New note** switch (off by default): with it on, every new note is posted to the chat,
+         *     naming the job, the author and the note. `webhook_url: null` disconnects it. Delivery
+         *     is durable (an outbox written with the note, retried with backoff, kept across
+         *     restarts). Targets on private, loopback or link-local addresses are refused with 422
+         *     `webhook_not_allowed` unless the service allows them (`CHAT_ALLOW_PRIVATE_TARGETS`).
          */
         put: operations["admin_set_chat"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/estimate-rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set overhead, profit and tax rates
+         * @description Sets the company's overhead, profit and tax rates in percent (two decimals at most). New estimates take the rates in force when they are created; existing estimates keep theirs.
+         */
+        put: operations["admin_set_estimate_rates"];
         post?: never;
         delete?: never;
         options?: never;
@@ -348,6 +372,149 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/jobs/{job_id}/estimates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an estimate on a job (uses one estimate credit)
+         * @description Creates an estimate on the job, with rooms and line items if given, and uses one of the
+         *     company's estimate credits (`credits` in the reply: used and remaining). With no credit
+         *     left it answers 402 `insufficient_credits` and saves nothing; a replay of the same
+         *     `operation_id` uses no second credit. The pricing region comes from the job's address
+         *     (its state), else the company's; overhead, profit and tax rates are the company's at
+         *     creation. Lines that cannot be added come back in `rejected_lines` with the reason while
+         *     the others are added; a line can name its room by `room` (name) or `room_id`.
+         */
+        post: operations["create_estimate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/estimates/{estimate_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an estimate with rooms, lines and totals
+         * @description Returns the estimate: rooms with their measurements, derived figures (floor and wall
+         *     area, perimeter, volume) and subtotals, the lines, and the estimate's totals (subtotal,
+         *     overhead, profit, tax, total, in cents). `view=room_totals` leaves the lines out;
+         *     `room` (an id or a name) limits the answer to one room.
+         */
+        get: operations["get_estimate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/estimates/{estimate_id}/rooms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add rooms to an estimate (or update rooms of the same name)
+         * @description Adds rooms with their measurements (feet) and day counts. A room whose name is already on
+         *     the estimate (any case) is updated instead. Day-billed lines follow the new drying days.
+         *     Returns the estimate. A final estimate refuses changes (409 `invalid_state`).
+         */
+        post: operations["add_rooms"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/estimates/{estimate_id}/rooms/{room_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a room of an estimate
+         * @description Changes a room's name, measurements, demo days or drying days; send only what changed.
+         *     Day-billed lines of the room follow its drying days. Returns the estimate.
+         */
+        patch: operations["update_room"];
+        trace?: never;
+    };
+    "/api/v1/estimates/{estimate_id}/line-items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add catalog lines and own lines to an estimate
+         * @description Adds lines. A catalog line is `code` with `quantity`, or `code` with `units_per_day` for
+         *     an item billed by the day (its quantity is units per day × the room's drying days, or the
+         *     estimate's when the line has no room); the service sets its price for the estimate's
+         *     region. An own line is `description`, `unit`, `quantity` and a price (`unit_price_cents`,
+         *     or `unit_price` in dollars such as `12.50`). A line that cannot be added comes back in
+         *     `rejected` with its reason (unknown code with near matches, unknown room, a day-billed
+         *     item without drying days, missing or conflicting fields); the other lines are added.
+         */
+        post: operations["add_line_items"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/estimates/{estimate_id}/line-items/{line_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a line from an estimate
+         * @description Removes the line. Returns its id and the new totals. `undo_my_last_action` puts it back.
+         */
+        delete: operations["remove_line_item"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a line's quantity or note
+         * @description Changes a line's `quantity` (or `units_per_day` for a day-billed catalog line) or its
+         *     `note`; the price stays as it was set. Returns the line and the new totals.
+         */
+        patch: operations["update_line_item"];
+        trace?: never;
+    };
     "/api/v1/jobs": {
         parameters: {
             query?: never;
@@ -405,6 +572,353 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/jobs/{job_id}/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a job's overview facts
+         * @description Changes the overview facts of a job. Send only what changed; a field sent as `null` is
+         *     cleared (the title cannot be cleared). `referral_source` must be one of
+         *     `list_referral_sources` (422 with the valid ones otherwise). `water_category` is the
+         *     IICRC category 1 (clean), 2 (grey) or 3 (black water). Returns the whole job.
+         */
+        patch: operations["update_job_overview"];
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a job to another status
+         * @description Moves the job to one of the company's statuses, by name (any case). An unknown name
+         *     answers 422 listing the statuses in board order. A cancelled job must be reopened first
+         *     (409 `invalid_state`). Recorded as a status move in the change feed. Returns the job.
+         */
+        post: operations["move_job_status"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a job
+         * @description Cancels an open job, keeping the reason if one is given. The job keeps the status it had,
+         *     to go back to it when reopened; it no longer counts on the board. A job that is already
+         *     cancelled answers 409 `invalid_state`. Returns the job.
+         */
+        post: operations["cancel_job"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/reopen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reopen a cancelled job
+         * @description Reopens a cancelled job in the status it had before it was cancelled, so work can go on.
+         *     Only a cancelled job can be reopened (409 `invalid_state` otherwise). Returns the job.
+         */
+        post: operations["reopen_job"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What happened on a job, newest first
+         * @description The job's history, newest first: notes added, corrected and retracted, status moves,
+         *     assignments, overview and contact changes, cancel and reopen, undo. Each entry says who
+         *     did it and whether it came through a key. Note entries carry the note as it is now
+         *     (with its earlier texts), or `null` once it was retracted. Narrow with `kind` (`notes`,
+         *     `changes`, …) or `person` (a teammate's name or id); page with `cursor`.
+         */
+        get: operations["get_job_activity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a note to a job
+         * @description Adds a note to the job, written as the person who owns the key. When the company's chat
+         *     integration has the **New note** switch on, the note is also posted to the chat (once,
+         *     even when the request is retried with the same `operation_id`). Returns the note.
+         */
+        post: operations["add_note"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/notes/{note_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Retract a note
+         * @description Removes the note and all its corrections from the job. The change feed and the job's
+         *     activity record that a note was retracted (not its text). `undo_my_last_action` brings
+         *     it back.
+         */
+        delete: operations["retract_note"];
+        options?: never;
+        head?: never;
+        /**
+         * Correct a note's text
+         * @description Replaces the text of a note on the job. The earlier text is kept in the note's `history`
+         *     (shown by `get_job_activity`), with who replaced it and when.
+         */
+        patch: operations["correct_note"];
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a person to a job (customer, adjuster, tenant, …)
+         * @description Adds a person to the job with a role (`customer`, `adjuster`, `tenant`, `owner`,
+         *     `property manager`, … — any word; default `customer`). A name already on the job (any
+         *     case) updates that person instead of adding a second one. To put a person the company
+         *     already knows on this job, send their `contact_id` (find it with `lookup_customer`)
+         *     instead of retyping them. `outcome` says whether the person was `added`, `linked` or
+         *     `updated`.
+         */
+        post: operations["add_contact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/contacts/{contact_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a person on a job
+         * @description Changes a person's name, phone, email or address (everywhere the company knows them) and
+         *     their role on this job. Send only what changed; `null` clears a phone, email or address.
+         */
+        patch: operations["update_contact"];
+        trace?: never;
+    };
+    "/api/v1/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look up people the company knows (customers, adjusters, …)
+         * @description Finds people by name, phone (any formatting; at least 4 digits) or email, and shows each
+         *     with address, the roles they have had and the jobs they are on. `role` narrows to people
+         *     who have that role on some job, e.g. `adjuster`. Use a person's `id` as `contact_id` of
+         *     `add_contact` to put them on another job.
+         */
+        get: operations["lookup_customer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/assignees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign a teammate to a job
+         * @description Assigns a teammate to the job by name (any case; a unique first name is enough). An
+         *     unknown or ambiguous name answers 422 with the team's names. Assigning someone already
+         *     assigned changes nothing. Returns the job's assignees.
+         */
+        post: operations["assign_job"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/assignees/{person}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Take a teammate off a job
+         * @description Removes a teammate from the job's assignees, by name (any case) or id. An unknown or
+         *     ambiguous name answers 422 with the team's names; a teammate who was not assigned
+         *     changes nothing. Returns the job's assignees.
+         */
+        delete: operations["unassign_job"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/price-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the price list by words or code
+         * @description Searches the service's catalog of restoration line items (water extraction, drying
+         *     equipment by the day, tear-out, cleaning and antimicrobial, content manipulation, mold
+         *     remediation, labor, …) by words of the description or by code, best matches first.
+         *     Prices are per unit in cents for a pricing region: `region` (a US state such as `TX`),
+         *     else the company's pricing region. Use the codes in `add_line_items`; the service sets
+         *     the price of a catalog line itself.
+         */
+        get: operations["search_price_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/price-list/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get price-list items by code
+         * @description Returns the catalog items with the given codes (several at once: repeat `codes`, or
+         *     separate them with commas), priced for `region` or the company's pricing region. A code
+         *     the catalog does not have comes back under `not_found` with near matches, by spelling
+         *     (a typo, a missing hyphen) and by words.
+         */
+        get: operations["get_price_list_item"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/standards/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search guidance on water damage, drying, mold and safety
+         * @description Full-text search over the service's corpus of guidance passages on water damage
+         *     restoration, drying, mold and job-site safety. Each passage states, in the service's own
+         *     words, what a public-domain source says (EPA, OSHA, FEMA, CDC, NIOSH) and cites its title,
+         *     section and link. Returns short excerpts with the matching words between `**`, best
+         *     first. Use the technician's own words (`category 3 water`, `drywall wicking`,
+         *     `dehumidifier`); quote the source when answering.
+         */
+        get: operations["search_standards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -417,7 +931,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "invalid_state" | "undo_not_possible" | "payload_too_large" | "unsupported_media_type" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "rate_limited" | "admin_api_disabled" | "internal_error";
+            code: "invalid_request" | "unauthorized" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "invalid_state" | "undo_not_possible" | "payload_too_large" | "unsupported_media_type" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "webhook_not_allowed" | "rate_limited" | "admin_api_disabled" | "internal_error";
             /** @description One entry for each field that is wrong. */
             errors?: components["schemas"]["FieldError"][];
             /** @description For a 422, the names that would have been accepted. */
@@ -457,6 +971,7 @@ export interface components {
          * @enum {string}
          */
         Scope: "read" | "write";
+        Percent: number;
         AdminCompany: {
             id: components["schemas"]["CompanyId"];
             name: string;
@@ -594,6 +1109,156 @@ export interface components {
             /** @example Plumber referral */
             name: string;
         };
+        /** @example est_6Tn3Wq8Zr1Ks */
+        EstimateId: string;
+        /** @example room_3Jk8Lm2Np4Qr */
+        RoomId: string;
+        /** @example line_8Vb2Xc4Zn6Mq */
+        LineId: string;
+        /** @description Feet, up to two decimals (12.5 is 12 ft 6 in). */
+        Feet: number;
+        DayCount: number;
+        /** @description Up to two decimals; more are rounded half up. */
+        Quantity: number;
+        RoomInput: {
+            name: string;
+            length?: components["schemas"]["Feet"];
+            width?: components["schemas"]["Feet"];
+            height?: components["schemas"]["Feet"];
+            demo_days?: components["schemas"]["DayCount"];
+            drying_days?: components["schemas"]["DayCount"];
+        };
+        /**
+         * @description A catalog line (`code` with `quantity` or `units_per_day`) or an own line (`description`,
+         *     `unit`, `quantity` and `unit_price_cents` or `unit_price`). `room_id` or `room` (a room
+         *     name) puts it in a room.
+         */
+        LineInput: {
+            code?: string;
+            quantity?: components["schemas"]["Quantity"];
+            units_per_day?: components["schemas"]["Quantity"];
+            description?: string;
+            unit?: string;
+            unit_price_cents?: number;
+            /** @description The unit price in dollars (`12.5` or `"12.50"`), as an alternative to `unit_price_cents`. */
+            unit_price?: number | string;
+            room_id?: components["schemas"]["RoomId"];
+            /** @description The room's name, as an alternative to `room_id`. */
+            room?: string;
+            note?: string;
+        };
+        Room: {
+            id: components["schemas"]["RoomId"];
+            name: string;
+            length: number | null;
+            width: number | null;
+            height: number | null;
+            demo_days: number;
+            drying_days: number;
+            /** @description length × width. */
+            floor_area_sf: number | null;
+            /** @description perimeter × height. */
+            wall_area_sf: number | null;
+            /** @description 2 × (length + width). */
+            perimeter_lf: number | null;
+            /** @description length × width × height. */
+            volume_cf: number | null;
+            /** @description Sum of the room's line totals. */
+            subtotal_cents: number;
+            /** @description Left out with `view=room_totals`. */
+            lines?: components["schemas"]["Line"][];
+        };
+        Line: {
+            id: components["schemas"]["LineId"];
+            room_id: components["schemas"]["RoomId"] | null;
+            /** @enum {string} */
+            source: "catalog" | "own";
+            code: string | null;
+            description: string;
+            unit: string;
+            category: string | null;
+            per_day: boolean;
+            /** @description For a day-billed line, the units set per day; its quantity follows the drying days. */
+            units_per_day: number | null;
+            quantity: number;
+            unit_price_cents: number;
+            /** @description quantity × unit price, rounded half up to the cent. */
+            total_cents: number;
+            note: string | null;
+        };
+        /**
+         * @description Each line's total is quantity × unit price rounded half up to the cent; the subtotal is
+         *     their sum. Overhead and profit are each a rate of the subtotal, tax a rate of subtotal +
+         *     overhead + profit, each rounded half up to the cent; the total is the sum of the four.
+         */
+        EstimateTotals: {
+            subtotal_cents: number;
+            overhead_cents: number;
+            profit_cents: number;
+            tax_cents: number;
+            total_cents: number;
+            /** @example USD */
+            currency: string;
+        };
+        EstimateRates: {
+            overhead_pct: number;
+            profit_pct: number;
+            tax_pct: number;
+        };
+        Estimate: {
+            id: components["schemas"]["EstimateId"];
+            job: {
+                id: components["schemas"]["JobId"];
+                job_number: number;
+            };
+            label: string;
+            scope_summary: string | null;
+            /**
+             * @description A final estimate (its PDF was downloaded) can be read but not changed.
+             * @enum {string}
+             */
+            status: "draft" | "final";
+            /** Format: date-time */
+            finalized_at: string | null;
+            drying_days: number | null;
+            region: components["schemas"]["PricingRegionApplied"];
+            rates: components["schemas"]["EstimateRates"];
+            rooms: components["schemas"]["Room"][];
+            /** @description Lines in no room (left out with `view=room_totals` or `room`). */
+            unassigned_lines: components["schemas"]["Line"][];
+            totals: components["schemas"]["EstimateTotals"];
+            /** Format: date-time */
+            created_at: string;
+            created_by: components["schemas"]["PersonRef"];
+            /** Format: date-time */
+            updated_at: string;
+        };
+        RejectedLine: {
+            /** @description Position of the line in the request, from 0. */
+            index: number;
+            /** @enum {string} */
+            problem: "unknown_code" | "unknown_room" | "no_drying_days" | "missing_fields" | "conflicting_fields";
+            reason: string;
+            near_matches?: components["schemas"]["NearMatch"][];
+        };
+        CreatedEstimate: {
+            estimate: components["schemas"]["Estimate"];
+            credits: {
+                /** @description Credits this call used (1). */
+                used: number;
+                remaining: number;
+            };
+            rejected_lines: components["schemas"]["RejectedLine"][];
+        };
+        LinesAdded: {
+            added: components["schemas"]["Line"][];
+            rejected: components["schemas"]["RejectedLine"][];
+            totals: components["schemas"]["EstimateTotals"];
+        };
+        LineChanged: {
+            line: components["schemas"]["Line"];
+            totals: components["schemas"]["EstimateTotals"];
+        };
         CreateJobRequest: {
             operation_id: components["schemas"]["OperationId"];
             title?: string;
@@ -617,6 +1282,44 @@ export interface components {
             referral_source?: string;
             /** @description A teammate's name (see `list_team`). */
             assignee?: string;
+        };
+        /** @description The overview facts to change; a field sent as `null` is cleared. */
+        OverviewChanges: {
+            operation_id?: components["schemas"]["OperationId"];
+            title?: string;
+            loss_type?: components["schemas"]["LossType"] | null;
+            /**
+             * Format: date
+             * @description The day of the loss (YYYY-MM-DD, company timezone).
+             */
+            date_of_loss?: string | null;
+            cause_of_loss?: string | null;
+            /** @description IICRC water category 1 (clean), 2 (grey) or 3 (black). */
+            water_category?: number | null;
+            address_line1?: string | null;
+            city?: string | null;
+            region?: string | null;
+            postal_code?: string | null;
+            /** @description One of `list_referral_sources`. */
+            referral_source?: string | null;
+            claim_number?: string | null;
+            carrier?: string | null;
+            policy_number?: string | null;
+            /** @description The adjuster's name as it should show on the claim. */
+            adjuster?: string | null;
+        };
+        ActivityEntry: {
+            id: string;
+            kind: components["schemas"]["ChangeKind"];
+            /** @example note.added */
+            action: string;
+            summary: string;
+            person: components["schemas"]["PersonRef"];
+            via_key: boolean;
+            /** Format: date-time */
+            at: string;
+            /** @description For note entries, the note as it is now; null otherwise or once retracted. */
+            note: components["schemas"]["Note"] | null;
         };
         /**
          * @description The kind of loss.
@@ -694,6 +1397,8 @@ export interface components {
             role: string;
             phone: string | null;
             email: string | null;
+            /** @description The person's own address on one line, if known. */
+            address: string | null;
         };
         NoteSummary: {
             id: string;
@@ -708,6 +1413,112 @@ export interface components {
             total_cents: number;
             /** @example USD */
             currency: string;
+        };
+        /** @example note_5Hq2nWx8Lp0c */
+        NoteId: string;
+        /** @description The note's text, at most 20,000 characters. */
+        NoteText: string;
+        Note: {
+            id: components["schemas"]["NoteId"];
+            job_id: components["schemas"]["JobId"];
+            text: string;
+            author: components["schemas"]["PersonRef"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Earlier texts, oldest first. */
+            history: components["schemas"]["NoteVersion"][];
+        };
+        NoteVersion: {
+            text: string;
+            /** Format: date-time */
+            replaced_at: string;
+            replaced_by: components["schemas"]["PersonRef"];
+        };
+        /** @example con_2Lk9mPq7Rx3v */
+        ContactId: string;
+        /**
+         * @description The person's role on the job, lower case (`customer`, `adjuster`, `tenant`, `owner`, `property manager`, …).
+         * @example adjuster
+         */
+        ContactRole: string;
+        ContactAddressInput: {
+            line1?: string | null;
+            city?: string | null;
+            region?: string | null;
+            postal_code?: string | null;
+        };
+        Customer: {
+            id: components["schemas"]["ContactId"];
+            name: string;
+            phone: string | null;
+            email: string | null;
+            /** @description The person's address on one line (their own, else the loss address of their newest job as customer). */
+            address: string | null;
+            roles: string[];
+            /** @description The jobs the person is on, newest first. */
+            jobs: {
+                id: components["schemas"]["JobId"];
+                job_number: number;
+                title: string;
+                status: string;
+                role: string;
+            }[];
+        };
+        Assignees: {
+            job_id: components["schemas"]["JobId"];
+            assignees: components["schemas"]["PersonRef"][];
+        };
+        PriceListItem: {
+            /** @example DRY-AM-STD */
+            code: string;
+            description: string;
+            /**
+             * @description SF (square foot), LF (linear foot), SY (square yard), CF (cubic foot), EA (each), HR (hour), DAY, LS (lump sum).
+             * @example DAY
+             */
+            unit: string;
+            category: string;
+            /** @description Billed by the day (equipment, monitoring); add it with `units_per_day`. */
+            per_day: boolean;
+            /** @description Price of one unit in this region, in cents. */
+            unit_price_cents: number;
+            /** @example USD */
+            currency: string;
+            region: components["schemas"]["PricingRegionApplied"];
+        };
+        /** @description The pricing region whose factor was applied (`code` null for national prices). */
+        PricingRegionApplied: {
+            /** @example IL */
+            code: string | null;
+            /** @example 1.08 */
+            factor: number;
+        };
+        NearMatch: {
+            code: string;
+            description: string;
+            /** @enum {string} */
+            matched_by: "spelling" | "words";
+        };
+        UnknownCode: {
+            code: string;
+            near_matches: components["schemas"]["NearMatch"][];
+        };
+        StandardsExcerpt: {
+            id: string;
+            heading: string;
+            /** @description A short passage with the matching words between `**`. */
+            excerpt: string;
+            source: {
+                title: string;
+                publisher: string;
+                section: string;
+                /** Format: uri */
+                url: string;
+            };
+            /** @description Relevance, higher is better. */
+            rank: number;
         };
     };
     responses: {
@@ -813,6 +1624,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The company has no estimate credit left (`insufficient_credits`); nothing was saved. */
+        InsufficientCredits: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
@@ -821,10 +1641,20 @@ export interface components {
         Cursor: string;
         /** @description Page size, 1 to 100. */
         Limit: number;
+        /** @description A client-chosen id of this write, to make a retry safe (see `operation_id` of other writes). */
+        OperationIdQuery: components["schemas"]["OperationId"];
         /** @description The company's id. */
         CompanyId: components["schemas"]["CompanyId"];
         /** @description The key's id. */
         KeyId: string;
+        /** @description The estimate's id (`est_…`), as `get_job` lists them. */
+        EstimateId: components["schemas"]["EstimateId"];
+        /** @description The line's id. */
+        LineId: components["schemas"]["LineId"];
+        /** @description The note's id. */
+        NoteId: components["schemas"]["NoteId"];
+        /** @description Price for this pricing region (a US state code such as `TX`, or `DC`); by default the company's pricing region. */
+        PricingRegion: string;
     };
     requestBodies: never;
     headers: {
@@ -1192,6 +2022,48 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+        };
+    };
+    admin_set_estimate_rates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "overhead_pct": 10,
+                 *       "profit_pct": 10,
+                 *       "tax_pct": 6.25
+                 *     }
+                 */
+                "application/json": {
+                    overhead_pct: components["schemas"]["Percent"];
+                    profit_pct: components["schemas"]["Percent"];
+                    tax_pct: components["schemas"]["Percent"];
+                };
+            };
+        };
+        responses: {
+            /** @description The rates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EstimateRates"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
         };
     };
     list_changes: {
@@ -1379,6 +2251,325 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    create_estimate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation_id": "5c4b3a29-1807-4f6e-8d5c-4b3a2918f7e6",
+                 *       "scope_summary": "Category 2 water from failed dishwasher supply line; kitchen and hall.",
+                 *       "rooms": [
+                 *         {
+                 *           "name": "Kitchen",
+                 *           "length": 14,
+                 *           "width": 12,
+                 *           "height": 8,
+                 *           "demo_days": 1,
+                 *           "drying_days": 3
+                 *         }
+                 *       ],
+                 *       "line_items": [
+                 *         {
+                 *           "code": "WTR-EXT-HS",
+                 *           "quantity": 168,
+                 *           "room": "Kitchen"
+                 *         },
+                 *         {
+                 *           "code": "DRY-AM-STD",
+                 *           "units_per_day": 3,
+                 *           "room": "Kitchen"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    operation_id: components["schemas"]["OperationId"];
+                    /** @description Defaults to `Estimate N`. */
+                    label?: string;
+                    scope_summary?: string;
+                    /** @description Drying days of the whole job, used by day-billed lines that have no room. */
+                    drying_days?: number;
+                    rooms?: components["schemas"]["RoomInput"][];
+                    line_items?: components["schemas"]["LineInput"][];
+                };
+            };
+        };
+        responses: {
+            /** @description The estimate, the credits used, and the lines that could not be added. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedEstimate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredits"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    get_estimate: {
+        parameters: {
+            query?: {
+                /** @description `full` (default) or `room_totals` (rooms and totals without lines). */
+                view?: "full" | "room_totals";
+                /** @description Only this room (its id or name, any case). */
+                room?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The estimate's id (`est_…`), as `get_job` lists them. */
+                estimate_id: components["parameters"]["EstimateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The estimate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Estimate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    add_rooms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The estimate's id (`est_…`), as `get_job` lists them. */
+                estimate_id: components["parameters"]["EstimateId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    operation_id?: components["schemas"]["OperationId"];
+                    rooms: components["schemas"]["RoomInput"][];
+                };
+            };
+        };
+        responses: {
+            /** @description The estimate after the change. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Estimate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    update_room: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The estimate's id (`est_…`), as `get_job` lists them. */
+                estimate_id: components["parameters"]["EstimateId"];
+                /** @description The room's id. */
+                room_id: components["schemas"]["RoomId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    operation_id?: components["schemas"]["OperationId"];
+                    name?: string;
+                    length?: components["schemas"]["Feet"];
+                    width?: components["schemas"]["Feet"];
+                    height?: components["schemas"]["Feet"];
+                    demo_days?: components["schemas"]["DayCount"];
+                    drying_days?: components["schemas"]["DayCount"];
+                };
+            };
+        };
+        responses: {
+            /** @description The estimate after the change. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Estimate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    add_line_items: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The estimate's id (`est_…`), as `get_job` lists them. */
+                estimate_id: components["parameters"]["EstimateId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                 *       "line_items": [
+                 *         {
+                 *           "code": "DRY-DH-LGR",
+                 *           "units_per_day": 1,
+                 *           "room_id": "room_3Jk8Lm2Np4Qr"
+                 *         },
+                 *         {
+                 *           "description": "Replace dishwasher supply line",
+                 *           "unit": "EA",
+                 *           "quantity": 1,
+                 *           "unit_price_cents": 8500
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    operation_id?: components["schemas"]["OperationId"];
+                    line_items: components["schemas"]["LineInput"][];
+                };
+            };
+        };
+        responses: {
+            /** @description The lines added, the lines rejected with reasons, and the new totals. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinesAdded"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    remove_line_item: {
+        parameters: {
+            query?: {
+                /** @description A client-chosen id of this write, to make a retry safe (see `operation_id` of other writes). */
+                operation_id?: components["parameters"]["OperationIdQuery"];
+            };
+            header?: never;
+            path: {
+                /** @description The estimate's id (`est_…`), as `get_job` lists them. */
+                estimate_id: components["parameters"]["EstimateId"];
+                /** @description The line's id. */
+                line_id: components["parameters"]["LineId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The removed line's id and the estimate's totals. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        removed: components["schemas"]["LineId"];
+                        totals: components["schemas"]["EstimateTotals"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    update_line_item: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The estimate's id (`est_…`), as `get_job` lists them. */
+                estimate_id: components["parameters"]["EstimateId"];
+                /** @description The line's id. */
+                line_id: components["parameters"]["LineId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    operation_id?: components["schemas"]["OperationId"];
+                    quantity?: components["schemas"]["Quantity"];
+                    units_per_day?: components["schemas"]["Quantity"];
+                    note?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The line and the estimate's totals. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LineChanged"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     find_jobs: {
         parameters: {
             query?: {
@@ -1497,6 +2688,665 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    update_job_overview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "date_of_loss": "2026-11-18",
+                 *       "cause_of_loss": "Supply line to the dishwasher failed",
+                 *       "water_category": 1,
+                 *       "adjuster": "Priya Shah"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OverviewChanges"];
+            };
+        };
+        responses: {
+            /** @description The job after the change. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    move_job_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "Drying"
+                 *     }
+                 */
+                "application/json": {
+                    operation_id?: components["schemas"]["OperationId"];
+                    /** @description A status name from `list_job_statuses`. */
+                    status: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The job in its new status. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    cancel_job: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Customer chose another contractor"
+                 *     }
+                 */
+                "application/json": {
+                    operation_id?: components["schemas"]["OperationId"];
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The cancelled job. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    reopen_job: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    operation_id?: components["schemas"]["OperationId"];
+                };
+            };
+        };
+        responses: {
+            /** @description The reopened job. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    get_job_activity: {
+        parameters: {
+            query?: {
+                /** @description Only entries of this kind. */
+                kind?: components["schemas"]["ChangeKind"];
+                /** @description Only what this teammate did (name, any case, or id). */
+                person?: string;
+                /** @description Page size, 1 to 100. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job's activity, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ActivityEntry"][];
+                        next_cursor: components["schemas"]["Cursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    add_note: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation_id": "0f3c9a8e-51d2-4c55-a1b0-7d2e9f4c3b21",
+                 *       "text": "Set 3 air movers and 1 LGR dehumidifier in the kitchen. Baseboards pulled on the north wall."
+                 *     }
+                 */
+                "application/json": {
+                    operation_id: components["schemas"]["OperationId"];
+                    text: components["schemas"]["NoteText"];
+                };
+            };
+        };
+        responses: {
+            /** @description The note. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Note"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    retract_note: {
+        parameters: {
+            query?: {
+                /** @description A client-chosen id of this write, to make a retry safe (see `operation_id` of other writes). */
+                operation_id?: components["parameters"]["OperationIdQuery"];
+            };
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+                /** @description The note's id. */
+                note_id: components["parameters"]["NoteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was retracted. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        retracted: {
+                            id: components["schemas"]["NoteId"];
+                            job_id: components["schemas"]["JobId"];
+                            /** @description How many earlier versions were removed with it. */
+                            corrections: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    correct_note: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+                /** @description The note's id. */
+                note_id: components["parameters"]["NoteId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    operation_id?: components["schemas"]["OperationId"];
+                    text: components["schemas"]["NoteText"];
+                };
+            };
+        };
+        responses: {
+            /** @description The corrected note, with its history. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Note"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    add_contact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation_id": "8d7c6b5a-4e3f-4a2b-9c1d-0e9f8a7b6c5d",
+                 *       "name": "Priya Shah",
+                 *       "phone": "312-555-0108",
+                 *       "email": "pshah@carrier.example",
+                 *       "role": "adjuster"
+                 *     }
+                 */
+                "application/json": {
+                    operation_id?: components["schemas"]["OperationId"];
+                    contact_id?: components["schemas"]["ContactId"];
+                    /** @description Required unless `contact_id` is sent. */
+                    name?: string;
+                    phone?: string | null;
+                    /** Format: email */
+                    email?: string | null;
+                    role?: components["schemas"]["ContactRole"];
+                    address?: components["schemas"]["ContactAddressInput"];
+                };
+            };
+        };
+        responses: {
+            /** @description The person as they are on the job now. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        outcome: "added" | "linked" | "updated";
+                        contact: components["schemas"]["JobPerson"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    update_contact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+                /** @description The person's id (`con_…`), as `get_job` lists under `people`. */
+                contact_id: components["schemas"]["ContactId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    operation_id?: components["schemas"]["OperationId"];
+                    name?: string;
+                    phone?: string | null;
+                    /** Format: email */
+                    email?: string | null;
+                    role?: components["schemas"]["ContactRole"];
+                    address?: components["schemas"]["ContactAddressInput"] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The person as they are on the job now. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobPerson"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    lookup_customer: {
+        parameters: {
+            query: {
+                /**
+                 * @description A name fragment, a phone number or an email.
+                 * @example Alvarez
+                 */
+                q: string;
+                /** @description Only people with this role on some job. */
+                role?: components["schemas"]["ContactRole"];
+                /** @description Page size, 1 to 100. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Matching people, by name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Customer"][];
+                        next_cursor: components["schemas"]["Cursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    assign_job: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "teammate": "Dana Brooks"
+                 *     }
+                 */
+                "application/json": {
+                    operation_id?: components["schemas"]["OperationId"];
+                    /** @description The teammate's name (see `list_team`). */
+                    teammate: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The job's assignees now. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Assignees"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    unassign_job: {
+        parameters: {
+            query?: {
+                /** @description A client-chosen id of this write, to make a retry safe (see `operation_id` of other writes). */
+                operation_id?: components["parameters"]["OperationIdQuery"];
+            };
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+                /** @description The teammate's name or id (`per_…`). */
+                person: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job's assignees now. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Assignees"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    search_price_list: {
+        parameters: {
+            query: {
+                /**
+                 * @description Words (`air mover`, `flood cut drywall`) or a code (`DRY-AM-STD`).
+                 * @example dehumidifier
+                 */
+                q: string;
+                /** @description Only items of this category (any case). */
+                category?: string;
+                /** @description Price for this pricing region (a US state code such as `TX`, or `DC`); by default the company's pricing region. */
+                region?: components["parameters"]["PricingRegion"];
+                /** @description Page size, 1 to 100. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Matching items, best first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PriceListItem"][];
+                        next_cursor: components["schemas"]["Cursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    get_price_list_item: {
+        parameters: {
+            query: {
+                /**
+                 * @description Item codes; repeat the parameter or separate codes with commas.
+                 * @example [
+                 *       "DRY-AM-STD",
+                 *       "WTR-EXT-CP"
+                 *     ]
+                 */
+                codes: string[];
+                /** @description Price for this pricing region (a US state code such as `TX`, or `DC`); by default the company's pricing region. */
+                region?: components["parameters"]["PricingRegion"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The items found, and near matches for the codes not found. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["PriceListItem"][];
+                        not_found: components["schemas"]["UnknownCode"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    search_standards: {
+        parameters: {
+            query: {
+                /**
+                 * @description What to look for.
+                 * @example category 3 water drywall
+                 */
+                q: string;
+                /** @description How many passages, 1 to 20. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Matching passages, best first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["StandardsExcerpt"][];
+                        next_cursor: components["schemas"]["Cursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
         };
     };

@@ -36,6 +36,10 @@ export interface OperationSpec {
   outputSchema: JsonSchema | null;
 }
 export type OperationName =
+  | "add_contact"
+  | "add_line_items"
+  | "add_note"
+  | "add_rooms"
   | "admin_add_credits"
   | "admin_add_team_member"
   | "admin_create_company"
@@ -44,32 +48,75 @@ export type OperationName =
   | "admin_revoke_key"
   | "admin_rotate_key"
   | "admin_set_chat"
+  | "admin_set_estimate_rates"
   | "admin_set_referral_sources"
   | "admin_set_statuses"
+  | "assign_job"
+  | "cancel_job"
+  | "correct_note"
+  | "create_estimate"
   | "create_job"
   | "find_jobs"
   | "get_context"
+  | "get_estimate"
   | "get_guide"
   | "get_job"
+  | "get_job_activity"
+  | "get_price_list_item"
   | "list_changes"
   | "list_job_statuses"
   | "list_referral_sources"
   | "list_team"
-  | "undo_my_last_action";
+  | "lookup_customer"
+  | "move_job_status"
+  | "remove_line_item"
+  | "reopen_job"
+  | "retract_note"
+  | "search_price_list"
+  | "search_standards"
+  | "unassign_job"
+  | "undo_my_last_action"
+  | "update_contact"
+  | "update_job_overview"
+  | "update_line_item"
+  | "update_room";
 
 export type ReadOperationName =
   | "find_jobs"
   | "get_context"
+  | "get_estimate"
   | "get_guide"
   | "get_job"
+  | "get_job_activity"
+  | "get_price_list_item"
   | "list_changes"
   | "list_job_statuses"
   | "list_referral_sources"
-  | "list_team";
+  | "list_team"
+  | "lookup_customer"
+  | "search_price_list"
+  | "search_standards";
 
 export type WriteOperationName =
+  | "add_contact"
+  | "add_line_items"
+  | "add_note"
+  | "add_rooms"
+  | "assign_job"
+  | "cancel_job"
+  | "correct_note"
+  | "create_estimate"
   | "create_job"
-  | "undo_my_last_action";
+  | "move_job_status"
+  | "remove_line_item"
+  | "reopen_job"
+  | "retract_note"
+  | "unassign_job"
+  | "undo_my_last_action"
+  | "update_contact"
+  | "update_job_overview"
+  | "update_line_item"
+  | "update_room";
 
 export type AdminOperationName =
   | "admin_add_credits"
@@ -80,10 +127,1195 @@ export type AdminOperationName =
   | "admin_revoke_key"
   | "admin_rotate_key"
   | "admin_set_chat"
+  | "admin_set_estimate_rates"
   | "admin_set_referral_sources"
   | "admin_set_statuses";
 
 export const operations: Record<OperationName, OperationSpec> = {
+  add_contact: {
+    "name": "add_contact",
+    "method": "POST",
+    "path": "/api/v1/jobs/{job_id}/contacts",
+    "expressPath": "/api/v1/jobs/:job_id/contacts",
+    "tag": "People",
+    "summary": "Add a person to a job (customer, adjuster, tenant, …)",
+    "description": "Adds a person to the job with a role (`customer`, `adjuster`, `tenant`, `owner`,\n`property manager`, … — any word; default `customer`). A name already on the job (any\ncase) updates that person instead of adding a second one. To put a person the company\nalready knows on this job, send their `contact_id` (find it with `lookup_customer`)\ninstead of retyping them. `outcome` says whether the person was `added`, `linked` or\n`updated`.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Add a contact",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "contact_id",
+      "name",
+      "phone",
+      "email",
+      "role",
+      "address"
+    ],
+    "hasBody": true,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "example": "#16"
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "contact_id": {
+          "type": "string",
+          "pattern": "^con_[0-9A-Za-z]+$",
+          "example": "con_2Lk9mPq7Rx3v"
+        },
+        "name": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Required unless `contact_id` is sent."
+        },
+        "phone": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 40
+        },
+        "email": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "email",
+          "maxLength": 254
+        },
+        "role": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 50,
+          "description": "The person's role on the job, lower case (`customer`, `adjuster`, `tenant`, `owner`, `property manager`, …).",
+          "example": "adjuster"
+        },
+        "address": {
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "line1": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "maxLength": 200
+            },
+            "city": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "maxLength": 100
+            },
+            "region": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "maxLength": 100
+            },
+            "postal_code": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "maxLength": 20
+            }
+          }
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "outcome",
+        "contact"
+      ],
+      "properties": {
+        "outcome": {
+          "type": "string",
+          "enum": [
+            "added",
+            "linked",
+            "updated"
+          ]
+        },
+        "contact": {
+          "type": "object",
+          "required": [
+            "id",
+            "name",
+            "role",
+            "phone",
+            "email",
+            "address"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^con_[0-9A-Za-z]+$"
+            },
+            "name": {
+              "type": "string"
+            },
+            "role": {
+              "type": "string",
+              "example": "customer"
+            },
+            "phone": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "email": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "address": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "The person's own address on one line, if known."
+            }
+          }
+        }
+      }
+    }
+  },
+  add_line_items: {
+    "name": "add_line_items",
+    "method": "POST",
+    "path": "/api/v1/estimates/{estimate_id}/line-items",
+    "expressPath": "/api/v1/estimates/:estimate_id/line-items",
+    "tag": "Estimates",
+    "summary": "Add catalog lines and own lines to an estimate",
+    "description": "Adds lines. A catalog line is `code` with `quantity`, or `code` with `units_per_day` for\nan item billed by the day (its quantity is units per day × the room's drying days, or the\nestimate's when the line has no room); the service sets its price for the estimate's\nregion. An own line is `description`, `unit`, `quantity` and a price (`unit_price_cents`,\nor `unit_price` in dollars such as `12.50`). A line that cannot be added comes back in\n`rejected` with its reason (unknown code with near matches, unknown room, a day-billed\nitem without drying days, missing or conflicting fields); the other lines are added.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Add line items",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "estimate_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "line_items"
+    ],
+    "hasBody": true,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "estimate_id": {
+          "type": "string",
+          "pattern": "^est_[0-9A-Za-z]+$",
+          "example": "est_6Tn3Wq8Zr1Ks",
+          "description": "The estimate's id (`est_…`), as `get_job` lists them."
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "line_items": {
+          "type": "array",
+          "minItems": 1,
+          "maxItems": 500,
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "description": "A catalog line (`code` with `quantity` or `units_per_day`) or an own line (`description`,\n`unit`, `quantity` and `unit_price_cents` or `unit_price`). `room_id` or `room` (a room\nname) puts it in a room.\n",
+            "properties": {
+              "code": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100
+              },
+              "quantity": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": 1000000,
+                "description": "Up to two decimals; more are rounded half up."
+              },
+              "units_per_day": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": 1000000,
+                "description": "Up to two decimals; more are rounded half up."
+              },
+              "description": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 500
+              },
+              "unit": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 10
+              },
+              "unit_price_cents": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 100000000
+              },
+              "unit_price": {
+                "type": [
+                  "number",
+                  "string"
+                ],
+                "description": "The unit price in dollars (`12.5` or `\"12.50\"`), as an alternative to `unit_price_cents`."
+              },
+              "room_id": {
+                "type": "string",
+                "pattern": "^room_[0-9A-Za-z]+$",
+                "example": "room_3Jk8Lm2Np4Qr"
+              },
+              "room": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100,
+                "description": "The room's name, as an alternative to `room_id`."
+              },
+              "note": {
+                "type": "string",
+                "maxLength": 2000
+              }
+            }
+          }
+        }
+      },
+      "required": [
+        "estimate_id",
+        "line_items"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "added",
+        "rejected",
+        "totals"
+      ],
+      "properties": {
+        "added": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "room_id",
+              "source",
+              "code",
+              "description",
+              "unit",
+              "category",
+              "per_day",
+              "units_per_day",
+              "quantity",
+              "unit_price_cents",
+              "total_cents",
+              "note"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^line_[0-9A-Za-z]+$",
+                "example": "line_8Vb2Xc4Zn6Mq"
+              },
+              "room_id": {
+                "oneOf": [
+                  {
+                    "type": "string",
+                    "pattern": "^room_[0-9A-Za-z]+$",
+                    "example": "room_3Jk8Lm2Np4Qr"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "source": {
+                "type": "string",
+                "enum": [
+                  "catalog",
+                  "own"
+                ]
+              },
+              "code": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "description": {
+                "type": "string"
+              },
+              "unit": {
+                "type": "string"
+              },
+              "category": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "per_day": {
+                "type": "boolean"
+              },
+              "units_per_day": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "For a day-billed line, the units set per day; its quantity follows the drying days."
+              },
+              "quantity": {
+                "type": "number"
+              },
+              "unit_price_cents": {
+                "type": "integer"
+              },
+              "total_cents": {
+                "type": "integer",
+                "description": "quantity × unit price, rounded half up to the cent."
+              },
+              "note": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              }
+            }
+          }
+        },
+        "rejected": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "index",
+              "reason",
+              "problem"
+            ],
+            "properties": {
+              "index": {
+                "type": "integer",
+                "description": "Position of the line in the request, from 0."
+              },
+              "problem": {
+                "type": "string",
+                "enum": [
+                  "unknown_code",
+                  "unknown_room",
+                  "no_drying_days",
+                  "missing_fields",
+                  "conflicting_fields"
+                ]
+              },
+              "reason": {
+                "type": "string"
+              },
+              "near_matches": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "code",
+                    "description",
+                    "matched_by"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string"
+                    },
+                    "description": {
+                      "type": "string"
+                    },
+                    "matched_by": {
+                      "type": "string",
+                      "enum": [
+                        "spelling",
+                        "words"
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "totals": {
+          "type": "object",
+          "description": "Each line's total is quantity × unit price rounded half up to the cent; the subtotal is\ntheir sum. Overhead and profit are each a rate of the subtotal, tax a rate of subtotal +\noverhead + profit, each rounded half up to the cent; the total is the sum of the four.\n",
+          "required": [
+            "subtotal_cents",
+            "overhead_cents",
+            "profit_cents",
+            "tax_cents",
+            "total_cents",
+            "currency"
+          ],
+          "properties": {
+            "subtotal_cents": {
+              "type": "integer"
+            },
+            "overhead_cents": {
+              "type": "integer"
+            },
+            "profit_cents": {
+              "type": "integer"
+            },
+            "tax_cents": {
+              "type": "integer"
+            },
+            "total_cents": {
+              "type": "integer"
+            },
+            "currency": {
+              "type": "string",
+              "example": "USD"
+            }
+          }
+        }
+      }
+    }
+  },
+  add_note: {
+    "name": "add_note",
+    "method": "POST",
+    "path": "/api/v1/jobs/{job_id}/notes",
+    "expressPath": "/api/v1/jobs/:job_id/notes",
+    "tag": "Notes",
+    "summary": "Add a note to a job",
+    "description": "Adds a note to the job, written as the person who owns the key. When the company's chat\nintegration has the **New note** switch on, the note is also posted to the chat (once,\neven when the request is retried with the same `operation_id`). Returns the note.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Add a note",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "text"
+    ],
+    "hasBody": true,
+    "successStatus": 201,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "example": "#16"
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "text": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 20000,
+          "description": "The note's text, at most 20,000 characters."
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id",
+        "text"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "id",
+        "job_id",
+        "text",
+        "author",
+        "created_at",
+        "updated_at",
+        "history"
+      ],
+      "properties": {
+        "id": {
+          "type": "string",
+          "pattern": "^note_[0-9A-Za-z]+$",
+          "example": "note_5Hq2nWx8Lp0c"
+        },
+        "job_id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "text": {
+          "type": "string"
+        },
+        "author": {
+          "type": "object",
+          "description": "A teammate, as shown on records they made or are assigned to.",
+          "required": [
+            "id",
+            "name"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^per_[0-9A-Za-z]+$",
+              "example": "per_3bT9kLx0Qw2e"
+            },
+            "name": {
+              "type": "string"
+            }
+          }
+        },
+        "created_at": {
+          "type": "string",
+          "format": "date-time"
+        },
+        "updated_at": {
+          "type": "string",
+          "format": "date-time"
+        },
+        "history": {
+          "type": "array",
+          "description": "Earlier texts, oldest first.",
+          "items": {
+            "type": "object",
+            "required": [
+              "text",
+              "replaced_at",
+              "replaced_by"
+            ],
+            "properties": {
+              "text": {
+                "type": "string"
+              },
+              "replaced_at": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "replaced_by": {
+                "type": "object",
+                "description": "A teammate, as shown on records they made or are assigned to.",
+                "required": [
+                  "id",
+                  "name"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^per_[0-9A-Za-z]+$",
+                    "example": "per_3bT9kLx0Qw2e"
+                  },
+                  "name": {
+                    "type": "string"
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  },
+  add_rooms: {
+    "name": "add_rooms",
+    "method": "POST",
+    "path": "/api/v1/estimates/{estimate_id}/rooms",
+    "expressPath": "/api/v1/estimates/:estimate_id/rooms",
+    "tag": "Estimates",
+    "summary": "Add rooms to an estimate (or update rooms of the same name)",
+    "description": "Adds rooms with their measurements (feet) and day counts. A room whose name is already on\nthe estimate (any case) is updated instead. Day-billed lines follow the new drying days.\nReturns the estimate. A final estimate refuses changes (409 `invalid_state`).",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Add rooms",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "estimate_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "rooms"
+    ],
+    "hasBody": true,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "estimate_id": {
+          "type": "string",
+          "pattern": "^est_[0-9A-Za-z]+$",
+          "example": "est_6Tn3Wq8Zr1Ks",
+          "description": "The estimate's id (`est_…`), as `get_job` lists them."
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "rooms": {
+          "type": "array",
+          "minItems": 1,
+          "maxItems": 100,
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "name"
+            ],
+            "properties": {
+              "name": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100
+              },
+              "length": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 10000,
+                "description": "Feet, up to two decimals (12.5 is 12 ft 6 in)."
+              },
+              "width": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 10000,
+                "description": "Feet, up to two decimals (12.5 is 12 ft 6 in)."
+              },
+              "height": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 10000,
+                "description": "Feet, up to two decimals (12.5 is 12 ft 6 in)."
+              },
+              "demo_days": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 365
+              },
+              "drying_days": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 365
+              }
+            }
+          }
+        }
+      },
+      "required": [
+        "estimate_id",
+        "rooms"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "id",
+        "job",
+        "label",
+        "scope_summary",
+        "status",
+        "finalized_at",
+        "drying_days",
+        "region",
+        "rates",
+        "rooms",
+        "unassigned_lines",
+        "totals",
+        "created_at",
+        "created_by",
+        "updated_at"
+      ],
+      "properties": {
+        "id": {
+          "type": "string",
+          "pattern": "^est_[0-9A-Za-z]+$",
+          "example": "est_6Tn3Wq8Zr1Ks"
+        },
+        "job": {
+          "type": "object",
+          "required": [
+            "id",
+            "job_number"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^job_[0-9A-Za-z]+$",
+              "example": "job_7Qm2KxR9aB1c"
+            },
+            "job_number": {
+              "type": "integer"
+            }
+          }
+        },
+        "label": {
+          "type": "string"
+        },
+        "scope_summary": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "draft",
+            "final"
+          ],
+          "description": "A final estimate (its PDF was downloaded) can be read but not changed."
+        },
+        "finalized_at": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "date-time"
+        },
+        "drying_days": {
+          "type": [
+            "integer",
+            "null"
+          ]
+        },
+        "region": {
+          "type": "object",
+          "required": [
+            "code",
+            "factor"
+          ],
+          "description": "The pricing region whose factor was applied (`code` null for national prices).",
+          "properties": {
+            "code": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "example": "IL"
+            },
+            "factor": {
+              "type": "number",
+              "example": 1.08
+            }
+          }
+        },
+        "rates": {
+          "type": "object",
+          "required": [
+            "overhead_pct",
+            "profit_pct",
+            "tax_pct"
+          ],
+          "properties": {
+            "overhead_pct": {
+              "type": "number"
+            },
+            "profit_pct": {
+              "type": "number"
+            },
+            "tax_pct": {
+              "type": "number"
+            }
+          }
+        },
+        "rooms": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "name",
+              "length",
+              "width",
+              "height",
+              "demo_days",
+              "drying_days",
+              "floor_area_sf",
+              "wall_area_sf",
+              "perimeter_lf",
+              "volume_cf",
+              "subtotal_cents"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^room_[0-9A-Za-z]+$",
+                "example": "room_3Jk8Lm2Np4Qr"
+              },
+              "name": {
+                "type": "string"
+              },
+              "length": {
+                "type": [
+                  "number",
+                  "null"
+                ]
+              },
+              "width": {
+                "type": [
+                  "number",
+                  "null"
+                ]
+              },
+              "height": {
+                "type": [
+                  "number",
+                  "null"
+                ]
+              },
+              "demo_days": {
+                "type": "integer"
+              },
+              "drying_days": {
+                "type": "integer"
+              },
+              "floor_area_sf": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "length × width."
+              },
+              "wall_area_sf": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "perimeter × height."
+              },
+              "perimeter_lf": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "2 × (length + width)."
+              },
+              "volume_cf": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "length × width × height."
+              },
+              "subtotal_cents": {
+                "type": "integer",
+                "description": "Sum of the room's line totals."
+              },
+              "lines": {
+                "type": "array",
+                "description": "Left out with `view=room_totals`.",
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "id",
+                    "room_id",
+                    "source",
+                    "code",
+                    "description",
+                    "unit",
+                    "category",
+                    "per_day",
+                    "units_per_day",
+                    "quantity",
+                    "unit_price_cents",
+                    "total_cents",
+                    "note"
+                  ],
+                  "properties": {
+                    "id": {
+                      "type": "string",
+                      "pattern": "^line_[0-9A-Za-z]+$",
+                      "example": "line_8Vb2Xc4Zn6Mq"
+                    },
+                    "room_id": {
+                      "oneOf": [
+                        {
+                          "type": "string",
+                          "pattern": "^room_[0-9A-Za-z]+$",
+                          "example": "room_3Jk8Lm2Np4Qr"
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ]
+                    },
+                    "source": {
+                      "type": "string",
+                      "enum": [
+                        "catalog",
+                        "own"
+                      ]
+                    },
+                    "code": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    },
+                    "description": {
+                      "type": "string"
+                    },
+                    "unit": {
+                      "type": "string"
+                    },
+                    "category": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    },
+                    "per_day": {
+                      "type": "boolean"
+                    },
+                    "units_per_day": {
+                      "type": [
+                        "number",
+                        "null"
+                      ],
+                      "description": "For a day-billed line, the units set per day; its quantity follows the drying days."
+                    },
+                    "quantity": {
+                      "type": "number"
+                    },
+                    "unit_price_cents": {
+                      "type": "integer"
+                    },
+                    "total_cents": {
+                      "type": "integer",
+                      "description": "quantity × unit price, rounded half up to the cent."
+                    },
+                    "note": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "unassigned_lines": {
+          "type": "array",
+          "description": "Lines in no room (left out with `view=room_totals` or `room`).",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "room_id",
+              "source",
+              "code",
+              "description",
+              "unit",
+              "category",
+              "per_day",
+              "units_per_day",
+              "quantity",
+              "unit_price_cents",
+              "total_cents",
+              "note"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^line_[0-9A-Za-z]+$",
+                "example": "line_8Vb2Xc4Zn6Mq"
+              },
+              "room_id": {
+                "oneOf": [
+                  {
+                    "type": "string",
+                    "pattern": "^room_[0-9A-Za-z]+$",
+                    "example": "room_3Jk8Lm2Np4Qr"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "source": {
+                "type": "string",
+                "enum": [
+                  "catalog",
+                  "own"
+                ]
+              },
+              "code": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "description": {
+                "type": "string"
+              },
+              "unit": {
+                "type": "string"
+              },
+              "category": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "per_day": {
+                "type": "boolean"
+              },
+              "units_per_day": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "For a day-billed line, the units set per day; its quantity follows the drying days."
+              },
+              "quantity": {
+                "type": "number"
+              },
+              "unit_price_cents": {
+                "type": "integer"
+              },
+              "total_cents": {
+                "type": "integer",
+                "description": "quantity × unit price, rounded half up to the cent."
+              },
+              "note": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              }
+            }
+          }
+        },
+        "totals": {
+          "type": "object",
+          "description": "Each line's total is quantity × unit price rounded half up to the cent; the subtotal is\ntheir sum. Overhead and profit are each a rate of the subtotal, tax a rate of subtotal +\noverhead + profit, each rounded half up to the cent; the total is the sum of the four.\n",
+          "required": [
+            "subtotal_cents",
+            "overhead_cents",
+            "profit_cents",
+            "tax_cents",
+            "total_cents",
+            "currency"
+          ],
+          "properties": {
+            "subtotal_cents": {
+              "type": "integer"
+            },
+            "overhead_cents": {
+              "type": "integer"
+            },
+            "profit_cents": {
+              "type": "integer"
+            },
+            "tax_cents": {
+              "type": "integer"
+            },
+            "total_cents": {
+              "type": "integer"
+            },
+            "currency": {
+              "type": "string",
+              "example": "USD"
+            }
+          }
+        },
+        "created_at": {
+          "type": "string",
+          "format": "date-time"
+        },
+        "created_by": {
+          "type": "object",
+          "description": "A teammate, as shown on records they made or are assigned to.",
+          "required": [
+            "id",
+            "name"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^per_[0-9A-Za-z]+$",
+              "example": "per_3bT9kLx0Qw2e"
+            },
+            "name": {
+              "type": "string"
+            }
+          }
+        },
+        "updated_at": {
+          "type": "string",
+          "format": "date-time"
+        }
+      }
+    }
+  },
   admin_add_credits: {
     "name": "admin_add_credits",
     "method": "POST",
@@ -624,7 +1856,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/admin/v1/companies/:company_id/chat",
     "tag": "Administration",
     "summary": "Connect the chat integration",
-    "description": "Connects a Slack-compatible incoming webhook (JSON POST of `{\"text\": …}`) and sets the\n**New note** switch (off by default). `webhook_url: null` disconnects it.",
+    "description": "Connects a Slack-compatible incoming webhook (JSON POST of `{\"text\": …}`) and sets the\n**New note** switch (off by default): with it on, every new note is posted to the chat,\nnaming the job, the author and the note. `webhook_url: null` disconnects it. Delivery\nis durable (an outbox written with the note, retried with backoff, kept across\nrestarts). Targets on private, loopback or link-local addresses are refused with 422\n`webhook_not_allowed` unless the service allows them (`CHAT_ALLOW_PRIVATE_TARGETS`).",
     "scope": "admin",
     "credit": "none",
     "mcp": false,
@@ -686,6 +1918,85 @@ export const operations: Record<OperationName, OperationSpec> = {
             "string",
             "null"
           ]
+        }
+      }
+    }
+  },
+  admin_set_estimate_rates: {
+    "name": "admin_set_estimate_rates",
+    "method": "PUT",
+    "path": "/admin/v1/companies/{company_id}/estimate-rates",
+    "expressPath": "/admin/v1/companies/:company_id/estimate-rates",
+    "tag": "Administration",
+    "summary": "Set overhead, profit and tax rates",
+    "description": "Sets the company's overhead, profit and tax rates in percent (two decimals at most). New estimates take the rates in force when they are created; existing estimates keep theirs.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "overhead_pct",
+      "profit_pct",
+      "tax_pct"
+    ],
+    "hasBody": true,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "company_id": {
+          "type": "string",
+          "pattern": "^co_[0-9A-Za-z]+$",
+          "example": "co_8fJ2mQ1xZk9r",
+          "description": "The company's id."
+        },
+        "overhead_pct": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 100,
+          "multipleOf": 0.01
+        },
+        "profit_pct": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 100,
+          "multipleOf": 0.01
+        },
+        "tax_pct": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 100,
+          "multipleOf": 0.01
+        }
+      },
+      "required": [
+        "company_id",
+        "overhead_pct",
+        "profit_pct",
+        "tax_pct"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "overhead_pct",
+        "profit_pct",
+        "tax_pct"
+      ],
+      "properties": {
+        "overhead_pct": {
+          "type": "number"
+        },
+        "profit_pct": {
+          "type": "number"
+        },
+        "tax_pct": {
+          "type": "number"
         }
       }
     }
@@ -827,6 +2138,1397 @@ export const operations: Record<OperationName, OperationSpec> = {
               },
               "position": {
                 "type": "integer"
+              }
+            }
+          }
+        }
+      }
+    }
+  },
+  assign_job: {
+    "name": "assign_job",
+    "method": "POST",
+    "path": "/api/v1/jobs/{job_id}/assignees",
+    "expressPath": "/api/v1/jobs/:job_id/assignees",
+    "tag": "People",
+    "summary": "Assign a teammate to a job",
+    "description": "Assigns a teammate to the job by name (any case; a unique first name is enough). An\nunknown or ambiguous name answers 422 with the team's names. Assigning someone already\nassigned changes nothing. Returns the job's assignees.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Assign a teammate",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "teammate"
+    ],
+    "hasBody": true,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "example": "#16"
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "teammate": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "The teammate's name (see `list_team`)."
+        }
+      },
+      "required": [
+        "job_id",
+        "teammate"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "job_id",
+        "assignees"
+      ],
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "assignees": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "description": "A teammate, as shown on records they made or are assigned to.",
+            "required": [
+              "id",
+              "name"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^per_[0-9A-Za-z]+$",
+                "example": "per_3bT9kLx0Qw2e"
+              },
+              "name": {
+                "type": "string"
+              }
+            }
+          }
+        }
+      }
+    }
+  },
+  cancel_job: {
+    "name": "cancel_job",
+    "method": "POST",
+    "path": "/api/v1/jobs/{job_id}/cancel",
+    "expressPath": "/api/v1/jobs/:job_id/cancel",
+    "tag": "Jobs",
+    "summary": "Cancel a job",
+    "description": "Cancels an open job, keeping the reason if one is given. The job keeps the status it had,\nto go back to it when reopened; it no longer counts on the board. A job that is already\ncancelled answers 409 `invalid_state`. Returns the job.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Cancel a job",
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "reason"
+    ],
+    "hasBody": true,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "example": "#16"
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "reason": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 2000
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "id",
+        "job_number",
+        "title",
+        "customer_name",
+        "address",
+        "status",
+        "cancellation",
+        "photo_count",
+        "address_parts",
+        "loss_type",
+        "date_of_loss",
+        "cause_of_loss",
+        "water_category",
+        "claim",
+        "referral_source",
+        "people",
+        "assignees",
+        "recent_notes",
+        "estimates",
+        "created_at",
+        "created_by",
+        "updated_at"
+      ],
+      "properties": {
+        "id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "job_number": {
+          "type": "integer"
+        },
+        "title": {
+          "type": "string"
+        },
+        "customer_name": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "address": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "status": {
+          "type": "string",
+          "description": "The job's status name, or `Cancelled`."
+        },
+        "cancellation": {
+          "description": "Set while the job is cancelled.",
+          "oneOf": [
+            {
+              "type": "object",
+              "required": [
+                "at",
+                "reason",
+                "returns_to"
+              ],
+              "properties": {
+                "at": {
+                  "type": "string",
+                  "format": "date-time"
+                },
+                "reason": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
+                },
+                "returns_to": {
+                  "type": "string",
+                  "description": "The status the job goes back to when reopened."
+                }
+              }
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "photo_count": {
+          "type": "integer"
+        },
+        "address_parts": {
+          "type": "object",
+          "required": [
+            "line1",
+            "city",
+            "region",
+            "postal_code"
+          ],
+          "properties": {
+            "line1": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "city": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "region": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "postal_code": {
+              "type": [
+                "string",
+                "null"
+              ]
+            }
+          }
+        },
+        "loss_type": {
+          "oneOf": [
+            {
+              "type": "string",
+              "enum": [
+                "water",
+                "fire",
+                "smoke",
+                "mold",
+                "storm",
+                "wind",
+                "hail",
+                "flood",
+                "sewage",
+                "other"
+              ],
+              "description": "The kind of loss."
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "date_of_loss": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "date"
+        },
+        "cause_of_loss": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "water_category": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "IICRC water category 1 (clean), 2 (grey) or 3 (black)."
+        },
+        "claim": {
+          "type": "object",
+          "required": [
+            "claim_number",
+            "carrier",
+            "policy_number",
+            "adjuster"
+          ],
+          "properties": {
+            "claim_number": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "carrier": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "policy_number": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "adjuster": {
+              "type": [
+                "string",
+                "null"
+              ]
+            }
+          }
+        },
+        "referral_source": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "people": {
+          "type": "array",
+          "description": "People on the job (customer, tenant, adjuster, …).",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "name",
+              "role",
+              "phone",
+              "email",
+              "address"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^con_[0-9A-Za-z]+$"
+              },
+              "name": {
+                "type": "string"
+              },
+              "role": {
+                "type": "string",
+                "example": "customer"
+              },
+              "phone": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "email": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "address": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The person's own address on one line, if known."
+              }
+            }
+          }
+        },
+        "assignees": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "description": "A teammate, as shown on records they made or are assigned to.",
+            "required": [
+              "id",
+              "name"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^per_[0-9A-Za-z]+$",
+                "example": "per_3bT9kLx0Qw2e"
+              },
+              "name": {
+                "type": "string"
+              }
+            }
+          }
+        },
+        "recent_notes": {
+          "type": "array",
+          "description": "The newest notes, newest first (at most 5).",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "text",
+              "author",
+              "created_at"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^note_[0-9A-Za-z]+$"
+              },
+              "text": {
+                "type": "string"
+              },
+              "author": {
+                "type": "object",
+                "description": "A teammate, as shown on records they made or are assigned to.",
+                "required": [
+                  "id",
+                  "name"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^per_[0-9A-Za-z]+$",
+                    "example": "per_3bT9kLx0Qw2e"
+                  },
+                  "name": {
+                    "type": "string"
+                  }
+                }
+              },
+              "created_at": {
+                "type": "string",
+                "format": "date-time"
+              }
+            }
+          }
+        },
+        "estimates": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "label",
+              "total_cents",
+              "currency"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^est_[0-9A-Za-z]+$"
+              },
+              "label": {
+                "type": "string"
+              },
+              "total_cents": {
+                "type": "integer"
+              },
+              "currency": {
+                "type": "string",
+                "example": "USD"
+              }
+            }
+          }
+        },
+        "created_at": {
+          "type": "string",
+          "format": "date-time"
+        },
+        "created_by": {
+          "type": "object",
+          "description": "A teammate, as shown on records they made or are assigned to.",
+          "required": [
+            "id",
+            "name"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^per_[0-9A-Za-z]+$",
+              "example": "per_3bT9kLx0Qw2e"
+            },
+            "name": {
+              "type": "string"
+            }
+          }
+        },
+        "updated_at": {
+          "type": "string",
+          "format": "date-time"
+        }
+      }
+    }
+  },
+  correct_note: {
+    "name": "correct_note",
+    "method": "PATCH",
+    "path": "/api/v1/jobs/{job_id}/notes/{note_id}",
+    "expressPath": "/api/v1/jobs/:job_id/notes/:note_id",
+    "tag": "Notes",
+    "summary": "Correct a note's text",
+    "description": "Replaces the text of a note on the job. The earlier text is kept in the note's `history`\n(shown by `get_job_activity`), with who replaced it and when.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Correct a note",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id",
+      "note_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "text"
+    ],
+    "hasBody": true,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "example": "#16"
+        },
+        "note_id": {
+          "type": "string",
+          "pattern": "^note_[0-9A-Za-z]+$",
+          "example": "note_5Hq2nWx8Lp0c",
+          "description": "The note's id."
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "text": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 20000,
+          "description": "The note's text, at most 20,000 characters."
+        }
+      },
+      "required": [
+        "job_id",
+        "note_id",
+        "text"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "id",
+        "job_id",
+        "text",
+        "author",
+        "created_at",
+        "updated_at",
+        "history"
+      ],
+      "properties": {
+        "id": {
+          "type": "string",
+          "pattern": "^note_[0-9A-Za-z]+$",
+          "example": "note_5Hq2nWx8Lp0c"
+        },
+        "job_id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "text": {
+          "type": "string"
+        },
+        "author": {
+          "type": "object",
+          "description": "A teammate, as shown on records they made or are assigned to.",
+          "required": [
+            "id",
+            "name"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^per_[0-9A-Za-z]+$",
+              "example": "per_3bT9kLx0Qw2e"
+            },
+            "name": {
+              "type": "string"
+            }
+          }
+        },
+        "created_at": {
+          "type": "string",
+          "format": "date-time"
+        },
+        "updated_at": {
+          "type": "string",
+          "format": "date-time"
+        },
+        "history": {
+          "type": "array",
+          "description": "Earlier texts, oldest first.",
+          "items": {
+            "type": "object",
+            "required": [
+              "text",
+              "replaced_at",
+              "replaced_by"
+            ],
+            "properties": {
+              "text": {
+                "type": "string"
+              },
+              "replaced_at": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "replaced_by": {
+                "type": "object",
+                "description": "A teammate, as shown on records they made or are assigned to.",
+                "required": [
+                  "id",
+                  "name"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^per_[0-9A-Za-z]+$",
+                    "example": "per_3bT9kLx0Qw2e"
+                  },
+                  "name": {
+                    "type": "string"
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  },
+  create_estimate: {
+    "name": "create_estimate",
+    "method": "POST",
+    "path": "/api/v1/jobs/{job_id}/estimates",
+    "expressPath": "/api/v1/jobs/:job_id/estimates",
+    "tag": "Estimates",
+    "summary": "Create an estimate on a job (uses one estimate credit)",
+    "description": "Creates an estimate on the job, with rooms and line items if given, and uses one of the\ncompany's estimate credits (`credits` in the reply: used and remaining). With no credit\nleft it answers 402 `insufficient_credits` and saves nothing; a replay of the same\n`operation_id` uses no second credit. The pricing region comes from the job's address\n(its state), else the company's; overhead, profit and tax rates are the company's at\ncreation. Lines that cannot be added come back in `rejected_lines` with the reason while\nthe others are added; a line can name its room by `room` (name) or `room_id`.",
+    "scope": "write",
+    "credit": "estimate",
+    "mcp": true,
+    "annotations": {
+      "title": "Create an estimate",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "label",
+      "scope_summary",
+      "drying_days",
+      "rooms",
+      "line_items"
+    ],
+    "hasBody": true,
+    "successStatus": 201,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "example": "#16"
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "label": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
+          "description": "Defaults to `Estimate N`."
+        },
+        "scope_summary": {
+          "type": "string",
+          "maxLength": 5000
+        },
+        "drying_days": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 365,
+          "description": "Drying days of the whole job, used by day-billed lines that have no room."
+        },
+        "rooms": {
+          "type": "array",
+          "maxItems": 100,
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "name"
+            ],
+            "properties": {
+              "name": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100
+              },
+              "length": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 10000,
+                "description": "Feet, up to two decimals (12.5 is 12 ft 6 in)."
+              },
+              "width": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 10000,
+                "description": "Feet, up to two decimals (12.5 is 12 ft 6 in)."
+              },
+              "height": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 10000,
+                "description": "Feet, up to two decimals (12.5 is 12 ft 6 in)."
+              },
+              "demo_days": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 365
+              },
+              "drying_days": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 365
+              }
+            }
+          }
+        },
+        "line_items": {
+          "type": "array",
+          "maxItems": 500,
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "description": "A catalog line (`code` with `quantity` or `units_per_day`) or an own line (`description`,\n`unit`, `quantity` and `unit_price_cents` or `unit_price`). `room_id` or `room` (a room\nname) puts it in a room.\n",
+            "properties": {
+              "code": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100
+              },
+              "quantity": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": 1000000,
+                "description": "Up to two decimals; more are rounded half up."
+              },
+              "units_per_day": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": 1000000,
+                "description": "Up to two decimals; more are rounded half up."
+              },
+              "description": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 500
+              },
+              "unit": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 10
+              },
+              "unit_price_cents": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 100000000
+              },
+              "unit_price": {
+                "type": [
+                  "number",
+                  "string"
+                ],
+                "description": "The unit price in dollars (`12.5` or `\"12.50\"`), as an alternative to `unit_price_cents`."
+              },
+              "room_id": {
+                "type": "string",
+                "pattern": "^room_[0-9A-Za-z]+$",
+                "example": "room_3Jk8Lm2Np4Qr"
+              },
+              "room": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100,
+                "description": "The room's name, as an alternative to `room_id`."
+              },
+              "note": {
+                "type": "string",
+                "maxLength": 2000
+              }
+            }
+          }
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "estimate",
+        "credits",
+        "rejected_lines"
+      ],
+      "properties": {
+        "estimate": {
+          "type": "object",
+          "required": [
+            "id",
+            "job",
+            "label",
+            "scope_summary",
+            "status",
+            "finalized_at",
+            "drying_days",
+            "region",
+            "rates",
+            "rooms",
+            "unassigned_lines",
+            "totals",
+            "created_at",
+            "created_by",
+            "updated_at"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^est_[0-9A-Za-z]+$",
+              "example": "est_6Tn3Wq8Zr1Ks"
+            },
+            "job": {
+              "type": "object",
+              "required": [
+                "id",
+                "job_number"
+              ],
+              "properties": {
+                "id": {
+                  "type": "string",
+                  "pattern": "^job_[0-9A-Za-z]+$",
+                  "example": "job_7Qm2KxR9aB1c"
+                },
+                "job_number": {
+                  "type": "integer"
+                }
+              }
+            },
+            "label": {
+              "type": "string"
+            },
+            "scope_summary": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "status": {
+              "type": "string",
+              "enum": [
+                "draft",
+                "final"
+              ],
+              "description": "A final estimate (its PDF was downloaded) can be read but not changed."
+            },
+            "finalized_at": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "format": "date-time"
+            },
+            "drying_days": {
+              "type": [
+                "integer",
+                "null"
+              ]
+            },
+            "region": {
+              "type": "object",
+              "required": [
+                "code",
+                "factor"
+              ],
+              "description": "The pricing region whose factor was applied (`code` null for national prices).",
+              "properties": {
+                "code": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "example": "IL"
+                },
+                "factor": {
+                  "type": "number",
+                  "example": 1.08
+                }
+              }
+            },
+            "rates": {
+              "type": "object",
+              "required": [
+                "overhead_pct",
+                "profit_pct",
+                "tax_pct"
+              ],
+              "properties": {
+                "overhead_pct": {
+                  "type": "number"
+                },
+                "profit_pct": {
+                  "type": "number"
+                },
+                "tax_pct": {
+                  "type": "number"
+                }
+              }
+            },
+            "rooms": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "name",
+                  "length",
+                  "width",
+                  "height",
+                  "demo_days",
+                  "drying_days",
+                  "floor_area_sf",
+                  "wall_area_sf",
+                  "perimeter_lf",
+                  "volume_cf",
+                  "subtotal_cents"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^room_[0-9A-Za-z]+$",
+                    "example": "room_3Jk8Lm2Np4Qr"
+                  },
+                  "name": {
+                    "type": "string"
+                  },
+                  "length": {
+                    "type": [
+                      "number",
+                      "null"
+                    ]
+                  },
+                  "width": {
+                    "type": [
+                      "number",
+                      "null"
+                    ]
+                  },
+                  "height": {
+                    "type": [
+                      "number",
+                      "null"
+                    ]
+                  },
+                  "demo_days": {
+                    "type": "integer"
+                  },
+                  "drying_days": {
+                    "type": "integer"
+                  },
+                  "floor_area_sf": {
+                    "type": [
+                      "number",
+                      "null"
+                    ],
+                    "description": "length × width."
+                  },
+                  "wall_area_sf": {
+                    "type": [
+                      "number",
+                      "null"
+                    ],
+                    "description": "perimeter × height."
+                  },
+                  "perimeter_lf": {
+                    "type": [
+                      "number",
+                      "null"
+                    ],
+                    "description": "2 × (length + width)."
+                  },
+                  "volume_cf": {
+                    "type": [
+                      "number",
+                      "null"
+                    ],
+                    "description": "length × width × height."
+                  },
+                  "subtotal_cents": {
+                    "type": "integer",
+                    "description": "Sum of the room's line totals."
+                  },
+                  "lines": {
+                    "type": "array",
+                    "description": "Left out with `view=room_totals`.",
+                    "items": {
+                      "type": "object",
+                      "required": [
+                        "id",
+                        "room_id",
+                        "source",
+                        "code",
+                        "description",
+                        "unit",
+                        "category",
+                        "per_day",
+                        "units_per_day",
+                        "quantity",
+                        "unit_price_cents",
+                        "total_cents",
+                        "note"
+                      ],
+                      "properties": {
+                        "id": {
+                          "type": "string",
+                          "pattern": "^line_[0-9A-Za-z]+$",
+                          "example": "line_8Vb2Xc4Zn6Mq"
+                        },
+                        "room_id": {
+                          "oneOf": [
+                            {
+                              "type": "string",
+                              "pattern": "^room_[0-9A-Za-z]+$",
+                              "example": "room_3Jk8Lm2Np4Qr"
+                            },
+                            {
+                              "type": "null"
+                            }
+                          ]
+                        },
+                        "source": {
+                          "type": "string",
+                          "enum": [
+                            "catalog",
+                            "own"
+                          ]
+                        },
+                        "code": {
+                          "type": [
+                            "string",
+                            "null"
+                          ]
+                        },
+                        "description": {
+                          "type": "string"
+                        },
+                        "unit": {
+                          "type": "string"
+                        },
+                        "category": {
+                          "type": [
+                            "string",
+                            "null"
+                          ]
+                        },
+                        "per_day": {
+                          "type": "boolean"
+                        },
+                        "units_per_day": {
+                          "type": [
+                            "number",
+                            "null"
+                          ],
+                          "description": "For a day-billed line, the units set per day; its quantity follows the drying days."
+                        },
+                        "quantity": {
+                          "type": "number"
+                        },
+                        "unit_price_cents": {
+                          "type": "integer"
+                        },
+                        "total_cents": {
+                          "type": "integer",
+                          "description": "quantity × unit price, rounded half up to the cent."
+                        },
+                        "note": {
+                          "type": [
+                            "string",
+                            "null"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "unassigned_lines": {
+              "type": "array",
+              "description": "Lines in no room (left out with `view=room_totals` or `room`).",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "room_id",
+                  "source",
+                  "code",
+                  "description",
+                  "unit",
+                  "category",
+                  "per_day",
+                  "units_per_day",
+                  "quantity",
+                  "unit_price_cents",
+                  "total_cents",
+                  "note"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^line_[0-9A-Za-z]+$",
+                    "example": "line_8Vb2Xc4Zn6Mq"
+                  },
+                  "room_id": {
+                    "oneOf": [
+                      {
+                        "type": "string",
+                        "pattern": "^room_[0-9A-Za-z]+$",
+                        "example": "room_3Jk8Lm2Np4Qr"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "source": {
+                    "type": "string",
+                    "enum": [
+                      "catalog",
+                      "own"
+                    ]
+                  },
+                  "code": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "description": {
+                    "type": "string"
+                  },
+                  "unit": {
+                    "type": "string"
+                  },
+                  "category": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "per_day": {
+                    "type": "boolean"
+                  },
+                  "units_per_day": {
+                    "type": [
+                      "number",
+                      "null"
+                    ],
+                    "description": "For a day-billed line, the units set per day; its quantity follows the drying days."
+                  },
+                  "quantity": {
+                    "type": "number"
+                  },
+                  "unit_price_cents": {
+                    "type": "integer"
+                  },
+                  "total_cents": {
+                    "type": "integer",
+                    "description": "quantity × unit price, rounded half up to the cent."
+                  },
+                  "note": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  }
+                }
+              }
+            },
+            "totals": {
+              "type": "object",
+              "description": "Each line's total is quantity × unit price rounded half up to the cent; the subtotal is\ntheir sum. Overhead and profit are each a rate of the subtotal, tax a rate of subtotal +\noverhead + profit, each rounded half up to the cent; the total is the sum of the four.\n",
+              "required": [
+                "subtotal_cents",
+                "overhead_cents",
+                "profit_cents",
+                "tax_cents",
+                "total_cents",
+                "currency"
+              ],
+              "properties": {
+                "subtotal_cents": {
+                  "type": "integer"
+                },
+                "overhead_cents": {
+                  "type": "integer"
+                },
+                "profit_cents": {
+                  "type": "integer"
+                },
+                "tax_cents": {
+                  "type": "integer"
+                },
+                "total_cents": {
+                  "type": "integer"
+                },
+                "currency": {
+                  "type": "string",
+                  "example": "USD"
+                }
+              }
+            },
+            "created_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "created_by": {
+              "type": "object",
+              "description": "A teammate, as shown on records they made or are assigned to.",
+              "required": [
+                "id",
+                "name"
+              ],
+              "properties": {
+                "id": {
+                  "type": "string",
+                  "pattern": "^per_[0-9A-Za-z]+$",
+                  "example": "per_3bT9kLx0Qw2e"
+                },
+                "name": {
+                  "type": "string"
+                }
+              }
+            },
+            "updated_at": {
+              "type": "string",
+              "format": "date-time"
+            }
+          }
+        },
+        "credits": {
+          "type": "object",
+          "required": [
+            "used",
+            "remaining"
+          ],
+          "properties": {
+            "used": {
+              "type": "integer",
+              "description": "Credits this call used (1)."
+            },
+            "remaining": {
+              "type": "integer"
+            }
+          }
+        },
+        "rejected_lines": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "index",
+              "reason",
+              "problem"
+            ],
+            "properties": {
+              "index": {
+                "type": "integer",
+                "description": "Position of the line in the request, from 0."
+              },
+              "problem": {
+                "type": "string",
+                "enum": [
+                  "unknown_code",
+                  "unknown_room",
+                  "no_drying_days",
+                  "missing_fields",
+                  "conflicting_fields"
+                ]
+              },
+              "reason": {
+                "type": "string"
+              },
+              "near_matches": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "code",
+                    "description",
+                    "matched_by"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string"
+                    },
+                    "description": {
+                      "type": "string"
+                    },
+                    "matched_by": {
+                      "type": "string",
+                      "enum": [
+                        "spelling",
+                        "words"
+                      ]
+                    }
+                  }
+                }
               }
             }
           }
@@ -1184,7 +3886,8 @@ export const operations: Record<OperationName, OperationSpec> = {
               "name",
               "role",
               "phone",
-              "email"
+              "email",
+              "address"
             ],
             "properties": {
               "id": {
@@ -1209,6 +3912,13 @@ export const operations: Record<OperationName, OperationSpec> = {
                   "string",
                   "null"
                 ]
+              },
+              "address": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The person's own address on one line, if known."
               }
             }
           }
@@ -1632,6 +4342,508 @@ export const operations: Record<OperationName, OperationSpec> = {
       }
     }
   },
+  get_estimate: {
+    "name": "get_estimate",
+    "method": "GET",
+    "path": "/api/v1/estimates/{estimate_id}",
+    "expressPath": "/api/v1/estimates/:estimate_id",
+    "tag": "Estimates",
+    "summary": "Read an estimate with rooms, lines and totals",
+    "description": "Returns the estimate: rooms with their measurements, derived figures (floor and wall\narea, perimeter, volume) and subtotals, the lines, and the estimate's totals (subtotal,\noverhead, profit, tax, total, in cents). `view=room_totals` leaves the lines out;\n`room` (an id or a name) limits the answer to one room.",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Read an estimate",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "estimate_id"
+    ],
+    "queryParams": [
+      "view",
+      "room"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "estimate_id": {
+          "type": "string",
+          "pattern": "^est_[0-9A-Za-z]+$",
+          "example": "est_6Tn3Wq8Zr1Ks",
+          "description": "The estimate's id (`est_…`), as `get_job` lists them."
+        },
+        "view": {
+          "type": "string",
+          "enum": [
+            "full",
+            "room_totals"
+          ],
+          "default": "full",
+          "description": "`full` (default) or `room_totals` (rooms and totals without lines)."
+        },
+        "room": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
+          "description": "Only this room (its id or name, any case)."
+        }
+      },
+      "required": [
+        "estimate_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "id",
+        "job",
+        "label",
+        "scope_summary",
+        "status",
+        "finalized_at",
+        "drying_days",
+        "region",
+        "rates",
+        "rooms",
+        "unassigned_lines",
+        "totals",
+        "created_at",
+        "created_by",
+        "updated_at"
+      ],
+      "properties": {
+        "id": {
+          "type": "string",
+          "pattern": "^est_[0-9A-Za-z]+$",
+          "example": "est_6Tn3Wq8Zr1Ks"
+        },
+        "job": {
+          "type": "object",
+          "required": [
+            "id",
+            "job_number"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^job_[0-9A-Za-z]+$",
+              "example": "job_7Qm2KxR9aB1c"
+            },
+            "job_number": {
+              "type": "integer"
+            }
+          }
+        },
+        "label": {
+          "type": "string"
+        },
+        "scope_summary": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "draft",
+            "final"
+          ],
+          "description": "A final estimate (its PDF was downloaded) can be read but not changed."
+        },
+        "finalized_at": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "date-time"
+        },
+        "drying_days": {
+          "type": [
+            "integer",
+            "null"
+          ]
+        },
+        "region": {
+          "type": "object",
+          "required": [
+            "code",
+            "factor"
+          ],
+          "description": "The pricing region whose factor was applied (`code` null for national prices).",
+          "properties": {
+            "code": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "example": "IL"
+            },
+            "factor": {
+              "type": "number",
+              "example": 1.08
+            }
+          }
+        },
+        "rates": {
+          "type": "object",
+          "required": [
+            "overhead_pct",
+            "profit_pct",
+            "tax_pct"
+          ],
+          "properties": {
+            "overhead_pct": {
+              "type": "number"
+            },
+            "profit_pct": {
+              "type": "number"
+            },
+            "tax_pct": {
+              "type": "number"
+            }
+          }
+        },
+        "rooms": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "name",
+              "length",
+              "width",
+              "height",
+              "demo_days",
+              "drying_days",
+              "floor_area_sf",
+              "wall_area_sf",
+              "perimeter_lf",
+              "volume_cf",
+              "subtotal_cents"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^room_[0-9A-Za-z]+$",
+                "example": "room_3Jk8Lm2Np4Qr"
+              },
+              "name": {
+                "type": "string"
+              },
+              "length": {
+                "type": [
+                  "number",
+                  "null"
+                ]
+              },
+              "width": {
+                "type": [
+                  "number",
+                  "null"
+                ]
+              },
+              "height": {
+                "type": [
+                  "number",
+                  "null"
+                ]
+              },
+              "demo_days": {
+                "type": "integer"
+              },
+              "drying_days": {
+                "type": "integer"
+              },
+              "floor_area_sf": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "length × width."
+              },
+              "wall_area_sf": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "perimeter × height."
+              },
+              "perimeter_lf": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "2 × (length + width)."
+              },
+              "volume_cf": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "length × width × height."
+              },
+              "subtotal_cents": {
+                "type": "integer",
+                "description": "Sum of the room's line totals."
+              },
+              "lines": {
+                "type": "array",
+                "description": "Left out with `view=room_totals`.",
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "id",
+                    "room_id",
+                    "source",
+                    "code",
+                    "description",
+                    "unit",
+                    "category",
+                    "per_day",
+                    "units_per_day",
+                    "quantity",
+                    "unit_price_cents",
+                    "total_cents",
+                    "note"
+                  ],
+                  "properties": {
+                    "id": {
+                      "type": "string",
+                      "pattern": "^line_[0-9A-Za-z]+$",
+                      "example": "line_8Vb2Xc4Zn6Mq"
+                    },
+                    "room_id": {
+                      "oneOf": [
+                        {
+                          "type": "string",
+                          "pattern": "^room_[0-9A-Za-z]+$",
+                          "example": "room_3Jk8Lm2Np4Qr"
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ]
+                    },
+                    "source": {
+                      "type": "string",
+                      "enum": [
+                        "catalog",
+                        "own"
+                      ]
+                    },
+                    "code": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    },
+                    "description": {
+                      "type": "string"
+                    },
+                    "unit": {
+                      "type": "string"
+                    },
+                    "category": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    },
+                    "per_day": {
+                      "type": "boolean"
+                    },
+                    "units_per_day": {
+                      "type": [
+                        "number",
+                        "null"
+                      ],
+                      "description": "For a day-billed line, the units set per day; its quantity follows the drying days."
+                    },
+                    "quantity": {
+                      "type": "number"
+                    },
+                    "unit_price_cents": {
+                      "type": "integer"
+                    },
+                    "total_cents": {
+                      "type": "integer",
+                      "description": "quantity × unit price, rounded half up to the cent."
+                    },
+                    "note": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "unassigned_lines": {
+          "type": "array",
+          "description": "Lines in no room (left out with `view=room_totals` or `room`).",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "room_id",
+              "source",
+              "code",
+              "description",
+              "unit",
+              "category",
+              "per_day",
+              "units_per_day",
+              "quantity",
+              "unit_price_cents",
+              "total_cents",
+              "note"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^line_[0-9A-Za-z]+$",
+                "example": "line_8Vb2Xc4Zn6Mq"
+              },
+              "room_id": {
+                "oneOf": [
+                  {
+                    "type": "string",
+                    "pattern": "^room_[0-9A-Za-z]+$",
+                    "example": "room_3Jk8Lm2Np4Qr"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "source": {
+                "type": "string",
+                "enum": [
+                  "catalog",
+                  "own"
+                ]
+              },
+              "code": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "description": {
+                "type": "string"
+              },
+              "unit": {
+                "type": "string"
+              },
+              "category": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "per_day": {
+                "type": "boolean"
+              },
+              "units_per_day": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "For a day-billed line, the units set per day; its quantity follows the drying days."
+              },
+              "quantity": {
+                "type": "number"
+              },
+              "unit_price_cents": {
+                "type": "integer"
+              },
+              "total_cents": {
+                "type": "integer",
+                "description": "quantity × unit price, rounded half up to the cent."
+              },
+              "note": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              }
+            }
+          }
+        },
+        "totals": {
+          "type": "object",
+          "description": "Each line's total is quantity × unit price rounded half up to the cent; the subtotal is\ntheir sum. Overhead and profit are each a rate of the subtotal, tax a rate of subtotal +\noverhead + profit, each rounded half up to the cent; the total is the sum of the four.\n",
+          "required": [
+            "subtotal_cents",
+            "overhead_cents",
+            "profit_cents",
+            "tax_cents",
+            "total_cents",
+            "currency"
+          ],
+          "properties": {
+            "subtotal_cents": {
+              "type": "integer"
+            },
+            "overhead_cents": {
+              "type": "integer"
+            },
+            "profit_cents": {
+              "type": "integer"
+            },
+            "tax_cents": {
+              "type": "integer"
+            },
+            "total_cents": {
+              "type": "integer"
+            },
+            "currency": {
+              "type": "string",
+              "example": "USD"
+            }
+          }
+        },
+        "created_at": {
+          "type": "string",
+          "format": "date-time"
+        },
+        "created_by": {
+          "type": "object",
+          "description": "A teammate, as shown on records they made or are assigned to.",
+          "required": [
+            "id",
+            "name"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^per_[0-9A-Za-z]+$",
+              "example": "per_3bT9kLx0Qw2e"
+            },
+            "name": {
+              "type": "string"
+            }
+          }
+        },
+        "updated_at": {
+          "type": "string",
+          "format": "date-time"
+        }
+      }
+    }
+  },
   get_guide: {
     "name": "get_guide",
     "method": "GET",
@@ -2010,7 +5222,8 @@ export const operations: Record<OperationName, OperationSpec> = {
               "name",
               "role",
               "phone",
-              "email"
+              "email",
+              "address"
             ],
             "properties": {
               "id": {
@@ -2035,6 +5248,13 @@ export const operations: Record<OperationName, OperationSpec> = {
                   "string",
                   "null"
                 ]
+              },
+              "address": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The person's own address on one line, if known."
               }
             }
           }
@@ -2157,6 +5377,430 @@ export const operations: Record<OperationName, OperationSpec> = {
         "updated_at": {
           "type": "string",
           "format": "date-time"
+        }
+      }
+    }
+  },
+  get_job_activity: {
+    "name": "get_job_activity",
+    "method": "GET",
+    "path": "/api/v1/jobs/{job_id}/activity",
+    "expressPath": "/api/v1/jobs/:job_id/activity",
+    "tag": "Jobs",
+    "summary": "What happened on a job, newest first",
+    "description": "The job's history, newest first: notes added, corrected and retracted, status moves,\nassignments, overview and contact changes, cancel and reopen, undo. Each entry says who\ndid it and whether it came through a key. Note entries carry the note as it is now\n(with its earlier texts), or `null` once it was retracted. Narrow with `kind` (`notes`,\n`changes`, …) or `person` (a teammate's name or id); page with `cursor`.",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Job activity",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [
+      "kind",
+      "person",
+      "limit",
+      "cursor"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "example": "#16"
+        },
+        "kind": {
+          "type": "string",
+          "enum": [
+            "notes",
+            "visits",
+            "files",
+            "schedule",
+            "changes",
+            "estimates"
+          ],
+          "description": "Only entries of this kind."
+        },
+        "person": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Only what this teammate did (name, any case, or id)."
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 25,
+          "description": "Page size, 1 to 100."
+        },
+        "cursor": {
+          "type": "string",
+          "maxLength": 200,
+          "description": "The `next_cursor` of the previous page."
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "data",
+        "next_cursor"
+      ],
+      "properties": {
+        "data": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "kind",
+              "action",
+              "summary",
+              "person",
+              "via_key",
+              "at",
+              "note"
+            ],
+            "properties": {
+              "id": {
+                "type": "string"
+              },
+              "kind": {
+                "type": "string",
+                "enum": [
+                  "notes",
+                  "visits",
+                  "files",
+                  "schedule",
+                  "changes",
+                  "estimates"
+                ]
+              },
+              "action": {
+                "type": "string",
+                "example": "note.added"
+              },
+              "summary": {
+                "type": "string"
+              },
+              "person": {
+                "type": "object",
+                "description": "A teammate, as shown on records they made or are assigned to.",
+                "required": [
+                  "id",
+                  "name"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^per_[0-9A-Za-z]+$",
+                    "example": "per_3bT9kLx0Qw2e"
+                  },
+                  "name": {
+                    "type": "string"
+                  }
+                }
+              },
+              "via_key": {
+                "type": "boolean"
+              },
+              "at": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "note": {
+                "description": "For note entries, the note as it is now; null otherwise or once retracted.",
+                "oneOf": [
+                  {
+                    "type": "object",
+                    "required": [
+                      "id",
+                      "job_id",
+                      "text",
+                      "author",
+                      "created_at",
+                      "updated_at",
+                      "history"
+                    ],
+                    "properties": {
+                      "id": {
+                        "type": "string",
+                        "pattern": "^note_[0-9A-Za-z]+$",
+                        "example": "note_5Hq2nWx8Lp0c"
+                      },
+                      "job_id": {
+                        "type": "string",
+                        "pattern": "^job_[0-9A-Za-z]+$",
+                        "example": "job_7Qm2KxR9aB1c"
+                      },
+                      "text": {
+                        "type": "string"
+                      },
+                      "author": {
+                        "type": "object",
+                        "description": "A teammate, as shown on records they made or are assigned to.",
+                        "required": [
+                          "id",
+                          "name"
+                        ],
+                        "properties": {
+                          "id": {
+                            "type": "string",
+                            "pattern": "^per_[0-9A-Za-z]+$",
+                            "example": "per_3bT9kLx0Qw2e"
+                          },
+                          "name": {
+                            "type": "string"
+                          }
+                        }
+                      },
+                      "created_at": {
+                        "type": "string",
+                        "format": "date-time"
+                      },
+                      "updated_at": {
+                        "type": "string",
+                        "format": "date-time"
+                      },
+                      "history": {
+                        "type": "array",
+                        "description": "Earlier texts, oldest first.",
+                        "items": {
+                          "type": "object",
+                          "required": [
+                            "text",
+                            "replaced_at",
+                            "replaced_by"
+                          ],
+                          "properties": {
+                            "text": {
+                              "type": "string"
+                            },
+                            "replaced_at": {
+                              "type": "string",
+                              "format": "date-time"
+                            },
+                            "replaced_by": {
+                              "type": "object",
+                              "description": "A teammate, as shown on records they made or are assigned to.",
+                              "required": [
+                                "id",
+                                "name"
+                              ],
+                              "properties": {
+                                "id": {
+                                  "type": "string",
+                                  "pattern": "^per_[0-9A-Za-z]+$",
+                                  "example": "per_3bT9kLx0Qw2e"
+                                },
+                                "name": {
+                                  "type": "string"
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              }
+            }
+          }
+        },
+        "next_cursor": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "Send it back as `cursor` to get the next page; `null` when there is no further page."
+        }
+      }
+    }
+  },
+  get_price_list_item: {
+    "name": "get_price_list_item",
+    "method": "GET",
+    "path": "/api/v1/price-list/items",
+    "expressPath": "/api/v1/price-list/items",
+    "tag": "Estimates",
+    "summary": "Get price-list items by code",
+    "description": "Returns the catalog items with the given codes (several at once: repeat `codes`, or\nseparate them with commas), priced for `region` or the company's pricing region. A code\nthe catalog does not have comes back under `not_found` with near matches, by spelling\n(a typo, a missing hyphen) and by words.",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Get price-list items",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [],
+    "queryParams": [
+      "codes",
+      "region"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "codes": {
+          "type": "array",
+          "minItems": 1,
+          "maxItems": 50,
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200
+          },
+          "description": "Item codes; repeat the parameter or separate codes with commas."
+        },
+        "region": {
+          "type": "string",
+          "pattern": "^[A-Za-z]{2}$",
+          "description": "Price for this pricing region (a US state code such as `TX`, or `DC`); by default the company's pricing region."
+        }
+      },
+      "required": [
+        "codes"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "items",
+        "not_found"
+      ],
+      "properties": {
+        "items": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "code",
+              "description",
+              "unit",
+              "category",
+              "per_day",
+              "unit_price_cents",
+              "currency",
+              "region"
+            ],
+            "properties": {
+              "code": {
+                "type": "string",
+                "example": "DRY-AM-STD"
+              },
+              "description": {
+                "type": "string"
+              },
+              "unit": {
+                "type": "string",
+                "description": "SF (square foot), LF (linear foot), SY (square yard), CF (cubic foot), EA (each), HR (hour), DAY, LS (lump sum).",
+                "example": "DAY"
+              },
+              "category": {
+                "type": "string"
+              },
+              "per_day": {
+                "type": "boolean",
+                "description": "Billed by the day (equipment, monitoring); add it with `units_per_day`."
+              },
+              "unit_price_cents": {
+                "type": "integer",
+                "description": "Price of one unit in this region, in cents."
+              },
+              "currency": {
+                "type": "string",
+                "example": "USD"
+              },
+              "region": {
+                "type": "object",
+                "required": [
+                  "code",
+                  "factor"
+                ],
+                "description": "The pricing region whose factor was applied (`code` null for national prices).",
+                "properties": {
+                  "code": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "example": "IL"
+                  },
+                  "factor": {
+                    "type": "number",
+                    "example": 1.08
+                  }
+                }
+              }
+            }
+          }
+        },
+        "not_found": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "code",
+              "near_matches"
+            ],
+            "properties": {
+              "code": {
+                "type": "string"
+              },
+              "near_matches": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "code",
+                    "description",
+                    "matched_by"
+                  ],
+                  "properties": {
+                    "code": {
+                      "type": "string"
+                    },
+                    "description": {
+                      "type": "string"
+                    },
+                    "matched_by": {
+                      "type": "string",
+                      "enum": [
+                        "spelling",
+                        "words"
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          }
         }
       }
     }
@@ -2528,6 +6172,1583 @@ export const operations: Record<OperationName, OperationSpec> = {
       }
     }
   },
+  lookup_customer: {
+    "name": "lookup_customer",
+    "method": "GET",
+    "path": "/api/v1/customers",
+    "expressPath": "/api/v1/customers",
+    "tag": "People",
+    "summary": "Look up people the company knows (customers, adjusters, …)",
+    "description": "Finds people by name, phone (any formatting; at least 4 digits) or email, and shows each\nwith address, the roles they have had and the jobs they are on. `role` narrows to people\nwho have that role on some job, e.g. `adjuster`. Use a person's `id` as `contact_id` of\n`add_contact` to put them on another job.",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Look up a customer",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [],
+    "queryParams": [
+      "q",
+      "role",
+      "limit",
+      "cursor"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "q": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A name fragment, a phone number or an email."
+        },
+        "role": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 50,
+          "description": "Only people with this role on some job.",
+          "example": "adjuster"
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 25,
+          "description": "Page size, 1 to 100."
+        },
+        "cursor": {
+          "type": "string",
+          "maxLength": 200,
+          "description": "The `next_cursor` of the previous page."
+        }
+      },
+      "required": [
+        "q"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "data",
+        "next_cursor"
+      ],
+      "properties": {
+        "data": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "name",
+              "phone",
+              "email",
+              "address",
+              "roles",
+              "jobs"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^con_[0-9A-Za-z]+$",
+                "example": "con_2Lk9mPq7Rx3v"
+              },
+              "name": {
+                "type": "string"
+              },
+              "phone": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "email": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "address": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The person's address on one line (their own, else the loss address of their newest job as customer)."
+              },
+              "roles": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              },
+              "jobs": {
+                "type": "array",
+                "description": "The jobs the person is on, newest first.",
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "id",
+                    "job_number",
+                    "title",
+                    "status",
+                    "role"
+                  ],
+                  "properties": {
+                    "id": {
+                      "type": "string",
+                      "pattern": "^job_[0-9A-Za-z]+$",
+                      "example": "job_7Qm2KxR9aB1c"
+                    },
+                    "job_number": {
+                      "type": "integer"
+                    },
+                    "title": {
+                      "type": "string"
+                    },
+                    "status": {
+                      "type": "string"
+                    },
+                    "role": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "next_cursor": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "Send it back as `cursor` to get the next page; `null` when there is no further page."
+        }
+      }
+    }
+  },
+  move_job_status: {
+    "name": "move_job_status",
+    "method": "POST",
+    "path": "/api/v1/jobs/{job_id}/status",
+    "expressPath": "/api/v1/jobs/:job_id/status",
+    "tag": "Jobs",
+    "summary": "Move a job to another status",
+    "description": "Moves the job to one of the company's statuses, by name (any case). An unknown name\nanswers 422 listing the statuses in board order. A cancelled job must be reopened first\n(409 `invalid_state`). Recorded as a status move in the change feed. Returns the job.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Move a job's status",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "status"
+    ],
+    "hasBody": true,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "example": "#16"
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "status": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
+          "description": "A status name from `list_job_statuses`."
+        }
+      },
+      "required": [
+        "job_id",
+        "status"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "id",
+        "job_number",
+        "title",
+        "customer_name",
+        "address",
+        "status",
+        "cancellation",
+        "photo_count",
+        "address_parts",
+        "loss_type",
+        "date_of_loss",
+        "cause_of_loss",
+        "water_category",
+        "claim",
+        "referral_source",
+        "people",
+        "assignees",
+        "recent_notes",
+        "estimates",
+        "created_at",
+        "created_by",
+        "updated_at"
+      ],
+      "properties": {
+        "id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "job_number": {
+          "type": "integer"
+        },
+        "title": {
+          "type": "string"
+        },
+        "customer_name": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "address": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "status": {
+          "type": "string",
+          "description": "The job's status name, or `Cancelled`."
+        },
+        "cancellation": {
+          "description": "Set while the job is cancelled.",
+          "oneOf": [
+            {
+              "type": "object",
+              "required": [
+                "at",
+                "reason",
+                "returns_to"
+              ],
+              "properties": {
+                "at": {
+                  "type": "string",
+                  "format": "date-time"
+                },
+                "reason": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
+                },
+                "returns_to": {
+                  "type": "string",
+                  "description": "The status the job goes back to when reopened."
+                }
+              }
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "photo_count": {
+          "type": "integer"
+        },
+        "address_parts": {
+          "type": "object",
+          "required": [
+            "line1",
+            "city",
+            "region",
+            "postal_code"
+          ],
+          "properties": {
+            "line1": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "city": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "region": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "postal_code": {
+              "type": [
+                "string",
+                "null"
+              ]
+            }
+          }
+        },
+        "loss_type": {
+          "oneOf": [
+            {
+              "type": "string",
+              "enum": [
+                "water",
+                "fire",
+                "smoke",
+                "mold",
+                "storm",
+                "wind",
+                "hail",
+                "flood",
+                "sewage",
+                "other"
+              ],
+              "description": "The kind of loss."
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "date_of_loss": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "date"
+        },
+        "cause_of_loss": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "water_category": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "IICRC water category 1 (clean), 2 (grey) or 3 (black)."
+        },
+        "claim": {
+          "type": "object",
+          "required": [
+            "claim_number",
+            "carrier",
+            "policy_number",
+            "adjuster"
+          ],
+          "properties": {
+            "claim_number": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "carrier": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "policy_number": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "adjuster": {
+              "type": [
+                "string",
+                "null"
+              ]
+            }
+          }
+        },
+        "referral_source": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "people": {
+          "type": "array",
+          "description": "People on the job (customer, tenant, adjuster, …).",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "name",
+              "role",
+              "phone",
+              "email",
+              "address"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^con_[0-9A-Za-z]+$"
+              },
+              "name": {
+                "type": "string"
+              },
+              "role": {
+                "type": "string",
+                "example": "customer"
+              },
+              "phone": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "email": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "address": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The person's own address on one line, if known."
+              }
+            }
+          }
+        },
+        "assignees": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "description": "A teammate, as shown on records they made or are assigned to.",
+            "required": [
+              "id",
+              "name"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^per_[0-9A-Za-z]+$",
+                "example": "per_3bT9kLx0Qw2e"
+              },
+              "name": {
+                "type": "string"
+              }
+            }
+          }
+        },
+        "recent_notes": {
+          "type": "array",
+          "description": "The newest notes, newest first (at most 5).",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "text",
+              "author",
+              "created_at"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^note_[0-9A-Za-z]+$"
+              },
+              "text": {
+                "type": "string"
+              },
+              "author": {
+                "type": "object",
+                "description": "A teammate, as shown on records they made or are assigned to.",
+                "required": [
+                  "id",
+                  "name"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^per_[0-9A-Za-z]+$",
+                    "example": "per_3bT9kLx0Qw2e"
+                  },
+                  "name": {
+                    "type": "string"
+                  }
+                }
+              },
+              "created_at": {
+                "type": "string",
+                "format": "date-time"
+              }
+            }
+          }
+        },
+        "estimates": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "label",
+              "total_cents",
+              "currency"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^est_[0-9A-Za-z]+$"
+              },
+              "label": {
+                "type": "string"
+              },
+              "total_cents": {
+                "type": "integer"
+              },
+              "currency": {
+                "type": "string",
+                "example": "USD"
+              }
+            }
+          }
+        },
+        "created_at": {
+          "type": "string",
+          "format": "date-time"
+        },
+        "created_by": {
+          "type": "object",
+          "description": "A teammate, as shown on records they made or are assigned to.",
+          "required": [
+            "id",
+            "name"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^per_[0-9A-Za-z]+$",
+              "example": "per_3bT9kLx0Qw2e"
+            },
+            "name": {
+              "type": "string"
+            }
+          }
+        },
+        "updated_at": {
+          "type": "string",
+          "format": "date-time"
+        }
+      }
+    }
+  },
+  remove_line_item: {
+    "name": "remove_line_item",
+    "method": "DELETE",
+    "path": "/api/v1/estimates/{estimate_id}/line-items/{line_id}",
+    "expressPath": "/api/v1/estimates/:estimate_id/line-items/:line_id",
+    "tag": "Estimates",
+    "summary": "Remove a line from an estimate",
+    "description": "Removes the line. Returns its id and the new totals. `undo_my_last_action` puts it back.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Remove a line item",
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "estimate_id",
+      "line_id"
+    ],
+    "queryParams": [
+      "operation_id"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "estimate_id": {
+          "type": "string",
+          "pattern": "^est_[0-9A-Za-z]+$",
+          "example": "est_6Tn3Wq8Zr1Ks",
+          "description": "The estimate's id (`est_…`), as `get_job` lists them."
+        },
+        "line_id": {
+          "type": "string",
+          "pattern": "^line_[0-9A-Za-z]+$",
+          "example": "line_8Vb2Xc4Zn6Mq",
+          "description": "The line's id."
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write, to make a retry safe (see `operation_id` of other writes).",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        }
+      },
+      "required": [
+        "estimate_id",
+        "line_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "removed",
+        "totals"
+      ],
+      "properties": {
+        "removed": {
+          "type": "string",
+          "pattern": "^line_[0-9A-Za-z]+$",
+          "example": "line_8Vb2Xc4Zn6Mq"
+        },
+        "totals": {
+          "type": "object",
+          "description": "Each line's total is quantity × unit price rounded half up to the cent; the subtotal is\ntheir sum. Overhead and profit are each a rate of the subtotal, tax a rate of subtotal +\noverhead + profit, each rounded half up to the cent; the total is the sum of the four.\n",
+          "required": [
+            "subtotal_cents",
+            "overhead_cents",
+            "profit_cents",
+            "tax_cents",
+            "total_cents",
+            "currency"
+          ],
+          "properties": {
+            "subtotal_cents": {
+              "type": "integer"
+            },
+            "overhead_cents": {
+              "type": "integer"
+            },
+            "profit_cents": {
+              "type": "integer"
+            },
+            "tax_cents": {
+              "type": "integer"
+            },
+            "total_cents": {
+              "type": "integer"
+            },
+            "currency": {
+              "type": "string",
+              "example": "USD"
+            }
+          }
+        }
+      }
+    }
+  },
+  reopen_job: {
+    "name": "reopen_job",
+    "method": "POST",
+    "path": "/api/v1/jobs/{job_id}/reopen",
+    "expressPath": "/api/v1/jobs/:job_id/reopen",
+    "tag": "Jobs",
+    "summary": "Reopen a cancelled job",
+    "description": "Reopens a cancelled job in the status it had before it was cancelled, so work can go on.\nOnly a cancelled job can be reopened (409 `invalid_state` otherwise). Returns the job.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Reopen a job",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id"
+    ],
+    "hasBody": true,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "example": "#16"
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "id",
+        "job_number",
+        "title",
+        "customer_name",
+        "address",
+        "status",
+        "cancellation",
+        "photo_count",
+        "address_parts",
+        "loss_type",
+        "date_of_loss",
+        "cause_of_loss",
+        "water_category",
+        "claim",
+        "referral_source",
+        "people",
+        "assignees",
+        "recent_notes",
+        "estimates",
+        "created_at",
+        "created_by",
+        "updated_at"
+      ],
+      "properties": {
+        "id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "job_number": {
+          "type": "integer"
+        },
+        "title": {
+          "type": "string"
+        },
+        "customer_name": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "address": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "status": {
+          "type": "string",
+          "description": "The job's status name, or `Cancelled`."
+        },
+        "cancellation": {
+          "description": "Set while the job is cancelled.",
+          "oneOf": [
+            {
+              "type": "object",
+              "required": [
+                "at",
+                "reason",
+                "returns_to"
+              ],
+              "properties": {
+                "at": {
+                  "type": "string",
+                  "format": "date-time"
+                },
+                "reason": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
+                },
+                "returns_to": {
+                  "type": "string",
+                  "description": "The status the job goes back to when reopened."
+                }
+              }
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "photo_count": {
+          "type": "integer"
+        },
+        "address_parts": {
+          "type": "object",
+          "required": [
+            "line1",
+            "city",
+            "region",
+            "postal_code"
+          ],
+          "properties": {
+            "line1": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "city": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "region": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "postal_code": {
+              "type": [
+                "string",
+                "null"
+              ]
+            }
+          }
+        },
+        "loss_type": {
+          "oneOf": [
+            {
+              "type": "string",
+              "enum": [
+                "water",
+                "fire",
+                "smoke",
+                "mold",
+                "storm",
+                "wind",
+                "hail",
+                "flood",
+                "sewage",
+                "other"
+              ],
+              "description": "The kind of loss."
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "date_of_loss": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "date"
+        },
+        "cause_of_loss": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "water_category": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "IICRC water category 1 (clean), 2 (grey) or 3 (black)."
+        },
+        "claim": {
+          "type": "object",
+          "required": [
+            "claim_number",
+            "carrier",
+            "policy_number",
+            "adjuster"
+          ],
+          "properties": {
+            "claim_number": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "carrier": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "policy_number": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "adjuster": {
+              "type": [
+                "string",
+                "null"
+              ]
+            }
+          }
+        },
+        "referral_source": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "people": {
+          "type": "array",
+          "description": "People on the job (customer, tenant, adjuster, …).",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "name",
+              "role",
+              "phone",
+              "email",
+              "address"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^con_[0-9A-Za-z]+$"
+              },
+              "name": {
+                "type": "string"
+              },
+              "role": {
+                "type": "string",
+                "example": "customer"
+              },
+              "phone": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "email": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "address": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The person's own address on one line, if known."
+              }
+            }
+          }
+        },
+        "assignees": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "description": "A teammate, as shown on records they made or are assigned to.",
+            "required": [
+              "id",
+              "name"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^per_[0-9A-Za-z]+$",
+                "example": "per_3bT9kLx0Qw2e"
+              },
+              "name": {
+                "type": "string"
+              }
+            }
+          }
+        },
+        "recent_notes": {
+          "type": "array",
+          "description": "The newest notes, newest first (at most 5).",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "text",
+              "author",
+              "created_at"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^note_[0-9A-Za-z]+$"
+              },
+              "text": {
+                "type": "string"
+              },
+              "author": {
+                "type": "object",
+                "description": "A teammate, as shown on records they made or are assigned to.",
+                "required": [
+                  "id",
+                  "name"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^per_[0-9A-Za-z]+$",
+                    "example": "per_3bT9kLx0Qw2e"
+                  },
+                  "name": {
+                    "type": "string"
+                  }
+                }
+              },
+              "created_at": {
+                "type": "string",
+                "format": "date-time"
+              }
+            }
+          }
+        },
+        "estimates": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "label",
+              "total_cents",
+              "currency"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^est_[0-9A-Za-z]+$"
+              },
+              "label": {
+                "type": "string"
+              },
+              "total_cents": {
+                "type": "integer"
+              },
+              "currency": {
+                "type": "string",
+                "example": "USD"
+              }
+            }
+          }
+        },
+        "created_at": {
+          "type": "string",
+          "format": "date-time"
+        },
+        "created_by": {
+          "type": "object",
+          "description": "A teammate, as shown on records they made or are assigned to.",
+          "required": [
+            "id",
+            "name"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^per_[0-9A-Za-z]+$",
+              "example": "per_3bT9kLx0Qw2e"
+            },
+            "name": {
+              "type": "string"
+            }
+          }
+        },
+        "updated_at": {
+          "type": "string",
+          "format": "date-time"
+        }
+      }
+    }
+  },
+  retract_note: {
+    "name": "retract_note",
+    "method": "DELETE",
+    "path": "/api/v1/jobs/{job_id}/notes/{note_id}",
+    "expressPath": "/api/v1/jobs/:job_id/notes/:note_id",
+    "tag": "Notes",
+    "summary": "Retract a note",
+    "description": "Removes the note and all its corrections from the job. The change feed and the job's\nactivity record that a note was retracted (not its text). `undo_my_last_action` brings\nit back.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Retract a note",
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id",
+      "note_id"
+    ],
+    "queryParams": [
+      "operation_id"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "example": "#16"
+        },
+        "note_id": {
+          "type": "string",
+          "pattern": "^note_[0-9A-Za-z]+$",
+          "example": "note_5Hq2nWx8Lp0c",
+          "description": "The note's id."
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write, to make a retry safe (see `operation_id` of other writes).",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        }
+      },
+      "required": [
+        "job_id",
+        "note_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "retracted"
+      ],
+      "properties": {
+        "retracted": {
+          "type": "object",
+          "required": [
+            "id",
+            "job_id",
+            "corrections"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^note_[0-9A-Za-z]+$",
+              "example": "note_5Hq2nWx8Lp0c"
+            },
+            "job_id": {
+              "type": "string",
+              "pattern": "^job_[0-9A-Za-z]+$",
+              "example": "job_7Qm2KxR9aB1c"
+            },
+            "corrections": {
+              "type": "integer",
+              "description": "How many earlier versions were removed with it."
+            }
+          }
+        }
+      }
+    }
+  },
+  search_price_list: {
+    "name": "search_price_list",
+    "method": "GET",
+    "path": "/api/v1/price-list",
+    "expressPath": "/api/v1/price-list",
+    "tag": "Estimates",
+    "summary": "Search the price list by words or code",
+    "description": "Searches the service's catalog of restoration line items (water extraction, drying\nequipment by the day, tear-out, cleaning and antimicrobial, content manipulation, mold\nremediation, labor, …) by words of the description or by code, best matches first.\nPrices are per unit in cents for a pricing region: `region` (a US state such as `TX`),\nelse the company's pricing region. Use the codes in `add_line_items`; the service sets\nthe price of a catalog line itself.",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Search the price list",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [],
+    "queryParams": [
+      "q",
+      "category",
+      "region",
+      "limit",
+      "cursor"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "q": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Words (`air mover`, `flood cut drywall`) or a code (`DRY-AM-STD`)."
+        },
+        "category": {
+          "type": "string",
+          "maxLength": 100,
+          "description": "Only items of this category (any case)."
+        },
+        "region": {
+          "type": "string",
+          "pattern": "^[A-Za-z]{2}$",
+          "description": "Price for this pricing region (a US state code such as `TX`, or `DC`); by default the company's pricing region."
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 25,
+          "description": "Page size, 1 to 100."
+        },
+        "cursor": {
+          "type": "string",
+          "maxLength": 200,
+          "description": "The `next_cursor` of the previous page."
+        }
+      },
+      "required": [
+        "q"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "data",
+        "next_cursor"
+      ],
+      "properties": {
+        "data": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "code",
+              "description",
+              "unit",
+              "category",
+              "per_day",
+              "unit_price_cents",
+              "currency",
+              "region"
+            ],
+            "properties": {
+              "code": {
+                "type": "string",
+                "example": "DRY-AM-STD"
+              },
+              "description": {
+                "type": "string"
+              },
+              "unit": {
+                "type": "string",
+                "description": "SF (square foot), LF (linear foot), SY (square yard), CF (cubic foot), EA (each), HR (hour), DAY, LS (lump sum).",
+                "example": "DAY"
+              },
+              "category": {
+                "type": "string"
+              },
+              "per_day": {
+                "type": "boolean",
+                "description": "Billed by the day (equipment, monitoring); add it with `units_per_day`."
+              },
+              "unit_price_cents": {
+                "type": "integer",
+                "description": "Price of one unit in this region, in cents."
+              },
+              "currency": {
+                "type": "string",
+                "example": "USD"
+              },
+              "region": {
+                "type": "object",
+                "required": [
+                  "code",
+                  "factor"
+                ],
+                "description": "The pricing region whose factor was applied (`code` null for national prices).",
+                "properties": {
+                  "code": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "example": "IL"
+                  },
+                  "factor": {
+                    "type": "number",
+                    "example": 1.08
+                  }
+                }
+              }
+            }
+          }
+        },
+        "next_cursor": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "Send it back as `cursor` to get the next page; `null` when there is no further page."
+        }
+      }
+    }
+  },
+  search_standards: {
+    "name": "search_standards",
+    "method": "GET",
+    "path": "/api/v1/standards/search",
+    "expressPath": "/api/v1/standards/search",
+    "tag": "Standards",
+    "summary": "Search guidance on water damage, drying, mold and safety",
+    "description": "Full-text search over the service's corpus of guidance passages on water damage\nrestoration, drying, mold and job-site safety. Each passage states, in the service's own\nwords, what a public-domain source says (EPA, OSHA, FEMA, CDC, NIOSH) and cites its title,\nsection and link. Returns short excerpts with the matching words between `**`, best\nfirst. Use the technician's own words (`category 3 water`, `drywall wicking`,\n`dehumidifier`); quote the source when answering.",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Search standards",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [],
+    "queryParams": [
+      "q",
+      "limit"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "q": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 300,
+          "description": "What to look for."
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 20,
+          "default": 5,
+          "description": "How many passages, 1 to 20."
+        }
+      },
+      "required": [
+        "q"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "data",
+        "next_cursor"
+      ],
+      "properties": {
+        "data": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "heading",
+              "excerpt",
+              "source",
+              "rank"
+            ],
+            "properties": {
+              "id": {
+                "type": "string"
+              },
+              "heading": {
+                "type": "string"
+              },
+              "excerpt": {
+                "type": "string",
+                "description": "A short passage with the matching words between `**`."
+              },
+              "source": {
+                "type": "object",
+                "required": [
+                  "title",
+                  "publisher",
+                  "section",
+                  "url"
+                ],
+                "properties": {
+                  "title": {
+                    "type": "string"
+                  },
+                  "publisher": {
+                    "type": "string"
+                  },
+                  "section": {
+                    "type": "string"
+                  },
+                  "url": {
+                    "type": "string",
+                    "format": "uri"
+                  }
+                }
+              },
+              "rank": {
+                "type": "number",
+                "description": "Relevance, higher is better."
+              }
+            }
+          }
+        },
+        "next_cursor": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "Send it back as `cursor` to get the next page; `null` when there is no further page."
+        }
+      }
+    }
+  },
+  unassign_job: {
+    "name": "unassign_job",
+    "method": "DELETE",
+    "path": "/api/v1/jobs/{job_id}/assignees/{person}",
+    "expressPath": "/api/v1/jobs/:job_id/assignees/:person",
+    "tag": "People",
+    "summary": "Take a teammate off a job",
+    "description": "Removes a teammate from the job's assignees, by name (any case) or id. An unknown or\nambiguous name answers 422 with the team's names; a teammate who was not assigned\nchanges nothing. Returns the job's assignees.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Unassign a teammate",
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id",
+      "person"
+    ],
+    "queryParams": [
+      "operation_id"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "example": "#16"
+        },
+        "person": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "The teammate's name or id (`per_…`)."
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write, to make a retry safe (see `operation_id` of other writes).",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        }
+      },
+      "required": [
+        "job_id",
+        "person"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "job_id",
+        "assignees"
+      ],
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "assignees": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "description": "A teammate, as shown on records they made or are assigned to.",
+            "required": [
+              "id",
+              "name"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^per_[0-9A-Za-z]+$",
+                "example": "per_3bT9kLx0Qw2e"
+              },
+              "name": {
+                "type": "string"
+              }
+            }
+          }
+        }
+      }
+    }
+  },
   undo_my_last_action: {
     "name": "undo_my_last_action",
     "method": "POST",
@@ -2596,6 +7817,1487 @@ export const operations: Record<OperationName, OperationSpec> = {
               "description": "When the change had been made."
             }
           }
+        }
+      }
+    }
+  },
+  update_contact: {
+    "name": "update_contact",
+    "method": "PATCH",
+    "path": "/api/v1/jobs/{job_id}/contacts/{contact_id}",
+    "expressPath": "/api/v1/jobs/:job_id/contacts/:contact_id",
+    "tag": "People",
+    "summary": "Change a person on a job",
+    "description": "Changes a person's name, phone, email or address (everywhere the company knows them) and\ntheir role on this job. Send only what changed; `null` clears a phone, email or address.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Update a contact",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id",
+      "contact_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "name",
+      "phone",
+      "email",
+      "role",
+      "address"
+    ],
+    "hasBody": true,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "example": "#16"
+        },
+        "contact_id": {
+          "type": "string",
+          "pattern": "^con_[0-9A-Za-z]+$",
+          "example": "con_2Lk9mPq7Rx3v",
+          "description": "The person's id (`con_…`), as `get_job` lists under `people`."
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "name": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200
+        },
+        "phone": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 40
+        },
+        "email": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "email",
+          "maxLength": 254
+        },
+        "role": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 50,
+          "description": "The person's role on the job, lower case (`customer`, `adjuster`, `tenant`, `owner`, `property manager`, …).",
+          "example": "adjuster"
+        },
+        "address": {
+          "oneOf": [
+            {
+              "type": "object",
+              "additionalProperties": false,
+              "properties": {
+                "line1": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "maxLength": 200
+                },
+                "city": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "maxLength": 100
+                },
+                "region": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "maxLength": 100
+                },
+                "postal_code": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "maxLength": 20
+                }
+              }
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "required": [
+        "job_id",
+        "contact_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "id",
+        "name",
+        "role",
+        "phone",
+        "email",
+        "address"
+      ],
+      "properties": {
+        "id": {
+          "type": "string",
+          "pattern": "^con_[0-9A-Za-z]+$"
+        },
+        "name": {
+          "type": "string"
+        },
+        "role": {
+          "type": "string",
+          "example": "customer"
+        },
+        "phone": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "email": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "address": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The person's own address on one line, if known."
+        }
+      }
+    }
+  },
+  update_job_overview: {
+    "name": "update_job_overview",
+    "method": "PATCH",
+    "path": "/api/v1/jobs/{job_id}/overview",
+    "expressPath": "/api/v1/jobs/:job_id/overview",
+    "tag": "Jobs",
+    "summary": "Change a job's overview facts",
+    "description": "Changes the overview facts of a job. Send only what changed; a field sent as `null` is\ncleared (the title cannot be cleared). `referral_source` must be one of\n`list_referral_sources` (422 with the valid ones otherwise). `water_category` is the\nIICRC category 1 (clean), 2 (grey) or 3 (black water). Returns the whole job.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Update a job's overview",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "title",
+      "loss_type",
+      "date_of_loss",
+      "cause_of_loss",
+      "water_category",
+      "address_line1",
+      "city",
+      "region",
+      "postal_code",
+      "referral_source",
+      "claim_number",
+      "carrier",
+      "policy_number",
+      "adjuster"
+    ],
+    "hasBody": true,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "example": "#16"
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "title": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200
+        },
+        "loss_type": {
+          "oneOf": [
+            {
+              "type": "string",
+              "enum": [
+                "water",
+                "fire",
+                "smoke",
+                "mold",
+                "storm",
+                "wind",
+                "hail",
+                "flood",
+                "sewage",
+                "other"
+              ],
+              "description": "The kind of loss."
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "date_of_loss": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "date",
+          "description": "The day of the loss (YYYY-MM-DD, company timezone)."
+        },
+        "cause_of_loss": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 500
+        },
+        "water_category": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "minimum": 1,
+          "maximum": 3,
+          "description": "IICRC water category 1 (clean), 2 (grey) or 3 (black)."
+        },
+        "address_line1": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 200
+        },
+        "city": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 100
+        },
+        "region": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 100
+        },
+        "postal_code": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 20
+        },
+        "referral_source": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 100,
+          "description": "One of `list_referral_sources`."
+        },
+        "claim_number": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 100
+        },
+        "carrier": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 200
+        },
+        "policy_number": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 100
+        },
+        "adjuster": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 200,
+          "description": "The adjuster's name as it should show on the claim."
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "id",
+        "job_number",
+        "title",
+        "customer_name",
+        "address",
+        "status",
+        "cancellation",
+        "photo_count",
+        "address_parts",
+        "loss_type",
+        "date_of_loss",
+        "cause_of_loss",
+        "water_category",
+        "claim",
+        "referral_source",
+        "people",
+        "assignees",
+        "recent_notes",
+        "estimates",
+        "created_at",
+        "created_by",
+        "updated_at"
+      ],
+      "properties": {
+        "id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "job_number": {
+          "type": "integer"
+        },
+        "title": {
+          "type": "string"
+        },
+        "customer_name": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "address": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "status": {
+          "type": "string",
+          "description": "The job's status name, or `Cancelled`."
+        },
+        "cancellation": {
+          "description": "Set while the job is cancelled.",
+          "oneOf": [
+            {
+              "type": "object",
+              "required": [
+                "at",
+                "reason",
+                "returns_to"
+              ],
+              "properties": {
+                "at": {
+                  "type": "string",
+                  "format": "date-time"
+                },
+                "reason": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
+                },
+                "returns_to": {
+                  "type": "string",
+                  "description": "The status the job goes back to when reopened."
+                }
+              }
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "photo_count": {
+          "type": "integer"
+        },
+        "address_parts": {
+          "type": "object",
+          "required": [
+            "line1",
+            "city",
+            "region",
+            "postal_code"
+          ],
+          "properties": {
+            "line1": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "city": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "region": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "postal_code": {
+              "type": [
+                "string",
+                "null"
+              ]
+            }
+          }
+        },
+        "loss_type": {
+          "oneOf": [
+            {
+              "type": "string",
+              "enum": [
+                "water",
+                "fire",
+                "smoke",
+                "mold",
+                "storm",
+                "wind",
+                "hail",
+                "flood",
+                "sewage",
+                "other"
+              ],
+              "description": "The kind of loss."
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "date_of_loss": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "date"
+        },
+        "cause_of_loss": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "water_category": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "IICRC water category 1 (clean), 2 (grey) or 3 (black)."
+        },
+        "claim": {
+          "type": "object",
+          "required": [
+            "claim_number",
+            "carrier",
+            "policy_number",
+            "adjuster"
+          ],
+          "properties": {
+            "claim_number": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "carrier": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "policy_number": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "adjuster": {
+              "type": [
+                "string",
+                "null"
+              ]
+            }
+          }
+        },
+        "referral_source": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "people": {
+          "type": "array",
+          "description": "People on the job (customer, tenant, adjuster, …).",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "name",
+              "role",
+              "phone",
+              "email",
+              "address"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^con_[0-9A-Za-z]+$"
+              },
+              "name": {
+                "type": "string"
+              },
+              "role": {
+                "type": "string",
+                "example": "customer"
+              },
+              "phone": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "email": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "address": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The person's own address on one line, if known."
+              }
+            }
+          }
+        },
+        "assignees": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "description": "A teammate, as shown on records they made or are assigned to.",
+            "required": [
+              "id",
+              "name"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^per_[0-9A-Za-z]+$",
+                "example": "per_3bT9kLx0Qw2e"
+              },
+              "name": {
+                "type": "string"
+              }
+            }
+          }
+        },
+        "recent_notes": {
+          "type": "array",
+          "description": "The newest notes, newest first (at most 5).",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "text",
+              "author",
+              "created_at"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^note_[0-9A-Za-z]+$"
+              },
+              "text": {
+                "type": "string"
+              },
+              "author": {
+                "type": "object",
+                "description": "A teammate, as shown on records they made or are assigned to.",
+                "required": [
+                  "id",
+                  "name"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^per_[0-9A-Za-z]+$",
+                    "example": "per_3bT9kLx0Qw2e"
+                  },
+                  "name": {
+                    "type": "string"
+                  }
+                }
+              },
+              "created_at": {
+                "type": "string",
+                "format": "date-time"
+              }
+            }
+          }
+        },
+        "estimates": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "label",
+              "total_cents",
+              "currency"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^est_[0-9A-Za-z]+$"
+              },
+              "label": {
+                "type": "string"
+              },
+              "total_cents": {
+                "type": "integer"
+              },
+              "currency": {
+                "type": "string",
+                "example": "USD"
+              }
+            }
+          }
+        },
+        "created_at": {
+          "type": "string",
+          "format": "date-time"
+        },
+        "created_by": {
+          "type": "object",
+          "description": "A teammate, as shown on records they made or are assigned to.",
+          "required": [
+            "id",
+            "name"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^per_[0-9A-Za-z]+$",
+              "example": "per_3bT9kLx0Qw2e"
+            },
+            "name": {
+              "type": "string"
+            }
+          }
+        },
+        "updated_at": {
+          "type": "string",
+          "format": "date-time"
+        }
+      }
+    }
+  },
+  update_line_item: {
+    "name": "update_line_item",
+    "method": "PATCH",
+    "path": "/api/v1/estimates/{estimate_id}/line-items/{line_id}",
+    "expressPath": "/api/v1/estimates/:estimate_id/line-items/:line_id",
+    "tag": "Estimates",
+    "summary": "Change a line's quantity or note",
+    "description": "Changes a line's `quantity` (or `units_per_day` for a day-billed catalog line) or its\n`note`; the price stays as it was set. Returns the line and the new totals.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Update a line item",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "estimate_id",
+      "line_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "quantity",
+      "units_per_day",
+      "note"
+    ],
+    "hasBody": true,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "estimate_id": {
+          "type": "string",
+          "pattern": "^est_[0-9A-Za-z]+$",
+          "example": "est_6Tn3Wq8Zr1Ks",
+          "description": "The estimate's id (`est_…`), as `get_job` lists them."
+        },
+        "line_id": {
+          "type": "string",
+          "pattern": "^line_[0-9A-Za-z]+$",
+          "example": "line_8Vb2Xc4Zn6Mq",
+          "description": "The line's id."
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "quantity": {
+          "type": "number",
+          "exclusiveMinimum": 0,
+          "maximum": 1000000,
+          "description": "Up to two decimals; more are rounded half up."
+        },
+        "units_per_day": {
+          "type": "number",
+          "exclusiveMinimum": 0,
+          "maximum": 1000000,
+          "description": "Up to two decimals; more are rounded half up."
+        },
+        "note": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 2000
+        }
+      },
+      "required": [
+        "estimate_id",
+        "line_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "line",
+        "totals"
+      ],
+      "properties": {
+        "line": {
+          "type": "object",
+          "required": [
+            "id",
+            "room_id",
+            "source",
+            "code",
+            "description",
+            "unit",
+            "category",
+            "per_day",
+            "units_per_day",
+            "quantity",
+            "unit_price_cents",
+            "total_cents",
+            "note"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^line_[0-9A-Za-z]+$",
+              "example": "line_8Vb2Xc4Zn6Mq"
+            },
+            "room_id": {
+              "oneOf": [
+                {
+                  "type": "string",
+                  "pattern": "^room_[0-9A-Za-z]+$",
+                  "example": "room_3Jk8Lm2Np4Qr"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "source": {
+              "type": "string",
+              "enum": [
+                "catalog",
+                "own"
+              ]
+            },
+            "code": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "description": {
+              "type": "string"
+            },
+            "unit": {
+              "type": "string"
+            },
+            "category": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "per_day": {
+              "type": "boolean"
+            },
+            "units_per_day": {
+              "type": [
+                "number",
+                "null"
+              ],
+              "description": "For a day-billed line, the units set per day; its quantity follows the drying days."
+            },
+            "quantity": {
+              "type": "number"
+            },
+            "unit_price_cents": {
+              "type": "integer"
+            },
+            "total_cents": {
+              "type": "integer",
+              "description": "quantity × unit price, rounded half up to the cent."
+            },
+            "note": {
+              "type": [
+                "string",
+                "null"
+              ]
+            }
+          }
+        },
+        "totals": {
+          "type": "object",
+          "description": "Each line's total is quantity × unit price rounded half up to the cent; the subtotal is\ntheir sum. Overhead and profit are each a rate of the subtotal, tax a rate of subtotal +\noverhead + profit, each rounded half up to the cent; the total is the sum of the four.\n",
+          "required": [
+            "subtotal_cents",
+            "overhead_cents",
+            "profit_cents",
+            "tax_cents",
+            "total_cents",
+            "currency"
+          ],
+          "properties": {
+            "subtotal_cents": {
+              "type": "integer"
+            },
+            "overhead_cents": {
+              "type": "integer"
+            },
+            "profit_cents": {
+              "type": "integer"
+            },
+            "tax_cents": {
+              "type": "integer"
+            },
+            "total_cents": {
+              "type": "integer"
+            },
+            "currency": {
+              "type": "string",
+              "example": "USD"
+            }
+          }
+        }
+      }
+    }
+  },
+  update_room: {
+    "name": "update_room",
+    "method": "PATCH",
+    "path": "/api/v1/estimates/{estimate_id}/rooms/{room_id}",
+    "expressPath": "/api/v1/estimates/:estimate_id/rooms/:room_id",
+    "tag": "Estimates",
+    "summary": "Change a room of an estimate",
+    "description": "Changes a room's name, measurements, demo days or drying days; send only what changed.\nDay-billed lines of the room follow its drying days. Returns the estimate.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Update a room",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "estimate_id",
+      "room_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "name",
+      "length",
+      "width",
+      "height",
+      "demo_days",
+      "drying_days"
+    ],
+    "hasBody": true,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "estimate_id": {
+          "type": "string",
+          "pattern": "^est_[0-9A-Za-z]+$",
+          "example": "est_6Tn3Wq8Zr1Ks",
+          "description": "The estimate's id (`est_…`), as `get_job` lists them."
+        },
+        "room_id": {
+          "type": "string",
+          "pattern": "^room_[0-9A-Za-z]+$",
+          "example": "room_3Jk8Lm2Np4Qr",
+          "description": "The room's id."
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "name": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100
+        },
+        "length": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 10000,
+          "description": "Feet, up to two decimals (12.5 is 12 ft 6 in)."
+        },
+        "width": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 10000,
+          "description": "Feet, up to two decimals (12.5 is 12 ft 6 in)."
+        },
+        "height": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 10000,
+          "description": "Feet, up to two decimals (12.5 is 12 ft 6 in)."
+        },
+        "demo_days": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 365
+        },
+        "drying_days": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 365
+        }
+      },
+      "required": [
+        "estimate_id",
+        "room_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "id",
+        "job",
+        "label",
+        "scope_summary",
+        "status",
+        "finalized_at",
+        "drying_days",
+        "region",
+        "rates",
+        "rooms",
+        "unassigned_lines",
+        "totals",
+        "created_at",
+        "created_by",
+        "updated_at"
+      ],
+      "properties": {
+        "id": {
+          "type": "string",
+          "pattern": "^est_[0-9A-Za-z]+$",
+          "example": "est_6Tn3Wq8Zr1Ks"
+        },
+        "job": {
+          "type": "object",
+          "required": [
+            "id",
+            "job_number"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^job_[0-9A-Za-z]+$",
+              "example": "job_7Qm2KxR9aB1c"
+            },
+            "job_number": {
+              "type": "integer"
+            }
+          }
+        },
+        "label": {
+          "type": "string"
+        },
+        "scope_summary": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "draft",
+            "final"
+          ],
+          "description": "A final estimate (its PDF was downloaded) can be read but not changed."
+        },
+        "finalized_at": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "date-time"
+        },
+        "drying_days": {
+          "type": [
+            "integer",
+            "null"
+          ]
+        },
+        "region": {
+          "type": "object",
+          "required": [
+            "code",
+            "factor"
+          ],
+          "description": "The pricing region whose factor was applied (`code` null for national prices).",
+          "properties": {
+            "code": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "example": "IL"
+            },
+            "factor": {
+              "type": "number",
+              "example": 1.08
+            }
+          }
+        },
+        "rates": {
+          "type": "object",
+          "required": [
+            "overhead_pct",
+            "profit_pct",
+            "tax_pct"
+          ],
+          "properties": {
+            "overhead_pct": {
+              "type": "number"
+            },
+            "profit_pct": {
+              "type": "number"
+            },
+            "tax_pct": {
+              "type": "number"
+            }
+          }
+        },
+        "rooms": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "name",
+              "length",
+              "width",
+              "height",
+              "demo_days",
+              "drying_days",
+              "floor_area_sf",
+              "wall_area_sf",
+              "perimeter_lf",
+              "volume_cf",
+              "subtotal_cents"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^room_[0-9A-Za-z]+$",
+                "example": "room_3Jk8Lm2Np4Qr"
+              },
+              "name": {
+                "type": "string"
+              },
+              "length": {
+                "type": [
+                  "number",
+                  "null"
+                ]
+              },
+              "width": {
+                "type": [
+                  "number",
+                  "null"
+                ]
+              },
+              "height": {
+                "type": [
+                  "number",
+                  "null"
+                ]
+              },
+              "demo_days": {
+                "type": "integer"
+              },
+              "drying_days": {
+                "type": "integer"
+              },
+              "floor_area_sf": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "length × width."
+              },
+              "wall_area_sf": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "perimeter × height."
+              },
+              "perimeter_lf": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "2 × (length + width)."
+              },
+              "volume_cf": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "length × width × height."
+              },
+              "subtotal_cents": {
+                "type": "integer",
+                "description": "Sum of the room's line totals."
+              },
+              "lines": {
+                "type": "array",
+                "description": "Left out with `view=room_totals`.",
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "id",
+                    "room_id",
+                    "source",
+                    "code",
+                    "description",
+                    "unit",
+                    "category",
+                    "per_day",
+                    "units_per_day",
+                    "quantity",
+                    "unit_price_cents",
+                    "total_cents",
+                    "note"
+                  ],
+                  "properties": {
+                    "id": {
+                      "type": "string",
+                      "pattern": "^line_[0-9A-Za-z]+$",
+                      "example": "line_8Vb2Xc4Zn6Mq"
+                    },
+                    "room_id": {
+                      "oneOf": [
+                        {
+                          "type": "string",
+                          "pattern": "^room_[0-9A-Za-z]+$",
+                          "example": "room_3Jk8Lm2Np4Qr"
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ]
+                    },
+                    "source": {
+                      "type": "string",
+                      "enum": [
+                        "catalog",
+                        "own"
+                      ]
+                    },
+                    "code": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    },
+                    "description": {
+                      "type": "string"
+                    },
+                    "unit": {
+                      "type": "string"
+                    },
+                    "category": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    },
+                    "per_day": {
+                      "type": "boolean"
+                    },
+                    "units_per_day": {
+                      "type": [
+                        "number",
+                        "null"
+                      ],
+                      "description": "For a day-billed line, the units set per day; its quantity follows the drying days."
+                    },
+                    "quantity": {
+                      "type": "number"
+                    },
+                    "unit_price_cents": {
+                      "type": "integer"
+                    },
+                    "total_cents": {
+                      "type": "integer",
+                      "description": "quantity × unit price, rounded half up to the cent."
+                    },
+                    "note": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "unassigned_lines": {
+          "type": "array",
+          "description": "Lines in no room (left out with `view=room_totals` or `room`).",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "room_id",
+              "source",
+              "code",
+              "description",
+              "unit",
+              "category",
+              "per_day",
+              "units_per_day",
+              "quantity",
+              "unit_price_cents",
+              "total_cents",
+              "note"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^line_[0-9A-Za-z]+$",
+                "example": "line_8Vb2Xc4Zn6Mq"
+              },
+              "room_id": {
+                "oneOf": [
+                  {
+                    "type": "string",
+                    "pattern": "^room_[0-9A-Za-z]+$",
+                    "example": "room_3Jk8Lm2Np4Qr"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "source": {
+                "type": "string",
+                "enum": [
+                  "catalog",
+                  "own"
+                ]
+              },
+              "code": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "description": {
+                "type": "string"
+              },
+              "unit": {
+                "type": "string"
+              },
+              "category": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "per_day": {
+                "type": "boolean"
+              },
+              "units_per_day": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "For a day-billed line, the units set per day; its quantity follows the drying days."
+              },
+              "quantity": {
+                "type": "number"
+              },
+              "unit_price_cents": {
+                "type": "integer"
+              },
+              "total_cents": {
+                "type": "integer",
+                "description": "quantity × unit price, rounded half up to the cent."
+              },
+              "note": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              }
+            }
+          }
+        },
+        "totals": {
+          "type": "object",
+          "description": "Each line's total is quantity × unit price rounded half up to the cent; the subtotal is\ntheir sum. Overhead and profit are each a rate of the subtotal, tax a rate of subtotal +\noverhead + profit, each rounded half up to the cent; the total is the sum of the four.\n",
+          "required": [
+            "subtotal_cents",
+            "overhead_cents",
+            "profit_cents",
+            "tax_cents",
+            "total_cents",
+            "currency"
+          ],
+          "properties": {
+            "subtotal_cents": {
+              "type": "integer"
+            },
+            "overhead_cents": {
+              "type": "integer"
+            },
+            "profit_cents": {
+              "type": "integer"
+            },
+            "tax_cents": {
+              "type": "integer"
+            },
+            "total_cents": {
+              "type": "integer"
+            },
+            "currency": {
+              "type": "string",
+              "example": "USD"
+            }
+          }
+        },
+        "created_at": {
+          "type": "string",
+          "format": "date-time"
+        },
+        "created_by": {
+          "type": "object",
+          "description": "A teammate, as shown on records they made or are assigned to.",
+          "required": [
+            "id",
+            "name"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^per_[0-9A-Za-z]+$",
+              "example": "per_3bT9kLx0Qw2e"
+            },
+            "name": {
+              "type": "string"
+            }
+          }
+        },
+        "updated_at": {
+          "type": "string",
+          "format": "date-time"
         }
       }
     }

@@ -16,6 +16,8 @@ export interface ChangeInput {
   action: string;
   summary: string;
   job?: { id: string; job_number: number } | null;
+  /** The record the entry is about (a note, a contact), when there is one. */
+  recordId?: string;
 }
 
 /** What a write handler says it changed; written by the pipeline when the handler succeeds. */
@@ -38,6 +40,7 @@ export async function appendChanges(trx: Knex.Transaction, caller: Caller, entri
       summary: entry.summary,
       job_id: entry.job?.id ?? null,
       job_number: entry.job?.job_number ?? null,
+      record_id: entry.recordId ?? null,
       person_id: caller.personId,
       key_id: caller.keyId,
       via_key: true,

@@ -39,7 +39,8 @@ export async function runTool(deps: Deps, name: ReadOperationName | WriteOperati
 
 async function runWrite(deps: Deps, name: WriteOperationName, caller: Caller, input: AnyInput): Promise<ToolAnswer> {
   const handler = handlers[name] as (ctx: WriteContext, input: AnyInput) => Promise<unknown>;
-  const operationId = (input.body as { operation_id?: string }).operation_id;
+  // Writes with a body carry operation_id in it; DELETEs, which have none, in the query.
+  const operationId = (input.body as { operation_id?: string }).operation_id ?? (input.query as { operation_id?: string }).operation_id;
   const print = fingerprint(name, input);
 
   // A replay is answered without opening a transaction.

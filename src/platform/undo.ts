@@ -11,7 +11,7 @@ import type { Caller } from './handler';
 import type { ChangeInput } from './changes';
 
 /** Tables whose rows carry `id`, `company_id` and `version`, and can be taken back. */
-export type UndoableTable = 'jobs' | 'contacts' | 'job_contacts' | 'job_assignees' | 'notes' | 'drying_logs';
+export type UndoableTable = 'jobs' | 'contacts' | 'job_contacts' | 'job_assignees' | 'notes' | 'note_versions' | 'drying_logs' | 'estimates' | 'estimate_rooms' | 'estimate_lines';
 
 type Row = Record<string, unknown> & { id: string; version: number };
 
@@ -32,13 +32,13 @@ export class RecordedWrites {
     private readonly companyId: string,
   ) {}
 
-  async insert<T extends Row>(table: UndoableTable, row: Omit<T, 'company_id' | 'version'>): Promise<T> {
+  async insert<T extends { id: string }>(table: UndoableTable, row: Record<string, unknown>): Promise<T> {
     const [saved] = await this.trx(table).insert({ ...row, company_id: this.companyId, version: 1 }).returning('*');
     this.changes.push({ table, id: saved.id, before: null, afterVersion: 1 });
     return saved as T;
   }
 
-  async update<T extends Row>(table: UndoableTable, id: string, patch: Partial<T>): Promise<T> {
+  async update<T extends { id: string }>(table: UndoableTable, id: string, patch: Record<string, unknown>): Promise<T> {
     const before = await this.lockRow(table, id);
     const touched = 'updated_at' in before ? { updated_at: this.trx.fn.now() } : {};
     const [after] = await this.trx(table)

@@ -8,6 +8,30 @@ import { list_referral_sources } from './context/list_referral_sources';
 import { find_jobs } from './jobs/find_jobs';
 import { get_job } from './jobs/get_job';
 import { create_job } from './jobs/create_job';
+import { update_job_overview } from './jobs/update_job_overview';
+import { move_job_status } from './jobs/move_job_status';
+import { cancel_job } from './jobs/cancel_job';
+import { reopen_job } from './jobs/reopen_job';
+import { get_job_activity } from './jobs/get_job_activity';
+import { add_contact } from './people/add_contact';
+import { update_contact } from './people/update_contact';
+import { lookup_customer } from './people/lookup_customer';
+import { assign_job } from './people/assign_job';
+import { unassign_job } from './people/unassign_job';
+import { add_note } from './notes/add_note';
+import { correct_note } from './notes/correct_note';
+import { retract_note } from './notes/retract_note';
+import { search_price_list } from './price-list/search_price_list';
+import { get_price_list_item } from './price-list/get_price_list_item';
+import { create_estimate } from './estimates/create_estimate';
+import { get_estimate } from './estimates/get_estimate';
+import { add_rooms } from './estimates/add_rooms';
+import { update_room } from './estimates/update_room';
+import { add_line_items } from './estimates/add_line_items';
+import { update_line_item } from './estimates/update_line_item';
+import { remove_line_item } from './estimates/remove_line_item';
+import { search_standards } from './standards/search_standards';
+import { admin_set_estimate_rates } from './admin/admin_set_estimate_rates';
 import { list_changes } from './changes/list_changes';
 import { undo_my_last_action } from './changes/undo_my_last_action';
 import { admin_create_company } from './admin/admin_create_company';
@@ -30,6 +54,29 @@ export const handlers: HandlerTable = {
   find_jobs,
   get_job,
   create_job,
+  update_job_overview,
+  move_job_status,
+  cancel_job,
+  reopen_job,
+  get_job_activity,
+  add_contact,
+  update_contact,
+  lookup_customer,
+  assign_job,
+  unassign_job,
+  add_note,
+  correct_note,
+  retract_note,
+  search_price_list,
+  get_price_list_item,
+  create_estimate,
+  get_estimate,
+  add_rooms,
+  update_room,
+  add_line_items,
+  update_line_item,
+  remove_line_item,
+  search_standards,
   list_changes,
   undo_my_last_action,
   admin_create_company,
@@ -42,4 +89,5 @@ export const handlers: HandlerTable = {
   admin_set_referral_sources,
   admin_add_credits,
   admin_set_chat,
+  admin_set_estimate_rates,
 };

@@ -24,7 +24,11 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+/**
+ * `dataDir` keeps the PGlite database on disk, so that a test can stop the app and start it
+ * again on the same data (on PostgreSQL the data outlives the app anyway).
+ */
+export async function startApp(env: Record<string, string> = {}, options: { dataDir?: string } = {}): Promise<TestApp> {
   const config = loadConfig({
     NODE_ENV: 'test',
     ADMIN_TOKEN,
@@ -34,7 +38,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
     ...env,
   });
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: null });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: options.dataDir ?? null });
   if (!config.databaseUrl) await migrateToLatest(db);
   const app = createApp({ db, config, logger: pino({ level: 'silent' }) });
   const server: Server = await new Promise((resolve) => {

@@ -1,7 +1,9 @@
 import type { AdminHandler } from '../../platform/handler';
 import { notFound } from '../../platform/errors';
+import { checkWebhookTarget } from '../../chat/webhook-target';
 
-export const admin_set_chat: AdminHandler<'admin_set_chat'> = async ({ db }, { path, body }) => {
+export const admin_set_chat: AdminHandler<'admin_set_chat'> = async ({ db, config }, { path, body }) => {
+  if (body.webhook_url) await checkWebhookTarget(body.webhook_url, config.chat.allowPrivateTargets);
   const [company] = await db('companies')
     .where({ id: path.company_id })
     .update({ chat_webhook_url: body.webhook_url, chat_new_note: body.new_note })

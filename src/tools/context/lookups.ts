@@ -9,13 +9,13 @@ export interface TeammateRow {
 }
 
 /**
- * A teammate by full name, or else by a unique first name or word prefix ("dana" → "Dana Brooks").
+ * A teammate by id or full name, or else by a unique first name or word prefix ("dana" → "Dana Brooks").
  * Unknown → 422 `unknown_teammate`; several → 422 `ambiguous_teammate`; both list the team.
  */
 export async function findTeammate(db: Knex, companyId: string, given: string): Promise<TeammateRow> {
   const team = (await db('people').where({ company_id: companyId }).orderBy('name').select('id', 'name', 'role')) as TeammateRow[];
   const wanted = given.trim().toLowerCase();
-  const exact = team.filter((p) => p.name.toLowerCase() === wanted);
+  const exact = team.filter((p) => p.name.toLowerCase() === wanted || p.id === given.trim());
   if (exact.length === 1) return exact[0];
   const partial = exact.length > 1 ? exact : team.filter((p) => p.name.toLowerCase().split(/\s+/).some((word) => word.startsWith(wanted)));
   if (partial.length === 1) return partial[0];

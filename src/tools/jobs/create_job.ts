@@ -3,7 +3,7 @@ import { newId } from '../../platform/ids';
 import { nextJobNumber } from '../../platform/counters';
 import { boardStatuses, findReferralSource, findTeammate } from '../context/lookups';
 import { loadJobDetail } from './job-records';
-import { searchColumns } from './search-text';
+import { digitsOf, searchColumns } from './search-text';
 
 const LOSS_WORDS: Record<string, string> = { water: 'water', fire: 'fire', smoke: 'smoke', mold: 'mold', storm: 'storm', wind: 'wind', hail: 'hail', flood: 'flood', sewage: 'sewage', other: 'loss' };
 
@@ -16,6 +16,7 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
   const title = body.title ?? defaultTitle(body.customer_name, body.loss_type);
   const hasCustomer = Boolean(body.customer_name || body.customer_phone || body.customer_email);
   const customer = { name: body.customer_name ?? 'Customer', phone: body.customer_phone ?? null, email: body.customer_email ?? null };
+  const customerAddress = { address_line1: body.address_line1 ?? null, city: body.city ?? null, region: body.region ?? null, postal_code: body.postal_code ?? null };
   const jobNumber = await nextJobNumber(db, caller.companyId);
 
   const job = await rows.insert('jobs', {
@@ -36,7 +37,7 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
     ...searchColumns({ ...body, title, people: hasCustomer ? [customer] : [] }),
   });
   if (hasCustomer) {
-    const contact = await rows.insert('contacts', { id: newId('con'), ...customer });
+    const contact = await rows.insert('contacts', { id: newId('con'), ...customer, ...customerAddress, phone_digits: digitsOf(customer.phone ?? '') });
     await rows.insert('job_contacts', { id: newId('jc'), job_id: job.id, contact_id: contact.id, role: 'customer' });
   }
   if (assignee) await rows.insert('job_assignees', { id: newId('asg'), job_id: job.id, person_id: assignee.id });

@@ -4,6 +4,7 @@ import { decodeCursor, encodeCursor, pageOf } from '../../platform/pagination';
 import { findStatus } from '../context/lookups';
 import { CANCELLED, jobsQuery, toSummary, type JobRow } from './job-records';
 import { digitsOf } from './search-text';
+import { likeContains } from '../../db/like';
 
 const DEFAULT_LIMIT = 25;
 const MIN_PHONE_DIGITS = 4;
@@ -30,15 +31,11 @@ function matchWords(jobs: Knex.QueryBuilder, q: string): void {
   for (const word of words) {
     const digits = digitsOf(word);
     jobs.where((match) => {
-      match.whereRaw(`j.search_text like ? escape '\\'`, [`%${escapeLike(word.toLowerCase())}%`]);
+      match.where('j.search_text', 'like', likeContains(word.toLowerCase()));
       if (digits.length >= MIN_PHONE_DIGITS && PHONE_LIKE.test(word)) match.orWhereRaw('j.search_digits like ?', [`%${digits}%`]);
       if (/^\d{1,9}$/.test(word)) match.orWhere('j.job_number', Number(word));
     });
   }
-}
-
-function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 async function applyFilters(db: Knex, jobs: Knex.QueryBuilder, caller: Caller, query: QueryOf<'find_jobs'>): Promise<void> {

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
 import { notFound } from '../../platform/errors';
 import type { Caller } from '../../platform/handler';
+import { estimateSummaries } from '../estimates/estimate-summaries';
 
 export type JobSummary = components['schemas']['JobSummary'];
 export type JobDetail = components['schemas']['JobDetail'];
@@ -76,6 +77,27 @@ export function formatAddress(job: Pick<JobRow, 'address_line1' | 'city' | 'regi
   return parts.length ? parts.join(', ') : null;
 }
 
+/** What a change-feed entry says about the job it belongs to. */
+export function jobRefOf(job: Pick<JobRow, 'id' | 'job_number'>): { id: string; job_number: number } {
+  return { id: job.id, job_number: job.job_number };
+}
+
+export interface PersonOnJobRow {
+  id: string;
+  name: string;
+  role: string;
+  phone: string | null;
+  email: string | null;
+  address_line1: string | null;
+  city: string | null;
+  region: string | null;
+  postal_code: string | null;
+}
+
+export function toJobPerson(row: PersonOnJobRow): JobDetail['people'][number] {
+  return { id: row.id, name: row.name, role: row.role, phone: row.phone, email: row.email, address: formatAddress(row) };
+}
+
 export function toSummary(job: JobRow): JobSummary {
   return {
     id: job.id,
@@ -94,7 +116,8 @@ export function toSummary(job: JobRow): JobSummary {
  */
 export async function loadJobDetail(db: Knex, caller: Caller, ref: string): Promise<JobDetail> {
   const query = jobsQuery(db, caller.companyId).select(
-    db.raw(`coalesce((select json_agg(json_build_object('id', c.id, 'name', c.name, 'role', jc.role, 'phone', c.phone, 'email', c.email)
+    db.raw(`coalesce((select json_agg(json_build_object('id', c.id, 'name', c.name, 'role', jc.role, 'phone', c.phone, 'email', c.email,
+                        'address_line1', c.address_line1, 'city', c.city, 'region', c.region, 'postal_code', c.postal_code)
                         order by jc.created_at, jc.id)
                       from job_contacts jc join contacts c on c.id = jc.contact_id where jc.job_id = j.id), '[]') as people`),
     db.raw(`coalesce((select json_agg(json_build_object('id', p.id, 'name', p.name) order by p.name)
@@ -106,16 +129,16 @@ export async function loadJobDetail(db: Knex, caller: Caller, ref: string): Prom
   );
   const job = (await whereRef(query, ref).first()) as (JobRow & DetailParts) | undefined;
   if (!job) throw notFound('job');
-  return toDetail(job);
+  return toDetail(job, await estimateSummaries(db, job.id));
 }
 
 interface DetailParts {
-  people: JobDetail['people'];
+  people: PersonOnJobRow[];
   assignees: JobDetail['assignees'];
   recent_notes: { id: string; text: string; created_at: string; author_id: string; author_name: string }[];
 }
 
-function toDetail(job: JobRow & DetailParts): JobDetail {
+function toDetail(job: JobRow & DetailParts, estimates: JobDetail['estimates']): JobDetail {
   return {
     ...toSummary(job),
     cancellation: job.cancelled_at ? { at: job.cancelled_at.toISOString(), reason: job.cancel_reason, returns_to: job.status_name } : null,
@@ -126,7 +149,7 @@ function toDetail(job: JobRow & DetailParts): JobDetail {
     water_category: job.water_category,
     claim: { claim_number: job.claim_number, carrier: job.carrier, policy_number: job.policy_number, adjuster: job.adjuster },
     referral_source: job.referral_source,
-    people: job.people,
+    people: job.people.map(toJobPerson),
     assignees: job.assignees,
     recent_notes: job.recent_notes.map((n) => ({
       id: n.id,
@@ -134,7 +157,7 @@ function toDetail(job: JobRow & DetailParts): JobDetail {
       author: { id: n.author_id, name: n.author_name },
       created_at: new Date(n.created_at).toISOString(),
     })),
-    estimates: [],
+    estimates,
     created_at: job.created_at.toISOString(),
     created_by: { id: job.created_by, name: job.created_by_name },
     updated_at: job.updated_at.toISOString(),

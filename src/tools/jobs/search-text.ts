@@ -1,8 +1,12 @@
 /**
  * What `find_jobs` searches: a job's words (title, street, city, claim, carrier, adjuster, its
  * people's names and emails) lower-cased in `search_text`, and the digits of phones and claim
- * numbers in `search_digits`, both trigram-indexed.
+ * numbers in `search_digits`, both trigram-indexed. They are columns of the job row, changed
+ * through the recorded writes, so that undo puts them back with the rest of the job.
  */
+import type { Knex } from 'knex';
+import type { WriteContext } from '../../platform/handler';
+
 export interface SearchSource {
   title: string;
   address_line1?: string | null;
@@ -14,11 +18,13 @@ export interface SearchSource {
   people: { name: string; phone?: string | null; email?: string | null }[];
 }
 
+export type SearchColumns = Record<'search_text' | 'search_digits', string>;
+
 export function digitsOf(value: string): string {
   return value.replace(/\D/g, '');
 }
 
-export function searchColumns(source: SearchSource): { search_text: string; search_digits: string } {
+export function searchColumns(source: SearchSource): SearchColumns {
   const words = [
     source.title,
     source.address_line1,
@@ -34,4 +40,22 @@ export function searchColumns(source: SearchSource): { search_text: string; sear
     search_text: words.filter(Boolean).join(' | ').toLowerCase(),
     search_digits: numbers.map((n) => digitsOf(n ?? '')).filter(Boolean).join(' '),
   };
+}
+
+async function peopleOf(db: Knex, jobId: string): Promise<SearchSource['people']> {
+  return db('job_contacts as jc').join('contacts as c', 'c.id', 'jc.contact_id').where('jc.job_id', jobId).select('c.name', 'c.phone', 'c.email');
+}
+
+/** The search columns of a job whose own fields are `job` (after a change) and people are as stored. */
+export async function searchColumnsOf(db: Knex, jobId: string, job: Omit<SearchSource, 'people'>): Promise<SearchColumns> {
+  return searchColumns({ ...job, people: await peopleOf(db, jobId) });
+}
+
+/** After its people changed: brings the jobs' search columns up to date. */
+export async function refreshJobSearch(ctx: WriteContext, jobIds: string[]): Promise<void> {
+  for (const jobId of jobIds) {
+    const job = await ctx.db('jobs').where({ id: jobId }).first();
+    const fresh = await searchColumnsOf(ctx.db, jobId, job);
+    if (fresh.search_text !== job.search_text || fresh.search_digits !== job.search_digits) await ctx.rows.update('jobs', jobId, fresh);
+  }
 }

@@ -1,0 +1,12 @@
+import type { WriteHandler } from '../../platform/handler';
+import { loadEstimate, requireDraft, toEstimate } from './estimate-records';
+import { recordEstimateChange } from './estimate-changes';
+import { upsertRooms } from './rooms';
+
+export const add_rooms: WriteHandler<'add_rooms'> = async (ctx, { path, body }) => {
+  const record = await loadEstimate(ctx.db, ctx.caller, path.estimate_id);
+  requireDraft(record);
+  const names = await upsertRooms(ctx, record, body.rooms);
+  await recordEstimateChange(ctx, record, 'estimate.rooms_added', `rooms ${names.join(', ')}`);
+  return toEstimate(record);
+};

@@ -1,0 +1,15 @@
+import type { WriteHandler } from '../../platform/handler';
+import { ApiError } from '../../platform/errors';
+import { jobRefOf, loadJobDetail, resolveJob } from './job-records';
+
+/** The job keeps its status (to return to on reopen); `cancelled_at` takes it off the board. */
+export const cancel_job: WriteHandler<'cancel_job'> = async (ctx, { path, body }) => {
+  const { db, caller } = ctx;
+  const job = await resolveJob(db, caller, path.job_id);
+  if (job.cancelled_at) throw new ApiError(409, 'invalid_state', `Job #${job.job_number} is already cancelled.`);
+
+  await ctx.rows.update('jobs', job.id, { cancelled_at: db.fn.now(), cancel_reason: body.reason ?? null });
+  const reason = body.reason ? `: ${body.reason}` : '';
+  ctx.changes.add({ kind: 'changes', action: 'job.cancelled', summary: `Cancelled #${job.job_number}${reason}`, job: jobRefOf(job) });
+  return loadJobDetail(db, caller, job.id);
+};

@@ -1,0 +1,21 @@
+import type { WriteHandler } from '../../platform/handler';
+import { ApiError } from '../../platform/errors';
+import { findStatus } from '../context/lookups';
+import { jobRefOf, loadJobDetail, resolveJob } from './job-records';
+
+export const move_job_status: WriteHandler<'move_job_status'> = async (ctx, { path, body }) => {
+  const { db, caller } = ctx;
+  const job = await resolveJob(db, caller, path.job_id);
+  if (job.cancelled_at) throw new ApiError(409, 'invalid_state', `Job #${job.job_number} is cancelled; reopen it before moving it.`);
+  const target = await findStatus(db, caller.companyId, body.status);
+  if (target.id === job.status_id) return loadJobDetail(db, caller, job.id);
+
+  await ctx.rows.update('jobs', job.id, { status_id: target.id });
+  ctx.changes.add({
+    kind: 'changes',
+    action: 'job.status_moved',
+    summary: `Moved #${job.job_number} from ${job.status_name} to ${target.name}`,
+    job: jobRefOf(job),
+  });
+  return loadJobDetail(db, caller, job.id);
+};

@@ -1,0 +1,13 @@
+import type { WriteHandler } from '../../platform/handler';
+import { ApiError } from '../../platform/errors';
+import { jobRefOf, loadJobDetail, resolveJob } from './job-records';
+
+export const reopen_job: WriteHandler<'reopen_job'> = async (ctx, { path }) => {
+  const { db, caller } = ctx;
+  const job = await resolveJob(db, caller, path.job_id);
+  if (!job.cancelled_at) throw new ApiError(409, 'invalid_state', `Job #${job.job_number} is not cancelled; only a cancelled job can be reopened.`);
+
+  await ctx.rows.update('jobs', job.id, { cancelled_at: null, cancel_reason: null });
+  ctx.changes.add({ kind: 'changes', action: 'job.reopened', summary: `Reopened #${job.job_number} in ${job.status_name}`, job: jobRefOf(job) });
+  return loadJobDetail(db, caller, job.id);
+};

@@ -1,0 +1,25 @@
+import type { BodyOf, WriteHandler } from '../../platform/handler';
+import { invalidRequest } from '../../platform/errors';
+import { findReferralSource } from '../context/lookups';
+import { jobRefOf, loadJobDetail, resolveJob, type JobRow } from './job-records';
+import { searchColumnsOf } from './search-text';
+
+type Field = keyof Omit<BodyOf<'update_job_overview'>, 'operation_id'>;
+
+/** Sends only the fields that really change; a no-op answers the job as it is and records nothing. */
+export const update_job_overview: WriteHandler<'update_job_overview'> = async (ctx, { path, body }) => {
+  const { db, caller } = ctx;
+  const job = await resolveJob(db, caller, path.job_id);
+  const { operation_id: _operationId, ...requested } = body;
+  if (Object.keys(requested).length === 0) throw invalidRequest([{ path: '/body', message: 'must name at least one overview field to change' }]);
+  if (requested.referral_source) requested.referral_source = await findReferralSource(db, caller.companyId, requested.referral_source);
+
+  const changed = (Object.keys(requested) as Field[]).filter((field) => requested[field] !== job[field as keyof JobRow]);
+  if (changed.length === 0) return loadJobDetail(db, caller, job.id);
+
+  const patch = Object.fromEntries(changed.map((field) => [field, requested[field]]));
+  const after = { ...job, ...patch } as JobRow;
+  await ctx.rows.update('jobs', job.id, { ...patch, ...(await searchColumnsOf(db, job.id, after)) });
+  ctx.changes.add({ kind: 'changes', action: 'job.overview_updated', summary: `Updated #${job.job_number}: ${changed.join(', ')}`, job: jobRefOf(job) });
+  return loadJobDetail(db, caller, job.id);
+};

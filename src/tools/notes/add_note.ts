@@ -1,0 +1,14 @@
+import type { WriteHandler } from '../../platform/handler';
+import { newId } from '../../platform/ids';
+import { jobRefOf, resolveJob } from '../jobs/job-records';
+import { queueNewNoteMessage } from '../../chat/outbox';
+import { loadNote } from './note-records';
+
+export const add_note: WriteHandler<'add_note'> = async (ctx, { path, body }) => {
+  const { db, caller } = ctx;
+  const job = await resolveJob(db, caller, path.job_id);
+  const note = await ctx.rows.insert('notes', { id: newId('note'), job_id: job.id, author_id: caller.personId, text: body.text });
+  await queueNewNoteMessage(db, caller, job, body.text);
+  ctx.changes.add({ kind: 'notes', action: 'note.added', summary: `Note on #${job.job_number} by ${caller.personName}`, job: jobRefOf(job), recordId: note.id });
+  return loadNote(db, note.id);
+};

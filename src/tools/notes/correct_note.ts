@@ -1,0 +1,17 @@
+import type { WriteHandler } from '../../platform/handler';
+import { newId } from '../../platform/ids';
+import { jobRefOf, resolveJob } from '../jobs/job-records';
+import { findNote, loadNote } from './note-records';
+
+/** The earlier text goes to the note's history; the same text again changes nothing. */
+export const correct_note: WriteHandler<'correct_note'> = async (ctx, { path, body }) => {
+  const { db, caller } = ctx;
+  const job = await resolveJob(db, caller, path.job_id);
+  const note = await findNote(db, caller.companyId, job.id, path.note_id);
+  if (note.text === body.text) return loadNote(db, note.id);
+
+  await ctx.rows.insert('note_versions', { id: newId('nv'), note_id: note.id, text: note.text, replaced_by: caller.personId });
+  await ctx.rows.update('notes', note.id, { text: body.text });
+  ctx.changes.add({ kind: 'notes', action: 'note.corrected', summary: `Note on #${job.job_number} corrected by ${caller.personName}`, job: jobRefOf(job), recordId: note.id });
+  return loadNote(db, note.id);
+};

@@ -1,0 +1,15 @@
+import type { WriteHandler } from '../../platform/handler';
+import { jobRefOf, resolveJob } from '../jobs/job-records';
+import { findNote } from './note-records';
+
+/** Removes the note and its corrections; only the fact of the retraction stays in the feed. */
+export const retract_note: WriteHandler<'retract_note'> = async (ctx, { path }) => {
+  const { db, caller } = ctx;
+  const job = await resolveJob(db, caller, path.job_id);
+  const note = await findNote(db, caller.companyId, job.id, path.note_id);
+  const versionIds: string[] = await db('note_versions').where({ note_id: note.id }).pluck('id');
+  for (const id of versionIds) await ctx.rows.remove('note_versions', id);
+  await ctx.rows.remove('notes', note.id);
+  ctx.changes.add({ kind: 'notes', action: 'note.retracted', summary: `Note on #${job.job_number} retracted by ${caller.personName}`, job: jobRefOf(job), recordId: note.id });
+  return { retracted: { id: note.id, job_id: job.id, corrections: versionIds.length } };
+};

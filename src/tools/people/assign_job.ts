@@ -1,0 +1,18 @@
+import type { WriteHandler } from '../../platform/handler';
+import { newId } from '../../platform/ids';
+import { findTeammate } from '../context/lookups';
+import { jobRefOf, resolveJob } from '../jobs/job-records';
+import { assigneesOf } from './assignees';
+
+/** Assigning someone already assigned changes nothing. */
+export const assign_job: WriteHandler<'assign_job'> = async (ctx, { path, body }) => {
+  const { db, caller } = ctx;
+  const job = await resolveJob(db, caller, path.job_id);
+  const teammate = await findTeammate(db, caller.companyId, body.teammate);
+  const already = await db('job_assignees').where({ job_id: job.id, person_id: teammate.id }).first('id');
+  if (!already) {
+    await ctx.rows.insert('job_assignees', { id: newId('asg'), job_id: job.id, person_id: teammate.id });
+    ctx.changes.add({ kind: 'changes', action: 'job.assigned', summary: `Assigned ${teammate.name} to #${job.job_number}`, job: jobRefOf(job), recordId: teammate.id });
+  }
+  return assigneesOf(db, job.id);
+};

@@ -1,0 +1,17 @@
+import type { WriteHandler } from '../../platform/handler';
+import { findTeammate } from '../context/lookups';
+import { jobRefOf, resolveJob } from '../jobs/job-records';
+import { assigneesOf } from './assignees';
+
+/** By name or id; a teammate who was not assigned changes nothing. */
+export const unassign_job: WriteHandler<'unassign_job'> = async (ctx, { path }) => {
+  const { db, caller } = ctx;
+  const job = await resolveJob(db, caller, path.job_id);
+  const teammate = await findTeammate(db, caller.companyId, path.person);
+  const assignment = await db('job_assignees').where({ job_id: job.id, person_id: teammate.id }).first('id');
+  if (assignment) {
+    await ctx.rows.remove('job_assignees', assignment.id);
+    ctx.changes.add({ kind: 'changes', action: 'job.unassigned', summary: `Took ${teammate.name} off #${job.job_number}`, job: jobRefOf(job), recordId: teammate.id });
+  }
+  return assigneesOf(db, job.id);
+};

@@ -1,0 +1,18 @@
+import type { WriteHandler } from '../../platform/handler';
+import { invalidRequest } from '../../platform/errors';
+import { jobRefOf, resolveJob } from '../jobs/job-records';
+import { changePerson, jobPerson, personOnJob } from './contacts';
+
+export const update_contact: WriteHandler<'update_contact'> = async (ctx, { path, body }) => {
+  const { db, caller } = ctx;
+  const job = await resolveJob(db, caller, path.job_id);
+  const { operation_id: _operationId, ...changes } = body;
+  if (Object.keys(changes).length === 0) throw invalidRequest([{ path: '/body', message: 'must name at least one field to change' }]);
+  const current = await personOnJob(db, job.id, path.contact_id);
+  const changed = await changePerson(ctx, current, changes);
+  const person = await jobPerson(db, job.id, current.id);
+  if (changed.length > 0) {
+    ctx.changes.add({ kind: 'changes', action: 'contact.updated', summary: `Updated ${person.name} on #${job.job_number}: ${changed.join(', ')}`, job: jobRefOf(job), recordId: current.id });
+  }
+  return person;
+};

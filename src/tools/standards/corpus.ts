@@ -1,0 +1,31 @@
+/**
+ * Loads the standards corpus shipped in src/reference/standards.ts into its table, when the
+ * corpus differs from what the database holds (compared by a hash of its content).
+ */
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { STANDARDS } from '../../reference/standards';
+
+const NAME = 'standards';
+
+export async function syncStandards(db: Knex): Promise<void> {
+  const version = createHash('sha256').update(JSON.stringify(STANDARDS)).digest('hex');
+  const current = await db('reference_versions').where({ name: NAME }).first('version');
+  if (current?.version === version) return;
+  await db.transaction(async (trx) => {
+    await trx('standards_passages').delete();
+    await trx('standards_passages').insert(
+      STANDARDS.map((p) => ({
+        id: p.id,
+        heading: p.heading,
+        text: p.text,
+        topics: p.topics.join(', '),
+        source_title: p.source.title,
+        publisher: p.source.publisher,
+        section: p.source.section,
+        url: p.source.url,
+      })),
+    );
+    await trx('reference_versions').insert({ name: NAME, version }).onConflict('name').merge();
+  });
+}
