@@ -119,17 +119,14 @@ async function restore(trx: Knex.Transaction, companyId: string, change: RowChan
   if (!unchanged) {
     throw new ApiError(409, 'undo_not_possible', `"${summary}" cannot be undone: the record was changed since.`);
   }
-  if (change.before === null) {
-    await trx(change.table)
-      .where({ id: change.id })
-      .delete()
-      .catch((error: { code?: string }) => {
-        if (error.code !== '23503') throw error;
-        throw new ApiError(409, 'undo_not_possible', `"${summary}" cannot be undone: other records were added to it since.`);
-      });
-  } else if (current) {
-    await trx(change.table).where({ id: change.id }).update(change.before);
-  } else {
-    await trx(change.table).insert(change.before);
+  try {
+    if (change.before === null) await trx(change.table).where({ id: change.id }).delete();
+    else if (current) await trx(change.table).where({ id: change.id }).update(change.before);
+    else await trx(change.table).insert(change.before);
+  } catch (error) {
+    // Another record now depends on this one (23503), or took its place (23505).
+    const code = (error as { code?: string }).code;
+    if (code !== '23503' && code !== '23505') throw error;
+    throw new ApiError(409, 'undo_not_possible', `"${summary}" cannot be undone: other records were changed or added since.`);
   }
 }

@@ -24,7 +24,7 @@ export const search_standards: ReadHandler<'search_standards'> = async ({ db }, 
     db.raw(
       `select p.id, p.heading, p.source_title, p.publisher, p.section, p.url,
               ts_rank_cd(p.document, q.query) as rank,
-              ts_headline('english', p.text, q.query, ?) as excerpt
+              ts_headline('english', p.text, replace(q.query::text, '&', '|')::tsquery, ?) as excerpt
          from standards_passages p, (select ${tsquery} as query) q
         where p.document @@ q.query
         order by rank desc, p.id

@@ -1,0 +1,183 @@
+/**
+ * Guidance passages on water damage, drying, mold and job-site safety, written for this project
+ * in our own words. Each one states what a public-domain US government publication advises and
+ * cites it; restoration-trade words (category 3, flood cut, LGR) are added where the publication
+ * uses other words, so that a technician's search finds the passage.
+ */
+export interface StandardsPassage {
+  id: string;
+  heading: string;
+  text: string;
+  source: { title: string; publisher: 'EPA' | 'OSHA' | 'FEMA' | 'CDC' | 'NIOSH'; section: string; url: string };
+  topics: readonly string[];
+}
+
+const SOURCES = {
+  epaSchools: { title: 'Mold Remediation in Schools and Commercial Buildings (EPA 402-K-01-001)', publisher: 'EPA', url: 'https://www.epa.gov/mold/mold-remediation-schools-and-commercial-buildings-guide' },
+  epaSchoolsCh3: { title: 'Mold Remediation in Schools and Commercial Buildings, Chapter 3', publisher: 'EPA', url: 'https://www.epa.gov/mold/mold-remediation-schools-and-commercial-buildings-guide-chapter-3' },
+  epaSchoolsCh5: { title: 'Mold Remediation in Schools and Commercial Buildings, Chapter 5 (Table 2)', publisher: 'EPA', url: 'https://www.epa.gov/mold/mold-remediation-schools-and-commercial-buildings-guide-chapter-5' },
+  epaHome: { title: 'A Brief Guide to Mold, Moisture, and Your Home (EPA 402-K-02-003)', publisher: 'EPA', url: 'https://www.epa.gov/mold/brief-guide-mold-moisture-and-your-home' },
+  epaCleanup: { title: 'Mold Cleanup in Your Home', publisher: 'EPA', url: 'https://www.epa.gov/mold/mold-cleanup-your-home' },
+  epaFlood: { title: 'Flood Cleanup to Protect Indoor Air Quality', publisher: 'EPA', url: 'https://www.epa.gov/indoor-air-quality-iaq/flood-cleanup-protect-indoor-air-quality' },
+  epaDucts: { title: 'Should You Have the Air Ducts in Your Home Cleaned?', publisher: 'EPA', url: 'https://www.epa.gov/indoor-air-quality-iaq/should-you-have-air-ducts-your-home-cleaned' },
+  epaCo: { title: "Carbon Monoxide's Impact on Indoor Air Quality", publisher: 'EPA', url: 'https://www.epa.gov/indoor-air-quality-iaq/carbon-monoxides-impact-indoor-air-quality' },
+  oshaMold: { title: 'A Brief Guide to Mold in the Workplace (SHIB 03-10-10)', publisher: 'OSHA', url: 'https://www.osha.gov/publications/shib101003' },
+  oshaMoldTopic: { title: 'Mold: Safety and Health Topics', publisher: 'OSHA', url: 'https://www.osha.gov/mold' },
+  oshaFlood: { title: 'Flood Preparedness and Response', publisher: 'OSHA', url: 'https://www.osha.gov/flood' },
+  oshaHurricane: { title: 'Hurricane Preparedness and Response', publisher: 'OSHA', url: 'https://www.osha.gov/hurricane' },
+  oshaCo: { title: 'Carbon Monoxide Poisoning Fact Sheet', publisher: 'OSHA', url: 'https://www.osha.gov/sites/default/files/publications/carbonmonoxide-factsheet.pdf' },
+  oshaResp: { title: 'Respiratory Protection: Safety and Health Topics', publisher: 'OSHA', url: 'https://www.osha.gov/respiratory-protection' },
+  femaFlooded: { title: 'Repairing Your Flooded Home (FEMA P-234)', publisher: 'FEMA', url: 'https://www.fema.gov/pdf/rebuild/recover/fema234_repairing_flooded_home.pdf' },
+  cdcFloods: { title: 'Floods: Clean Up and Stay Safe', publisher: 'CDC', url: 'https://www.cdc.gov/disasters/floods/index.html' },
+  cdcAfter: { title: 'After a Flood', publisher: 'CDC', url: 'https://www.cdc.gov/disasters/floods/after.html' },
+  cdcMold: { title: 'Mold', publisher: 'CDC', url: 'https://www.cdc.gov/mold/' },
+} as const;
+
+type SourceKey = keyof typeof SOURCES;
+
+function passage(id: string, heading: string, source: SourceKey, section: string, topics: string[], text: string): StandardsPassage {
+  const { title, publisher, url } = SOURCES[source];
+  return { id, heading, text, source: { title, publisher, section, url }, topics };
+}
+
+export const STANDARDS: readonly StandardsPassage[] = [
+  // Water damage response and drying (EPA schools guide, Table 1)
+  passage('epa-dry-within-48-hours', 'Dry wet materials within 24 to 48 hours', 'epaSchoolsCh3', 'Table 1: Water Damage – Cleanup and Mold Prevention', ['24 to 48 hours', 'drying', 'mold prevention'],
+    'EPA guidance treats the first day or two after a leak as the window that matters: building materials and furnishings that got wet should be dried within 24 to 48 hours, because mold growth becomes likely once wet materials stay wet longer than that. When drying cannot be finished inside that window, the guide says to plan on removing and replacing the affected materials rather than trying to save them.'),
+  passage('epa-wet-carpet-pad', 'Wet carpet and carpet pad', 'epaSchoolsCh3', 'Table 1: Water Damage – Cleanup and Mold Prevention', ['carpet', 'carpet pad', 'extraction', 'dehumidifier'],
+    'For carpet and backing that got wet, the EPA table recommends removing the water with a water extraction vacuum, lowering indoor humidity, and speeding drying with dehumidifiers, fans and warmth. It points out that carpet pad is hard to dry in place and suggests discarding wet pad, and that carpet which cannot be dried within 48 hours may need to be removed.'),
+  passage('epa-wet-drywall', 'Wet drywall: dry it in place or cut it out', 'epaSchoolsCh3', 'Table 1: Water Damage – Cleanup and Mold Prevention', ['drywall', 'gypsum board', 'flood cut', 'wall cavity'],
+    'According to the EPA table, wallboard that is wet may be dried in place if no obvious swelling is present and seams are intact; otherwise it should be removed, discarded and replaced. The guide also suggests ventilating the wall cavity when possible. Restorers often remove the wet lower part of a wall with a horizontal "flood cut" above the wet line, which matches this advice.'),
+  passage('epa-ceiling-tiles', 'Wet ceiling tiles', 'epaSchoolsCh3', 'Table 1: Water Damage – Cleanup and Mold Prevention', ['ceiling tiles', 'porous materials', 'discard'],
+    'EPA advises that ceiling tiles which have been wet should be discarded and replaced. Ceiling tiles are porous materials that hold water and are cheap to replace, so drying them is rarely worthwhile; before replacing them, the source of the water, such as a roof leak or condensation on a pipe, should be found and fixed.'),
+  passage('epa-wet-wood', 'Wet wood: floors, framing and furniture', 'epaSchoolsCh3', 'Table 1: Water Damage – Cleanup and Mold Prevention', ['wood', 'hardwood floor', 'framing', 'moisture content wood'],
+    'For hard wood and plywood surfaces, the EPA table describes removing water with a wet vacuum, accelerating drying with dehumidifiers, fans and gentle heat, and treating or refinishing surfaces as needed. It cautions against drying wood too fast with high heat, which can cause cracking or splitting, and notes that wood should be checked with a moisture meter before it is closed in or refinished.'),
+  passage('epa-wet-concrete', 'Wet concrete and cinder block', 'epaSchoolsCh3', 'Table 1: Water Damage – Cleanup and Mold Prevention', ['concrete', 'slab', 'cinder block', 'dehumidifier'],
+    'Concrete and cinder block surfaces, in the EPA table, are handled by removing water with a water extraction vacuum and then accelerating drying with dehumidifiers, fans or heaters. Masonry dries slowly because it holds water deep in its pores, so drying equipment may need to run for days and readings should confirm the slab is dry before new flooring goes down.'),
+  passage('epa-upholstery-books', 'Upholstered furniture, books and papers', 'epaSchoolsCh3', 'Table 1: Water Damage – Cleanup and Mold Prevention', ['contents', 'upholstery', 'documents', 'freeze drying'],
+    'The EPA table suggests that wet upholstered furniture may be cleaned with a water extraction vacuum and dried with dehumidifiers and fans, but it notes that such items may have to be discarded if they cannot be dried within 48 hours. For valuable books and papers, it mentions photocopying them, freezing them, or having them freeze-dried by a professional.'),
+  passage('epa-insulation-wet', 'Wet insulation', 'epaHome', 'Mold cleanup guidelines', ['insulation', 'porous materials', 'discard', 'wall cavity'],
+    "EPA's home guide groups insulation with other absorbent materials that may need to be thrown away when they become moldy, since mold can grow into the empty spaces and crevices of porous materials and be impossible to clean out completely. Restorers usually remove wet batt or blown insulation from a wall or ceiling cavity rather than trying to dry it in place."),
+  passage('epa-humidity-60', 'Keep indoor relative humidity below 60 percent', 'epaHome', 'Mold prevention tips', ['relative humidity 60 percent', 'humidity', 'dehumidifier', 'moisture control'],
+    "EPA's home guide advises keeping indoor relative humidity below 60 percent, ideally between 30 and 50 percent, to discourage mold growth. It recommends measuring humidity with an inexpensive meter, venting moisture sources, and using air conditioners or dehumidifiers. After a water loss, drying equipment is run until readings show the air and materials are back to normal conditions."),
+  passage('epa-key-to-mold-control', 'The key to mold control is moisture control', 'epaHome', 'Ten things you should know about mold', ['moisture control', 'mold prevention', 'source of water'],
+    'A central message of EPA mold guidance is that mold cannot be controlled without controlling moisture. If mold is growing, the guide says the water problem must be fixed first; cleaning mold without fixing the leak, condensation or flooding that caused it only means the mold will come back.'),
+  passage('epa-no-practical-way-eliminate', 'Mold spores are everywhere: control growth, not spores', 'epaHome', 'Ten things you should know about mold', ['mold', 'spores', 'moisture control'],
+    'EPA explains that there is no practical way to get rid of every mold spore indoors, because spores are present in ordinary indoor and outdoor air. The realistic goal is to keep materials dry so that spores landing on them cannot start to grow.'),
+  passage('epa-porous-discard', 'Porous materials that are moldy may need to be thrown out', 'epaCleanup', 'Tips and techniques', ['porous materials discard', 'ceiling tiles', 'carpet', 'drywall'],
+    'EPA cleanup advice separates hard surfaces, which can usually be scrubbed clean, from absorbent or porous materials such as ceiling tiles and carpet, which may have to be discarded if they become moldy. Mold can grow into the small spaces inside porous materials, so surface cleaning may not remove it.'),
+  passage('epa-hard-surface-clean', 'Cleaning mold from hard surfaces', 'epaCleanup', 'Tips and techniques', ['cleaning', 'detergent', 'hard surfaces', 'antimicrobial'],
+    'For hard surfaces, EPA advises scrubbing mold off with detergent and water and then drying the surface completely. The guide stresses that physical removal and drying are what matter; simply killing mold is not enough, because dead mold can still cause allergic reactions.'),
+  passage('epa-bleach-caution', 'Never mix bleach with ammonia', 'epaCleanup', 'Tips and techniques', ['bleach', 'chemical safety', 'antimicrobial'],
+    'EPA warns never to mix chlorine bleach with ammonia or cleaners that contain ammonia, because the mixture gives off toxic fumes. If a cleaning chemical or biocide is used, the guide says to ventilate the area and follow the label, and it notes that biocides are not a substitute for removing the mold.'),
+  passage('epa-size-10-square-feet', 'Small mold areas: under about 10 square feet', 'epaCleanup', 'What to wear when cleaning moldy areas', ['10 square feet mold', 'small mold area', 'do it yourself'],
+    'EPA suggests that when the moldy area is smaller than about 10 square feet, roughly a 3 foot by 3 foot patch, it can usually be handled as a small cleanup, following the guidance on protective equipment. Larger areas call for more careful planning, and EPA points to its schools and commercial buildings guide for those cases.'),
+  passage('epa-size-levels', 'Remediation by size: small, medium and large areas', 'epaSchoolsCh5', 'Table 2: Mold Remediation Guidelines', ['10 square feet mold', '100 square feet', 'containment', 'remediation size'],
+    "EPA's Table 2 organizes mold cleanup by the size of the affected area: small areas of less than 10 square feet, medium areas of 10 to 100 square feet, and large areas of more than 100 square feet. As the area grows, the guide calls for more protective equipment, containment of the work area and, for large jobs, consultation with a professional with remediation experience."),
+  passage('epa-table2-not-health-based', 'Size thresholds are planning aids, not health limits', 'epaSchoolsCh5', 'Table 2: Mold Remediation Guidelines', ['remediation size', 'professional judgment'],
+    'The EPA guide explains that its square-foot categories exist to help remediators choose techniques and protection, not because research shows a health effect begins at a given size. It expects professional judgment to adjust the approach to the situation, such as sensitive occupants or hidden growth.'),
+  passage('epa-containment-limited', 'Limited containment', 'epaSchoolsCh3', 'Containment', ['containment', 'polyethylene sheeting', 'negative pressure'],
+    'For mid-sized jobs, the EPA guide describes limited containment: enclosing the work area with a single layer of 6-mil fire-retardant polyethylene sheeting from floor to ceiling, with a slit entry and covering flap, sealing vents and openings, and keeping the area under negative pressure with a HEPA-filtered fan exhausted outside the building.'),
+  passage('epa-containment-full', 'Full containment for large areas', 'epaSchoolsCh3', 'Containment', ['containment', 'decontamination chamber', 'large mold area'],
+    'Full containment, as EPA describes it, is recommended for large areas of heavy growth: two layers of fire-retardant polyethylene around the work area, a decontamination chamber or airlock at the entrance, negative pressure from HEPA-filtered exhaust, and sealed openings. It is meant to keep spores and debris from reaching the rest of the building.'),
+  passage('epa-hepa-vacuum', 'HEPA vacuuming after material removal', 'epaSchoolsCh3', 'Cleanup methods', ['HEPA vacuum', 'cleanup', 'mold debris'],
+    'Among its cleanup methods, EPA lists HEPA vacuuming of areas after materials have been thoroughly dried and contaminated materials removed. It notes that HEPA vacuums are for final cleanup and that the filter and contents should be disposed of in well-sealed plastic bags, with care taken to avoid releasing dust while changing filters.'),
+  passage('epa-damp-wipe', 'Damp wipe and wet vacuum', 'epaSchoolsCh3', 'Cleanup methods', ['damp wipe', 'wet vacuum', 'nonporous surfaces'],
+    'EPA describes damp wiping as removing mold from nonporous surfaces by wiping or scrubbing with water or water and detergent, then drying quickly. Wet vacuums can remove standing water from floors and carpets, but the guide warns they should not be used where materials are still wet enough to spread contamination and must be cleaned and dried after use.'),
+  passage('epa-bag-discard', 'Bagging and disposing of moldy materials', 'epaSchoolsCh3', 'Cleanup methods', ['disposal', 'bagging', 'porous materials discard'],
+    'Building materials and furnishings that are contaminated with mold and cannot be cleaned should be placed in sealed bags, EPA advises, while inside containment where one is used, and then discarded as ordinary construction waste. Large items can be wrapped in polyethylene sheeting before they are carried out of the work area.'),
+  passage('epa-ppe-minimum', 'Minimum protection: N95 respirator, gloves and goggles', 'epaSchoolsCh3', 'Personal protective equipment', ['N95 respirator', 'PPE', 'gloves', 'goggles'],
+    'The EPA guide sets a minimum for anyone disturbing mold: an N-95 respirator, gloves and eye protection. It advises against touching mold with bare hands, recommends goggles without ventilation holes to keep spores out of the eyes, and notes that larger jobs may call for half-face or full-face respirators with HEPA cartridges and disposable protective clothing.'),
+  passage('epa-finished-remediation', 'How to know the job is finished', 'epaSchoolsCh3', 'How do you know when you have finished remediation/cleanup?', ['clearance', 'post-remediation', 'moisture'],
+    'EPA lists signs that mold cleanup is complete: the water or moisture problem has been fixed, no mold or moldy odors remain, the site has been revisited and shows no return of moisture or growth, and people can occupy the space without health complaints. Sampling may be used by professionals to support that judgment.'),
+  passage('epa-hidden-mold', 'Hidden mold behind walls and under floors', 'epaSchoolsCh3', 'Hidden mold', ['hidden mold', 'wall cavity', 'inspection'],
+    'EPA warns that mold may be hidden on the back of drywall, inside wall cavities, under carpet or above ceiling tiles, often signaled by a musty odor or a history of leaks. Investigating hidden mold can release spores, so the guide suggests planning the investigation with the same precautions as cleanup.'),
+  passage('epa-hvac-mold', 'Mold in heating and cooling systems', 'epaSchoolsCh3', 'HVAC system', ['HVAC ducts', 'air handler', 'ventilation'],
+    'If mold is present in a heating, ventilation and air-conditioning system, EPA advises not running the system, because it can spread spores through the building. The guide recommends having contaminated HVAC components cleaned by qualified professionals and fixing the moisture source, such as a blocked drain pan, before restarting.'),
+  passage('epa-ducts-flooded', 'Air ducts that were wet or moldy', 'epaDucts', 'Deciding whether ducts need cleaning', ['HVAC ducts', 'duct cleaning', 'flooded ducts'],
+    "EPA's duct cleaning guidance says cleaning may be warranted when there is visible mold growth inside ducts or other parts of the system, or when ducts are clogged with debris. It adds that insulated ducts that got wet or moldy often cannot be effectively cleaned and should be removed and replaced, and that the moisture cause must be corrected."),
+  passage('epa-sampling', 'Sampling for mold is usually not needed', 'epaHome', 'Testing or sampling for mold', ['sampling', 'air sample', 'testing'],
+    'EPA notes that if mold is visible, sampling is generally unnecessary, because the response is the same: fix the moisture and remove the growth. Sampling can help in some cases, for instance to look for hidden mold or to check cleanup, but the guide recommends that it be done by experienced professionals following established protocols.'),
+  passage('epa-condensation', 'Condensation as a source of water', 'epaHome', 'Condensation', ['condensation', 'humidity', 'insulation', 'moisture control'],
+    'EPA explains that condensation on cold surfaces such as windows, pipes, exterior walls and poorly insulated areas can supply enough water for mold. Reducing indoor humidity, insulating cold surfaces and increasing air circulation are the remedies the guide offers.'),
+  passage('epa-flood-discard', 'After a flood: when in doubt, throw it out', 'epaFlood', 'Flood cleanup', ['flood', 'porous materials discard', 'contents'],
+    'EPA flood cleanup advice is to remove and discard items that cannot be cleaned and dried quickly, especially porous items that soaked up floodwater, such as mattresses, carpeting, padding, upholstery and stuffed toys. Floodwater can carry sewage and chemicals, so these items are rarely worth saving.'),
+  passage('epa-flood-ventilate', 'After a flood: ventilate and dehumidify', 'epaFlood', 'Flood cleanup', ['flood', 'ventilation', 'dehumidifier', 'fans'],
+    'To dry a flooded building, EPA suggests opening doors and windows when the outdoor air is drier, and using fans, air conditioning and dehumidifiers to remove moisture. It notes that drying should start as soon as it is safe, since mold can begin to grow within a day or two.'),
+  passage('epa-flood-no-fuel-indoors', 'Never run fuel-burning equipment indoors during cleanup', 'epaCo', 'Sources of carbon monoxide', ['carbon monoxide generator', 'generator', 'pressure washer'],
+    'EPA lists unvented fuel-burning equipment as a major carbon monoxide source and warns against using generators, pressure washers or other gasoline engines inside a home, basement or garage, even with doors open. Carbon monoxide has no smell or color and can build to deadly levels quickly in an enclosed space.'),
+  passage('epa-co-symptoms', 'Carbon monoxide symptoms', 'epaCo', 'Health effects', ['carbon monoxide', 'symptoms', 'safety'],
+    "EPA describes early carbon monoxide exposure as causing headache, dizziness, weakness, nausea and confusion, symptoms easily mistaken for flu or fatigue. Because the gas can't be sensed, the agency recommends working carbon monoxide alarms and moving people to fresh air at once when symptoms appear."),
+  passage('epa-mold-health', 'Health effects of mold', 'epaHome', 'Health effects', ['health effects', 'allergy', 'asthma', 'mold'],
+    'EPA notes that molds can cause allergic reactions such as sneezing, runny nose, red eyes and skin rash, and can trigger asthma attacks in people with asthma who are sensitive to mold. The guide recommends seeing a health professional if symptoms appear, and avoiding mold exposure for people with weakened immune systems.'),
+  passage('epa-cleanup-who', 'When to hire a professional', 'epaCleanup', 'Who should do the cleanup', ['professional', 'contractor', 'sewage', 'large mold area'],
+    'EPA suggests hiring an experienced professional when the moldy area is large, when the water damage came from sewage or other contaminated water, or when mold is in the heating and cooling system. It advises checking references and making sure the contractor follows recognized guidelines.'),
+
+  // Workplace safety (OSHA)
+  passage('osha-mold-ppe', 'Protecting workers who remove mold', 'oshaMold', 'Personal protective equipment', ['PPE', 'N95 respirator', 'gloves', 'goggles'],
+    "OSHA's bulletin on mold says workers doing mold cleanup should avoid skin and eye contact and breathing spores. It describes gloves long enough to reach the middle of the forearm, goggles without ventilation holes, and respirators ranging from an N-95 for small jobs to full-face respirators with HEPA filters for larger ones."),
+  passage('osha-mold-respirator-program', 'Respirators need a respiratory protection program', 'oshaResp', 'Respiratory protection standard', ['respirator', 'fit test', 'N95 respirator'],
+    "OSHA's respiratory protection rules expect employers whose workers must wear respirators to have a written program with medical evaluation, fit testing and training. A respirator only protects when it fits the face and is used correctly, which is why a crew doing mold or sewage cleanup needs more than a box of masks."),
+  passage('osha-mold-moisture', 'The source of moisture must be controlled', 'oshaMoldTopic', 'Control and prevention', ['moisture control', 'source of water', 'mold'],
+    'OSHA guidance echoes EPA: the first step in controlling mold in a workplace is finding and stopping the moisture that feeds it, such as roof leaks, plumbing leaks or condensation. Once the water source is fixed, moldy materials can be cleaned or removed.'),
+  passage('osha-mold-size', 'Mold removal by area size for workers', 'oshaMold', 'Remediation', ['10 square feet mold', 'containment', 'remediation size'],
+    "OSHA's bulletin adopts size-based remediation levels: small isolated areas of about 10 square feet or less can usually be cleaned by trained maintenance staff with an N-95 respirator, gloves and goggles, while larger areas call for containment, more protective equipment and workers trained in handling hazardous materials."),
+  passage('osha-flood-electrical', 'Electrical hazards after a flood', 'oshaFlood', 'Flood cleanup hazards', ['electrical hazards', 'flood', 'safety'],
+    'OSHA lists electrical hazards among the most serious risks in flood cleanup. It advises assuming that all power lines are live, never touching electrical equipment while standing in water, and having a qualified electrician check wiring and equipment that was under water before power is restored.'),
+  passage('osha-flood-co', 'Carbon monoxide from generators and pumps', 'oshaCo', 'Preventing exposure', ['carbon monoxide generator', 'pumps', 'ventilation'],
+    "OSHA's carbon monoxide fact sheet warns against using gasoline-powered generators, pumps, pressure washers or heaters in enclosed or partly enclosed spaces. It advises keeping such equipment outdoors and away from air intakes, using carbon monoxide monitors, and getting exposed workers to fresh air and medical care."),
+  passage('osha-flood-structure', 'Check the structure before entering', 'oshaFlood', 'Flood cleanup hazards', ['structural damage', 'flood', 'safety'],
+    'Before workers enter a flooded building, OSHA advises checking for structural damage such as shifted foundations, sagging ceilings and weakened floors. Floodwater can undermine footings and soak heavy materials overhead, so buildings should be judged safe before cleanup begins.'),
+  passage('osha-flood-hygiene', 'Hygiene during flood cleanup', 'oshaFlood', 'Flood cleanup hazards', ['hygiene', 'sewage', 'black water', 'hand washing'],
+    'OSHA notes that floodwater may contain sewage and bacteria, and recommends that workers wash hands with soap and clean water before eating, drinking or smoking, keep cuts and scrapes covered, and wear waterproof boots and gloves. Contaminated clothing should be washed separately.'),
+  passage('osha-hurricane-heat', 'Heat stress on cleanup crews', 'oshaHurricane', 'Cleanup hazards', ['heat stress', 'PPE', 'safety'],
+    'OSHA cautions that cleanup in hot weather, especially in protective suits and respirators, can cause heat illness. It recommends drinking water often, resting in shade, building up tolerance for new workers, and watching coworkers for signs such as confusion or heavy sweating.'),
+  passage('osha-hurricane-chainsaw', 'Debris removal and power tools', 'oshaHurricane', 'Cleanup hazards', ['debris removal', 'power tools', 'safety'],
+    'Among storm and flood cleanup hazards, OSHA highlights injuries from chainsaws, ladders and debris handling. It advises training on each tool, proper protective equipment such as hard hats, eye and hearing protection, and care when lifting heavy, waterlogged materials.'),
+  passage('osha-mold-bleach', 'Chemical use during mold cleanup', 'oshaMold', 'Remediation', ['bleach', 'biocide', 'chemical safety'],
+    'OSHA notes that biocides such as chlorine bleach are generally not needed for routine mold cleanup, where detergent and water usually suffice. When biocides are used, workers should ventilate the area, wear suitable protection and never combine bleach with ammonia products.'),
+
+  // Flooded homes (FEMA)
+  passage('fema-wicking', 'Drywall wicks water above the flood line', 'femaFlooded', 'Step 4: Dry out your home', ['drywall wicking', 'flood cut', 'wall cavity'],
+    "FEMA's guide for flooded homes explains that gypsum wallboard acts like a sponge: it draws water upward, a process restorers call wicking, so the wet zone can reach well above the visible flood line. It suggests removing wallboard to a height above the wet area, which is the origin of the common practice of a flood cut a foot or more above the water mark."),
+  passage('fema-insulation-walls', 'Open walls to remove wet insulation', 'femaFlooded', 'Step 4: Dry out your home', ['insulation', 'wall cavity', 'drywall'],
+    'The FEMA guide advises that walls with wet fiberglass batt or other insulation be opened so the insulation can be removed, because wet insulation stays wet for a long time, loses its value and holds moisture against the framing. Plastic foam insulation may be salvageable if it was not damaged.'),
+  passage('fema-moisture-content', 'Check wood moisture content before closing walls', 'femaFlooded', 'Step 4: Dry out your home', ['moisture content wood', 'framing', 'moisture meter'],
+    'FEMA recommends letting wall framing and subfloors dry thoroughly before closing them up, and checking with a moisture meter. The guide gives a rule of thumb that wood should be down to roughly 15 percent moisture content or less before new wallboard or flooring is installed, otherwise mold and decay can follow.'),
+  passage('fema-lower-humidity', 'Lower the humidity to dry the house', 'femaFlooded', 'Step 4: Dry out your home', ['humidity', 'dehumidifier', 'ventilation', 'fans'],
+    'The FEMA guide describes drying a flooded home by lowering the humidity: opening up the house when outdoor air is dry, using fans to move air, and running dehumidifiers and air conditioners with windows closed when the outside air is humid. Removing wet contents and materials speeds the process.'),
+  passage('fema-floors', 'Wet floors and subfloors', 'femaFlooded', 'Step 4: Dry out your home', ['hardwood floor', 'subfloor', 'flooring', 'particleboard'],
+    'According to FEMA, flooring that holds water, such as carpet and vinyl over wood subfloors, should be removed to let the subfloor dry. Particleboard underlayment usually falls apart when soaked and must be replaced, while solid wood floors may be saved if dried slowly, though they often cup as they dry.'),
+  passage('fema-power-off', 'Turn off the power before going in', 'femaFlooded', 'Step 2: Give your home first aid', ['electrical hazards', 'flood', 'safety'],
+    'FEMA advises not entering a flooded home until the electricity has been turned off, and never standing in water to operate the main switch or breaker panel; an electrician or the utility should do it if the panel is wet. Gas should also be shut off if there is any smell of gas.'),
+  passage('fema-photos-insurance', 'Document damage before removing it', 'femaFlooded', 'Step 3: Get organized', ['documentation', 'insurance', 'photos', 'claim'],
+    'The FEMA guide recommends photographing or videotaping damage and listing damaged items before throwing things away, and contacting the insurance company early. Adjusters may need to see samples of damaged materials such as carpet or wallboard, so keeping a piece or good photos helps the claim.'),
+  passage('fema-basement-pump', 'Pump basements out slowly', 'femaFlooded', 'Step 2: Give your home first aid', ['basement', 'pumps', 'structural damage', 'standing water'],
+    'FEMA cautions that pumping a flooded basement too quickly, while the ground outside is still saturated, can cause the walls to collapse or the floor to heave. The guide suggests lowering the water level in stages, about a third a day, once floodwaters outside have gone down.'),
+  passage('fema-ceiling-sag', 'Sagging ceilings hold water', 'femaFlooded', 'Step 2: Give your home first aid', ['ceiling', 'drywall', 'safety', 'standing water'],
+    'FEMA warns that a ceiling which sags after water damage may hold a large weight of water and can fall. It advises draining it carefully by punching small holes at the edges while standing away from the sag, before removing the wet ceiling material.'),
+
+  // Health (CDC)
+  passage('cdc-sewage-contact', 'Floodwater and sewage: protect skin and hands', 'cdcAfter', 'Clean up safely', ['black water sewage', 'category 3 water', 'hygiene', 'gloves'],
+    'CDC advises treating floodwater as contaminated, since it can carry sewage, bacteria and chemicals. Restorers call such water category 3 or black water. The agency recommends rubber boots, rubber gloves and goggles during cleanup, washing hands often with soap and clean water, and keeping open wounds away from floodwater.'),
+  passage('cdc-disinfect-surfaces', 'Clean and disinfect flooded surfaces', 'cdcFloods', 'Clean up after a flood', ['disinfect', 'sewage', 'hard surfaces', 'category 3 water'],
+    'CDC recommends cleaning hard surfaces that touched floodwater, such as floors, countertops and appliances, with hot water and detergent and then disinfecting them. Items that soaked up sewage-contaminated water and cannot be disinfected, such as mattresses and upholstered furniture, should generally be thrown away.'),
+  passage('cdc-mold-sensitive', 'People who should stay out during mold cleanup', 'cdcMold', 'Mold and health', ['health effects', 'asthma', 'vulnerable occupants'],
+    'CDC notes that people with asthma, allergies, chronic lung disease or weakened immune systems are more likely to react to mold and should avoid cleanup areas. Children and older adults may also be more sensitive, so keeping them out of the work area until cleanup is finished is a sensible precaution.'),
+  passage('cdc-co-alarm', 'Carbon monoxide alarms after storms', 'cdcFloods', 'Stay safe after a flood', ['carbon monoxide generator', 'alarm', 'generator'],
+    'CDC warns that carbon monoxide poisoning is a leading danger after storms and floods, when people run generators and other gasoline engines near homes. It recommends battery-powered carbon monoxide detectors and placing generators at least 20 feet from any door, window or vent.'),
+  passage('cdc-food-water', 'Discard food and check water after flooding', 'cdcAfter', 'Food and water safety', ['contents', 'drinking water', 'discard'],
+    'CDC advises throwing out any food that may have touched floodwater, including items in cardboard or cans that cannot be sanitized, and not using tap water for drinking until local authorities say it is safe. Wells that were flooded should be disinfected and tested.'),
+  passage('cdc-tetanus-wounds', 'Wounds and tetanus during cleanup', 'cdcAfter', 'Injuries', ['wounds', 'tetanus', 'safety', 'hygiene'],
+    'CDC points out that cuts and punctures during flood cleanup can become infected from contaminated water and debris. It advises cleaning wounds with soap and clean water, covering them, seeking care for deep or dirty wounds, and checking that tetanus vaccination is current.'),
+  passage('cdc-mold-odor', 'A musty smell is a sign of mold', 'cdcMold', 'Mold in the home', ['hidden mold', 'odor', 'inspection'],
+    'CDC explains that a musty or earthy odor often means mold is growing somewhere, even when it cannot be seen. Areas that were wet, such as the backs of walls, under carpets and inside cabinets, should be checked, and the moisture source found and fixed.'),
+
+  // Trade practice framed by the public guidance
+  passage('epa-category-water-practice', 'Clean, grey and black water: matching the response to the source', 'epaCleanup', 'Who should do the cleanup', ['category 1 water', 'category 2 water', 'category 3 water', 'black water sewage', 'grey water'],
+    'Restoration contractors sort water losses into categories: clean water from a supply line (category 1), grey water with some contamination such as washer or dishwasher discharge (category 2), and black water from sewage or flooding (category 3). EPA guidance lines up with this by urging professional help and more caution when water damage comes from sewage or other contaminated water.'),
+  passage('epa-dehumidifier-types', 'Dehumidifiers and air movers in structural drying', 'epaSchoolsCh3', 'Table 1: Water Damage – Cleanup and Mold Prevention', ['dehumidifier', 'air mover', 'LGR', 'drying'],
+    'Throughout its water damage table, EPA pairs moving air with removing moisture from it: fans or air movers to evaporate water from surfaces, and dehumidifiers to take that moisture out of the air. Restorers put this into practice with air movers aimed along walls and low grain refrigerant (LGR) or desiccant dehumidifiers sized to the room.'),
+  passage('epa-drying-log-readings', 'Measure, record and verify drying', 'epaHome', 'Mold prevention tips', ['moisture meter', 'drying log', 'humidity', 'readings'],
+    'EPA recommends measuring rather than guessing: checking indoor humidity with a meter and confirming that materials are dry before they are covered. Restoration crews record daily temperature, relative humidity and material moisture readings in a drying log, which shows when each area reached its dry goal.'),
+];
