@@ -6,9 +6,9 @@ import type { Knex } from 'knex';
  */
 const jobNumbers = (companyId: string) => `"job_numbers_${companyId.replace(/[^0-9A-Za-z_]/g, '')}"`;
 
-export async function nextJobNumber(db: Knex, companyId: string): Promise<number> {
-  const { rows } = await db.raw(`select nextval('${jobNumbers(companyId)}') as value`);
-  return Number(rows[0].value);
+/** The next job number, as an SQL expression to put in the job's insert. */
+export function nextJobNumber(db: Knex, companyId: string): Knex.Raw {
+  return db.raw(`nextval('${jobNumbers(companyId)}')`);
 }
 
 /** Moves the job numbers on, after jobs were loaded in bulk. */

@@ -44,6 +44,11 @@ export async function boardStatuses(db: Knex, companyId: string): Promise<Status
   return db('statuses').where({ company_id: companyId }).orderBy('position').select('id', 'name', 'position');
 }
 
+/** The board's first status, as an SQL expression (new jobs start there). */
+export function firstStatusId(db: Knex, companyId: string): Knex.QueryBuilder {
+  return db('statuses').where({ company_id: companyId }).orderBy('position').limit(1).select('id');
+}
+
 /** A status by name; unknown → 422 `unknown_status` listing the board in order. */
 export async function findStatus(db: Knex, companyId: string, given: string): Promise<StatusRow> {
   const board = await boardStatuses(db, companyId);

@@ -1,7 +1,7 @@
 import type { WriteHandler } from '../../platform/handler';
 import { newId } from '../../platform/ids';
 import { nextJobNumber } from '../../platform/counters';
-import { boardStatuses, findReferralSource, findTeammate } from '../context/lookups';
+import { findReferralSource, findTeammate, firstStatusId } from '../context/lookups';
 import { loadJobDetail } from './job-records';
 import { digitsOf, searchColumns } from './search-text';
 
@@ -9,7 +9,6 @@ const LOSS_WORDS: Record<string, string> = { water: 'water', fire: 'fire', smoke
 
 export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
   const { db, caller, rows } = ctx;
-  const [firstStatus] = await boardStatuses(db, caller.companyId);
   const assignee = body.assignee ? await findTeammate(db, caller.companyId, body.assignee) : null;
   const referralSource = body.referral_source ? await findReferralSource(db, caller.companyId, body.referral_source) : null;
 
@@ -17,13 +16,12 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
   const hasCustomer = Boolean(body.customer_name || body.customer_phone || body.customer_email);
   const customer = { name: body.customer_name ?? 'Customer', phone: body.customer_phone ?? null, email: body.customer_email ?? null };
   const customerAddress = { address_line1: body.address_line1 ?? null, city: body.city ?? null, region: body.region ?? null, postal_code: body.postal_code ?? null };
-  const jobNumber = await nextJobNumber(db, caller.companyId);
 
-  const job = await rows.insert('jobs', {
+  const job = await rows.insert<{ id: string; job_number: number }>('jobs', {
     id: newId('job'),
-    job_number: jobNumber,
+    job_number: nextJobNumber(db, caller.companyId),
     title,
-    status_id: firstStatus.id,
+    status_id: firstStatusId(db, caller.companyId),
     loss_type: body.loss_type ?? null,
     address_line1: body.address_line1 ?? null,
     city: body.city ?? null,
@@ -42,7 +40,7 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
   }
   if (assignee) await rows.insert('job_assignees', { id: newId('asg'), job_id: job.id, person_id: assignee.id });
 
-  ctx.changes.add({ kind: 'changes', action: 'job.created', summary: `Created job #${jobNumber} ${title}`, job: { id: job.id, job_number: jobNumber } });
+  ctx.changes.add({ kind: 'changes', action: 'job.created', summary: `Created job #${job.job_number} ${title}`, job: { id: job.id, job_number: job.job_number } });
   return loadJobDetail(db, caller, job.id);
 };
 

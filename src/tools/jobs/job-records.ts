@@ -126,13 +126,15 @@ export async function loadJobDetail(db: Knex, caller: Caller, ref: string): Prom
                         select n.id, n.text, n.created_at, p.id as author_id, p.name as author_name
                           from notes n join people p on p.id = n.author_id
                          where n.job_id = j.id order by n.created_at desc, n.id desc limit ${RECENT_NOTES}) n), '[]') as recent_notes`),
+    db.raw('exists (select 1 from estimates e where e.job_id = j.id) as has_estimates'),
   );
   const job = (await whereRef(query, ref).first()) as (JobRow & DetailParts) | undefined;
   if (!job) throw notFound('job');
-  return toDetail(job, await estimateSummaries(db, job.id));
+  return toDetail(job, job.has_estimates ? await estimateSummaries(db, job.id) : []);
 }
 
 interface DetailParts {
+  has_estimates: boolean;
   people: PersonOnJobRow[];
   assignees: JobDetail['assignees'];
   recent_notes: { id: string; text: string; created_at: string; author_id: string; author_name: string }[];
