@@ -31,7 +31,8 @@ function printWelcome(config: Config, demo: DemoKeys | null): void {
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = pino({ level: config.logLevel });
+  // Log lines are buffered and written in batches, not one write per request; flushed at exit.
+  const logger = pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: false, minLength: 4096 }));
   const db = await openDatabase(config);
   await migrateToLatest(db);
   const isEmpty = !(await db('companies').first('id'));
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
     server.close(async () => {
       await chat.stop();
       await db.destroy();
+      logger.flush();
       process.exit(0);
     });
     server.closeIdleConnections();
