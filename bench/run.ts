@@ -171,9 +171,18 @@ async function main(): Promise<void> {
 
   // The baseline opens the database itself: a PGlite data dir has one owner at a time.
   db = await openDatabase({ databaseUrl: target.databaseUrl, dataDir: target.dataDir ?? null });
-  const baselineServer = await startBaseline(db, data.companies[0].id);
+  const owner = await db('people').where({ company_id: data.companies[0].id }).first('id');
+  const status = await db('statuses').where({ company_id: data.companies[0].id }).orderBy('position').first('id');
+  const baselineServer = await startBaseline(db, { id: data.companies[0].id, personId: owner.id, statusId: status.id });
   const job = cycle(data.sample);
   const baseline = await runHttpCase(baselineServer.url, key, { name: 'baseline: bare Express + one query', next: () => ({ path: `/api/v1/jobs/${job().id}` }) }, load);
+  const writeBaseline = await runHttpCase(
+    baselineServer.url,
+    key,
+    { name: 'baseline: bare create in one transaction', method: 'POST', next: () => ({ path: '/api/v1/jobs', body: { customer_name: 'Baseline Customer' } }) },
+    load,
+  );
+  cases.push(writeBaseline);
   await baselineServer.close();
   await db.destroy();
   if (kind === 'pglite') notes.push('PGlite: the baseline ran in the bench process on the same data dir after the service stopped.');
