@@ -1,5 +1,5 @@
 /** The change feed: oldest first, kinds, cursors, and a poller that never misses an entry. */
-import { appendChanges } from '../src/platform/changes';
+import { changeEntries } from '../src/platform/changes';
 import type { Caller } from '../src/platform/handler';
 import { as, createCompany, opId, startApp, type TestApp, type TestCompany } from './support/app';
 
@@ -88,7 +88,7 @@ describe('a poller', () => {
     })();
 
     const slow = t.db.transaction(async (trx) => {
-      await appendChanges(trx, caller, [{ kind: 'notes', action: 'test.slow', summary: 'slow entry' }]);
+      await changeEntries(trx, caller, [{ kind: 'notes', action: 'test.slow', summary: 'slow entry' }]);
       await new Promise((resolve) => setTimeout(resolve, 300));
     });
     const writes = Array.from({ length: 24 }, (_, i) =>

@@ -29,9 +29,10 @@ export class ChangeLog {
   }
 }
 
-export async function appendChanges(trx: Knex.Transaction, caller: Caller, entries: ChangeInput[]): Promise<void> {
-  if (entries.length === 0) return;
-  await trx('change_entries').insert(
+/** The statement that appends the entries to the company's feed. */
+export function changeEntries(trx: Knex.Transaction, caller: Caller, entries: ChangeInput[]): Knex.QueryBuilder | null {
+  if (entries.length === 0) return null;
+  return trx('change_entries').insert(
     entries.map((entry) => ({
       company_id: caller.companyId,
       txid: trx.raw('pg_current_xact_id()::text::bigint'),

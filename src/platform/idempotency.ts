@@ -62,8 +62,9 @@ export async function claim(
   return earlier;
 }
 
-export async function complete(trx: Knex.Transaction, caller: Caller, operationId: string, answer: StoredAnswer): Promise<void> {
-  await trx('idempotency_records')
+/** The statement that completes a claim with the answer, before commit. */
+export function completion(trx: Knex.Transaction, caller: Caller, operationId: string, answer: StoredAnswer): Knex.QueryBuilder {
+  return trx('idempotency_records')
     .where({ company_id: caller.companyId, operation_id: operationId })
     .update({ status: answer.status, body: answer.body === undefined ? null : JSON.stringify(answer.body) });
 }

@@ -1,7 +1,7 @@
 /**
  * Runs one tool call, whichever transport it came from: the scope check, then for a read the
  * handler, and for a write the one write pipeline: a transaction that claims the operation_id,
- * runs the handler, appends the change-feed entries, stores the undo record and the answer.
+ * runs the handler, then stores the undo record, the answer and the change-feed entries.
  */
 import type { Knex } from 'knex';
 import { operations, type OperationName, type ReadOperationName, type WriteOperationName } from '../generated/operations';
@@ -9,9 +9,10 @@ import { handlers } from '../tools';
 import type { Config } from '../config';
 import { ApiError } from './errors';
 import type { Caller, ReadContext, ToolInput, WriteContext } from './handler';
-import { ChangeLog, appendChanges } from './changes';
-import { RecordedWrites, saveUndoAction } from './undo';
-import { claim, complete, findAnswer, fingerprint, type StoredAnswer } from './idempotency';
+import { ChangeLog, changeEntries } from './changes';
+import { RecordedWrites, undoRecord } from './undo';
+import { claim, completion, findAnswer, fingerprint, type StoredAnswer } from './idempotency';
+import { runTogether } from '../db/together';
 
 export interface Deps {
   db: Knex;
@@ -58,10 +59,12 @@ async function runWrite(deps: Deps, name: WriteOperationName, caller: Caller, in
     const body = await handler(ctx, input);
     const answer = { status: operations[name].successStatus, body };
     const [described] = ctx.changes.entries;
-    if (described) await saveUndoAction(trx, caller, name, ctx.rows, described);
-    if (operationId) await complete(trx, caller, operationId, answer);
-    // Last, so that the change-feed counter is held for as short a time as possible.
-    await appendChanges(trx, caller, ctx.changes.entries);
+    // The undo record, the stored answer and the feed entries go in one round trip.
+    await runTogether(trx, [
+      described ? undoRecord(trx, caller, name, ctx.rows, described) : null,
+      operationId ? completion(trx, caller, operationId, answer) : null,
+      changeEntries(trx, caller, ctx.changes.entries),
+    ]);
     return { ...answer, replayed: false };
   });
 }

@@ -62,16 +62,10 @@ export class RecordedWrites {
   }
 }
 
-/** Stores what a write changed so that its key can take it back later. */
-export async function saveUndoAction(
-  trx: Knex.Transaction,
-  caller: Caller,
-  tool: string,
-  writes: RecordedWrites,
-  described: ChangeInput,
-): Promise<void> {
-  if (writes.changes.length === 0) return;
-  await trx('undo_actions').insert({
+/** The statement that stores what a write changed, so that its key can take it back later. */
+export function undoRecord(trx: Knex.Transaction, caller: Caller, tool: string, writes: RecordedWrites, described: ChangeInput): Knex.QueryBuilder | null {
+  if (writes.changes.length === 0) return null;
+  return trx('undo_actions').insert({
     id: newId('undo'),
     company_id: caller.companyId,
     key_id: caller.keyId,
