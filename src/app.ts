@@ -52,11 +52,14 @@ export function createApp(deps: Deps & { logger: Logger }): Express {
 
   const json = express.json({ limit: JSON_LIMIT });
   const keyed = [requireApiKey(deps.db), rateLimitPerKey(deps.config.rateLimit)];
-  app.use('/api/v1', json, ...keyed);
-  app.use('/admin/v1', json, requireAdminToken(deps.config.adminToken));
-  app.post('/mcp', json, ...keyed, mcpEndpoint(deps));
+  // The key and its rate limit come before the body is read: a request without a valid key is a
+  // 401 whatever its body, and every answer to a key (a 413 or bad JSON too) counts and carries
+  // the RateLimit headers.
+  app.use('/api/v1', ...keyed, json);
+  app.use('/admin/v1', requireAdminToken(deps.config.adminToken), json);
+  app.post('/mcp', ...keyed, json, mcpEndpoint(deps));
   app.all('/mcp', () => {
-    throw new ApiError(405, 'method_not_allowed', 'This MCP endpoint is stateless: send JSON-RPC messages with POST.');
+    throw new ApiError(405, 'method_not_allowed', 'This MCP endpoint is stateless: send JSON-RPC messages with POST.', { headers: { Allow: 'POST' } });
   });
 
   app.use(

@@ -10,6 +10,7 @@ interface ValidatorError {
   type?: string;
   message?: string;
   errors?: { path?: string; message?: string }[];
+  headers?: Record<string, string>;
 }
 
 export function toApiError(error: unknown): ApiError {
@@ -25,7 +26,8 @@ export function toApiError(error: unknown): ApiError {
     case 404:
       return new ApiError(404, 'not_found', 'There is no such endpoint. See /api/v1/openapi.json.');
     case 405:
-      return new ApiError(405, 'method_not_allowed', e.message ?? 'This method is not allowed here.');
+      // RFC 9110: a 405 names the methods that are allowed (the validator's `Allow` header).
+      return new ApiError(405, 'method_not_allowed', e.message ?? 'This method is not allowed here.', e.headers?.Allow ? { headers: { Allow: e.headers.Allow } } : {});
     case 413:
       return new ApiError(413, 'payload_too_large', 'The body is too large.');
     case 415:

@@ -20,7 +20,19 @@ export function decodeCursor<K extends string>(cursor: string, keys: readonly K[
   } catch {
     // fall through to the problem below
   }
-  throw new ApiError(400, 'invalid_request', 'The cursor is not one this list gave out.', {
+  throw badCursor();
+}
+
+/** A cursor of positions that are whole numbers (sequence numbers, txids, offsets). */
+export function decodeNumericCursor<K extends string>(cursor: string, keys: readonly K[]): Record<K, number> {
+  const position = decodeCursor(cursor, keys);
+  const numbers = Object.fromEntries(keys.map((key) => [key, Number(position[key])])) as Record<K, number>;
+  if (keys.every((key) => Number.isSafeInteger(numbers[key]) && numbers[key] >= 0)) return numbers;
+  throw badCursor();
+}
+
+function badCursor(): ApiError {
+  return new ApiError(400, 'invalid_request', 'The cursor is not one this list gave out.', {
     errors: [{ path: '/query/cursor', message: 'must be a next_cursor returned by this list' }],
   });
 }

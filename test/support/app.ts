@@ -6,13 +6,14 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import request from 'supertest';
+import request, { type Response } from 'supertest';
 import { pino } from 'pino';
 import type { Knex } from 'knex';
 import { createApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { openDatabase } from '../../src/db/connect';
 import { migrateToLatest } from '../../src/db/migrate';
+import { SETTLED_TXID } from '../../src/platform/changes';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -109,3 +110,44 @@ export function as(t: TestApp, key: string) {
 }
 
 export const opId = (): string => randomUUID();
+
+/**
+ * Waits until the change feed shows every write committed so far. The feed shows an entry once
+ * no older transaction is still running (src/platform/changes.ts); on PostgreSQL other test files
+ * write at the same time, so a test that expects its own writes in the feed waits for them. On
+ * PGlite this returns at once.
+ */
+export async function feedSettled(t: TestApp): Promise<void> {
+  const mine = await t.db.first(t.db.raw('pg_current_xact_id()::text::bigint as xid'));
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const now = await t.db.first(t.db.raw(`${SETTLED_TXID} as horizon`));
+    if (Number(now.horizon) > Number(mine.xid)) return;
+    if (Date.now() > deadline) throw new Error('the feed did not settle within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * Sends requests so that they really overlap: a transaction of the test holds the database while
+ * they are sent (on PGlite, whose one connection everything shares, every request's first query
+ * queues behind it, so all of them pass the replay check before any commits), then lets them all
+ * go at once. On PostgreSQL they run side by side anyway.
+ */
+export async function atOnce(t: TestApp, requests: (() => Promise<Response>)[]): Promise<Response[]> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let holding!: () => void;
+  const held = new Promise<void>((resolve) => (holding = resolve));
+  const holder = t.db.transaction(async (trx) => {
+    await trx.raw('select 1');
+    holding();
+    await released;
+  });
+  await held;
+  const answers = Promise.all(requests.map((send) => send()));
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  release();
+  await holder;
+  return answers;
+}

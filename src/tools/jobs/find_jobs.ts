@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { ReadHandler, Caller, QueryOf } from '../../platform/handler';
-import { decodeCursor, encodeCursor, pageOf } from '../../platform/pagination';
+import { decodeNumericCursor, encodeCursor, pageOf } from '../../platform/pagination';
 import { findStatus } from '../context/lookups';
 import { CANCELLED, jobsQuery, toSummary, type JobRow } from './job-records';
 import { digitsOf } from './search-text';
@@ -19,7 +19,7 @@ export const find_jobs: ReadHandler<'find_jobs'> = async ({ db, caller }, { quer
   else if (query.q) matchWords(jobs, query.q);
   await applyFilters(db, jobs, caller, query);
 
-  if (query.cursor) jobs.where('j.job_number', '<', Number(decodeCursor(query.cursor, ['before'] as const).before));
+  if (query.cursor) jobs.where('j.job_number', '<', decodeNumericCursor(query.cursor, ['before'] as const).before);
   const rows = (await jobs.orderBy('j.job_number', 'desc').limit(limit + 1)) as JobRow[];
   return pageOf(rows, limit, toSummary, (row) => encodeCursor({ before: row.job_number }));
 };
