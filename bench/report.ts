@@ -14,7 +14,11 @@ export interface Report {
   notes: string[];
 }
 
+/** The issue's baseline: get_job's own lookup (its one query, shaped the same) on bare Express. */
+export const BASELINE = 'baseline: the get_job lookup, bare';
+
 const byName = (report: Report, name: string) => report.cases.find((c) => c.name === name);
+const percent = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
 
 /** The issue's targets, checked for information only: the bench never fails on them. */
 export function targets(report: Report): { target: string; met: boolean; figure: string }[] {
@@ -26,13 +30,18 @@ export function targets(report: Report): { target: string; met: boolean; figure:
   const worstSearchP95 = Math.max(...searches.map((c) => c.p95));
   const rows = [];
   if (getJob) {
-    rows.push({ target: 'get_job HTTP ≥ 50% of baseline req/s', met: getJob.rps >= report.baseline.rps * 0.5, figure: `${getJob.rps} vs ${report.baseline.rps}` });
+    const rowOnly = byName(report, 'baseline: the job row only');
+    rows.push({
+      target: 'get_job HTTP ≥ 50% of baseline req/s',
+      met: getJob.rps >= report.baseline.rps * 0.5,
+      figure: `${getJob.rps} vs ${report.baseline.rps} (${percent(getJob.rps, report.baseline.rps)})${rowOnly ? `; a bare query of the job row alone: ${rowOnly.rps} (${percent(getJob.rps, rowOnly.rps)})` : ''}`,
+    });
     rows.push({ target: 'get_job HTTP p99 ≤ 2× baseline p99', met: getJob.p99 <= report.baseline.p99 * 2, figure: `${getJob.p99} vs ${report.baseline.p99} ms` });
   }
   if (getJob && mcpGet) rows.push({ target: 'get_job MCP ≥ 40% of HTTP req/s', met: mcpGet.rps >= getJob.rps * 0.4, figure: `${mcpGet.rps} vs ${getJob.rps}` });
   if (searches.length) rows.push({ target: 'find_jobs q p95 < 50 ms', met: worstSearchP95 < 50, figure: `worst p95 ${worstSearchP95} ms` });
   const bareCreate = byName(report, 'baseline: bare create in one transaction');
-  if (create) rows.push({ target: 'create_job ≥ 500/s', met: create.rps >= 500, figure: `${create.rps}/s${bareCreate ? ` (a bare create in one transaction: ${bareCreate.rps}/s)` : ''}` });
+  if (create) rows.push({ target: 'create_job ≥ 500/s', met: create.rps >= 500, figure: `${create.rps}/s${bareCreate ? ` (a bare create of the same rows in one transaction: ${bareCreate.rps}/s, ${percent(create.rps, bareCreate.rps)})` : ''}` });
   if (replay && getJob) rows.push({ target: 'replay no slower than get_job', met: replay.p50 <= getJob.p50 * 1.1, figure: `p50 ${replay.p50} vs ${getJob.p50} ms` });
   rows.push({ target: 'service RSS < 300 MB', met: report.maxRssMb < 300, figure: `${report.maxRssMb} MB` });
   return rows;

@@ -10,14 +10,13 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import knex, { type Knex } from 'knex';
+import knex from 'knex';
 import { openDatabase } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
 import { loadDataset, type Dataset } from './dataset';
 import { runHttpCase, type CaseResult, type HttpCase } from './measure';
 import { runMcpCase } from './mcp-load';
-import { startBaseline } from './baseline';
-import { printReport, writeReport, type Report } from './report';
+import { BASELINE, printReport, writeReport, type Report } from './report';
 
 const root = path.resolve(__dirname, '..');
 const BENCH_DB = 'jms_bench';
@@ -53,27 +52,35 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function startService(target: Target, port: number): Promise<ChildProcess> {
-  const env = {
-    ...process.env,
-    PORT: String(port),
+/** Starts a server script of the project and waits until its /healthz answers. */
+async function startProcess(script: string, port: number, env: Record<string, string>): Promise<ChildProcess> {
+  // Logs are written as in production, then dropped: their cost is measured, not their text.
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    if (ok) return child;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${script} did not start`);
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+}
+
+const databaseEnv = (target: Target) => ({ DATA_DIR: target.dataDir ?? '', DATABASE_URL: target.databaseUrl ?? '' });
+
+function startService(target: Target, port: number): Promise<ChildProcess> {
+  return startProcess('src/main.ts', port, {
+    ...databaseEnv(target),
     DEMO_SEED: 'false',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     RATE_LIMIT_PER_MINUTE: '100000000',
     RATE_LIMIT_BURST: '10000000',
     ADMIN_TOKEN: randomUUID(),
-    DATA_DIR: target.dataDir ?? '',
-    DATABASE_URL: target.databaseUrl ?? '',
-  };
-  // Logs are written as in production, then dropped: their cost is measured, not their text.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
-    if (ok) return child;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error('the service did not start');
+  });
 }
 
 function sampleRss(pid: number): () => number {
@@ -134,7 +141,7 @@ async function main(): Promise<void> {
 
   const target = await freshDatabase(kind);
   console.log(`database: ${kind}; loading ${3 * jobsPerCompany} jobs…`);
-  let db: Knex = await openDatabase({ databaseUrl: target.databaseUrl, dataDir: target.dataDir ?? null });
+  const db = await openDatabase({ databaseUrl: target.databaseUrl, dataDir: target.dataDir ?? null });
   await migrateToLatest(db);
   const data = await loadDataset(db, jobsPerCompany, console.log);
   await db.destroy();
@@ -164,28 +171,25 @@ async function main(): Promise<void> {
       cases.push(await runAndLog(() => runMcpCase(base, key, name, next, load)));
     }
   } finally {
-    service.kill('SIGTERM');
-    await new Promise((resolve) => service.once('exit', resolve));
+    await stopProcess(service);
   }
   const rss = maxRss();
 
-  // The baseline opens the database itself: a PGlite data dir has one owner at a time.
-  db = await openDatabase({ databaseUrl: target.databaseUrl, dataDir: target.dataDir ?? null });
-  const owner = await db('people').where({ company_id: data.companies[0].id }).first('id');
-  const status = await db('statuses').where({ company_id: data.companies[0].id }).orderBy('position').first('id');
-  const baselineServer = await startBaseline(db, { id: data.companies[0].id, personId: owner.id, statusId: status.id });
-  const job = cycle(data.sample);
-  const baseline = await runHttpCase(baselineServer.url, key, { name: 'baseline: bare Express + one query', next: () => ({ path: `/api/v1/jobs/${job().id}` }) }, load);
-  const writeBaseline = await runHttpCase(
-    baselineServer.url,
-    key,
-    { name: 'baseline: bare create in one transaction', method: 'POST', next: () => ({ path: '/api/v1/jobs', body: { customer_name: 'Baseline Customer' } }) },
-    load,
-  );
-  cases.push(writeBaseline);
-  await baselineServer.close();
-  await db.destroy();
-  if (kind === 'pglite') notes.push('PGlite: the baseline ran in the bench process on the same data dir after the service stopped.');
+  // The baselines run after the service has stopped: a PGlite data dir has one owner at a time.
+  const baselinePort = await freePort();
+  const baselineServer = await startProcess('bench/baseline.ts', baselinePort, { ...databaseEnv(target), BASELINE_KEY: key });
+  const baselineUrl = `http://127.0.0.1:${baselinePort}`;
+  let baseline: CaseResult;
+  try {
+    const job = cycle(data.sample);
+    await runHttpCase(baselineUrl, key, { name: 'warm-up', next: () => ({ path: `/jobs/${job().id}` }) }, { ...load, seconds: quick ? 1 : 3 });
+    baseline = await runHttpCase(baselineUrl, key, { name: BASELINE, next: () => ({ path: `/jobs/${job().id}` }) }, load);
+    cases.push(await runHttpCase(baselineUrl, key, { name: 'baseline: the job row only', next: () => ({ path: `/jobs/${job().id}/row` }) }, load));
+    const body = { customer_name: 'Baseline Customer', customer_phone: '(555) 010-2030' };
+    cases.push(await runHttpCase(baselineUrl, key, { name: 'baseline: bare create in one transaction', method: 'POST', next: () => ({ path: '/jobs', body }) }, load));
+  } finally {
+    await stopProcess(baselineServer);
+  }
   notes.push('The load generator, the service and the database share this machine\'s 2 cores.');
 
   const report: Report = { db: kind, quick, jobs: 3 * jobsPerCompany, startedAt, cases, baseline, maxRssMb: rss, notes };

@@ -46,4 +46,27 @@ describe('create_job', () => {
     });
     expect(res.body.id).toMatch(/^job_/);
   });
+
+  it('answers exactly what get_job then reads back, with or without a customer and assignee', async () => {
+    const bodies = [
+      { customer_name: 'Priya Shah', customer_phone: '555.301.4455', city: 'Tacoma', region: 'WA', loss_type: 'mold', assignee: 'Sam', claim_number: 'AL-9' },
+      { customer_email: 'someone@example.com' },
+      { title: 'Warehouse roof', address_line1: '9 Mill St', referral_source: 'plumber' },
+    ];
+    for (const body of bodies) {
+      const created = await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), ...body }).expect(201);
+      const read = await as(t, co.readKey).get(`/api/v1/jobs/${created.body.id}`).expect(200);
+      expect(created.body).toEqual(read.body);
+    }
+  });
+
+  it('is taken back whole by undo: job, customer, link and assignee', async () => {
+    const own = await createCompany(t);
+    const created = await as(t, own.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Undo Me', assignee: 'Sam' }).expect(201);
+    await as(t, own.writeKey).post('/api/v1/undo').send({ operation_id: opId() }).expect(200);
+    await as(t, own.readKey).get(`/api/v1/jobs/${created.body.id}`).expect(404);
+    for (const table of ['jobs', 'contacts', 'job_contacts', 'job_assignees']) {
+      expect(await t.db(table).where({ company_id: own.id }).count({ n: '*' }).first()).toEqual({ n: 0 });
+    }
+  });
 });

@@ -9,11 +9,18 @@ import { ApiError, notFound } from './errors';
 import { newId } from './ids';
 import type { Caller } from './handler';
 import type { ChangeInput } from './changes';
+import { runTogether } from '../db/together';
 
 /** Tables whose rows carry `id`, `company_id` and `version`, and can be taken back. */
 export type UndoableTable = 'jobs' | 'contacts' | 'job_contacts' | 'job_assignees' | 'notes' | 'note_versions' | 'drying_logs' | 'estimates' | 'estimate_rooms' | 'estimate_lines';
 
 type Row = Record<string, unknown> & { id: string; version: number };
+
+/** A row to insert, with its id already made. */
+export interface NewRow {
+  table: UndoableTable;
+  row: Record<string, unknown> & { id: string };
+}
 
 interface RowChange {
   table: UndoableTable;
@@ -32,10 +39,22 @@ export class RecordedWrites {
     private readonly companyId: string,
   ) {}
 
-  async insert<T extends { id: string }>(table: UndoableTable, row: Record<string, unknown>): Promise<T> {
-    const [saved] = await this.trx(table).insert({ ...row, company_id: this.companyId, version: 1 }).returning('*');
-    this.changes.push({ table, id: saved.id, before: null, afterVersion: 1 });
-    return saved as T;
+  /** Inserts a row and returns it as saved, with `alsoReturn` (values computed from it) added. */
+  async insert<T extends { id: string }>(table: UndoableTable, row: NewRow['row'], alsoReturn: Knex.Raw[] = []): Promise<T> {
+    return this.insertTogether<T>([{ table, row }], alsoReturn);
+  }
+
+  /**
+   * Inserts rows of several tables in one round trip and returns the first one as saved. Give
+   * them in the order they depend on each other (the job before its contacts): undo takes them
+   * back in reverse. Their ids are made before, so that none needs another's result, and foreign
+   * keys are checked once all of them are in.
+   */
+  async insertTogether<T extends { id: string }>(inserts: NewRow[], alsoReturn: Knex.Raw[] = []): Promise<T> {
+    const [first, ...others] = inserts.map(({ table, row }) => this.trx(table).insert({ ...row, company_id: this.companyId, version: 1 }));
+    const [saved] = await runTogether<T>(this.trx, [...others, first.returning(['*', ...alsoReturn])]);
+    for (const { table, row } of inserts) this.changes.push({ table, id: row.id, before: null, afterVersion: 1 });
+    return saved;
   }
 
   async update<T extends { id: string }>(table: UndoableTable, id: string, patch: Record<string, unknown>): Promise<T> {

@@ -1,8 +1,9 @@
 import type { WriteHandler } from '../../platform/handler';
 import { newId } from '../../platform/ids';
+import type { NewRow } from '../../platform/undo';
 import { nextJobNumber } from '../../platform/counters';
 import { findReferralSource, findTeammate, firstStatusId } from '../context/lookups';
-import { loadJobDetail } from './job-records';
+import { newJobDetail, type JobRow } from './job-records';
 import { digitsOf, searchColumns } from './search-text';
 
 const LOSS_WORDS: Record<string, string> = { water: 'water', fire: 'fire', smoke: 'smoke', mold: 'mold', storm: 'storm', wind: 'wind', hail: 'hail', flood: 'flood', sewage: 'sewage', other: 'loss' };
@@ -17,8 +18,16 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
   const customer = { name: body.customer_name ?? 'Customer', phone: body.customer_phone ?? null, email: body.customer_email ?? null };
   const customerAddress = { address_line1: body.address_line1 ?? null, city: body.city ?? null, region: body.region ?? null, postal_code: body.postal_code ?? null };
 
-  const job = await rows.insert<{ id: string; job_number: number }>('jobs', {
-    id: newId('job'),
+  // The job, its customer and its assignee go in in one round trip: their ids are made here.
+  const jobId = newId('job');
+  const contact = hasCustomer ? { id: newId('con'), ...customer, ...customerAddress, phone_digits: digitsOf(customer.phone ?? '') } : null;
+  const linked: NewRow[] = [];
+  if (contact) {
+    linked.push({ table: 'contacts', row: contact }, { table: 'job_contacts', row: { id: newId('jc'), job_id: jobId, contact_id: contact.id, role: 'customer' } });
+  }
+  if (assignee) linked.push({ table: 'job_assignees', row: { id: newId('asg'), job_id: jobId, person_id: assignee.id } });
+  const jobRow = {
+    id: jobId,
     job_number: nextJobNumber(db, caller.companyId),
     title,
     status_id: firstStatusId(db, caller.companyId),
@@ -33,15 +42,16 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
     referral_source: referralSource,
     created_by: caller.personId,
     ...searchColumns({ ...body, title, people: hasCustomer ? [customer] : [] }),
-  });
-  if (hasCustomer) {
-    const contact = await rows.insert('contacts', { id: newId('con'), ...customer, ...customerAddress, phone_digits: digitsOf(customer.phone ?? '') });
-    await rows.insert('job_contacts', { id: newId('jc'), job_id: job.id, contact_id: contact.id, role: 'customer' });
-  }
-  if (assignee) await rows.insert('job_assignees', { id: newId('asg'), job_id: job.id, person_id: assignee.id });
+  };
+  const job = await rows.insertTogether<JobRow>([{ table: 'jobs', row: jobRow }, ...linked], [db.raw('(select name from statuses s where s.id = jobs.status_id) as status_name')]);
 
   ctx.changes.add({ kind: 'changes', action: 'job.created', summary: `Created job #${job.job_number} ${title}`, job: { id: job.id, job_number: job.job_number } });
-  return loadJobDetail(db, caller, job.id);
+  // Answered from the rows just written, in get_job's shape, rather than read back.
+  return newJobDetail(job, {
+    createdByName: caller.personName,
+    people: contact ? [{ ...contact, role: 'customer' }] : [],
+    assignees: assignee ? [{ id: assignee.id, name: assignee.name }] : [],
+  });
 };
 
 function defaultTitle(customerName: string | undefined, lossType: string | undefined): string {

@@ -4,6 +4,7 @@ import type { components } from '../../generated/api';
 import { notFound } from '../../platform/errors';
 import type { Caller } from '../../platform/handler';
 import { estimateSummaries } from '../estimates/estimate-summaries';
+import { prepared } from '../../db/prepared';
 
 export type JobSummary = components['schemas']['JobSummary'];
 export type JobDetail = components['schemas']['JobDetail'];
@@ -128,9 +129,22 @@ export async function loadJobDetail(db: Knex, caller: Caller, ref: string): Prom
                          where n.job_id = j.id order by n.created_at desc, n.id desc limit ${RECENT_NOTES}) n), '[]') as recent_notes`),
     db.raw('exists (select 1 from estimates e where e.job_id = j.id) as has_estimates'),
   );
-  const job = (await whereRef(query, ref).first()) as (JobRow & DetailParts) | undefined;
+  const byNumber = /^#?(\d+)$/.test(ref);
+  const job = (await prepared(whereRef(query, ref), byNumber ? 'job_detail_by_number' : 'job_detail_by_id').first()) as (JobRow & DetailParts) | undefined;
   if (!job) throw notFound('job');
   return toDetail(job, job.has_estimates ? await estimateSummaries(db, job.id) : []);
+}
+
+/** The detail of a job just created, from the rows written: what get_job would read back. */
+export function newJobDetail(
+  job: Omit<JobRow, 'customer_name' | 'created_by_name'>,
+  parts: { createdByName: string; people: PersonOnJobRow[]; assignees: JobDetail['assignees'] },
+): JobDetail {
+  const customer = parts.people.find((person) => person.role === 'customer');
+  return toDetail(
+    { ...job, customer_name: customer?.name ?? null, created_by_name: parts.createdByName, people: parts.people, assignees: parts.assignees, recent_notes: [], has_estimates: false },
+    [],
+  );
 }
 
 interface DetailParts {

@@ -1,0 +1,11 @@
+import type { Knex } from 'knex';
+
+/**
+ * Runs a query whose text never changes as a named prepared statement: PostgreSQL then plans it
+ * once per connection instead of on every call. Worth it for hot queries with several
+ * sub-selects, whose planning costs more than running them (the job detail: about 1.1 ms to plan,
+ * 0.3 ms to run). The name must belong to exactly one query text; PGlite ignores it.
+ */
+export function prepared(query: Knex.QueryBuilder, name: string): Knex.QueryBuilder {
+  return query.options({ name });
+}
