@@ -29,6 +29,9 @@ export interface Dataset {
   sample: { id: string; job_number: number; customer: string; phone: string; claim: string }[];
 }
 
+/** The newest jobs of each company have their change-feed entry, so that the feed starts full. */
+const FEED_ENTRIES_PER_COMPANY = 2000;
+
 const pick = <T>(list: readonly T[], i: number): T => list[i % list.length];
 
 function phoneIn(i: number): string {
@@ -59,6 +62,7 @@ export async function loadDataset(db: Knex, jobsPerCompany: number, log: (line: 
       const jobs = [];
       const contacts = [];
       const links = [];
+      const changes = [];
       for (let n = start + 1; n <= Math.min(start + batch, jobsPerCompany); n++) {
         const i = c * jobsPerCompany + n;
         const name = `${pick(FIRST, i)} ${pick(LAST, Math.floor(i / FIRST.length))}`;
@@ -79,11 +83,15 @@ export async function loadDataset(db: Knex, jobsPerCompany: number, log: (line: 
         });
         contacts.push({ id: contactId, company_id: company.id, name, phone, phone_digits: digitsOf(phone), email });
         links.push({ id: newId('jc'), company_id: company.id, job_id: jobId, contact_id: contactId, role: 'customer' });
+        if (n > jobsPerCompany - FEED_ENTRIES_PER_COMPANY) {
+          changes.push({ company_id: company.id, txid: db.raw('pg_current_xact_id()::text::bigint'), kind: 'changes', action: 'job.created', summary: `Created job #${n} ${title}`, job_id: jobId, job_number: n, person_id: company.personId, via_key: true });
+        }
         if (c === 0 && n % Math.max(1, Math.floor(jobsPerCompany / 1000)) === 0) sample.push({ id: jobId, job_number: n, customer: name, phone, claim });
       }
       await db('jobs').insert(jobs);
       await db('contacts').insert(contacts);
       await db('job_contacts').insert(links);
+      if (changes.length) await db('change_entries').insert(changes);
     }
     await setLastJobNumber(db, company.id, jobsPerCompany);
     log(`  company ${c + 1}: ${jobsPerCompany} jobs`);

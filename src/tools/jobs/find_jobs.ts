@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { ReadHandler, Caller, QueryOf } from '../../platform/handler';
 import { decodeNumericCursor, encodeCursor, pageOf } from '../../platform/pagination';
 import { findStatus } from '../context/lookups';
-import { CANCELLED, jobsQuery, toSummary, type JobRow } from './job-records';
+import { CANCELLED, toSummary, withNames, type JobRow } from './job-records';
 import { digitsOf } from './search-text';
 import { likeContains } from '../../db/like';
 
@@ -12,7 +12,7 @@ const PHONE_LIKE = /^[\d\s().+-]+$/;
 
 export const find_jobs: ReadHandler<'find_jobs'> = async ({ db, caller }, { query }) => {
   const limit = query.limit ?? DEFAULT_LIMIT;
-  const jobs = jobsQuery(db, caller.companyId);
+  const jobs = db('jobs as j').where('j.company_id', caller.companyId).select('j.*');
 
   const jobNumber = query.q ? /^\s*#(\d{1,9})\s*$/.exec(query.q) : null;
   if (jobNumber) jobs.where('j.job_number', Number(jobNumber[1]));
@@ -20,7 +20,8 @@ export const find_jobs: ReadHandler<'find_jobs'> = async ({ db, caller }, { quer
   await applyFilters(db, jobs, caller, query);
 
   if (query.cursor) jobs.where('j.job_number', '<', decodeNumericCursor(query.cursor, ['before'] as const).before);
-  const rows = (await jobs.orderBy('j.job_number', 'desc').limit(limit + 1)) as JobRow[];
+  const page = jobs.orderBy('j.job_number', 'desc').limit(limit + 1);
+  const rows = (await withNames(db, page).orderBy('j.job_number', 'desc')) as JobRow[];
   return pageOf(rows, limit, toSummary, (row) => encodeCursor({ before: row.job_number }));
 };
 
