@@ -7,19 +7,11 @@ import { changeEntries, type ChangeInput, type ChangeKind } from '../src/platfor
 import { findCaller } from '../src/platform/auth';
 import type { Caller } from '../src/platform/handler';
 import { as, createCompany, feedSettled, opId, startApp, type TestApp } from './support/app';
+import type { components } from '../src/generated/api';
 
 let t: TestApp;
 
-interface Entry {
-  id: string;
-  kind: ChangeKind;
-  action: string;
-  summary: string;
-  job: { id: string; job_number: number } | null;
-  person: { id: string; name: string };
-  via_key: boolean;
-  at: string;
-}
+type Entry = components['schemas']['ChangeEntry'];
 
 interface Page {
   data: Entry[];

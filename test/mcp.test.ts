@@ -15,6 +15,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { operations, type OperationSpec } from '../src/generated/operations';
 import { ADMIN_TOKEN, as, createCompany, opId, startApp, type TestApp, type TestCompany } from './support/app';
+import type { components } from '../src/generated/api';
 
 interface Problem {
   type: string;
@@ -27,16 +28,7 @@ interface Problem {
   valid_values?: string[];
 }
 
-interface FeedEntry {
-  id: string;
-  kind: string;
-  action: string;
-  summary: string;
-  job: { id: string; job_number: number } | null;
-  person: { id: string; name: string };
-  via_key: boolean;
-  at: string;
-}
+type FeedEntry = components['schemas']['ChangeEntry'];
 
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
 

@@ -7,6 +7,7 @@ import type { Response } from 'supertest';
 import { newId } from '../src/platform/ids';
 import { RecordedWrites } from '../src/platform/undo';
 import { as, createCompany, feedSettled, opId, startApp, type TestApp } from './support/app';
+import type { components } from '../src/generated/api';
 
 let t: TestApp;
 
@@ -18,15 +19,7 @@ interface JobDetail {
   assignees: { id: string; name: string }[];
 }
 
-interface Entry {
-  kind: string;
-  action: string;
-  summary: string;
-  job: { id: string; job_number: number } | null;
-  person: { id: string; name: string };
-  via_key: boolean;
-  at: string;
-}
+type Entry = components['schemas']['ChangeEntry'];
 
 
 
