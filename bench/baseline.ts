@@ -7,7 +7,9 @@
  *   GET  /jobs/:id      the same get_job lookup: the one query get_job runs, shaped the same way
  *   GET  /jobs/:id/row  the job's own row, one trivial query: what a request costs at the least
  *   POST /jobs          what create_job must write at the least (the job with its search columns,
- *                       its customer, the link and a change entry) in one transaction
+ *                       its customer, the link and a change entry) in one transaction; with an
+ *                       operation_id also the two rows the write pipeline adds (undo record and
+ *                       stored answer)
  *
  * `node --import tsx bench/baseline.ts` with PORT, DATABASE_URL or DATA_DIR, and BASELINE_KEY (a
  * write key of the company the routes work for, looked up once at start).
@@ -40,7 +42,7 @@ async function main(): Promise<void> {
     else res.json(rows[0]);
   });
   app.post('/jobs', async (req, res) => {
-    const { customer_name: name, customer_phone: phone } = req.body as { customer_name: string; customer_phone: string };
+    const { customer_name: name, customer_phone: phone, operation_id: operationId } = req.body as { customer_name: string; customer_phone: string; operation_id?: string };
     const job = await db.transaction(async (trx) => {
       const [row] = await trx('jobs')
         .insert({
@@ -56,6 +58,11 @@ async function main(): Promise<void> {
       const [contact] = await trx('contacts').insert({ id: newId('con'), company_id: companyId, name, phone, phone_digits: digitsOf(phone) }).returning('id');
       await trx('job_contacts').insert({ id: newId('jc'), company_id: companyId, job_id: row.id, contact_id: contact.id, role: 'customer' });
       await trx('change_entries').insert({ company_id: companyId, txid: trx.raw('pg_current_xact_id()::text::bigint'), kind: 'changes', action: 'job.created', summary: row.title, person_id: caller.personId, via_key: true });
+      if (operationId) {
+        const rows = JSON.stringify([{ table: 'jobs', id: row.id, before: null, afterVersion: 1 }]);
+        await trx('undo_actions').insert({ id: newId('undo'), company_id: companyId, key_id: caller.keyId, tool: 'create_job', kind: 'changes', summary: row.title, job_id: row.id, job_number: row.job_number, rows });
+        await trx('idempotency_records').insert({ company_id: companyId, operation_id: operationId, tool: 'create_job', fingerprint: operationId, key_id: caller.keyId, status: 201, body: JSON.stringify(row) });
+      }
       return row;
     });
     res.status(201).json(job);

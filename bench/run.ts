@@ -200,6 +200,9 @@ async function main(): Promise<void> {
     cases.push(await runHttpCase(baselineUrl, key, { name: 'baseline: the job row only', next: () => ({ path: `/jobs/${job().id}/row` }) }, load));
     const body = { customer_name: 'Baseline Customer', customer_phone: '(555) 010-2030' };
     cases.push(await runHttpCase(baselineUrl, key, { name: 'baseline: bare create in one transaction', method: 'POST', next: () => ({ path: '/jobs', body }) }, load));
+    cases.push(
+      await runHttpCase(baselineUrl, key, { name: 'baseline: bare create with undo and answer rows', method: 'POST', next: () => ({ path: '/jobs', body: { ...body, operation_id: randomUUID() } }) }, load),
+    );
   } finally {
     await stopProcess(baselineServer);
   }
