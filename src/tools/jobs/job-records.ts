@@ -76,9 +76,15 @@ export async function resolveJob(db: Knex, caller: Caller, ref: string): Promise
   return row as JobRow;
 }
 
-function whereRef(query: Knex.QueryBuilder, ref: string): Knex.QueryBuilder {
+/** The job number a reference gives (`16`, `#16`), or null for an id. */
+function jobNumberOf(ref: string): number | null {
   const byNumber = /^#?(\d+)$/.exec(ref);
-  return byNumber ? query.where('j.job_number', Number(byNumber[1])) : query.where('j.id', ref);
+  return byNumber ? Number(byNumber[1]) : null;
+}
+
+function whereRef(query: Knex.QueryBuilder, ref: string): Knex.QueryBuilder {
+  const jobNumber = jobNumberOf(ref);
+  return jobNumber === null ? query.where('j.id', ref) : query.where('j.job_number', jobNumber);
 }
 
 export function formatAddress(job: Pick<JobRow, 'address_line1' | 'city' | 'region' | 'postal_code'>): string | null {
@@ -138,8 +144,8 @@ export async function loadJobDetail(db: Knex, caller: Caller, ref: string): Prom
                          where n.job_id = j.id order by n.created_at desc, n.id desc limit ${RECENT_NOTES}) n), '[]') as recent_notes`),
     db.raw('exists (select 1 from estimates e where e.job_id = j.id) as has_estimates'),
   );
-  const byNumber = /^#?(\d+)$/.test(ref);
-  const job = (await prepared(whereRef(query, ref), byNumber ? 'job_detail_by_number' : 'job_detail_by_id').first()) as (JobRow & DetailParts) | undefined;
+  const name = jobNumberOf(ref) === null ? 'job_detail_by_id' : 'job_detail_by_number';
+  const job = (await prepared(whereRef(query, ref), name).first()) as (JobRow & DetailParts) | undefined;
   if (!job) throw notFound('job');
   return toDetail(job, job.has_estimates ? await estimateSummaries(db, job.id) : []);
 }
