@@ -6,6 +6,6 @@ import type { Knex } from 'knex';
  * sub-selects, whose planning costs more than running them (the job detail: about 1.1 ms to plan,
  * 0.3 ms to run). The name must belong to exactly one query text; PGlite ignores it.
  */
-export function prepared(query: Knex.QueryBuilder, name: string): Knex.QueryBuilder {
-  return query.options({ name });
+export function prepared<Query extends Knex.QueryBuilder | Knex.Raw>(query: Query, name: string): Query {
+  return query.options({ name }) as Query;
 }

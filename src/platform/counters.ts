@@ -8,7 +8,7 @@ const jobNumbers = (companyId: string) => `"job_numbers_${companyId.replace(/[^0
 
 /** The next job number, as an SQL expression to put in the job's insert. */
 export function nextJobNumber(db: Knex, companyId: string): Knex.Raw {
-  return db.raw(`nextval('${jobNumbers(companyId)}')`);
+  return db.raw('nextval(?::regclass)', [jobNumbers(companyId)]);
 }
 
 /** Moves the job numbers on, after jobs were loaded in bulk. */

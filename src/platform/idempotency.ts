@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { ApiError } from './errors';
 import type { Caller } from './handler';
+import { prepared } from '../db/prepared';
 
 export interface StoredAnswer {
   status: number;
@@ -37,9 +38,10 @@ function canonicalJson(value: unknown): string {
 
 /** The stored answer for this operation_id, if a write with it has committed. */
 export async function findAnswer(db: Knex, caller: Caller, operationId: string, print: string): Promise<StoredAnswer | null> {
-  const record = (await db('idempotency_records')
-    .where({ company_id: caller.companyId, operation_id: operationId })
-    .first('fingerprint', 'status', 'body')) as IdempotencyRecord | undefined;
+  const record = (await prepared(
+    db('idempotency_records').where({ company_id: caller.companyId, operation_id: operationId }).first('fingerprint', 'status', 'body'),
+    'find_answer',
+  )) as IdempotencyRecord | undefined;
   return record ? answerOf(record, print) : null;
 }
 
@@ -51,11 +53,14 @@ export async function claim(
   operationId: string,
   print: string,
 ): Promise<StoredAnswer | null> {
-  const claimed = await trx('idempotency_records')
-    .insert({ company_id: caller.companyId, operation_id: operationId, tool, fingerprint: print, key_id: caller.keyId })
-    .onConflict(['company_id', 'operation_id'])
-    .ignore()
-    .returning('operation_id');
+  const claimed = await prepared(
+    trx('idempotency_records')
+      .insert({ company_id: caller.companyId, operation_id: operationId, tool, fingerprint: print, key_id: caller.keyId })
+      .onConflict(['company_id', 'operation_id'])
+      .ignore()
+      .returning('operation_id'),
+    'claim_operation',
+  );
   if (claimed.length > 0) return null;
   const earlier = await findAnswer(trx, caller, operationId, print);
   if (!earlier) throw new Error(`operation_id ${operationId} is claimed but has no answer`);
