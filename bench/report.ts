@@ -16,6 +16,8 @@ export interface Report {
 
 /** The issue's baseline: get_job's own lookup (its one query, shaped the same) on bare Express. */
 export const BASELINE = 'baseline: the get_job lookup, bare';
+/** Every row create_job writes, in one statement on bare Express: what this machine can write. */
+export const BARE_CREATE = 'baseline: bare create, one statement';
 
 const byName = (report: Report, name: string) => report.cases.find((c) => c.name === name);
 const percent = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
@@ -40,9 +42,8 @@ export function targets(report: Report): { target: string; met: boolean; figure:
   }
   if (getJob && mcpGet) rows.push({ target: 'get_job MCP ≥ 40% of HTTP req/s', met: mcpGet.rps >= getJob.rps * 0.4, figure: `${mcpGet.rps} vs ${getJob.rps}` });
   if (searches.length) rows.push({ target: 'find_jobs q p95 < 50 ms', met: worstSearchP95 < 50, figure: `worst p95 ${worstSearchP95} ms` });
-  const bareCreate = byName(report, 'baseline: bare create in one transaction');
-  const bareWithRecords = byName(report, 'baseline: bare create with undo and answer rows');
-  if (create) rows.push({ target: 'create_job ≥ 500/s', met: create.rps >= 500, figure: `${create.rps}/s${bareCreate ? ` (a bare create of the same rows in one transaction: ${bareCreate.rps}/s, ${percent(create.rps, bareCreate.rps)})` : ''}${bareWithRecords ? `; with the undo and answer rows too: ${bareWithRecords.rps}/s` : ''}` });
+  const bareCreate = byName(report, BARE_CREATE);
+  if (create) rows.push({ target: 'create_job ≥ 500/s', met: create.rps >= 500, figure: `${create.rps}/s${bareCreate ? ` (the same rows written bare, in one statement: ${bareCreate.rps}/s, ${percent(create.rps, bareCreate.rps)})` : ''}` });
   if (replay && getJob) rows.push({ target: 'replay no slower than get_job', met: replay.p50 <= getJob.p50 * 1.1, figure: `p50 ${replay.p50} vs ${getJob.p50} ms` });
   rows.push({ target: 'service RSS < 300 MB', met: report.maxRssMb < 300, figure: `${report.maxRssMb} MB` });
   return rows;

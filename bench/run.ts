@@ -16,7 +16,7 @@ import { migrateToLatest } from '../src/db/migrate';
 import { loadDataset, type Dataset } from './dataset';
 import { runHttpCase, type CaseResult, type HttpCase } from './measure';
 import { runMcpCase } from './mcp-load';
-import { BASELINE, printReport, writeReport, type Report } from './report';
+import { BARE_CREATE, BASELINE, printReport, writeReport, type Report } from './report';
 
 const root = path.resolve(__dirname, '..');
 const BENCH_DB = 'jms_bench';
@@ -198,11 +198,8 @@ async function main(): Promise<void> {
     await runHttpCase(baselineUrl, key, { name: 'warm-up', next: () => ({ path: `/jobs/${job().id}` }) }, { ...load, seconds: quick ? 1 : 3 });
     baseline = await runHttpCase(baselineUrl, key, { name: BASELINE, next: () => ({ path: `/jobs/${job().id}` }) }, load);
     cases.push(await runHttpCase(baselineUrl, key, { name: 'baseline: the job row only', next: () => ({ path: `/jobs/${job().id}/row` }) }, load));
-    const body = { customer_name: 'Baseline Customer', customer_phone: '(555) 010-2030' };
-    cases.push(await runHttpCase(baselineUrl, key, { name: 'baseline: bare create in one transaction', method: 'POST', next: () => ({ path: '/jobs', body }) }, load));
-    cases.push(
-      await runHttpCase(baselineUrl, key, { name: 'baseline: bare create with undo and answer rows', method: 'POST', next: () => ({ path: '/jobs', body: { ...body, operation_id: randomUUID() } }) }, load),
-    );
+    const bareCreate: HttpCase = { name: BARE_CREATE, method: 'POST', next: () => ({ path: '/jobs', body: { operation_id: randomUUID(), customer_name: 'Baseline Customer', customer_phone: '(555) 010-2030' } }) };
+    cases.push(await runHttpCase(baselineUrl, key, bareCreate, load));
   } finally {
     await stopProcess(baselineServer);
   }
