@@ -10,6 +10,18 @@ export interface CaseResult {
   p99: number;
   errors: number;
   non2xx: number;
+  /** What a request cost in CPU, when measured. */
+  cpu?: CpuPerRequest;
+}
+
+export interface CpuPerRequest {
+  /** ms of CPU per request of the server under test (with PGlite, its database too). */
+  serverMs: number;
+  /** ms of CPU per request of the server's main thread, which runs its event loop. */
+  eventLoopMs: number;
+  /** ms of CPU per request of the local PostgreSQL server; null with PGlite. */
+  databaseMs: number | null;
+  loadGeneratorMs: number;
 }
 
 export function percentile(sorted: number[], p: number): number {

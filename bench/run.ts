@@ -16,6 +16,7 @@ import { migrateToLatest } from '../src/db/migrate';
 import { loadDataset, type Dataset } from './dataset';
 import { runHttpCase, type CaseResult, type HttpCase } from './measure';
 import { runMcpCase } from './mcp-load';
+import { withCpu } from './cpu';
 import { BARE_CREATE, BASELINE, printReport, writeReport, type Report } from './report';
 
 const root = path.resolve(__dirname, '..');
@@ -135,9 +136,9 @@ function httpCases(data: Dataset, replayBody: unknown): HttpCase[] {
   ];
 }
 
-async function runAndLog(run: () => Promise<CaseResult>): Promise<CaseResult> {
-  const result = await run();
-  console.log(`  ${result.name}: ${result.rps} req/s, p99 ${result.p99} ms${result.errors + result.non2xx ? `, ${result.errors + result.non2xx} ERRORS` : ''}`);
+async function runAndLog(server: { pid: number; postgres: boolean }, run: () => Promise<CaseResult>): Promise<CaseResult> {
+  const result = await withCpu(server, run);
+  console.log(`  ${result.name}: ${result.rps} req/s, p99 ${result.p99} ms, CPU per request ${result.cpu?.serverMs} ms${result.cpu?.databaseMs === null ? '' : ` + database ${result.cpu?.databaseMs} ms`}${result.errors + result.non2xx ? `, ${result.errors + result.non2xx} ERRORS` : ''}`);
   return result;
 }
 
@@ -164,24 +165,25 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const key = data.companies[0].writeKey;
   const cases: CaseResult[] = [];
+  const measured = { pid: service.pid!, postgres: kind === 'postgres' };
   try {
     const replayBody = { operation_id: randomUUID(), customer_name: 'Replayed Customer' };
     await fetch(`${base}/api/v1/jobs`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(replayBody) });
     // Warm-up, not measured: JIT, connection pool and caches settle first.
     await runHttpCase(base, key, httpCases(data, replayBody)[0], { ...load, seconds: quick ? 1 : 3 });
-    for (const spec of httpCases(data, replayBody)) cases.push(await runAndLog(() => runHttpCase(base, key, spec, load)));
+    for (const spec of httpCases(data, replayBody)) cases.push(await runAndLog(measured, () => runHttpCase(base, key, spec, load)));
     await settle(target);
     // Polls from a point a little behind the start of the feed the data set has filled.
     const head = (await fetch(`${base}/api/v1/changes?limit=100`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json())) as { next_cursor: string };
     const polling: HttpCase = { name: 'list_changes polling with a cursor', next: () => ({ path: `/api/v1/changes?cursor=${head.next_cursor}&limit=25` }) };
-    cases.push(await runAndLog(() => runHttpCase(base, key, polling, load)));
+    cases.push(await runAndLog(measured, () => runHttpCase(base, key, polling, load)));
     const job = cycle(data.sample);
     const fragment = cycle(data.sample.map((s) => s.customer.split(' ')[0].toLowerCase()));
     for (const [name, next] of [
       ['get_job (MCP)', () => ({ tool: 'get_job', args: { job_id: job().id } })],
       ['find_jobs (MCP)', () => ({ tool: 'find_jobs', args: { q: fragment(), limit: 10 } })],
     ] as const) {
-      cases.push(await runAndLog(() => runMcpCase(base, key, name, next, load)));
+      cases.push(await runAndLog(measured, () => runMcpCase(base, key, name, next, load)));
     }
   } finally {
     await stopProcess(service);
@@ -196,10 +198,11 @@ async function main(): Promise<void> {
   try {
     const job = cycle(data.sample);
     await runHttpCase(baselineUrl, key, { name: 'warm-up', next: () => ({ path: `/jobs/${job().id}` }) }, { ...load, seconds: quick ? 1 : 3 });
-    baseline = await runHttpCase(baselineUrl, key, { name: BASELINE, next: () => ({ path: `/jobs/${job().id}` }) }, load);
-    cases.push(await runHttpCase(baselineUrl, key, { name: 'baseline: the job row only', next: () => ({ path: `/jobs/${job().id}/row` }) }, load));
+    const bare = { pid: baselineServer.pid!, postgres: kind === 'postgres' };
+    baseline = await runAndLog(bare, () => runHttpCase(baselineUrl, key, { name: BASELINE, next: () => ({ path: `/jobs/${job().id}` }) }, load));
+    cases.push(await runAndLog(bare, () => runHttpCase(baselineUrl, key, { name: 'baseline: the job row only', next: () => ({ path: `/jobs/${job().id}/row` }) }, load)));
     const bareCreate: HttpCase = { name: BARE_CREATE, method: 'POST', next: () => ({ path: '/jobs', body: { operation_id: randomUUID(), customer_name: 'Baseline Customer', customer_phone: '(555) 010-2030' } }) };
-    cases.push(await runHttpCase(baselineUrl, key, bareCreate, load));
+    cases.push(await runAndLog(bare, () => runHttpCase(baselineUrl, key, bareCreate, load)));
   } finally {
     await stopProcess(baselineServer);
   }
