@@ -280,6 +280,21 @@ describe('truly concurrent requests', () => {
     expect(jobs.map((j) => j.customer_name)).toEqual([winner]);
   });
 
+  it('a same request that ran alongside and then failed on what the first one changed gets the first answer', async () => {
+    const fresh = await createCompany(t);
+    const job = (await createJob(fresh.writeKey, { operation_id: opId(), customer_name: 'Cancel Once' }).expect(201)).body as { id: string };
+    const body = { operation_id: opId(), reason: 'Customer went with another company' };
+    // Each copy after the first finds the job cancelled already (409 invalid_state on its own).
+    const answers = await atOnce(t, Array.from({ length: 5 }, () => () => as(t, fresh.writeKey).post(`/api/v1/jobs/${job.id}/cancel`).send(body).then((res) => res)));
+    expect(answers.map((a) => a.status)).toEqual(Array(5).fill(200));
+    expect(new Set(answers.map((a) => a.text)).size).toBe(1);
+    expect(answers.filter((a) => a.headers['idempotent-replayed'] === 'true')).toHaveLength(4);
+    expect((await feedFor(fresh.readKey, job.id)).map((e) => e.action)).toEqual(['job.created', 'job.cancelled']);
+    // A different request with its own operation_id is refused as before.
+    const again = await as(t, fresh.writeKey).post(`/api/v1/jobs/${job.id}/cancel`).send({ operation_id: opId() });
+    expect({ status: again.status, code: again.body.code }).toEqual({ status: 409, code: 'invalid_state' });
+  });
+
   it('the same undo sent several times at once takes back exactly one action', async () => {
     const fresh = await createCompany(t);
     const names = ['Keep One', 'Keep Two', 'Undo Me'];

@@ -1,7 +1,9 @@
 /**
- * Idempotent writes. A write with an `operation_id` claims (company, operation_id) inside its own
- * transaction; the claim is completed with the answer before commit. A second request with the
- * same id waits on the claim (PostgreSQL's unique index) and then finds the committed answer.
+ * Idempotent writes. A write with an `operation_id` stores its answer under (company,
+ * operation_id), a unique key, in the transaction that makes the change. A same request sent
+ * later finds that answer before it changes anything. One running alongside runs its handler too,
+ * but its answer's insert waits on the first one's key and fails once that commits: its
+ * transaction, with all it changed, is rolled back, and the first answer is its answer.
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -45,33 +47,17 @@ export async function findAnswer(db: Knex, caller: Caller, operationId: string, 
   return record ? answerOf(record, print) : null;
 }
 
-/** Claims the operation_id for this transaction; returns the earlier answer when it is taken. */
-export async function claim(
-  trx: Knex.Transaction,
-  caller: Caller,
-  tool: string,
-  operationId: string,
-  print: string,
-): Promise<StoredAnswer | null> {
-  const claimed = await prepared(
-    trx('idempotency_records')
-      .insert({ company_id: caller.companyId, operation_id: operationId, tool, fingerprint: print, key_id: caller.keyId })
-      .onConflict(['company_id', 'operation_id'])
-      .ignore()
-      .returning('operation_id'),
-    'claim_operation',
-  );
-  if (claimed.length > 0) return null;
-  const earlier = await findAnswer(trx, caller, operationId, print);
-  if (!earlier) throw new Error(`operation_id ${operationId} is claimed but has no answer`);
-  return earlier;
-}
-
-/** The statement that completes a claim with the answer, before commit. */
-export function completion(trx: Knex.Transaction, caller: Caller, operationId: string, answer: StoredAnswer): Knex.QueryBuilder {
-  return trx('idempotency_records')
-    .where({ company_id: caller.companyId, operation_id: operationId })
-    .update({ status: answer.status, body: answer.body === undefined ? null : JSON.stringify(answer.body) });
+/** The statement that stores the answer under the operation_id, before commit. */
+export function storedAnswer(trx: Knex.Transaction, caller: Caller, tool: string, operationId: string, print: string, answer: StoredAnswer): Knex.QueryBuilder {
+  return trx('idempotency_records').insert({
+    company_id: caller.companyId,
+    operation_id: operationId,
+    tool,
+    fingerprint: print,
+    key_id: caller.keyId,
+    status: answer.status,
+    body: answer.body === undefined ? null : JSON.stringify(answer.body),
+  });
 }
 
 function answerOf(record: IdempotencyRecord, print: string): StoredAnswer {

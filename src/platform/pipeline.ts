@@ -1,7 +1,7 @@
 /**
  * Runs one tool call, whichever transport it came from: the scope check, then for a read the
- * handler, and for a write the one write pipeline: a transaction that claims the operation_id,
- * runs the handler, then stores the undo record, the answer and the change-feed entries.
+ * handler, and for a write the one write pipeline: a transaction that runs the handler, then
+ * stores the undo record, the answer under its operation_id and the change-feed entries.
  */
 import type { Knex } from 'knex';
 import { operations, type OperationName, type ReadOperationName, type WriteOperationName } from '../generated/operations';
@@ -11,7 +11,7 @@ import { ApiError } from './errors';
 import type { Caller, ReadContext, ToolInput, WriteContext } from './handler';
 import { ChangeLog, changeEntries } from './changes';
 import { RecordedWrites, undoRecord } from './undo';
-import { claim, completion, findAnswer, fingerprint, type StoredAnswer } from './idempotency';
+import { findAnswer, fingerprint, storedAnswer, type StoredAnswer } from './idempotency';
 import { runTogether } from '../db/together';
 
 export interface Deps {
@@ -45,26 +45,30 @@ async function runWrite(deps: Deps, name: WriteOperationName, caller: Caller, in
   const print = fingerprint(name, input);
 
   // A replay is answered without opening a transaction.
-  if (operationId) {
-    const earlier = await findAnswer(deps.db, caller, operationId, print);
-    if (earlier) return { ...earlier, replayed: true };
-  }
+  const earlier = operationId ? await findAnswer(deps.db, caller, operationId, print) : null;
+  if (earlier) return { ...earlier, replayed: true };
 
-  return deps.db.transaction(async (trx) => {
-    if (operationId) {
-      const earlier = await claim(trx, caller, name, operationId, print);
-      if (earlier) return { ...earlier, replayed: true };
-    }
-    const ctx: WriteContext = { db: trx, caller, config: deps.config, rows: new RecordedWrites(trx, caller.companyId), changes: new ChangeLog() };
-    const body = await handler(ctx, input);
-    const answer = { status: operations[name].successStatus, body };
-    const [described] = ctx.changes.entries;
-    // The undo record, the stored answer and the feed entries go in one round trip.
-    await runTogether(trx, [
-      described ? undoRecord(trx, caller, name, ctx.rows, described) : null,
-      operationId ? completion(trx, caller, operationId, answer) : null,
-      changeEntries(trx, caller, ctx.changes.entries),
-    ]);
-    return { ...answer, replayed: false };
-  });
+  try {
+    return await deps.db.transaction(async (trx) => {
+      const ctx: WriteContext = { db: trx, caller, config: deps.config, rows: new RecordedWrites(trx, caller.companyId), changes: new ChangeLog() };
+      const body = await handler(ctx, input);
+      const answer = { status: operations[name].successStatus, body };
+      const [described] = ctx.changes.entries;
+      // The undo record, the stored answer and the feed entries go in one round trip. The answer
+      // is stored under the operation_id's unique key: a same request running alongside waits
+      // on it, and fails once this one commits.
+      await runTogether(trx, [
+        described ? undoRecord(trx, caller, name, ctx.rows, described) : null,
+        operationId ? storedAnswer(trx, caller, name, operationId, print, answer) : null,
+        changeEntries(trx, caller, ctx.changes.entries),
+      ]);
+      return { ...answer, replayed: false };
+    });
+  } catch (error) {
+    // Whatever this request failed on (that key, or the state the other one left), the request
+    // that committed first with this operation_id has the answer, and nothing of this one stays.
+    const winner = operationId ? await findAnswer(deps.db, caller, operationId, print) : null;
+    if (winner) return { ...winner, replayed: true };
+    throw error;
+  }
 }
