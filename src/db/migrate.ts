@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as foundation from './migrations/001_foundation';
 import * as peopleNotesChat from './migrations/002_people_notes_chat';
 import * as estimatesStandards from './migrations/003_estimates_standards';
+import * as searchStatistics from './migrations/004_search_statistics';
 import { syncStandards } from '../tools/standards/corpus';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
@@ -9,6 +10,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '001_foundation': foundation,
   '002_people_notes_chat': peopleNotesChat,
   '003_estimates_standards': estimatesStandards,
+  '004_search_statistics': searchStatistics,
 };
 
 const source: Knex.MigrationSource<string> = {
