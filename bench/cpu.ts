@@ -1,7 +1,8 @@
 /**
- * What a case costs in CPU, per request: the server's process and its main thread, PostgreSQL's processes (a local
- * server; PGlite runs inside the service) and the load generator (this process). On a machine
- * whose cores they share, these tell which of them bounds the requests per second.
+ * What a case costs in CPU, per request: the server's process and its main thread (its event
+ * loop), PostgreSQL's processes (a local server; PGlite runs inside the service) and the load
+ * generator (this process). On a machine whose cores they share, these tell which of them bounds
+ * the requests per second.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -31,8 +32,14 @@ function processCpu(pid: number, thread?: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
 
-/** Runs a case and adds what its requests cost in CPU; `postgres` when the database is a local server. */
-export async function withCpu(server: { pid: number; postgres: boolean }, run: () => Promise<CaseResult>): Promise<CaseResult> {
+/** The process that answers a case; `postgres` when its database is a local PostgreSQL server. */
+export interface MeasuredServer {
+  pid: number;
+  postgres: boolean;
+}
+
+/** Runs a case and adds what its requests cost in CPU. */
+export async function withCpu(server: MeasuredServer, run: () => Promise<CaseResult>): Promise<CaseResult> {
   const databaseCpu = () => (server.postgres ? postgresCpu() : new Map<number, number>());
   // A Node server's main thread (its id is the process id) runs the event loop; its other
   // threads collect garbage and compile.

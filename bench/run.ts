@@ -16,7 +16,7 @@ import { migrateToLatest } from '../src/db/migrate';
 import { loadDataset, type Dataset } from './dataset';
 import { runHttpCase, type CaseResult, type HttpCase } from './measure';
 import { runMcpCase } from './mcp-load';
-import { withCpu } from './cpu';
+import { withCpu, type MeasuredServer } from './cpu';
 import { BARE_CREATE, BASELINE, printReport, writeReport, type Report } from './report';
 
 const root = path.resolve(__dirname, '..');
@@ -136,8 +136,19 @@ function httpCases(data: Dataset, replayBody: unknown): HttpCase[] {
   ];
 }
 
-async function runAndLog(server: { pid: number; postgres: boolean }, run: () => Promise<CaseResult>): Promise<CaseResult> {
-  const result = await withCpu(server, run);
+interface Load {
+  connections: number;
+  seconds: number;
+  /** Each case runs this long first, unmeasured, so that its own code paths are compiled and warm. */
+  warmUpSeconds: number;
+}
+
+type Run = (options: { connections: number; seconds: number }) => Promise<CaseResult>;
+
+/** Warms a case up, then measures it, with what its requests cost in CPU. */
+async function measure(server: MeasuredServer, load: Load, run: Run): Promise<CaseResult> {
+  await run({ connections: load.connections, seconds: load.warmUpSeconds });
+  const result = await withCpu(server, () => run(load));
   console.log(`  ${result.name}: ${result.rps} req/s, p99 ${result.p99} ms, CPU per request ${result.cpu?.serverMs} ms${result.cpu?.databaseMs === null ? '' : ` + database ${result.cpu?.databaseMs} ms`}${result.errors + result.non2xx ? `, ${result.errors + result.non2xx} ERRORS` : ''}`);
   return result;
 }
@@ -148,7 +159,7 @@ async function main(): Promise<void> {
   if (!['postgres', 'pglite'].includes(kind)) throw new Error('--db must be postgres or pglite');
   const quick = values.quick === true;
   const jobsPerCompany = quick ? 700 : 34_000;
-  const load = { connections: 10, seconds: quick ? 2 : 10 };
+  const load: Load = { connections: 10, seconds: quick ? 2 : 10, warmUpSeconds: quick ? 1 : 3 };
   const startedAt = new Date().toISOString();
   const notes: string[] = [];
 
@@ -165,25 +176,23 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const key = data.companies[0].writeKey;
   const cases: CaseResult[] = [];
-  const measured = { pid: service.pid!, postgres: kind === 'postgres' };
+  const measured: MeasuredServer = { pid: service.pid!, postgres: kind === 'postgres' };
   try {
     const replayBody = { operation_id: randomUUID(), customer_name: 'Replayed Customer' };
     await fetch(`${base}/api/v1/jobs`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(replayBody) });
-    // Warm-up, not measured: JIT, connection pool and caches settle first.
-    await runHttpCase(base, key, httpCases(data, replayBody)[0], { ...load, seconds: quick ? 1 : 3 });
-    for (const spec of httpCases(data, replayBody)) cases.push(await runAndLog(measured, () => runHttpCase(base, key, spec, load)));
+    for (const spec of httpCases(data, replayBody)) cases.push(await measure(measured, load, (options) => runHttpCase(base, key, spec, options)));
     await settle(target);
     // Polls from a point a little behind the start of the feed the data set has filled.
     const head = (await fetch(`${base}/api/v1/changes?limit=100`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json())) as { next_cursor: string };
     const polling: HttpCase = { name: 'list_changes polling with a cursor', next: () => ({ path: `/api/v1/changes?cursor=${head.next_cursor}&limit=25` }) };
-    cases.push(await runAndLog(measured, () => runHttpCase(base, key, polling, load)));
+    cases.push(await measure(measured, load, (options) => runHttpCase(base, key, polling, options)));
     const job = cycle(data.sample);
     const fragment = cycle(data.sample.map((s) => s.customer.split(' ')[0].toLowerCase()));
     for (const [name, next] of [
       ['get_job (MCP)', () => ({ tool: 'get_job', args: { job_id: job().id } })],
       ['find_jobs (MCP)', () => ({ tool: 'find_jobs', args: { q: fragment(), limit: 10 } })],
     ] as const) {
-      cases.push(await runAndLog(measured, () => runMcpCase(base, key, name, next, load)));
+      cases.push(await measure(measured, load, (options) => runMcpCase(base, key, name, next, options)));
     }
   } finally {
     await stopProcess(service);
@@ -197,12 +206,11 @@ async function main(): Promise<void> {
   let baseline: CaseResult;
   try {
     const job = cycle(data.sample);
-    await runHttpCase(baselineUrl, key, { name: 'warm-up', next: () => ({ path: `/jobs/${job().id}` }) }, { ...load, seconds: quick ? 1 : 3 });
-    const bare = { pid: baselineServer.pid!, postgres: kind === 'postgres' };
-    baseline = await runAndLog(bare, () => runHttpCase(baselineUrl, key, { name: BASELINE, next: () => ({ path: `/jobs/${job().id}` }) }, load));
-    cases.push(await runAndLog(bare, () => runHttpCase(baselineUrl, key, { name: 'baseline: the job row only', next: () => ({ path: `/jobs/${job().id}/row` }) }, load)));
+    const bare: MeasuredServer = { pid: baselineServer.pid!, postgres: kind === 'postgres' };
+    baseline = await measure(bare, load, (options) => runHttpCase(baselineUrl, key, { name: BASELINE, next: () => ({ path: `/jobs/${job().id}` }) }, options));
+    cases.push(await measure(bare, load, (options) => runHttpCase(baselineUrl, key, { name: 'baseline: the job row only', next: () => ({ path: `/jobs/${job().id}/row` }) }, options)));
     const bareCreate: HttpCase = { name: BARE_CREATE, method: 'POST', next: () => ({ path: '/jobs', body: { operation_id: randomUUID(), customer_name: 'Baseline Customer', customer_phone: '(555) 010-2030' } }) };
-    cases.push(await runAndLog(bare, () => runHttpCase(baselineUrl, key, bareCreate, load)));
+    cases.push(await measure(bare, load, (options) => runHttpCase(baselineUrl, key, bareCreate, options)));
   } finally {
     await stopProcess(baselineServer);
   }
