@@ -16,6 +16,7 @@ import express from 'express';
 import { openDatabase } from '../src/db/connect';
 import { findCaller } from '../src/platform/auth';
 import { newId } from '../src/platform/ids';
+import { jobNumbers } from '../src/platform/counters';
 import { loadJobDetail } from '../src/tools/jobs/job-records';
 import { digitsOf, searchColumns } from '../src/tools/jobs/search-text';
 
@@ -65,7 +66,7 @@ async function main(): Promise<void> {
   app.post('/jobs', async (req, res) => {
     const { customer_name: name, customer_phone: phone, operation_id: operationId } = req.body as { customer_name: string; customer_phone: string; operation_id: string };
     const { rows } = await db.raw(CREATE_IN_ONE_STATEMENT, {
-      companyId, jobNumbers: `"job_numbers_${companyId}"`, statusId: status.id, personId: caller.personId, keyId: caller.keyId,
+      companyId, jobNumbers: jobNumbers(companyId), statusId: status.id, personId: caller.personId, keyId: caller.keyId,
       jobId: newId('job'), contactId: newId('con'), linkId: newId('jc'), undoId: newId('undo'), operationId,
       name, phone, phoneDigits: digitsOf(phone), ...searchColumns({ title: name, people: [{ name, phone }] }),
     });

@@ -46,7 +46,7 @@ export function targets(report: Report): { target: string; met: boolean; figure:
   if (create) {
     // The service answers on one thread: it cannot do more than one second of CPU a second.
     const ceiling = create.cpu ? `; at ${create.cpu.eventLoopMs} ms of the event loop's CPU a create, the service does at most ${Math.floor(1000 / create.cpu.eventLoopMs)}/s` : '';
-    const bare = bareCreate ? ` (the same rows written bare, in one statement: ${bareCreate.rps}/s, ${percent(create.rps, bareCreate.rps)})` : '';
+    const bare = bareCreate ? ` (the same kinds of rows written bare, in one statement: ${bareCreate.rps}/s, ${percent(create.rps, bareCreate.rps)})` : '';
     rows.push({ target: 'create_job ≥ 500/s', met: create.rps >= 500, figure: `${create.rps}/s${bare}${ceiling}` });
   }
   if (replay && getJob) rows.push({ target: 'replay no slower than get_job', met: replay.p50 <= getJob.p50 * 1.1, figure: `p50 ${replay.p50} vs ${getJob.p50} ms` });
