@@ -46,17 +46,19 @@ export async function withCpu(server: MeasuredServer, run: () => Promise<CaseRes
   const eventLoopCpu = () => processCpu(server.pid, server.pid);
   const before = { server: processCpu(server.pid), eventLoop: eventLoopCpu(), database: databaseCpu(), own: process.cpuUsage() };
   const result = await run();
-  const own = process.cpuUsage(before.own);
+  // The thread is read after the process before the case and before it after, so that the
+  // thread's share can never come out larger than the process's.
+  const after = { eventLoop: eventLoopCpu(), server: processCpu(server.pid), own: process.cpuUsage(before.own) };
   // Backends that started during the case count from zero.
   const database = [...databaseCpu()].reduce((sum, [pid, ms]) => sum + ms - (before.database.get(pid) ?? 0), 0);
   const perRequest = (ms: number) => Math.round((100 * ms) / Math.max(1, result.requests)) / 100;
   return {
     ...result,
     cpu: {
-      serverMs: perRequest(processCpu(server.pid) - before.server),
-      eventLoopMs: perRequest(eventLoopCpu() - before.eventLoop),
+      serverMs: perRequest(after.server - before.server),
+      eventLoopMs: perRequest(after.eventLoop - before.eventLoop),
       databaseMs: server.postgres ? perRequest(database) : null,
-      loadGeneratorMs: perRequest((own.user + own.system) / 1000),
+      loadGeneratorMs: perRequest((after.own.user + after.own.system) / 1000),
     },
   };
 }
