@@ -6,8 +6,8 @@
  *
  *   GET  /jobs/:id      the same get_job lookup: the one query get_job runs, shaped the same way
  *   GET  /jobs/:id/row  the job's own row, one trivial query: what a request costs at the least
- *   POST /jobs          every row create_job writes, in one statement: what this machine can
- *                       write at best
+ *   POST /jobs          every row create_job writes for the same request, in one statement:
+ *                       what this machine can write at best
  *
  * `node --import tsx bench/baseline.ts` with PORT, DATABASE_URL or DATA_DIR, and BASELINE_KEY (a
  * write key of the company the routes work for, looked up once at start).
@@ -19,6 +19,7 @@ import { newId } from '../src/platform/ids';
 import { jobNumbers } from '../src/platform/counters';
 import { loadJobDetail } from '../src/tools/jobs/job-records';
 import { digitsOf, searchColumns } from '../src/tools/jobs/search-text';
+import type { newJobRequest } from './dataset';
 
 /**
  * Every row create_job's write pipeline leaves (the job with its search columns, its customer and
@@ -27,10 +28,12 @@ import { digitsOf, searchColumns } from '../src/tools/jobs/search-text';
  */
 const CREATE_IN_ONE_STATEMENT = `
   with job as (
-    insert into jobs (id, company_id, job_number, title, status_id, created_by, search_text, search_digits)
-    values (:jobId, :companyId, nextval(:jobNumbers::regclass), :name, :statusId, :personId, :search_text, :search_digits)
+    insert into jobs (id, company_id, job_number, title, status_id, loss_type, address_line1, city, region, carrier, claim_number, created_by, search_text, search_digits)
+    values (:jobId, :companyId, nextval(:jobNumbers::regclass), :title, :statusId, :loss_type, :address_line1, :city, :region, :carrier, :claim_number, :personId, :search_text, :search_digits)
     returning *),
-  contact as (insert into contacts (id, company_id, name, phone, phone_digits) values (:contactId, :companyId, :name, :phone, :phoneDigits)),
+  contact as (
+    insert into contacts (id, company_id, name, phone, phone_digits, email, address_line1, city, region)
+    values (:contactId, :companyId, :customer_name, :customer_phone, :phoneDigits, :customer_email, :address_line1, :city, :region)),
   link as (insert into job_contacts (id, company_id, job_id, contact_id, role) values (:linkId, :companyId, :jobId, :contactId, 'customer')),
   change as (
     insert into change_entries (company_id, txid, kind, action, summary, job_id, job_number, person_id, key_id, via_key)
@@ -64,11 +67,13 @@ async function main(): Promise<void> {
     else res.json(rows[0]);
   });
   app.post('/jobs', async (req, res) => {
-    const { customer_name: name, customer_phone: phone, operation_id: operationId } = req.body as { customer_name: string; customer_phone: string; operation_id: string };
+    const job = req.body as ReturnType<typeof newJobRequest>;
+    const title = `${job.customer_name} - ${job.loss_type}`;
+    const customer = { name: job.customer_name, phone: job.customer_phone, email: job.customer_email };
     const { rows } = await db.raw(CREATE_IN_ONE_STATEMENT, {
-      companyId, jobNumbers: jobNumbers(companyId), statusId: status.id, personId: caller.personId, keyId: caller.keyId,
-      jobId: newId('job'), contactId: newId('con'), linkId: newId('jc'), undoId: newId('undo'), operationId,
-      name, phone, phoneDigits: digitsOf(phone), ...searchColumns({ title: name, people: [{ name, phone }] }),
+      ...job, title, companyId, jobNumbers: jobNumbers(companyId), statusId: status.id, personId: caller.personId, keyId: caller.keyId,
+      jobId: newId('job'), contactId: newId('con'), linkId: newId('jc'), undoId: newId('undo'), operationId: job.operation_id,
+      phoneDigits: digitsOf(job.customer_phone), ...searchColumns({ ...job, title, people: [customer] }),
     });
     res.status(201).json(rows[0]);
   });

@@ -25,6 +25,8 @@ export interface BenchCompany {
 
 export interface Dataset {
   companies: BenchCompany[];
+  /** How many jobs were loaded, in all companies: request i of newJobRequest beyond that is new. */
+  loaded: number;
   /** A sample of jobs of the first company, to look up. */
   sample: { id: string; job_number: number; customer: string; phone: string; claim: string }[];
 }
@@ -38,6 +40,44 @@ function phoneIn(i: number): string {
   const digits = String(2000000000 + ((i * 7919) % 7999999999)).padStart(10, '0');
   const [a, b, c] = [digits.slice(0, 3), digits.slice(3, 6), digits.slice(6)];
   return [`(${a}) ${b}-${c}`, `${a}.${b}.${c}`, `${a}${b}${c}`, `+1 ${a} ${b} ${c}`][i % 4];
+}
+
+/** The customer and loss of the i-th job: names, phones, addresses and claims vary with i. */
+function jobFields(i: number) {
+  const name = `${pick(FIRST, i)} ${pick(LAST, Math.floor(i / FIRST.length))}`;
+  const [city, region] = pick(CITIES, i * 3);
+  const carrier = pick(CARRIERS, i * 5);
+  return {
+    name,
+    phone: phoneIn(i),
+    email: `${name.toLowerCase().replace(' ', '.')}${i}@example.com`,
+    street: `${100 + (i % 9800)} ${pick(STREETS, i * 7)}`,
+    city,
+    region,
+    carrier,
+    claim: `${carrier.slice(0, 2).toUpperCase()}-${26 - (i % 3)}-${String(100000 + ((i * 104729) % 899999))}`,
+    loss: pick(LOSS, i),
+  };
+}
+
+/**
+ * A create_job request like those the data set's jobs came from. The bench's creates use these, so
+ * that the cases after them search among jobs like the others rather than thousands of the same.
+ */
+export function newJobRequest(i: number, operationId: string) {
+  const job = jobFields(i);
+  return {
+    operation_id: operationId,
+    customer_name: job.name,
+    customer_phone: job.phone,
+    customer_email: job.email,
+    address_line1: job.street,
+    city: job.city,
+    region: job.region,
+    carrier: job.carrier,
+    claim_number: job.claim,
+    loss_type: job.loss,
+  };
 }
 
 async function createBenchCompany(db: Knex, index: number): Promise<BenchCompany & { personId: string; firstStatusId: string }> {
@@ -65,18 +105,12 @@ export async function loadDataset(db: Knex, jobsPerCompany: number, log: (line: 
       const changes = [];
       for (let n = start + 1; n <= Math.min(start + batch, jobsPerCompany); n++) {
         const i = c * jobsPerCompany + n;
-        const name = `${pick(FIRST, i)} ${pick(LAST, Math.floor(i / FIRST.length))}`;
-        const phone = phoneIn(i);
-        const [city, region] = pick(CITIES, i * 3);
-        const street = `${100 + (i % 9800)} ${pick(STREETS, i * 7)}`;
-        const carrier = pick(CARRIERS, i * 5);
-        const claim = `${carrier.slice(0, 2).toUpperCase()}-${26 - (i % 3)}-${String(100000 + ((i * 104729) % 899999))}`;
-        const title = `${name} - ${pick(LOSS, i)}`;
+        const { name, phone, email, street, city, region, carrier, claim, loss } = jobFields(i);
+        const title = `${name} - ${loss}`;
         const jobId = newId('job');
         const contactId = newId('con');
-        const email = `${name.toLowerCase().replace(' ', '.')}${i}@example.com`;
         jobs.push({
-          id: jobId, company_id: company.id, job_number: n, title, status_id: company.firstStatusId, loss_type: pick(LOSS, i),
+          id: jobId, company_id: company.id, job_number: n, title, status_id: company.firstStatusId, loss_type: loss,
           address_line1: street, city, region, carrier, claim_number: claim, created_by: company.personId,
           created_at: new Date(Date.UTC(2025, 0, 1) + n * 600_000),
           ...searchColumns({ title, address_line1: street, city, claim_number: claim, carrier, people: [{ name, phone, email }] }),
@@ -100,5 +134,5 @@ export async function loadDataset(db: Knex, jobsPerCompany: number, log: (line: 
   // after a bulk load the trigram indexes still hold every new row in their pending lists, which
   // each search reads through (10 ms instead of 1 for a phone number).
   await db.raw('vacuum analyze');
-  return { companies: companies.map(({ id, writeKey, readKey }) => ({ id, writeKey, readKey })), sample };
+  return { companies: companies.map(({ id, writeKey, readKey }) => ({ id, writeKey, readKey })), loaded: 3 * jobsPerCompany, sample };
 }

@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import knex from 'knex';
 import { openDatabase } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
-import { loadDataset, type Dataset } from './dataset';
+import { loadDataset, newJobRequest, type Dataset } from './dataset';
 import { runHttpCase, type CaseResult, type HttpCase } from './measure';
 import { runMcpCase } from './mcp-load';
 import { withCpu, type MeasuredServer } from './cpu';
@@ -124,6 +124,7 @@ function httpCases(data: Dataset, replayBody: unknown): HttpCase[] {
   const fragment = cycle(data.sample.map((s) => s.customer.split(' ')[1].slice(0, 5).toLowerCase()));
   const phone = cycle(data.sample.map((s) => s.phone.replace(/\D/g, '').replace(/^(\d{3})(\d{3})(\d{4})$/, '$1-$2-$3')));
   const claim = cycle(data.sample.map((s) => s.claim));
+  let created = data.loaded;
   return [
     { name: 'get_job by id (HTTP)', next: () => ({ path: `/api/v1/jobs/${job().id}` }) },
     { name: 'get_job by number (HTTP)', next: () => ({ path: `/api/v1/jobs/%23${job().job_number}` }) },
@@ -132,7 +133,7 @@ function httpCases(data: Dataset, replayBody: unknown): HttpCase[] {
     { name: 'find_jobs q=claim number', next: () => ({ path: `/api/v1/jobs?q=${claim()}` }) },
     { name: 'find_jobs status+created_from, paged', next: () => ({ path: '/api/v1/jobs?status=new&created_from=2025-03-01&limit=50' }) },
     { name: 'create_job, replayed operation_id', method: 'POST', next: () => ({ path: '/api/v1/jobs', body: replayBody }) },
-    { name: 'create_job, new operation_id', method: 'POST', next: () => ({ path: '/api/v1/jobs', body: { operation_id: randomUUID(), customer_name: 'Bench Customer', customer_phone: '(555) 010-2030', loss_type: 'water', city: 'Springfield', region: 'IL' } }) },
+    { name: 'create_job, new operation_id', method: 'POST', next: () => ({ path: '/api/v1/jobs', body: newJobRequest(++created, randomUUID()) }) },
   ];
 }
 
@@ -209,7 +210,8 @@ async function main(): Promise<void> {
     const bare: MeasuredServer = { pid: baselineServer.pid!, postgres: kind === 'postgres' };
     baseline = await measure(bare, load, (options) => runHttpCase(baselineUrl, key, { name: BASELINE, next: () => ({ path: `/jobs/${job().id}` }) }, options));
     cases.push(await measure(bare, load, (options) => runHttpCase(baselineUrl, key, { name: 'baseline: the job row only', next: () => ({ path: `/jobs/${job().id}/row` }) }, options)));
-    const bareCreate: HttpCase = { name: BARE_CREATE, method: 'POST', next: () => ({ path: '/jobs', body: { operation_id: randomUUID(), customer_name: 'Baseline Customer', customer_phone: '(555) 010-2030' } }) };
+    let created = 2 * data.loaded;
+    const bareCreate: HttpCase = { name: BARE_CREATE, method: 'POST', next: () => ({ path: '/jobs', body: newJobRequest(++created, randomUUID()) }) };
     cases.push(await measure(bare, load, (options) => runHttpCase(baselineUrl, key, bareCreate, options)));
   } finally {
     await stopProcess(baselineServer);
