@@ -5,6 +5,7 @@ import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import ClientPgLite from 'knex-pglite';
+import { PipelinedPgClient, pipelined } from './pipelined-pg';
 
 export type Db = Knex;
 
@@ -20,7 +21,7 @@ export async function openDatabase(options: { databaseUrl?: string; dataDir: str
   if (options.databaseUrl) {
     pg.types.setTypeParser(INT8, (value) => Number(value));
     pg.types.setTypeParser(DATE, (value) => value);
-    return knex({ client: 'pg', connection: options.databaseUrl, pool: { min: 0, max: 10 } });
+    return knex({ client: PipelinedPgClient, connection: pipelined(options.databaseUrl), pool: { min: 0, max: 10 } });
   }
   const dir = options.dataDir ? path.join(options.dataDir, 'pgdata') : undefined;
   if (dir) mkdirSync(dir, { recursive: true });

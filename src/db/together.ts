@@ -14,12 +14,25 @@ import { prepared } from './prepared';
  * parameters), so the prepared statements stay few too.
  */
 export async function runTogether<Row = Record<string, unknown>>(trx: Knex.Transaction, statements: (Knex.QueryBuilder | null)[]): Promise<Row[]> {
+  return (await sendTogether<Row>(trx, statements)).rows;
+}
+
+/**
+ * Sends the statements as runTogether does, and returns as soon as the driver has the statement,
+ * with its rows still to come: whatever the transaction sends next (its COMMIT) goes out behind
+ * it without waiting for its answer.
+ */
+export async function sendTogether<Row = Record<string, unknown>>(trx: Knex.Transaction, statements: (Knex.QueryBuilder | null)[]): Promise<{ rows: Promise<Row[]> }> {
   const compiled = statements.filter((statement): statement is Knex.QueryBuilder => statement !== null).map((statement) => statement.toSQL());
   const last = compiled.pop();
-  if (!last) return [];
+  if (!last) return { rows: Promise.resolve([]) };
   const clauses = compiled.map((statement, index) => `s${index} as (${statement.sql})`);
   const sql = clauses.length ? `with ${clauses.join(', ')} ${last.sql}` : last.sql;
   const name = `together_${createHash('sha1').update(sql).digest('base64url')}`;
-  const result = await prepared(trx.raw(sql, [...compiled.flatMap((statement) => statement.bindings), ...last.bindings]), name);
-  return result.rows as Row[];
+  const query = prepared(trx.raw(sql, [...compiled.flatMap((statement) => statement.bindings), ...last.bindings]), name);
+  // knex emits 'query' just before it hands the statement to the driver, in the same step.
+  const sent = new Promise<void>((resolve) => query.once('query', () => resolve()));
+  const rows = query.then((result: { rows: Row[] }) => result.rows);
+  await Promise.race([sent, rows.catch(() => undefined)]);
+  return { rows };
 }

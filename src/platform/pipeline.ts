@@ -12,7 +12,7 @@ import type { Caller, ReadContext, ToolInput, WriteContext } from './handler';
 import { ChangeLog, changeEntries } from './changes';
 import { RecordedWrites, undoRecord } from './undo';
 import { findAnswer, fingerprint, storedAnswer, type StoredAnswer } from './idempotency';
-import { runTogether } from '../db/together';
+import { sendTogether } from '../db/together';
 
 export interface Deps {
   db: Knex;
@@ -49,21 +49,24 @@ async function runWrite(deps: Deps, name: WriteOperationName, caller: Caller, in
   if (earlier) return { ...earlier, replayed: true };
 
   try {
-    return await deps.db.transaction(async (trx) => {
+    const { answer, tail } = await deps.db.transaction(async (trx) => {
       const ctx: WriteContext = { db: trx, caller, config: deps.config, rows: new RecordedWrites(trx, caller.companyId), changes: new ChangeLog() };
       const body = await handler(ctx, input);
       const answer = { status: operations[name].successStatus, body };
       const [described] = ctx.changes.entries;
-      // The undo record, the stored answer and the feed entries go in one round trip. The answer
-      // is stored under the operation_id's unique key: a same request running alongside waits
-      // on it, and fails once this one commits.
-      await runTogether(trx, [
+      // The undo record, the stored answer and the feed entries go in one statement, sent just
+      // ahead of COMMIT. The answer is stored under the operation_id's unique key: a same request
+      // running alongside waits on it, and fails once this one commits.
+      const { rows } = await sendTogether(trx, [
         described ? undoRecord(trx, caller, name, ctx.rows, described) : null,
         operationId ? storedAnswer(trx, caller, name, operationId, print, answer) : null,
         changeEntries(trx, caller, ctx.changes.entries),
       ]);
-      return { ...answer, replayed: false };
+      return { answer, tail: rows };
     });
+    // Had the tail failed, PostgreSQL would have answered the COMMIT by rolling everything back.
+    await tail;
+    return { ...answer, replayed: false };
   } catch (error) {
     // Whatever this request failed on (that key, or the state the other one left), the request
     // that committed first with this operation_id has the answer, and nothing of this one stays.
