@@ -210,6 +210,7 @@ async function main(): Promise<void> {
     const bare: MeasuredServer = { pid: baselineServer.pid!, postgres: kind === 'postgres' };
     baseline = await measure(bare, load, (options) => runHttpCase(baselineUrl, key, { name: BASELINE, next: () => ({ path: `/jobs/${job().id}` }) }, options));
     cases.push(await measure(bare, load, (options) => runHttpCase(baselineUrl, key, { name: 'baseline: the job row only', next: () => ({ path: `/jobs/${job().id}/row` }) }, options)));
+    // Requests numbered past the service's own creates, so that they vary the same way.
     let created = 2 * data.loaded;
     const bareCreate: HttpCase = { name: BARE_CREATE, method: 'POST', next: () => ({ path: '/jobs', body: newJobRequest(++created, randomUUID()) }) };
     cases.push(await measure(bare, load, (options) => runHttpCase(baselineUrl, key, bareCreate, options)));

@@ -1,9 +1,8 @@
-import type { Knex } from 'knex';
-
 /**
  * Job numbers come from a sequence of the company's own, which never waits on another write. A
  * create that fails or is undone leaves its number unused.
  */
+import type { Knex } from 'knex';
 
 /** The name of the company's job number sequence, quoted. */
 export const jobNumbers = (companyId: string) => `"job_numbers_${companyId.replace(/[^0-9A-Za-z_]/g, '')}"`;
