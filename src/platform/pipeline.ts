@@ -1,7 +1,8 @@
 /**
  * Runs one tool call, whichever transport it came from: the scope check, then for a read the
- * handler, and for a write the one write pipeline: a transaction that runs the handler, then
- * stores the undo record, the answer under its operation_id and the change-feed entries.
+ * handler, and for a write the one write pipeline: a transaction that locks the record the write
+ * is about, runs the handler, then stores the undo record, the answer under its operation_id and
+ * the change-feed entries.
  */
 import type { Knex } from 'knex';
 import { operations, type OperationName, type ReadOperationName, type WriteOperationName } from '../generated/operations';
@@ -13,6 +14,7 @@ import { ChangeLog, changeEntries } from './changes';
 import { RecordedWrites, undoRecord } from './undo';
 import { findAnswer, fingerprint, storedAnswer, type StoredAnswer } from './idempotency';
 import { sendTogether } from '../db/together';
+import { lockSubject } from './locks';
 
 export interface Deps {
   db: Knex;
@@ -39,7 +41,6 @@ export async function runTool(deps: Deps, name: ReadOperationName | WriteOperati
 }
 
 async function runWrite(deps: Deps, name: WriteOperationName, caller: Caller, input: AnyInput): Promise<ToolAnswer> {
-  const handler = handlers[name] as (ctx: WriteContext, input: AnyInput) => Promise<unknown>;
   // Writes with a body carry operation_id in it; DELETEs, which have none, in the query.
   const operationId = (input.body as { operation_id?: string }).operation_id ?? (input.query as { operation_id?: string }).operation_id;
   const print = fingerprint(name, input);
@@ -48,30 +49,47 @@ async function runWrite(deps: Deps, name: WriteOperationName, caller: Caller, in
   const earlier = operationId ? await findAnswer(deps.db, caller, operationId, print) : null;
   if (earlier) return { ...earlier, replayed: true };
 
-  try {
-    const { answer, tail } = await deps.db.transaction(async (trx) => {
-      const ctx: WriteContext = { db: trx, caller, config: deps.config, rows: new RecordedWrites(trx, caller.companyId), changes: new ChangeLog() };
-      const body = await handler(ctx, input);
-      const answer = { status: operations[name].successStatus, body };
-      const [described] = ctx.changes.entries;
-      // The undo record, the stored answer and the feed entries go in one statement, sent just
-      // ahead of COMMIT. The answer is stored under the operation_id's unique key: a same request
-      // running alongside waits on it, and fails once this one commits.
-      const { rows } = await sendTogether(trx, [
-        described ? undoRecord(trx, caller, name, ctx.rows, described) : null,
-        operationId ? storedAnswer(trx, caller, name, operationId, print, answer) : null,
-        changeEntries(trx, caller, ctx.changes.entries),
-      ]);
-      return { answer, tail: rows };
-    });
-    // Had the tail failed, PostgreSQL would have answered the COMMIT by rolling everything back.
-    await tail;
-    return { ...answer, replayed: false };
-  } catch (error) {
-    // Whatever this request failed on (that key, or the state the other one left), the request
-    // that committed first with this operation_id has the answer, and nothing of this one stays.
-    const winner = operationId ? await findAnswer(deps.db, caller, operationId, print) : null;
-    if (winner) return { ...winner, replayed: true };
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await writeOnce(deps, name, caller, input, operationId, print);
+    } catch (error) {
+      // Whatever this request failed on (that key, or the state the other one left), the request
+      // that committed first with this operation_id has the answer, and nothing of this one stays.
+      const winner = operationId ? await findAnswer(deps.db, caller, operationId, print) : null;
+      if (winner) return { ...winner, replayed: true };
+      if (attempt < WRITE_ATTEMPTS && RETRYABLE.has((error as { code?: string }).code ?? '')) continue;
+      throw error;
+    }
   }
+}
+
+/**
+ * PostgreSQL's answers that mean "nothing was saved, the same transaction may succeed now":
+ * deadlock_detected and serialization_failure. Writes lock in one order (./locks), so these are
+ * left to rare paths such as one contact changed from two of its jobs at once.
+ */
+const RETRYABLE = new Set(['40P01', '40001']);
+const WRITE_ATTEMPTS = 3;
+
+async function writeOnce(deps: Deps, name: WriteOperationName, caller: Caller, input: AnyInput, operationId: string | undefined, print: string): Promise<ToolAnswer> {
+  const handler = handlers[name] as (ctx: WriteContext, input: AnyInput) => Promise<unknown>;
+  const { answer, tail } = await deps.db.transaction(async (trx) => {
+    await lockSubject(trx, caller.companyId, input.path);
+    const ctx: WriteContext = { db: trx, caller, config: deps.config, rows: new RecordedWrites(trx, caller.companyId), changes: new ChangeLog() };
+    const body = await handler(ctx, input);
+    const answer = { status: operations[name].successStatus, body };
+    const [described] = ctx.changes.entries;
+    // The undo record, the stored answer and the feed entries go in one statement, sent just
+    // ahead of COMMIT. The answer is stored under the operation_id's unique key: a same request
+    // running alongside waits on it, and fails once this one commits.
+    const { rows } = await sendTogether(trx, [
+      described ? undoRecord(trx, caller, name, ctx.rows, described, operationId) : null,
+      operationId ? storedAnswer(trx, caller, name, operationId, print, answer) : null,
+      changeEntries(trx, caller, ctx.changes.entries),
+    ]);
+    return { answer, tail: rows };
+  });
+  // Had the tail failed, PostgreSQL would have answered the COMMIT by rolling everything back.
+  await tail;
+  return { ...answer, replayed: false };
 }

@@ -10,6 +10,8 @@ import { newId } from './ids';
 import type { Caller } from './handler';
 import type { ChangeInput } from './changes';
 import { runTogether } from '../db/together';
+import { lockJob } from './locks';
+import { markUndone } from './idempotency';
 
 /** Tables whose rows carry `id`, `company_id` and `version`, and can be taken back. */
 export type UndoableTable = 'jobs' | 'contacts' | 'job_contacts' | 'job_assignees' | 'notes' | 'note_versions' | 'drying_logs' | 'estimates' | 'estimate_rooms' | 'estimate_lines';
@@ -58,7 +60,7 @@ export class RecordedWrites {
   }
 
   async update<T extends { id: string }>(table: UndoableTable, id: string, patch: Record<string, unknown>): Promise<T> {
-    const before = await this.lockRow(table, id);
+    const before = await this.lockRow(table, id, 'update');
     const touched = 'updated_at' in before ? { updated_at: this.trx.fn.now() } : {};
     const [after] = await this.trx(table)
       .where({ id })
@@ -69,20 +71,29 @@ export class RecordedWrites {
   }
 
   async remove(table: UndoableTable, id: string): Promise<void> {
-    const before = await this.lockRow(table, id);
+    const before = await this.lockRow(table, id, 'delete');
     await this.trx(table).where({ id }).delete();
     this.changes.push({ table, id, before, afterVersion: null });
   }
 
-  private async lockRow(table: UndoableTable, id: string): Promise<Row> {
-    const row = await this.trx(table).where({ id, company_id: this.companyId }).forUpdate().first();
+  /** The lock the statement takes anyway: an update leaves the row's key, so others may still reference it. */
+  private async lockRow(table: UndoableTable, id: string, change: 'update' | 'delete'): Promise<Row> {
+    const query = this.trx(table).where({ id, company_id: this.companyId });
+    const row = await (change === 'update' ? query.forNoKeyUpdate() : query.forUpdate()).first();
     if (!row) throw notFound(table.replace(/s$/, ''));
     return row as Row;
   }
 }
 
 /** The statement that stores what a write changed, so that its key can take it back later. */
-export function undoRecord(trx: Knex.Transaction, caller: Caller, tool: string, writes: RecordedWrites, described: ChangeInput): Knex.QueryBuilder | null {
+export function undoRecord(
+  trx: Knex.Transaction,
+  caller: Caller,
+  tool: string,
+  writes: RecordedWrites,
+  described: ChangeInput,
+  operationId: string | undefined,
+): Knex.QueryBuilder | null {
   if (writes.changes.length === 0) return null;
   return trx('undo_actions').insert({
     id: newId('undo'),
@@ -94,6 +105,7 @@ export function undoRecord(trx: Knex.Transaction, caller: Caller, tool: string, 
     job_id: described.job?.id ?? null,
     job_number: described.job?.job_number ?? null,
     rows: JSON.stringify(writes.changes),
+    operation_id: operationId ?? null,
   });
 }
 
@@ -114,8 +126,10 @@ export async function undoLastAction(trx: Knex.Transaction, caller: Caller): Pro
   if (!action) throw new ApiError(409, 'undo_not_possible', 'There is nothing left to undo for this key.');
 
   const changes = (typeof action.rows === 'string' ? JSON.parse(action.rows) : action.rows) as RowChange[];
+  if (action.job_id) await lockJob(trx, caller.companyId, action.job_id);
   for (const change of [...changes].reverse()) await restore(trx, caller.companyId, change, action.summary);
   await trx('undo_actions').where({ id: action.id }).update({ undone_at: trx.fn.now() });
+  if (action.operation_id) await markUndone(trx, caller.companyId, action.operation_id);
 
   const job = action.job_id ? { id: action.job_id as string, job_number: action.job_number as number } : null;
   return {
@@ -127,7 +141,9 @@ export async function undoLastAction(trx: Knex.Transaction, caller: Caller): Pro
 }
 
 async function restore(trx: Knex.Transaction, companyId: string, change: RowChange, summary: string): Promise<void> {
-  const current = await trx(change.table).where({ id: change.id, company_id: companyId }).forUpdate().first();
+  const row = trx(change.table).where({ id: change.id, company_id: companyId });
+  // Deleting the row the change created needs FOR UPDATE; putting earlier content back does not.
+  const current = await (change.before === null ? row.forUpdate() : row.forNoKeyUpdate()).first();
   const unchanged = change.afterVersion === null ? !current : current?.version === change.afterVersion;
   if (!unchanged) {
     throw new ApiError(409, 'undo_not_possible', `"${summary}" cannot be undone: the record was changed since.`);

@@ -5,6 +5,7 @@ import { notFound } from '../../platform/errors';
 import type { Caller } from '../../platform/handler';
 import { estimateSummaries } from '../estimates/estimate-summaries';
 import { prepared } from '../../db/prepared';
+import { jobNumberOf } from '../../platform/job-ref';
 
 export type JobSummary = components['schemas']['JobSummary'];
 export type JobDetail = components['schemas']['JobDetail'];
@@ -74,12 +75,6 @@ export async function resolveJob(db: Knex, caller: Caller, ref: string): Promise
   const row = await whereRef(jobsQuery(db, caller.companyId), ref).first();
   if (!row) throw notFound('job');
   return row as JobRow;
-}
-
-/** The job number a reference gives (`16`, `#16`), or null for an id. */
-function jobNumberOf(ref: string): number | null {
-  const byNumber = /^#?(\d+)$/.exec(ref);
-  return byNumber ? Number(byNumber[1]) : null;
 }
 
 function whereRef(query: Knex.QueryBuilder, ref: string): Knex.QueryBuilder {
