@@ -6,6 +6,7 @@ import { migrateToLatest } from './db/migrate';
 import { createApp } from './app';
 import { seedDemo, type DemoKeys } from './demo/seed';
 import { startChatDelivery } from './chat/delivery';
+import { startNodeServices } from './platform/node-services';
 
 function printWelcome(config: Config, demo: DemoKeys | null): void {
   const lines = [`Job Management Service on ${config.publicUrl}  (HTTP ${config.publicUrl}/api/v1, MCP ${config.publicUrl}/mcp)`];
@@ -38,7 +39,8 @@ async function main(): Promise<void> {
   const isEmpty = !(await db('companies').first('id'));
   const demo = config.demoSeed && isEmpty ? await seedDemo(db, config) : null;
 
-  const app = createApp({ db, config, logger });
+  const node = await startNodeServices(db, config, logger);
+  const app = createApp({ db, config, logger, redis: node.redis });
   const chat = startChatDelivery({ db, config, logger });
   const server = app.listen(config.port, config.host, () => printWelcome(config, demo));
   server.on('error', (error) => {
@@ -54,6 +56,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     server.close(async () => {
       await chat.stop();
+      await node.stop();
       await db.destroy();
       logger.flush();
       process.exit(0);

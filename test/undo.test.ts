@@ -157,15 +157,37 @@ describe('undo after create_job', () => {
     await as(t, co.readKey).get(`/api/v1/jobs/${a.id}`).expect(404);
   });
 
-  it('a replayed create after its undo answers the stored result and does not create the job again', async () => {
+  it('a create resent after its undo answers 409 operation_undone, creates nothing, and a new operation_id creates it again', async () => {
     const co = await createCompany(t);
     const body = { operation_id: opId(), customer_name: 'Replay Rae' };
-    const created = await as(t, co.writeKey).post('/api/v1/jobs').send(body).expect(201);
+    await as(t, co.writeKey).post('/api/v1/jobs').send(body).expect(201);
     await undo(co.writeKey).expect(200);
-    const replay = await as(t, co.writeKey).post('/api/v1/jobs').send(body).expect(201);
-    expect(replay.headers['idempotent-replayed']).toBe('true');
-    expect(replay.body).toEqual(created.body);
+    for (const key of [co.writeKey, co.otherWriteKey]) {
+      const resent = await as(t, key).post('/api/v1/jobs').send(body).expect(409);
+      expect(resent.body).toMatchObject({ code: 'operation_undone', detail: expect.stringContaining('new operation_id') });
+      expect(resent.headers['idempotent-replayed']).toBeUndefined();
+    }
+    // Other details under that operation_id are still a conflict, not an undone operation.
+    expect((await as(t, co.writeKey).post('/api/v1/jobs').send({ ...body, customer_name: 'Other' }).expect(409)).body.code).toBe('operation_id_conflict');
     expect(await jobIds(co.readKey)).toEqual([]);
+    const again = await as(t, co.writeKey).post('/api/v1/jobs').send({ ...body, operation_id: opId() }).expect(201);
+    expect(await jobIds(co.readKey)).toEqual([again.body.id]);
+  });
+
+  it('over MCP too, a note resent after its undo is refused as operation_undone', async () => {
+    const co = await createCompany(t);
+    const job = await createJob(co.writeKey, 'Mcp Undo');
+    const body = { operation_id: opId(), text: 'Water shut off at the main' };
+    await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/notes`).send(body).expect(201);
+    await undo(co.writeKey).expect(200);
+    const resent = await t.http
+      .post('/mcp')
+      .set('Authorization', `Bearer ${co.writeKey}`)
+      .set('Accept', 'application/json, text/event-stream')
+      .send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add_note', arguments: { job_id: job.id, ...body } } })
+      .expect(200);
+    expect(resent.body.result.isError).toBe(true);
+    expect(JSON.parse(resent.body.result.content[0].text)).toMatchObject({ status: 409, code: 'operation_undone' });
   });
 
   it('with an operation_id, a repeated undo is replayed and takes back nothing more', async () => {

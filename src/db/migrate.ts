@@ -3,6 +3,7 @@ import * as foundation from './migrations/001_foundation';
 import * as peopleNotesChat from './migrations/002_people_notes_chat';
 import * as estimatesStandards from './migrations/003_estimates_standards';
 import * as searchStatistics from './migrations/004_search_statistics';
+import * as undoneOperations from './migrations/005_undone_operations';
 import { syncStandards } from '../tools/standards/corpus';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
@@ -11,6 +12,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '002_people_notes_chat': peopleNotesChat,
   '003_estimates_standards': estimatesStandards,
   '004_search_statistics': searchStatistics,
+  '005_undone_operations': undoneOperations,
 };
 
 const source: Knex.MigrationSource<string> = {
@@ -19,8 +21,23 @@ const source: Knex.MigrationSource<string> = {
   getMigration: async (name) => migrations[name],
 };
 
-/** Brings the schema up to date, then the reference data shipped with the service. */
+const LOCK_WAIT_MS = 500;
+const LOCK_ATTEMPTS = 120;
+
+/**
+ * Brings the schema up to date, then the reference data shipped with the service. Nodes started
+ * together on one database take turns: knex refuses a second migration run at once instead of
+ * waiting, so a node that finds the lock taken waits and tries again.
+ */
 export async function migrateToLatest(db: Knex): Promise<void> {
-  await db.migrate.latest({ migrationSource: source });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.migrate.latest({ migrationSource: source });
+      break;
+    } catch (error) {
+      if ((error as Error).name !== 'MigrationLocked' || attempt === LOCK_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, LOCK_WAIT_MS));
+    }
+  }
   await syncStandards(db);
 }

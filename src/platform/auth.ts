@@ -9,22 +9,18 @@ import type { Knex } from 'knex';
 import { ApiError } from './errors';
 import { hashSecret } from './ids';
 import type { Caller } from './handler';
+import { callerOfKey, isKnownKey } from './key-cache';
+import type { RateLimiter } from './rate-limit';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
-/**
- * Keys found are remembered for a few seconds, which saves a query on nearly every request. A
- * rotation or revocation clears this node's memory at once; other nodes follow within the TTL.
- */
-const KEY_CACHE_TTL_MS = 5_000;
-const knownKeys = new Map<string, { caller: Caller; until: number }>();
+/** What newApiKey makes: anything else cannot be a key, and is refused without a look-up. */
+const KEY_FORMAT = /^jms_[0-9A-Za-z]{40}$/;
 
-export function forgetKnownKeys(): void {
-  knownKeys.clear();
-}
-
-function unauthorized(detail: string, error: string): ApiError {
+/** RFC 6750: the header's quoted values may not hold quotes or backslashes. */
+function unauthorized(detail: string, error: 'invalid_request' | 'invalid_token'): ApiError {
+  const description = detail.replace(/["\\]/g, "'");
   return new ApiError(401, 'unauthorized', detail, {
-    headers: { 'WWW-Authenticate': `Bearer realm="jms", error="${error}", error_description="${detail}"` },
+    headers: { 'WWW-Authenticate': `Bearer realm="jms", error="${error}", error_description="${description}"` },
   });
 }
 
@@ -61,38 +57,56 @@ export async function findCaller(db: Knex, key: string): Promise<Caller | null> 
   };
 }
 
-async function cachedCaller(db: Knex, key: string): Promise<Caller | null> {
-  const hash = hashSecret(key);
-  const known = knownKeys.get(hash);
-  if (known && known.until > Date.now()) return known.caller;
-  const caller = await findCaller(db, key);
-  if (caller) knownKeys.set(hash, { caller, until: Date.now() + KEY_CACHE_TTL_MS });
-  else knownKeys.delete(hash);
-  return caller;
+/** The client's address as the service sees it (behind a proxy: set TRUST_PROXY). */
+function addressOf(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
 }
 
-/** Sets `res.locals.caller` for a valid API key. */
-export function requireApiKey(db: Knex) {
+/**
+ * Sets `res.locals.caller` for a valid API key. Failures count against the client's address; an
+ * address over its limit is refused before an unknown key is looked up.
+ */
+export function requireApiKey(db: Knex, limiter: RateLimiter) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const key = bearerToken(req);
-    if (!key) throw unauthorized('Send an API key as "Authorization: Bearer <key>".', 'invalid_request');
-    const caller = await cachedCaller(db, key);
-    if (!caller) throw unauthorized('The API key is unknown or has been revoked.', 'invalid_token');
+    const address = addressOf(req);
+    if (!key) {
+      await limiter.countFailure(address);
+      throw unauthorized('Send an API key as "Authorization: Bearer <key>".', 'invalid_request');
+    }
+    const hash = hashSecret(key);
+    const caller = KEY_FORMAT.test(key) ? await lookUp(db, key, hash, limiter, address) : null;
+    if (!caller) {
+      await limiter.countFailure(address);
+      throw unauthorized('The API key is unknown or has been revoked.', 'invalid_token');
+    }
     res.locals.caller = caller;
     next();
   };
+}
+
+async function lookUp(db: Knex, key: string, hash: string, limiter: RateLimiter, address: string): Promise<Caller | null> {
+  if (!isKnownKey(hash)) await limiter.refuseFailingAddress(address);
+  return callerOfKey(hash, () => findCaller(db, key));
 }
 
 export function callerOf(res: Response): Caller {
   return res.locals.caller as Caller;
 }
 
-/** The admin API answers 404 when no ADMIN_TOKEN is configured, 401 for a wrong token. */
-export function requireAdminToken(adminToken: string | undefined) {
-  return (req: Request, _res: Response, next: NextFunction): void => {
+/**
+ * The admin API answers 404 when no ADMIN_TOKEN is configured, 401 for a wrong token (counted
+ * against the address, as for keys), and has a rate limit of its own.
+ */
+export function requireAdminToken(adminToken: string | undefined, limiter: RateLimiter) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     if (!adminToken) throw new ApiError(404, 'admin_api_disabled', 'The admin API is off: set ADMIN_TOKEN to turn it on.');
     const given = bearerToken(req);
-    if (!given || !sameSecret(given, adminToken)) throw unauthorized('Send the admin token as "Authorization: Bearer <ADMIN_TOKEN>".', 'invalid_token');
+    if (!given || !sameSecret(given, adminToken)) {
+      await limiter.countFailure(addressOf(req));
+      throw unauthorized('Send the admin token as "Authorization: Bearer <ADMIN_TOKEN>".', 'invalid_token');
+    }
+    await limiter.charge(res, 'admin', 'admin', 1);
     next();
   };
 }

@@ -51,3 +51,16 @@ export function changeEntries(trx: Knex.Transaction, caller: Caller, entries: Ch
 
 /** The horizon: entries of transactions below it are all committed or gone. */
 export const SETTLED_TXID = 'pg_snapshot_xmin(pg_current_snapshot())::text::bigint';
+
+/**
+ * How far the feed's horizon lags: write transactions still open anywhere on the PostgreSQL
+ * server (every database counts) hold back the entries of every transaction that began after
+ * them. A stuck one shows here as a count and an age.
+ */
+export async function feedHorizon(db: Knex): Promise<{ open_write_transactions: number; oldest_open_write_seconds: number }> {
+  const row = await db('pg_stat_activity')
+    .whereNotNull('backend_xid')
+    .whereRaw('pid <> pg_backend_pid()')
+    .first(db.raw('count(*)::int as open'), db.raw('coalesce(extract(epoch from now() - min(xact_start)), 0)::float8 as oldest'));
+  return { open_write_transactions: Number(row.open), oldest_open_write_seconds: Math.round(Number(row.oldest) * 10) / 10 };
+}

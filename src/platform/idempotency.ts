@@ -19,6 +19,7 @@ interface IdempotencyRecord {
   fingerprint: string;
   status: number | null;
   body: string | null;
+  undone_at: Date | null;
 }
 
 /** The same tool with the same inputs, whatever the order of their keys. */
@@ -46,7 +47,7 @@ function canonicalJson(value: unknown): string {
 export async function findAnswer(db: Knex, caller: Caller, operationId: string, print: string): Promise<StoredAnswer | null> {
   const record = (await db('idempotency_records')
     .where({ company_id: caller.companyId, operation_id: operationId })
-    .first('fingerprint', 'status', 'body')) as IdempotencyRecord | undefined;
+    .first('fingerprint', 'status', 'body', 'undone_at')) as IdempotencyRecord | undefined;
   return record ? answerOf(record, print) : null;
 }
 
@@ -71,5 +72,39 @@ function answerOf(record: IdempotencyRecord, print: string): StoredAnswer {
       'This operation_id was already used for a different request. Resend the original request unchanged, or use a new operation_id for a new action.',
     );
   }
+  if (record.undone_at) {
+    throw new ApiError(
+      409,
+      'operation_undone',
+      `The write sent with this operation_id was taken back by undo at ${new Date(record.undone_at).toISOString()}. To do it again, send it with a new operation_id.`,
+    );
+  }
   return { status: record.status ?? 200, body: record.body === null ? undefined : JSON.parse(record.body) };
+}
+
+/** After undo took the write back: its operation_id answers 409 operation_undone from now on. */
+export async function markUndone(trx: Knex.Transaction, companyId: string, operationId: string): Promise<void> {
+  await trx('idempotency_records').where({ company_id: companyId, operation_id: operationId }).update({ undone_at: trx.fn.now() });
+}
+
+const PURGE_BATCH = 500;
+
+/**
+ * Deletes answers older than the retention, a small batch at a time so that no statement holds
+ * many locks or runs long; a younger record is never touched. Resolves with the number deleted.
+ */
+export async function purgeExpiredAnswers(db: Knex, retentionDays: number): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const expired = db('idempotency_records')
+      .where('created_at', '<', db.raw(`now() - make_interval(days => ?)`, [retentionDays]))
+      .limit(PURGE_BATCH)
+      .forUpdate()
+      .skipLocked()
+      .select('company_id', 'operation_id');
+    // The rows, not the count: PGlite's driver does not answer a DELETE with a number.
+    const gone = await db('idempotency_records').whereIn(['company_id', 'operation_id'], expired).delete().returning('operation_id');
+    deleted += gone.length;
+    if (gone.length < PURGE_BATCH) return deleted;
+  }
 }

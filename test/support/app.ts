@@ -14,6 +14,7 @@ import { loadConfig, type Config } from '../../src/config';
 import { openDatabase } from '../../src/db/connect';
 import { migrateToLatest } from '../../src/db/migrate';
 import { SETTLED_TXID } from '../../src/platform/changes';
+import { startNodeServices } from '../../src/platform/node-services';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -36,12 +37,17 @@ export async function startApp(env: Record<string, string> = {}, options: { data
     LOG_LEVEL: 'silent',
     RATE_LIMIT_PER_MINUTE: '100000',
     RATE_LIMIT_BURST: '100000',
+    ADMIN_RATE_LIMIT_PER_MINUTE: '1000000',
+    AUTH_FAILURES_PER_MINUTE: '100000',
+    AUTH_FAILURES_BURST: '100000',
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
     ...env,
   });
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: options.dataDir ?? null });
   if (!config.databaseUrl) await migrateToLatest(db);
-  const app = createApp({ db, config, logger: pino({ level: 'silent' }) });
+  const logger = pino({ level: 'silent' });
+  const node = await startNodeServices(db, config, logger);
+  const app = createApp({ db, config, logger, redis: node.redis });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -54,6 +60,7 @@ export async function startApp(env: Record<string, string> = {}, options: { data
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      await node.stop();
       await db.destroy();
     },
   };

@@ -13,6 +13,10 @@ export async function syncStandards(db: Knex): Promise<void> {
   const current = await db('reference_versions').where({ name: NAME }).first('version');
   if (current?.version === version) return;
   await db.transaction(async (trx) => {
+    // Nodes starting together load it once: the second waits here, then finds it loaded.
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [NAME]);
+    const loaded = await trx('reference_versions').where({ name: NAME }).first('version');
+    if (loaded?.version === version) return;
     await trx('standards_passages').delete();
     await trx('standards_passages').insert(
       STANDARDS.map((p) => ({

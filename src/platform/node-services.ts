@@ -1,0 +1,53 @@
+/**
+ * What every node of the service runs beside its HTTP server: the Redis connection that shares
+ * rate-limit counts between nodes (REDIS_URL), the listener that hears key revocations made on
+ * other nodes (PostgreSQL), and the periodic purge of expired idempotency records.
+ */
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { Redis } from 'ioredis';
+import type { Config } from '../config';
+import { KeyChangeListener } from './key-cache';
+import { purgeExpiredAnswers } from './idempotency';
+
+const PURGE_EVERY_MS = 60 * 60_000;
+
+export interface NodeServices {
+  redis: Redis | null;
+  stop(): Promise<void>;
+}
+
+export async function startNodeServices(db: Knex, config: Config, logger: Logger): Promise<NodeServices> {
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : null;
+  const keys = config.databaseUrl ? new KeyChangeListener(config.databaseUrl, logger) : null;
+  await keys?.start();
+
+  const purge = async () => {
+    try {
+      const deleted = await purgeExpiredAnswers(db, config.idempotencyRetentionDays);
+      if (deleted > 0) logger.info({ deleted }, 'purged expired idempotency records');
+    } catch (error) {
+      logger.error({ err: error }, 'idempotency purge failed');
+    }
+  };
+  const timer = setInterval(() => void purge(), PURGE_EVERY_MS);
+  timer.unref();
+  void purge();
+
+  return {
+    redis,
+    async stop() {
+      clearInterval(timer);
+      await keys?.stop();
+      redis?.disconnect();
+    },
+  };
+}
+
+/** Until Redis answers, each node counts on its own (the limiter's in-memory fallback). */
+async function connectRedis(url: string, logger: Logger): Promise<Redis> {
+  const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  redis.on('error', (error) => logger.warn({ err: error }, 'redis'));
+  await redis.connect().catch((error: Error) => logger.warn({ err: error }, 'redis is not reachable yet; rate limits count per node meanwhile'));
+  return redis;
+}
