@@ -9,6 +9,7 @@ import { createCompany } from '../tools/admin/company-setup';
 import { newApiKey, newId } from '../platform/ids';
 import { findCaller } from '../platform/auth';
 import { runTool } from '../platform/pipeline';
+import { CompanySlots } from '../platform/fair-share';
 import type { BodyOf } from '../platform/handler';
 
 const TEAM = [
@@ -44,8 +45,9 @@ export async function seedDemo(db: Knex, config: Config): Promise<DemoKeys> {
     }),
   );
   const caller = (await findCaller(db, writeKey))!;
+  const deps = { db, config, slots: new CompanySlots(1) };
   for (const job of JOBS) {
-    await runTool({ db, config }, 'create_job', caller, { path: {}, query: {}, body: { operation_id: randomUUID(), ...job } });
+    await runTool(deps, 'create_job', caller, { path: {}, query: {}, body: { operation_id: randomUUID(), ...job } });
   }
   return { companyName: company.name, writeKey, readKey };
 }

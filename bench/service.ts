@@ -1,0 +1,62 @@
+/** The bench's database and processes: a fresh database, the service or a baseline started on a free port. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import knex from 'knex';
+
+export const root = path.resolve(__dirname, '..');
+const BENCH_DB = 'jms_bench';
+
+export interface Target {
+  db: 'postgres' | 'pglite';
+  databaseUrl?: string;
+  dataDir?: string;
+  cleanup(): Promise<void>;
+}
+
+export async function freshDatabase(kind: 'postgres' | 'pglite'): Promise<Target> {
+  if (kind === 'pglite') {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'jms-bench-'));
+    return { db: kind, dataDir, cleanup: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const server = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  const admin = knex({ client: 'pg', connection: server.toString() });
+  await admin.raw(`drop database if exists ${BENCH_DB} with (force)`);
+  await admin.raw(`create database ${BENCH_DB}`);
+  await admin.destroy();
+  const url = new URL(server.toString());
+  url.pathname = `/${BENCH_DB}`;
+  return { db: kind, databaseUrl: url.toString(), cleanup: async () => undefined };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a server script of the project and waits until its /healthz answers. */
+export async function startProcess(script: string, port: number, env: Record<string, string>): Promise<ChildProcess> {
+  // Logs are written as in production, then dropped: their cost is measured, not their text.
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    if (ok) return child;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${script} did not start`);
+}
+
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+}
+
+export const databaseEnv = (target: Target) => ({ DATA_DIR: target.dataDir ?? '', DATABASE_URL: target.databaseUrl ?? '' });
+
