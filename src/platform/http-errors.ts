@@ -9,7 +9,7 @@ interface ValidatorError {
   status?: number;
   type?: string;
   message?: string;
-  errors?: { path?: string; message?: string }[];
+  errors?: { path?: string; message?: string; errorCode?: string }[];
   headers?: Record<string, string>;
 }
 
@@ -22,7 +22,7 @@ export function toApiError(error: unknown): ApiError {
   }
   switch (e.status) {
     case 400:
-      return invalidRequest((e.errors ?? []).map((item) => ({ path: fieldPath(item.path), message: item.message ?? 'is invalid' })));
+      return invalidRequest((e.errors ?? []).map((item) => ({ path: fieldPath(item.path, item.errorCode), message: fieldMessage(item.message) })));
     case 404:
       return new ApiError(404, 'not_found', 'There is no such endpoint. See /api/v1/openapi.json.');
     case 405:
@@ -37,11 +37,21 @@ export function toApiError(error: unknown): ApiError {
   }
 }
 
-/** `.body.customer_email` or `/body/customer_email` → `/body/customer_email`; `/params/x` → `/path/x`. */
-function fieldPath(path: string | undefined): string {
-  if (!path) return '/';
+/**
+ * `.body.customer_email` or `/body/customer_email` → `/body/customer_email`; `/params/x` → `/path/x`.
+ * The validator names a URL it cannot decode (`%FF`, `%ZZ`) by the URL itself: that is the path.
+ */
+function fieldPath(path: string | undefined, errorCode?: string): string {
+  // The validator loses the place of a body field named "" (its JSON pointer is `/body/`).
+  if (!path) return errorCode?.startsWith('additionalProperties') ? '/body/' : '/';
   const slashed = path.startsWith('/') ? path : `/${path.replace(/^\./, '').replace(/\./g, '/')}`;
-  return slashed.replace(/^\/params\//, '/path/');
+  const named = slashed.replace(/^\/params(\/|$)/, '/path$1');
+  return /^\/(body|query|path|headers)(\/|$)/.test(named) ? named : '/path';
+}
+
+function fieldMessage(message: string | undefined): string {
+  if (!message) return 'is invalid';
+  return /^malformed uri/i.test(message) ? 'is not a valid percent-encoded URL path' : message;
 }
 
 export function problemMiddleware() {

@@ -7,7 +7,9 @@ import type { Request, Response } from 'express';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { operations, type OperationSpec, type ReadOperationName, type WriteOperationName } from '../generated/operations';
@@ -16,6 +18,13 @@ import { callerOf } from './auth';
 import type { Caller, ToolInput } from './handler';
 import { runTool, type Deps } from './pipeline';
 import { toApiError } from './http-errors';
+import { refuseUnstorableText } from './inputs';
+
+/** A tools/call request as sent; `callTool` checks its arguments against the tool's schema. */
+const ToolCallAsSent = z.object({
+  method: z.literal('tools/call'),
+  params: z.unknown(),
+});
 
 const INSTRUCTIONS =
   'Job Management Service for restoration contractors. Call get_guide first: it explains how jobs, dates and amounts are named, lists every tool this key can use and gives recipes. Every write takes an operation_id you choose; resending the same one is safe.';
@@ -59,7 +68,7 @@ function inputOf(op: OperationSpec, args: Record<string, unknown>): ToolInput<To
   return { path: pick(op.pathParams), query: pick(op.queryParams), body: pick(op.bodyParams) } as ToolInput<ToolName>;
 }
 
-async function callTool(deps: Deps, caller: Caller, name: string, args: Record<string, unknown>, req: Request): Promise<CallToolResult> {
+async function callTool(deps: Deps, caller: Caller, name: string, args: unknown, req: Request): Promise<CallToolResult> {
   try {
     const op = mcpOperations.find((candidate) => candidate.name === name);
     if (!op) throw new ApiError(404, 'not_found', `There is no tool named ${name}. Call get_guide for the list.`);
@@ -68,7 +77,8 @@ async function callTool(deps: Deps, caller: Caller, name: string, args: Record<s
     }
     const validate = validators.get(op.name)!;
     if (!validate(args)) throw invalidRequest(fieldErrors(validate.errors));
-    const answer = await runTool(deps, op.name as ToolName, caller, inputOf(op, args));
+    refuseUnstorableText(args);
+    const answer = await runTool(deps, op.name as ToolName, caller, inputOf(op, args as Record<string, unknown>));
     const body = answer.body ?? {};
     return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body as Record<string, unknown> };
   } catch (error) {
@@ -87,9 +97,14 @@ export function mcpEndpoint(deps: Deps) {
     const caller = callerOf(res);
     const server = new Server({ name: 'job-management-service', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsForScope[caller.scope] }));
-    server.setRequestHandler(CallToolRequestSchema, (request) =>
-      callTool(deps, caller, request.params.name, request.params.arguments ?? {}, req),
-    );
+    // Registered below the SDK's own tools/call schema, which would answer `arguments` that are
+    // not an object (an array, a string) with an internal error: they are a bad argument like any
+    // other, answered as an invalid_request problem.
+    Protocol.prototype.setRequestHandler.call(server, ToolCallAsSent, (request: z.infer<typeof ToolCallAsSent>) => {
+      const { name, arguments: args } = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
+      if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name, the name of a tool.');
+      return callTool(deps, caller, name, args ?? {}, req);
+    });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();

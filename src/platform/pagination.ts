@@ -6,33 +6,44 @@ export interface Page<T> {
   next_cursor: string | null;
 }
 
+/**
+ * What each position of a cursor holds: `'text'`, or the largest whole number it may be (the
+ * column it is compared with: `INT4_MAX` for an `integer` column, `SAFE_MAX` for a `bigint`).
+ */
+export type CursorSlots = Record<string, 'text' | number>;
+export type Position<S extends CursorSlots> = { [K in keyof S]: S[K] extends 'text' ? string : number };
+
+export const INT4_MAX = 2_147_483_647;
+export const SAFE_MAX = Number.MAX_SAFE_INTEGER;
+
 export function encodeCursor(position: Record<string, string | number>): string {
   return Buffer.from(JSON.stringify(position)).toString('base64url');
 }
 
-/** Reads a cursor made by encodeCursor; anything else is a 400 naming the `cursor` parameter. */
-export function decodeCursor<K extends string>(cursor: string, keys: readonly K[]): Record<K, string | number> {
+function fits(value: unknown, slot: 'text' | number): boolean {
+  // A forged cursor must never reach the database with a value its column cannot hold.
+  if (slot === 'text') return typeof value === 'string' && !value.includes('\u0000');
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= slot;
+}
+
+/**
+ * Reads a cursor made by encodeCursor with these slots. Anything else (not base64url JSON, a
+ * missing or mistyped position, a number out of its column's range, text with NUL) is a 400
+ * naming the `cursor` parameter, on every list alike.
+ */
+export function decodeCursor<S extends CursorSlots>(cursor: string, slots: S): Position<S> {
   try {
-    const position = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
-    if (keys.every((key) => ['string', 'number'].includes(typeof position[key]))) {
-      return position as Record<K, string | number>;
+    const position = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (position !== null && typeof position === 'object' && !Array.isArray(position)) {
+      const values = position as Record<string, unknown>;
+      if (Object.entries(slots).every(([key, slot]) => fits(values[key], slot))) {
+        return Object.fromEntries(Object.keys(slots).map((key) => [key, values[key]])) as Position<S>;
+      }
     }
   } catch {
     // fall through to the problem below
   }
-  throw badCursor();
-}
-
-/** A cursor of positions that are whole numbers (sequence numbers, txids, offsets). */
-export function decodeNumericCursor<K extends string>(cursor: string, keys: readonly K[]): Record<K, number> {
-  const position = decodeCursor(cursor, keys);
-  const numbers = Object.fromEntries(keys.map((key) => [key, Number(position[key])])) as Record<K, number>;
-  if (keys.every((key) => Number.isSafeInteger(numbers[key]) && numbers[key] >= 0)) return numbers;
-  throw badCursor();
-}
-
-function badCursor(): ApiError {
-  return new ApiError(400, 'invalid_request', 'The cursor is not one this list gave out.', {
+  throw new ApiError(400, 'invalid_request', 'The cursor is not one this list gave out.', {
     errors: [{ path: '/query/cursor', message: 'must be a next_cursor returned by this list' }],
   });
 }

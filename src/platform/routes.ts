@@ -5,9 +5,12 @@ import { handlers } from '../tools';
 import type { AdminContext, ToolInput } from './handler';
 import { callerOf } from './auth';
 import { runTool, type Deps } from './pipeline';
+import { refuseUnstorableText } from './inputs';
 
 function inputOf(req: Request): ToolInput<OperationName> {
-  return { path: req.params, query: req.query, body: req.body ?? {} } as unknown as ToolInput<OperationName>;
+  const input = { path: req.params, query: req.query, body: req.body ?? {} };
+  refuseUnstorableText(input);
+  return input as unknown as ToolInput<OperationName>;
 }
 
 function send(res: Response, status: number, body: unknown, replayed = false): void {

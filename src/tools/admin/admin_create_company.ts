@@ -1,10 +1,10 @@
 import type { AdminHandler } from '../../platform/handler';
 import { invalidRequest } from '../../platform/errors';
-import { createCompany, isTimezone } from './company-setup';
+import { canonicalTimezone, createCompany } from './company-setup';
 
 export const admin_create_company: AdminHandler<'admin_create_company'> = async ({ db }, { body }) => {
-  if (body.timezone && !isTimezone(body.timezone)) {
-    throw invalidRequest([{ path: '/body/timezone', message: 'must be an IANA timezone such as America/Chicago' }]);
-  }
-  return createCompany(db, body);
+  if (body.timezone === undefined) return createCompany(db, body);
+  const timezone = await canonicalTimezone(db, body.timezone);
+  if (!timezone) throw invalidRequest([{ path: '/body/timezone', message: 'must be an IANA timezone that the service knows, such as America/Chicago' }]);
+  return createCompany(db, { ...body, timezone });
 };

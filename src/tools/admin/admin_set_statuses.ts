@@ -2,16 +2,16 @@ import type { AdminHandler } from '../../platform/handler';
 import { ApiError, invalidRequest } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import { boardStatuses } from '../context/lookups';
-import { requireCompany } from './companies';
+import { lockCompany } from './companies';
 
 /** Keeps statuses that stay (matched without case), adds new ones, removes only empty ones. */
 export const admin_set_statuses: AdminHandler<'admin_set_statuses'> = async ({ db }, { path, body }) => {
-  await requireCompany(db, path.company_id);
   const wanted = body.statuses.map((name) => name.trim());
   const lower = wanted.map((name) => name.toLowerCase());
   if (new Set(lower).size !== lower.length) throw invalidRequest([{ path: '/body/statuses', message: 'must not name a status twice' }]);
 
   return db.transaction(async (trx) => {
+    await lockCompany(trx, path.company_id);
     const current = await boardStatuses(trx, path.company_id);
     const removed = current.filter((s) => !lower.includes(s.name.toLowerCase()));
     if (removed.length > 0) {

@@ -38,11 +38,37 @@ export async function createCompany(
   });
 }
 
-export function isTimezone(name: string): boolean {
+/** The database's zone names by lower case, read once per database: they change only with its tzdata. */
+const zoneLists = new WeakMap<Knex, Promise<Map<string, string>>>();
+
+function zonesOf(db: Knex): Promise<Map<string, string>> {
+  let zones = zoneLists.get(db);
+  if (!zones) {
+    zones = db('pg_timezone_names')
+      .pluck('name')
+      .then((names: string[]) => new Map(names.map((name) => [name.toLowerCase(), name])))
+      .catch((error: unknown) => {
+        zoneLists.delete(db);
+        throw error;
+      });
+    zoneLists.set(db, zones);
+  }
+  return zones;
+}
+
+/**
+ * The canonical spelling of an IANA timezone that both PostgreSQL (which turns the company's
+ * calendar days into moments) and JavaScript's Intl know, or null. Intl alone is not enough: it
+ * still accepts names that PostgreSQL's tzdata has dropped, such as `US/Pacific-New`, and every
+ * date filter of such a company would then fail in the database.
+ */
+export async function canonicalTimezone(db: Knex, name: string): Promise<string | null> {
+  const known = (await zonesOf(db)).get(name.trim().toLowerCase());
+  if (!known) return null;
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
+    new Intl.DateTimeFormat('en-US', { timeZone: known });
+    return known;
   } catch {
-    return false;
+    return null;
   }
 }

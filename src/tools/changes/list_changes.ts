@@ -1,5 +1,5 @@
 import type { ReadHandler } from '../../platform/handler';
-import { decodeNumericCursor, encodeCursor } from '../../platform/pagination';
+import { decodeCursor, encodeCursor, SAFE_MAX } from '../../platform/pagination';
 import { SETTLED_TXID, type ChangeKind } from '../../platform/changes';
 
 const DEFAULT_LIMIT = 25;
@@ -24,7 +24,7 @@ interface EntryRow {
  */
 export const list_changes: ReadHandler<'list_changes'> = async ({ db, caller }, { query }) => {
   const limit = query.limit ?? DEFAULT_LIMIT;
-  const after = query.cursor ? decodeNumericCursor(query.cursor, ['txid', 'seq'] as const) : { txid: 0, seq: 0 };
+  const after = query.cursor ? decodeCursor(query.cursor, { txid: SAFE_MAX, seq: SAFE_MAX }) : { txid: 0, seq: 0 };
   const entries = db('change_entries as e')
     .join('people as p', 'p.id', 'e.person_id')
     .where('e.company_id', caller.companyId)

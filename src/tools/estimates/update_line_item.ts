@@ -22,7 +22,9 @@ export const update_line_item: WriteHandler<'update_line_item'> = async (ctx, { 
   if (body.quantity !== undefined) patch.quantity_x100 = toHundredths(body.quantity);
   if (body.units_per_day !== undefined) patch.units_per_day_x100 = toHundredths(body.units_per_day);
   if (body.note !== undefined) patch.note = body.note;
-  if (Object.keys(patch).length === 0) throw invalidRequest([{ path: '/body', message: 'must change quantity, units_per_day or note' }]);
+  // Only what really changes is written; a request that changes nothing answers the line as it is.
+  for (const key of Object.keys(patch) as (keyof LineRow)[]) if (patch[key] === line[key]) delete patch[key];
+  if (Object.keys(patch).length === 0) return { line: toLine(line, record), totals: totalsOf(record) };
 
   Object.assign(line, await ctx.rows.update('estimate_lines', line.id, patch));
   await recordEstimateChange(ctx, record, 'estimate.line_updated', `line ${line.description} changed`);

@@ -1,6 +1,6 @@
 import type { WriteHandler } from '../../platform/handler';
 import { invalidRequest, notFound } from '../../platform/errors';
-import { loadEstimate, requireDraft, toEstimate } from './estimate-records';
+import { loadEstimate, requireDraft, toEstimate, type RoomRow } from './estimate-records';
 import { recordEstimateChange } from './estimate-changes';
 import { roomColumns } from './rooms';
 
@@ -10,12 +10,13 @@ export const update_room: WriteHandler<'update_room'> = async (ctx, { path, body
   const room = record.rooms.find((r) => r.id === path.room_id);
   if (!room) throw notFound('room on this estimate');
   const { operation_id: _operationId, ...changes } = body;
-  const columns = roomColumns(changes);
-  if (Object.keys(columns).length === 0) throw invalidRequest([{ path: '/body', message: 'must name at least one field of the room to change' }]);
+  // Only what really changes is written; a request that changes nothing answers the estimate as it is.
+  const columns = Object.fromEntries(Object.entries(roomColumns(changes)).filter(([column, value]) => room[column as keyof RoomRow] !== value)) as Partial<RoomRow>;
+  if (Object.keys(columns).length === 0) return toEstimate(record);
   const clash = columns.name && record.rooms.find((r) => r.id !== room.id && r.name.toLowerCase() === columns.name!.toLowerCase());
   if (clash) throw invalidRequest([{ path: '/body/name', message: `the estimate already has a room named ${clash.name}` }]);
 
   Object.assign(room, await ctx.rows.update('estimate_rooms', room.id, columns));
-  await recordEstimateChange(ctx, record, 'estimate.room_updated', `room ${room.name} changed (${Object.keys(changes).join(', ')})`);
+  await recordEstimateChange(ctx, record, 'estimate.room_updated', `room ${room.name} changed (${Object.keys(columns).map((c) => c.replace(/_x100$/, '')).join(', ')})`);
   return toEstimate(record);
 };

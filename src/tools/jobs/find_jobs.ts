@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { ReadHandler, Caller, QueryOf } from '../../platform/handler';
-import { decodeNumericCursor, encodeCursor, pageOf } from '../../platform/pagination';
+import { decodeCursor, encodeCursor, INT4_MAX, pageOf } from '../../platform/pagination';
 import { findStatus } from '../context/lookups';
 import { CANCELLED, toSummary, withNames, type JobRow } from './job-records';
 import { digitsOf } from './search-text';
@@ -19,7 +19,7 @@ export const find_jobs: ReadHandler<'find_jobs'> = async ({ db, caller }, { quer
   else if (query.q) matchWords(jobs, query.q);
   await applyFilters(db, jobs, caller, query);
 
-  if (query.cursor) jobs.where('j.job_number', '<', decodeNumericCursor(query.cursor, ['before'] as const).before);
+  if (query.cursor) jobs.where('j.job_number', '<', decodeCursor(query.cursor, { before: INT4_MAX }).before);
   const page = jobs.orderBy('j.job_number', 'desc').limit(limit + 1);
   const rows = (await withNames(db, page).orderBy('j.job_number', 'desc')) as JobRow[];
   return pageOf(rows, limit, toSummary, (row) => encodeCursor({ before: row.job_number }));

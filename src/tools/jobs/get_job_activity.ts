@@ -1,6 +1,6 @@
 import type { ReadHandler } from '../../platform/handler';
 import type { ChangeKind } from '../../platform/changes';
-import { decodeNumericCursor, encodeCursor, pageOf } from '../../platform/pagination';
+import { decodeCursor, encodeCursor, pageOf, SAFE_MAX } from '../../platform/pagination';
 import { findTeammate } from '../context/lookups';
 import { loadNotes } from '../notes/note-records';
 import { resolveJob } from './job-records';
@@ -28,7 +28,7 @@ export const get_job_activity: ReadHandler<'get_job_activity'> = async ({ db, ca
     .where({ 'e.company_id': caller.companyId, 'e.job_id': job.id });
   if (query.kind) entries.where('e.kind', query.kind);
   if (query.person) entries.where('e.person_id', (await findTeammate(db, caller.companyId, query.person)).id);
-  if (query.cursor) entries.where('e.seq', '<', decodeNumericCursor(query.cursor, ['before'] as const).before);
+  if (query.cursor) entries.where('e.seq', '<', decodeCursor(query.cursor, { before: SAFE_MAX }).before);
   const rows = (await entries.orderBy('e.seq', 'desc').limit(limit + 1).select('e.*', 'p.name as person_name')) as EntryRow[];
   const page = pageOf(rows, limit, (row) => row, (row) => encodeCursor({ before: row.seq }));
 

@@ -1,5 +1,4 @@
 import type { BodyOf, WriteHandler } from '../../platform/handler';
-import { invalidRequest } from '../../platform/errors';
 import { findReferralSource } from '../context/lookups';
 import { jobRefOf, loadJobDetail, resolveJob, type JobRow } from './job-records';
 import { searchColumnsOf } from './search-text';
@@ -11,7 +10,6 @@ export const update_job_overview: WriteHandler<'update_job_overview'> = async (c
   const { db, caller } = ctx;
   const job = await resolveJob(db, caller, path.job_id);
   const { operation_id: _operationId, ...requested } = body;
-  if (Object.keys(requested).length === 0) throw invalidRequest([{ path: '/body', message: 'must name at least one overview field to change' }]);
   if (requested.referral_source) requested.referral_source = await findReferralSource(db, caller.companyId, requested.referral_source);
 
   const changed = (Object.keys(requested) as Field[]).filter((field) => requested[field] !== job[field as keyof JobRow]);

@@ -24,7 +24,7 @@ export const lookup_customer: ReadHandler<'lookup_customer'> = async ({ db, call
     contacts.whereExists(db('job_contacts as r').whereRaw('r.contact_id = c.id').where('r.role', query.role.trim().toLowerCase()));
   }
   if (query.cursor) {
-    const after = decodeCursor(query.cursor, ['name', 'id'] as const);
+    const after = decodeCursor(query.cursor, { name: 'text', id: 'text' });
     contacts.whereRaw('(c.name, c.id) > (?, ?)', [after.name, after.id]);
   }
   const rows = (await contacts.orderBy([{ column: 'c.name' }, { column: 'c.id' }]).limit(limit + 1).select('c.*')) as ContactRow[];

@@ -1,13 +1,12 @@
 import type { WriteHandler } from '../../platform/handler';
-import { invalidRequest } from '../../platform/errors';
 import { jobRefOf, resolveJob } from '../jobs/job-records';
 import { changePerson, jobPerson, personOnJob } from './contacts';
 
 export const update_contact: WriteHandler<'update_contact'> = async (ctx, { path, body }) => {
   const { db, caller } = ctx;
   const job = await resolveJob(db, caller, path.job_id);
+  // A request that changes nothing answers the person as they are (changePerson writes nothing).
   const { operation_id: _operationId, ...changes } = body;
-  if (Object.keys(changes).length === 0) throw invalidRequest([{ path: '/body', message: 'must name at least one field to change' }]);
   const current = await personOnJob(db, job.id, path.contact_id);
   const changed = await changePerson(ctx, current, changes);
   const person = await jobPerson(db, job.id, current.id);

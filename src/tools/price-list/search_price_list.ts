@@ -1,5 +1,5 @@
 import type { ReadHandler } from '../../platform/handler';
-import { decodeNumericCursor, encodeCursor } from '../../platform/pagination';
+import { decodeCursor, encodeCursor, SAFE_MAX } from '../../platform/pagination';
 import { companyPricingRegion } from './company-region';
 import { regionFor, searchItems, toApiItem } from './catalog';
 
@@ -7,7 +7,7 @@ const DEFAULT_LIMIT = 25;
 
 export const search_price_list: ReadHandler<'search_price_list'> = async ({ db, caller }, { query }) => {
   const limit = query.limit ?? DEFAULT_LIMIT;
-  const offset = query.cursor ? decodeNumericCursor(query.cursor, ['offset'] as const).offset : 0;
+  const offset = query.cursor ? decodeCursor(query.cursor, { offset: SAFE_MAX }).offset : 0;
   const region = regionFor(query.region, await companyPricingRegion(db, caller.companyId));
   const matches = searchItems(query.q, query.category);
   const page = matches.slice(offset, offset + limit);
