@@ -1,36 +1,45 @@
 /**
  * The Express application. Every request: request id and log line, then for /api/v1 and /mcp
- * the API key and the key's rate limit, then validation against the spec, then the handler.
+ * the API key and the key's rate limit (for MCP, one unit per tool call), then validation
+ * against the spec, then the handler.
  */
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
+import type { Redis } from 'ioredis';
 import spec from './generated/openapi.json';
 import { newId } from './platform/ids';
 import { requireAdminToken, requireApiKey } from './platform/auth';
-import { rateLimitPerKey } from './platform/rate-limit';
+import { RateLimiter, chargeEachRequest, chargeMcpMessages } from './platform/rate-limit';
 import { addAdminRoutes, addToolRoutes } from './platform/routes';
 import { mcpEndpoint } from './platform/mcp';
+import { checkMcpHost } from './platform/host-check';
 import { problemMiddleware } from './platform/http-errors';
 import { ApiError } from './platform/errors';
 import type { Deps } from './platform/pipeline';
+import { feedHorizon } from './platform/changes';
+import { CompanySlots } from './platform/fair-share';
 
 const JSON_LIMIT = '1mb';
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 
-export function createApp(deps: Deps & { logger: Logger }): Express {
+/** `redis`: where every node keeps its rate-limit counts (REDIS_URL); null counts on this node. */
+export function createApp(given: Omit<Deps, 'slots'> & { logger: Logger; redis?: Redis | null }): Express {
+  const deps: Deps & { logger: Logger; redis?: Redis | null } = { ...given, slots: new CompanySlots(given.config.companyConcurrency) };
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  app.set('trust proxy', deps.config.trustProxy);
 
   app.use(
     pinoHttp({
       logger: deps.logger,
-      // One short line a request: who asked what, the answer and its time (no headers, no bodies).
+      // One short line a request: who asked what, the answer and its time. No headers, no bodies,
+      // and of the query only the names: its values are customers' names and phone numbers.
       serializers: {
-        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, ...pathAndParameters(req.url) }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
       genReqId: (req, res) => {
@@ -43,21 +52,22 @@ export function createApp(deps: Deps & { logger: Logger }): Express {
   );
 
   app.get('/healthz', async (_req, res) => {
-    await deps.db.raw('select 1');
-    res.json({ status: 'ok' });
+    res.json({ status: 'ok', change_feed: await feedHorizon(deps.db) });
   });
   app.get('/api/v1/openapi.json', (_req, res) => {
     res.json(spec);
   });
 
   const json = express.json({ limit: JSON_LIMIT });
-  const keyed = [requireApiKey(deps.db), rateLimitPerKey(deps.config.rateLimit)];
+  const limiter = new RateLimiter(deps.config.rateLimit, deps.redis ?? null);
+  const withKey = requireApiKey(deps.db, limiter);
   // The key and its rate limit come before the body is read: a request without a valid key is a
   // 401 whatever its body, and every answer to a key (a 413 or bad JSON too) counts and carries
-  // the RateLimit headers.
-  app.use('/api/v1', ...keyed, json);
-  app.use('/admin/v1', requireAdminToken(deps.config.adminToken), json);
-  app.post('/mcp', ...keyed, json, mcpEndpoint(deps));
+  // the RateLimit headers. MCP is charged once its messages are read: by the tool calls in them.
+  app.use('/api/v1', withKey, chargeEachRequest(limiter), json);
+  app.use('/admin/v1', requireAdminToken(deps.config.adminToken, limiter), json);
+  app.use('/mcp', checkMcpHost(deps.config)); // DNS-rebinding protection, before the key and the body
+  app.post('/mcp', withKey, json, chargeMcpMessages(limiter), mcpEndpoint(deps));
   app.all('/mcp', () => {
     throw new ApiError(405, 'method_not_allowed', 'This MCP endpoint is stateless: send JSON-RPC messages with POST.', { headers: { Allow: 'POST' } });
   });
@@ -78,4 +88,10 @@ export function createApp(deps: Deps & { logger: Logger }): Express {
 
   app.use(problemMiddleware());
   return app;
+}
+
+/** `/api/v1/jobs?q=alvarez&limit=5` → the path and `["q", "limit"]`. */
+function pathAndParameters(url: string): { path: string; query?: string[] } {
+  const [path, query] = url.split('?', 2);
+  return query === undefined ? { path } : { path, query: [...new URLSearchParams(query).keys()] };
 }

@@ -1,8 +1,16 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { hostKey, originKey } from './platform/host-check';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positive = z.coerce.number().int().min(1);
+/** A comma-separated list whose every entry `check` accepts. */
+const list = (check: (value: string) => string | null, what: string) =>
+  z
+    .string()
+    .transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean))
+    .refine((items) => items.every((item) => check(item) !== null), `must be comma-separated ${what}`)
+    .default([]);
 
 const schema = z.object({
   PORT: port.default(3000),
@@ -14,10 +22,21 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RATE_LIMIT_PER_MINUTE: positive.default(600),
   RATE_LIMIT_BURST: positive.default(60),
+  ADMIN_RATE_LIMIT_PER_MINUTE: positive.default(600),
+  AUTH_FAILURES_PER_MINUTE: positive.default(60),
+  AUTH_FAILURES_BURST: positive.default(20),
+  MCP_ALLOWED_HOSTS: list(hostKey, 'host names with an optional port, e.g. jobs.example.com,10.0.0.5:3000'),
+  MCP_ALLOWED_ORIGINS: list(originKey, 'origins, e.g. https://app.example.com'),
+  TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  IDEMPOTENCY_RETENTION_DAYS: positive.default(7),
+  COMPANY_CONCURRENCY: positive.default(4),
   DEMO_SEED: z.enum(['true', 'false']).default('true'),
   CHAT_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
   CHAT_RETRY_BASE_MS: positive.default(2000),
   CHAT_POLL_MS: positive.default(1000),
+  CHAT_MAX_IN_FLIGHT: positive.default(16),
+  CHAT_MAX_IN_FLIGHT_PER_TARGET: positive.default(1),
   NODE_ENV: z.string().optional(),
 });
 
@@ -30,10 +49,21 @@ export interface Config {
   dataDir: string | null;
   adminToken?: string;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
-  rateLimit: { perMinute: number; burst: number };
+  /** Per key; for the admin token; failed authentications per client address. */
+  rateLimit: { perMinute: number; burst: number; admin: { perMinute: number; burst: number }; failedAuth: { perMinute: number; burst: number } };
+  /** Names and browser origins /mcp accepts besides the service's own (DNS-rebinding protection). */
+  mcp: { allowedHosts: string[]; allowedOrigins: string[] };
+  /** Proxies in front of the service whose X-Forwarded-For is believed (0: none). */
+  trustProxy: number;
+  /** Shared rate-limit counts for several nodes; each node counts alone without it. */
+  redisUrl?: string;
+  /** Days an operation_id's answer is kept; older records are purged. */
+  idempotencyRetentionDays: number;
+  /** Tool calls of one company running at once on a node; the rest wait their turn. */
+  companyConcurrency: number;
   demoSeed: boolean;
-  /** Chat webhooks: private/loopback targets allowed (tests only), first retry delay, polling. */
-  chat: { allowPrivateTargets: boolean; retryBaseMs: number; pollMs: number };
+  /** Chat webhooks: private/loopback targets allowed (tests only), first retry delay, polling, deliveries at once (per node, per webhook). */
+  chat: { allowPrivateTargets: boolean; retryBaseMs: number; pollMs: number; maxInFlight: number; maxInFlightPerTarget: number };
   /** Check every answer against the spec (on in tests: an off-spec answer fails its test). */
   validateResponses: boolean;
 }
@@ -56,9 +86,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(e.DATA_DIR),
     adminToken: e.ADMIN_TOKEN,
     logLevel: e.LOG_LEVEL,
-    rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, burst: e.RATE_LIMIT_BURST },
+    rateLimit: {
+      perMinute: e.RATE_LIMIT_PER_MINUTE,
+      burst: e.RATE_LIMIT_BURST,
+      // Admin scripts come in bursts: only the minute counts.
+      admin: { perMinute: e.ADMIN_RATE_LIMIT_PER_MINUTE, burst: e.ADMIN_RATE_LIMIT_PER_MINUTE },
+      failedAuth: { perMinute: e.AUTH_FAILURES_PER_MINUTE, burst: e.AUTH_FAILURES_BURST },
+    },
+    mcp: { allowedHosts: e.MCP_ALLOWED_HOSTS, allowedOrigins: e.MCP_ALLOWED_ORIGINS },
+    trustProxy: e.TRUST_PROXY,
+    redisUrl: e.REDIS_URL,
+    idempotencyRetentionDays: e.IDEMPOTENCY_RETENTION_DAYS,
+    companyConcurrency: e.COMPANY_CONCURRENCY,
     demoSeed: e.DEMO_SEED === 'true',
-    chat: { allowPrivateTargets: e.CHAT_ALLOW_PRIVATE_TARGETS === 'true', retryBaseMs: e.CHAT_RETRY_BASE_MS, pollMs: e.CHAT_POLL_MS },
+    chat: {
+      allowPrivateTargets: e.CHAT_ALLOW_PRIVATE_TARGETS === 'true',
+      retryBaseMs: e.CHAT_RETRY_BASE_MS,
+      pollMs: e.CHAT_POLL_MS,
+      maxInFlight: e.CHAT_MAX_IN_FLIGHT,
+      maxInFlightPerTarget: e.CHAT_MAX_IN_FLIGHT_PER_TARGET,
+    },
     validateResponses: e.NODE_ENV === 'test',
   };
 }

@@ -116,7 +116,8 @@ export interface paths {
          * Set the status board
          * @description Sets the company's statuses in board order. Names already on the board (any case) keep
          *     their jobs; new names are added; a status that still holds jobs cannot be removed
-         *     (409 `invalid_state`).
+         *     (409 `invalid_state`). Names are trimmed and must differ without regard to case: a name
+         *     given twice (`Drying` and `drying `) answers 400 naming `/body/statuses`.
          */
         put: operations["admin_set_statuses"];
         post?: never;
@@ -136,7 +137,7 @@ export interface paths {
         get?: never;
         /**
          * Set the referral sources
-         * @description Sets the company's referral sources in the given order. Jobs keep the source they were tagged with.
+         * @description Sets the company's referral sources in the given order. Jobs keep the source they were tagged with. Names are trimmed and must differ without regard to case; a name given twice answers 400 naming `/body/referral_sources`.
          */
         put: operations["admin_set_referral_sources"];
         post?: never;
@@ -157,7 +158,7 @@ export interface paths {
         put?: never;
         /**
          * Add estimate credits
-         * @description Adds estimate credits to the company (a negative number takes unused credits away; the balance never goes below 0).
+         * @description Adds estimate credits to the company (a negative number takes unused credits away; the balance never goes below 0). The balance is at most 1,000,000,000 credits; an `add` that would take it past that answers 400 naming `/body/add` and changes nothing.
          */
         post: operations["admin_add_credits"];
         delete?: never;
@@ -180,8 +181,19 @@ export interface paths {
          *     **New note** switch (off by default): with it on, every new note is posted to the chat,
          *     naming the job, the author and the note. `webhook_url: null` disconnects it. Delivery
          *     is durable (an outbox written with the note, retried with backoff, kept across
-         *     restarts). Targets on private, loopback or link-local addresses are refused with 422
-         *     `webhook_not_allowed` unless the service allows them (`CHAT_ALLOW_PRIVATE_TARGETS`).
+         *     restarts) and per webhook: one webhook's notes are posted one at a time in the order
+         *     they were written, and a slow or failing webhook does not hold up other companies'.
+         *
+         *     Unless the service allows private targets (`CHAT_ALLOW_PRIVATE_TARGETS`), a target that
+         *     is not a public internet address is refused with 422 `webhook_not_allowed`: loopback,
+         *     private, link-local (cloud metadata), carrier-grade NAT, unspecified, multicast,
+         *     reserved and IPv6 transition addresses, in any spelling of the host (a name is resolved
+         *     and every address it gives is checked; `0x7f.1` and `[::ffff:127.0.0.1]` are
+         *     127.0.0.1). A URL with an IPv6 zone id (`[fe80::1%25eth0]`) or another scheme than http
+         *     or https is refused too. The check is made again on every delivery, on the address
+         *     connected to, so a webhook saved when private targets were allowed is not posted to
+         *     once they are not. Redirects are not followed: a 3xx answer counts as a failed
+         *     delivery.
          */
         put: operations["admin_set_chat"];
         post?: never;
@@ -201,7 +213,7 @@ export interface paths {
         get?: never;
         /**
          * Set overhead, profit and tax rates
-         * @description Sets the company's overhead, profit and tax rates in percent (two decimals at most). New estimates take the rates in force when they are created; existing estimates keep theirs.
+         * @description Sets the company's overhead, profit and tax rates in percent, each kept with two decimals (6.25); more decimals are rounded half up to two, as quantities are. New estimates take the rates in force when they are created; existing estimates keep theirs.
          */
         put: operations["admin_set_estimate_rates"];
         post?: never;
@@ -459,7 +471,9 @@ export interface paths {
         /**
          * Change a room of an estimate
          * @description Changes a room's name, measurements, demo days or drying days; send only what changed.
-         *     Day-billed lines of the room follow its drying days. Returns the estimate.
+         *     Day-billed lines of the room follow its drying days. Returns the estimate. A request that
+         *     changes nothing (no field, or only values the room already has) answers the estimate as
+         *     it is and records nothing: no change entry, nothing to undo.
          */
         patch: operations["update_room"];
         trace?: never;
@@ -510,7 +524,9 @@ export interface paths {
         /**
          * Change a line's quantity or note
          * @description Changes a line's `quantity` (or `units_per_day` for a day-billed catalog line) or its
-         *     `note`; the price stays as it was set. Returns the line and the new totals.
+         *     `note`; the price stays as it was set. Returns the line and the new totals. A request that
+         *     changes nothing (no field, or only values the line already has) answers the line as it is
+         *     and records nothing: no change entry, nothing to undo.
          */
         patch: operations["update_line_item"];
         trace?: never;
@@ -590,7 +606,9 @@ export interface paths {
          * @description Changes the overview facts of a job. Send only what changed; a field sent as `null` is
          *     cleared (the title cannot be cleared). `referral_source` must be one of
          *     `list_referral_sources` (422 with the valid ones otherwise). `water_category` is the
-         *     IICRC category 1 (clean), 2 (grey) or 3 (black water). Returns the whole job.
+         *     IICRC category 1 (clean), 2 (grey) or 3 (black water). Returns the whole job. A request
+         *     that changes nothing (no field, or only values the job already has) answers the job as it
+         *     is and records nothing: no change entry, nothing to undo.
          */
         patch: operations["update_job_overview"];
         trace?: never;
@@ -748,8 +766,8 @@ export interface paths {
          *     `property manager`, … — any word; default `customer`). A name already on the job (any
          *     case) updates that person instead of adding a second one. To put a person the company
          *     already knows on this job, send their `contact_id` (find it with `lookup_customer`)
-         *     instead of retyping them. `outcome` says whether the person was `added`, `linked` or
-         *     `updated`.
+         *     instead of retyping them: a request needs `name` or `contact_id` (400 otherwise).
+         *     `outcome` says whether the person was `added`, `linked` or `updated`.
          */
         post: operations["add_contact"];
         delete?: never;
@@ -775,6 +793,8 @@ export interface paths {
          * Change a person on a job
          * @description Changes a person's name, phone, email or address (everywhere the company knows them) and
          *     their role on this job. Send only what changed; `null` clears a phone, email or address.
+         *     A request that changes nothing (no field, or only values the person already has) answers
+         *     the person as they are and records nothing: no change entry, nothing to undo.
          */
         patch: operations["update_contact"];
         trace?: never;
@@ -931,7 +951,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "invalid_state" | "undo_not_possible" | "payload_too_large" | "unsupported_media_type" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "webhook_not_allowed" | "rate_limited" | "admin_api_disabled" | "internal_error";
+            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "undo_not_possible" | "payload_too_large" | "unsupported_media_type" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "webhook_not_allowed" | "rate_limited" | "admin_api_disabled" | "internal_error";
             /** @description One entry for each field that is wrong. */
             errors?: components["schemas"]["FieldError"][];
             /** @description For a 422, the names that would have been accepted. */
@@ -971,6 +991,7 @@ export interface components {
          * @enum {string}
          */
         Scope: "read" | "write";
+        /** @description A rate in percent, 0 to 100, kept with two decimals (8.2, 4.35, 0.07); more decimals are rounded half up. */
         Percent: number;
         AdminCompany: {
             id: components["schemas"]["CompanyId"];
@@ -1039,6 +1060,12 @@ export interface components {
                 at: string;
             };
         };
+        /**
+         * Format: date
+         * @description A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.
+         * @example 2026-11-18
+         */
+        CalendarDate: string;
         Context: {
             person: {
                 id: components["schemas"]["PersonId"];
@@ -1139,8 +1166,9 @@ export interface components {
             units_per_day?: components["schemas"]["Quantity"];
             description?: string;
             unit?: string;
+            /** @description The unit price in cents, at most 100,000,000 ($1,000,000). */
             unit_price_cents?: number;
-            /** @description The unit price in dollars (`12.5` or `"12.50"`), as an alternative to `unit_price_cents`. */
+            /** @description The unit price in dollars (`12.5` or `"12.50"`), as an alternative to `unit_price_cents`, from 0 to 1,000,000 like it. A number is kept to the cent (half up); a string has at most two decimals. */
             unit_price?: number | string;
             room_id?: components["schemas"]["RoomId"];
             /** @description The room's name, as an alternative to `room_id`. */
@@ -1283,16 +1311,13 @@ export interface components {
             /** @description A teammate's name (see `list_team`). */
             assignee?: string;
         };
-        /** @description The overview facts to change; a field sent as `null` is cleared. */
+        /** @description The overview facts to change; a field sent as `null` is cleared, a field left out stays as it is. */
         OverviewChanges: {
             operation_id?: components["schemas"]["OperationId"];
             title?: string;
             loss_type?: components["schemas"]["LossType"] | null;
-            /**
-             * Format: date
-             * @description The day of the loss (YYYY-MM-DD, company timezone).
-             */
-            date_of_loss?: string | null;
+            /** @description The day of the loss (YYYY-MM-DD, company timezone). */
+            date_of_loss?: components["schemas"]["CalendarDate"] | null;
             cause_of_loss?: string | null;
             /** @description IICRC water category 1 (clean), 2 (grey) or 3 (black). */
             water_category?: number | null;
@@ -1576,7 +1601,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `operation_id_conflict` (the operation_id was used before with different details), `invalid_state` or `undo_not_possible`. */
+        /** @description `operation_id_conflict` (the operation_id was used before with different details), `operation_undone` (the write sent with this operation_id was taken back by undo), `invalid_state` or `undo_not_possible`. */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -1612,12 +1637,21 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Over the key's rate limit (`rate_limited`). */
+        /** @description Over a rate limit (`rate_limited`) — the key's, the admin token's, or the failed authentications of the client's address. `detail` says which; `Retry-After` says when to try again. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Something failed on the service's side (`internal_error`). The problem carries only the `request_id` under which the failure was logged, never its details; nothing of the request was saved. */
+        InternalError: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -1637,7 +1671,7 @@ export interface components {
     parameters: {
         /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
         JobId: components["schemas"]["JobRef"];
-        /** @description The `next_cursor` of the previous page. */
+        /** @description The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list). */
         Cursor: string;
         /** @description Page size, 1 to 100. */
         Limit: number;
@@ -1690,11 +1724,11 @@ export interface operations {
                  */
                 "application/json": {
                     name: string;
-                    /** @description IANA timezone; defaults to `America/Chicago`. */
+                    /** @description IANA timezone (`America/Chicago`, `Europe/Paris`); defaults to `America/Chicago`. A name that the database does not know answers 400 naming `/body/timezone`, also one that other software still accepts (a withdrawn alias such as `US/Pacific-New`). The company's canonical spelling is stored (`america/chicago` becomes `America/Chicago`). */
                     timezone?: string;
                     /** @description US state code used for pricing when a job's address has none. */
                     pricing_region?: string;
-                    /** @description Estimate credits to start with (default 0). */
+                    /** @description Estimate credits to start with (default 0), at most 1,000,000,000. */
                     credits?: number;
                 };
             };
@@ -1712,6 +1746,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     admin_add_team_member: {
@@ -1753,6 +1791,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     admin_list_keys: {
@@ -1779,8 +1821,11 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     admin_create_key: {
@@ -1814,7 +1859,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     admin_rotate_key: {
@@ -1841,6 +1890,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     admin_revoke_key: {
@@ -1865,6 +1916,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     admin_set_statuses: {
@@ -1916,6 +1969,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     admin_set_referral_sources: {
@@ -1950,6 +2007,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     admin_add_credits: {
@@ -1984,6 +2045,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     admin_set_chat: {
@@ -2022,7 +2087,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     admin_set_estimate_rates: {
@@ -2064,6 +2133,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     list_changes: {
@@ -2073,7 +2146,7 @@ export interface operations {
                 kind?: components["schemas"]["ChangeKind"];
                 /** @description Page size, 1 to 100. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
+                /** @description The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list). */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -2098,6 +2171,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     undo_my_last_action: {
@@ -2129,7 +2203,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     get_context: {
@@ -2150,8 +2227,10 @@ export interface operations {
                     "application/json": components["schemas"]["Context"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     get_guide: {
@@ -2172,8 +2251,10 @@ export interface operations {
                     "application/json": components["schemas"]["Guide"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     list_team: {
@@ -2197,8 +2278,10 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     list_job_statuses: {
@@ -2222,8 +2305,10 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     list_referral_sources: {
@@ -2247,8 +2332,10 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     create_estimate: {
@@ -2320,7 +2407,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     get_estimate: {
@@ -2353,6 +2443,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     add_rooms: {
@@ -2389,7 +2480,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     update_room: {
@@ -2433,7 +2527,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     add_line_items: {
@@ -2488,7 +2585,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     remove_line_item: {
@@ -2527,6 +2627,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     update_line_item: {
@@ -2567,7 +2668,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     find_jobs: {
@@ -2578,19 +2682,19 @@ export interface operations {
                  * @example Alvarez
                  */
                 q?: string;
-                /** @description Only jobs in this status (a name from `list_job_statuses`, any case), or `cancelled` for cancelled jobs. */
+                /** @description Only jobs in this status (a name from `list_job_statuses`, any case), or `cancelled` for cancelled jobs. A name the board does not have answers 422 `unknown_status` with the valid names. */
                 status?: string;
                 /** @description `active`: the drying log runs today; `with`: the job has a drying log; `without`: it has none. */
                 drying?: "active" | "with" | "without";
                 /** @description `with`: jobs that have photos; `without`: jobs that have none. */
                 photos?: "with" | "without";
                 /** @description Jobs created on or after this day (company timezone). */
-                created_from?: string;
+                created_from?: components["schemas"]["CalendarDate"];
                 /** @description Jobs created on or before this day (company timezone). */
-                created_to?: string;
+                created_to?: components["schemas"]["CalendarDate"];
                 /** @description Page size, 1 to 100. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
+                /** @description The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list). */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -2613,7 +2717,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     create_job: {
@@ -2662,6 +2768,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     get_job: {
@@ -2689,6 +2796,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     update_job_overview: {
@@ -2730,8 +2838,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     move_job_status: {
@@ -2774,8 +2885,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     cancel_job: {
@@ -2817,7 +2931,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     reopen_job: {
@@ -2853,7 +2970,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     get_job_activity: {
@@ -2865,7 +2985,7 @@ export interface operations {
                 person?: string;
                 /** @description Page size, 1 to 100. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
+                /** @description The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list). */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -2894,6 +3014,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     add_note: {
@@ -2936,7 +3057,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     retract_note: {
@@ -2979,6 +3103,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     correct_note: {
@@ -3017,7 +3142,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     add_contact: {
@@ -3051,7 +3179,11 @@ export interface operations {
                     email?: string | null;
                     role?: components["schemas"]["ContactRole"];
                     address?: components["schemas"]["ContactAddressInput"];
-                };
+                } & ({
+                    name: string;
+                } | {
+                    contact_id: string;
+                });
             };
         };
         responses: {
@@ -3074,7 +3206,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     update_contact: {
@@ -3118,7 +3253,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     lookup_customer: {
@@ -3133,7 +3271,7 @@ export interface operations {
                 role?: components["schemas"]["ContactRole"];
                 /** @description Page size, 1 to 100. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
+                /** @description The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list). */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -3157,6 +3295,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     assign_job: {
@@ -3199,8 +3338,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     unassign_job: {
@@ -3237,6 +3379,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     search_price_list: {
@@ -3253,7 +3396,7 @@ export interface operations {
                 region?: components["parameters"]["PricingRegion"];
                 /** @description Page size, 1 to 100. */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. */
+                /** @description The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list). */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -3277,6 +3420,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     get_price_list_item: {
@@ -3314,6 +3458,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     search_standards: {
@@ -3348,6 +3493,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
 }

@@ -139,7 +139,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/jobs/:job_id/contacts",
     "tag": "People",
     "summary": "Add a person to a job (customer, adjuster, tenant, …)",
-    "description": "Adds a person to the job with a role (`customer`, `adjuster`, `tenant`, `owner`,\n`property manager`, … — any word; default `customer`). A name already on the job (any\ncase) updates that person instead of adding a second one. To put a person the company\nalready knows on this job, send their `contact_id` (find it with `lookup_customer`)\ninstead of retyping them. `outcome` says whether the person was `added`, `linked` or\n`updated`.",
+    "description": "Adds a person to the job with a role (`customer`, `adjuster`, `tenant`, `owner`,\n`property manager`, … — any word; default `customer`). A name already on the job (any\ncase) updates that person instead of adding a second one. To put a person the company\nalready knows on this job, send their `contact_id` (find it with `lookup_customer`)\ninstead of retyping them: a request needs `name` or `contact_id` (400 otherwise).\n`outcome` says whether the person was `added`, `linked` or `updated`.",
     "scope": "write",
     "credit": "none",
     "mcp": true,
@@ -398,14 +398,22 @@ export const operations: Record<OperationName, OperationSpec> = {
               "unit_price_cents": {
                 "type": "integer",
                 "minimum": 0,
-                "maximum": 100000000
+                "maximum": 100000000,
+                "description": "The unit price in cents, at most 100,000,000 ($1,000,000)."
               },
               "unit_price": {
-                "type": [
-                  "number",
-                  "string"
-                ],
-                "description": "The unit price in dollars (`12.5` or `\"12.50\"`), as an alternative to `unit_price_cents`."
+                "description": "The unit price in dollars (`12.5` or `\"12.50\"`), as an alternative to `unit_price_cents`, from 0 to 1,000,000 like it. A number is kept to the cent (half up); a string has at most two decimals.",
+                "oneOf": [
+                  {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": 1000000
+                  },
+                  {
+                    "type": "string",
+                    "pattern": "^\\s*(?:\\d{1,6}(?:\\.\\d{1,2})?|1000000(?:\\.00?)?)\\s*$"
+                  }
+                ]
               },
               "room_id": {
                 "type": "string",
@@ -1323,7 +1331,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/admin/v1/companies/:company_id/credits",
     "tag": "Administration",
     "summary": "Add estimate credits",
-    "description": "Adds estimate credits to the company (a negative number takes unused credits away; the balance never goes below 0).",
+    "description": "Adds estimate credits to the company (a negative number takes unused credits away; the balance never goes below 0). The balance is at most 1,000,000,000 credits; an `add` that would take it past that answers 400 naming `/body/add` and changes nothing.",
     "scope": "admin",
     "credit": "none",
     "mcp": false,
@@ -1487,7 +1495,8 @@ export const operations: Record<OperationName, OperationSpec> = {
         },
         "timezone": {
           "type": "string",
-          "description": "IANA timezone; defaults to `America/Chicago`.",
+          "description": "IANA timezone (`America/Chicago`, `Europe/Paris`); defaults to `America/Chicago`. A name that the database does not know answers 400 naming `/body/timezone`, also one that other software still accepts (a withdrawn alias such as `US/Pacific-New`). The company's canonical spelling is stored (`america/chicago` becomes `America/Chicago`).",
+          "minLength": 1,
           "maxLength": 64
         },
         "pricing_region": {
@@ -1498,7 +1507,8 @@ export const operations: Record<OperationName, OperationSpec> = {
         "credits": {
           "type": "integer",
           "minimum": 0,
-          "description": "Estimate credits to start with (default 0)."
+          "maximum": 1000000000,
+          "description": "Estimate credits to start with (default 0), at most 1,000,000,000."
         }
       },
       "required": [
@@ -1856,7 +1866,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/admin/v1/companies/:company_id/chat",
     "tag": "Administration",
     "summary": "Connect the chat integration",
-    "description": "Connects a Slack-compatible incoming webhook (JSON POST of `{\"text\": …}`) and sets the\n**New note** switch (off by default): with it on, every new note is posted to the chat,\nnaming the job, the author and the note. `webhook_url: null` disconnects it. Delivery\nis durable (an outbox written with the note, retried with backoff, kept across\nrestarts). Targets on private, loopback or link-local addresses are refused with 422\n`webhook_not_allowed` unless the service allows them (`CHAT_ALLOW_PRIVATE_TARGETS`).",
+    "description": "Connects a Slack-compatible incoming webhook (JSON POST of `{\"text\": …}`) and sets the\n**New note** switch (off by default): with it on, every new note is posted to the chat,\nnaming the job, the author and the note. `webhook_url: null` disconnects it. Delivery\nis durable (an outbox written with the note, retried with backoff, kept across\nrestarts) and per webhook: one webhook's notes are posted one at a time in the order\nthey were written, and a slow or failing webhook does not hold up other companies'.\n\nUnless the service allows private targets (`CHAT_ALLOW_PRIVATE_TARGETS`), a target that\nis not a public internet address is refused with 422 `webhook_not_allowed`: loopback,\nprivate, link-local (cloud metadata), carrier-grade NAT, unspecified, multicast,\nreserved and IPv6 transition addresses, in any spelling of the host (a name is resolved\nand every address it gives is checked; `0x7f.1` and `[::ffff:127.0.0.1]` are\n127.0.0.1). A URL with an IPv6 zone id (`[fe80::1%25eth0]`) or another scheme than http\nor https is refused too. The check is made again on every delivery, on the address\nconnected to, so a webhook saved when private targets were allowed is not posted to\nonce they are not. Redirects are not followed: a 3xx answer counts as a failed\ndelivery.",
     "scope": "admin",
     "credit": "none",
     "mcp": false,
@@ -1929,7 +1939,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/admin/v1/companies/:company_id/estimate-rates",
     "tag": "Administration",
     "summary": "Set overhead, profit and tax rates",
-    "description": "Sets the company's overhead, profit and tax rates in percent (two decimals at most). New estimates take the rates in force when they are created; existing estimates keep theirs.",
+    "description": "Sets the company's overhead, profit and tax rates in percent, each kept with two decimals (6.25); more decimals are rounded half up to two, as quantities are. New estimates take the rates in force when they are created; existing estimates keep theirs.",
     "scope": "admin",
     "credit": "none",
     "mcp": false,
@@ -1958,19 +1968,19 @@ export const operations: Record<OperationName, OperationSpec> = {
           "type": "number",
           "minimum": 0,
           "maximum": 100,
-          "multipleOf": 0.01
+          "description": "A rate in percent, 0 to 100, kept with two decimals (8.2, 4.35, 0.07); more decimals are rounded half up."
         },
         "profit_pct": {
           "type": "number",
           "minimum": 0,
           "maximum": 100,
-          "multipleOf": 0.01
+          "description": "A rate in percent, 0 to 100, kept with two decimals (8.2, 4.35, 0.07); more decimals are rounded half up."
         },
         "tax_pct": {
           "type": "number",
           "minimum": 0,
           "maximum": 100,
-          "multipleOf": 0.01
+          "description": "A rate in percent, 0 to 100, kept with two decimals (8.2, 4.35, 0.07); more decimals are rounded half up."
         }
       },
       "required": [
@@ -2008,7 +2018,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/admin/v1/companies/:company_id/referral-sources",
     "tag": "Administration",
     "summary": "Set the referral sources",
-    "description": "Sets the company's referral sources in the given order. Jobs keep the source they were tagged with.",
+    "description": "Sets the company's referral sources in the given order. Jobs keep the source they were tagged with. Names are trimmed and must differ without regard to case; a name given twice answers 400 naming `/body/referral_sources`.",
     "scope": "admin",
     "credit": "none",
     "mcp": false,
@@ -2034,6 +2044,7 @@ export const operations: Record<OperationName, OperationSpec> = {
         "referral_sources": {
           "type": "array",
           "maxItems": 200,
+          "uniqueItems": true,
           "items": {
             "type": "string",
             "minLength": 1,
@@ -2078,7 +2089,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/admin/v1/companies/:company_id/statuses",
     "tag": "Administration",
     "summary": "Set the status board",
-    "description": "Sets the company's statuses in board order. Names already on the board (any case) keep\ntheir jobs; new names are added; a status that still holds jobs cannot be removed\n(409 `invalid_state`).",
+    "description": "Sets the company's statuses in board order. Names already on the board (any case) keep\ntheir jobs; new names are added; a status that still holds jobs cannot be removed\n(409 `invalid_state`). Names are trimmed and must differ without regard to case: a name\ngiven twice (`Drying` and `drying `) answers 400 naming `/body/statuses`.",
     "scope": "admin",
     "credit": "none",
     "mcp": false,
@@ -2105,6 +2116,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "type": "array",
           "minItems": 1,
           "maxItems": 50,
+          "uniqueItems": true,
           "items": {
             "type": "string",
             "minLength": 1,
@@ -2976,14 +2988,22 @@ export const operations: Record<OperationName, OperationSpec> = {
               "unit_price_cents": {
                 "type": "integer",
                 "minimum": 0,
-                "maximum": 100000000
+                "maximum": 100000000,
+                "description": "The unit price in cents, at most 100,000,000 ($1,000,000)."
               },
               "unit_price": {
-                "type": [
-                  "number",
-                  "string"
-                ],
-                "description": "The unit price in dollars (`12.5` or `\"12.50\"`), as an alternative to `unit_price_cents`."
+                "description": "The unit price in dollars (`12.5` or `\"12.50\"`), as an alternative to `unit_price_cents`, from 0 to 1,000,000 like it. A number is kept to the cent (half up); a string has at most two decimals.",
+                "oneOf": [
+                  {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": 1000000
+                  },
+                  {
+                    "type": "string",
+                    "pattern": "^\\s*(?:\\d{1,6}(?:\\.\\d{1,2})?|1000000(?:\\.00?)?)\\s*$"
+                  }
+                ]
               },
               "room_id": {
                 "type": "string",
@@ -4088,8 +4108,9 @@ export const operations: Record<OperationName, OperationSpec> = {
         },
         "status": {
           "type": "string",
+          "minLength": 1,
           "maxLength": 100,
-          "description": "Only jobs in this status (a name from `list_job_statuses`, any case), or `cancelled` for cancelled jobs."
+          "description": "Only jobs in this status (a name from `list_job_statuses`, any case), or `cancelled` for cancelled jobs. A name the board does not have answers 422 `unknown_status` with the valid names."
         },
         "drying": {
           "type": "string",
@@ -4111,12 +4132,16 @@ export const operations: Record<OperationName, OperationSpec> = {
         "created_from": {
           "type": "string",
           "format": "date",
-          "description": "Jobs created on or after this day (company timezone)."
+          "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+          "description": "Jobs created on or after this day (company timezone).",
+          "example": "2026-11-18"
         },
         "created_to": {
           "type": "string",
           "format": "date",
-          "description": "Jobs created on or before this day (company timezone)."
+          "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+          "description": "Jobs created on or before this day (company timezone).",
+          "example": "2026-11-18"
         },
         "limit": {
           "type": "integer",
@@ -4127,8 +4152,9 @@ export const operations: Record<OperationName, OperationSpec> = {
         },
         "cursor": {
           "type": "string",
+          "minLength": 1,
           "maxLength": 200,
-          "description": "The `next_cursor` of the previous page."
+          "description": "The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list)."
         }
       },
       "required": [],
@@ -5447,8 +5473,9 @@ export const operations: Record<OperationName, OperationSpec> = {
         },
         "cursor": {
           "type": "string",
+          "minLength": 1,
           "maxLength": 200,
-          "description": "The `next_cursor` of the previous page."
+          "description": "The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list)."
         }
       },
       "required": [
@@ -5856,8 +5883,9 @@ export const operations: Record<OperationName, OperationSpec> = {
         },
         "cursor": {
           "type": "string",
+          "minLength": 1,
           "maxLength": 200,
-          "description": "The `next_cursor` of the previous page."
+          "description": "The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list)."
         }
       },
       "required": [],
@@ -6225,8 +6253,9 @@ export const operations: Record<OperationName, OperationSpec> = {
         },
         "cursor": {
           "type": "string",
+          "minLength": 1,
           "maxLength": 200,
-          "description": "The `next_cursor` of the previous page."
+          "description": "The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list)."
         }
       },
       "required": [
@@ -7429,6 +7458,7 @@ export const operations: Record<OperationName, OperationSpec> = {
         },
         "category": {
           "type": "string",
+          "minLength": 1,
           "maxLength": 100,
           "description": "Only items of this category (any case)."
         },
@@ -7446,8 +7476,9 @@ export const operations: Record<OperationName, OperationSpec> = {
         },
         "cursor": {
           "type": "string",
+          "minLength": 1,
           "maxLength": 200,
-          "description": "The `next_cursor` of the previous page."
+          "description": "The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list)."
         }
       },
       "required": [
@@ -7828,7 +7859,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/jobs/:job_id/contacts/:contact_id",
     "tag": "People",
     "summary": "Change a person on a job",
-    "description": "Changes a person's name, phone, email or address (everywhere the company knows them) and\ntheir role on this job. Send only what changed; `null` clears a phone, email or address.",
+    "description": "Changes a person's name, phone, email or address (everywhere the company knows them) and\ntheir role on this job. Send only what changed; `null` clears a phone, email or address.\nA request that changes nothing (no field, or only values the person already has) answers\nthe person as they are and records nothing: no change entry, nothing to undo.",
     "scope": "write",
     "credit": "none",
     "mcp": true,
@@ -8002,7 +8033,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/jobs/:job_id/overview",
     "tag": "Jobs",
     "summary": "Change a job's overview facts",
-    "description": "Changes the overview facts of a job. Send only what changed; a field sent as `null` is\ncleared (the title cannot be cleared). `referral_source` must be one of\n`list_referral_sources` (422 with the valid ones otherwise). `water_category` is the\nIICRC category 1 (clean), 2 (grey) or 3 (black water). Returns the whole job.",
+    "description": "Changes the overview facts of a job. Send only what changed; a field sent as `null` is\ncleared (the title cannot be cleared). `referral_source` must be one of\n`list_referral_sources` (422 with the valid ones otherwise). `water_category` is the\nIICRC category 1 (clean), 2 (grey) or 3 (black water). Returns the whole job. A request\nthat changes nothing (no field, or only values the job already has) answers the job as it\nis and records nothing: no change entry, nothing to undo.",
     "scope": "write",
     "credit": "none",
     "mcp": true,
@@ -8081,12 +8112,19 @@ export const operations: Record<OperationName, OperationSpec> = {
           ]
         },
         "date_of_loss": {
-          "type": [
-            "string",
-            "null"
-          ],
-          "format": "date",
-          "description": "The day of the loss (YYYY-MM-DD, company timezone)."
+          "description": "The day of the loss (YYYY-MM-DD, company timezone).",
+          "oneOf": [
+            {
+              "type": "string",
+              "format": "date",
+              "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+              "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+              "example": "2026-11-18"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "cause_of_loss": {
           "type": [
@@ -8559,7 +8597,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/estimates/:estimate_id/line-items/:line_id",
     "tag": "Estimates",
     "summary": "Change a line's quantity or note",
-    "description": "Changes a line's `quantity` (or `units_per_day` for a day-billed catalog line) or its\n`note`; the price stays as it was set. Returns the line and the new totals.",
+    "description": "Changes a line's `quantity` (or `units_per_day` for a day-billed catalog line) or its\n`note`; the price stays as it was set. Returns the line and the new totals. A request that\nchanges nothing (no field, or only values the line already has) answers the line as it is\nand records nothing: no change entry, nothing to undo.",
     "scope": "write",
     "credit": "none",
     "mcp": true,
@@ -8769,7 +8807,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/estimates/:estimate_id/rooms/:room_id",
     "tag": "Estimates",
     "summary": "Change a room of an estimate",
-    "description": "Changes a room's name, measurements, demo days or drying days; send only what changed.\nDay-billed lines of the room follow its drying days. Returns the estimate.",
+    "description": "Changes a room's name, measurements, demo days or drying days; send only what changed.\nDay-billed lines of the room follow its drying days. Returns the estimate. A request that\nchanges nothing (no field, or only values the room already has) answers the estimate as\nit is and records nothing: no change entry, nothing to undo.",
     "scope": "write",
     "credit": "none",
     "mcp": true,

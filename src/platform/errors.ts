@@ -7,10 +7,13 @@ export type FieldError = components['schemas']['FieldError'];
 const TITLES: Record<ProblemCode, string> = {
   invalid_request: 'Invalid request',
   unauthorized: 'Unauthorized',
+  forbidden_host: 'Host not allowed',
+  forbidden_origin: 'Origin not allowed',
   insufficient_credits: 'No estimate credits left',
   write_key_required: 'Write key required',
   not_found: 'Not found',
   operation_id_conflict: 'operation_id already used with other details',
+  operation_undone: 'Operation undone',
   invalid_state: 'Not possible in the current state',
   undo_not_possible: 'Undo not possible',
   payload_too_large: 'Payload too large',

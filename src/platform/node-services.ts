@@ -11,6 +11,8 @@ import { KeyChangeListener } from './key-cache';
 import { purgeExpiredAnswers } from './idempotency';
 
 const PURGE_EVERY_MS = 60 * 60_000;
+/** The first purge waits for start-up to be over. */
+const FIRST_PURGE_AFTER_MS = 60_000;
 
 export interface NodeServices {
   redis: Redis | null;
@@ -32,12 +34,14 @@ export async function startNodeServices(db: Knex, config: Config, logger: Logger
   };
   const timer = setInterval(() => void purge(), PURGE_EVERY_MS);
   timer.unref();
-  void purge();
+  const first = setTimeout(() => void purge(), FIRST_PURGE_AFTER_MS);
+  first.unref();
 
   return {
     redis,
     async stop() {
       clearInterval(timer);
+      clearTimeout(first);
       await keys?.stop();
       redis?.disconnect();
     },

@@ -15,10 +15,12 @@ import { RecordedWrites, undoRecord } from './undo';
 import { findAnswer, fingerprint, storedAnswer, type StoredAnswer } from './idempotency';
 import { sendTogether } from '../db/together';
 import { lockSubject } from './locks';
+import type { CompanySlots } from './fair-share';
 
 export interface Deps {
   db: Knex;
   config: Config;
+  slots: CompanySlots;
 }
 
 export interface ToolAnswer extends StoredAnswer {
@@ -28,6 +30,10 @@ export interface ToolAnswer extends StoredAnswer {
 type AnyInput = ToolInput<OperationName>;
 
 export async function runTool(deps: Deps, name: ReadOperationName | WriteOperationName, caller: Caller, input: AnyInput): Promise<ToolAnswer> {
+  return deps.slots.run(caller.companyId, () => runInSlot(deps, name, caller, input));
+}
+
+async function runInSlot(deps: Deps, name: ReadOperationName | WriteOperationName, caller: Caller, input: AnyInput): Promise<ToolAnswer> {
   const op = operations[name];
   if (op.scope === 'write') {
     if (caller.scope !== 'write') {
