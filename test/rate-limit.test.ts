@@ -147,6 +147,15 @@ describe('failed authentication', () => {
     expect(queries.filter((sql) => sql.includes('api_keys'))).toEqual([]);
   });
 
+  it('answers 401 with a WWW-Authenticate header quoted as RFC 6750 says (no quote or backslash inside a value)', async () => {
+    const t = await limitedApp({});
+    const quoted = /^Bearer realm="jms", error="(invalid_request|invalid_token)", error_description="[\x20\x21\x23-\x5B\x5D-\x7E]*"$/;
+    for (const res of [await t.http.get('/api/v1/context'), await as(t, `jms_${'B'.repeat(40)}`).get('/api/v1/context'), await t.http.get('/admin/v1/companies/co_x/keys').set('Authorization', 'Bearer nope')]) {
+      expect(res.status).toBe(401);
+      expect(res.headers['www-authenticate']).toMatch(quoted);
+    }
+  });
+
   it('wrong admin tokens count too, and the admin token has a budget of its own', async () => {
     const t = await limitedApp({ AUTH_FAILURES_PER_MINUTE: '2', AUTH_FAILURES_BURST: '100', ADMIN_RATE_LIMIT_PER_MINUTE: '20' });
     const co = await createCompany(t); // 8 admin calls
