@@ -54,8 +54,10 @@ export function createApp(given: Omit<Deps, 'slots'> & { logger: Logger; redis?:
   app.get('/healthz', async (_req, res) => {
     res.json({ status: 'ok', change_feed: await feedHorizon(deps.db) });
   });
+  // The committed spec names the default address; the served one names where this service is.
+  const servedSpec = { ...spec, servers: [{ url: deps.config.publicUrl, description: 'This service' }] };
   app.get('/api/v1/openapi.json', (_req, res) => {
-    res.json(spec);
+    res.json(servedSpec);
   });
 
   const json = express.json({ limit: JSON_LIMIT });

@@ -26,6 +26,7 @@ const JOBS: Omit<BodyOf<'create_job'>, 'operation_id'>[] = [
 ];
 
 export interface DemoKeys {
+  companyId: string;
   companyName: string;
   writeKey: string;
   readKey: string;
@@ -49,5 +50,5 @@ export async function seedDemo(db: Knex, config: Config): Promise<DemoKeys> {
   for (const job of JOBS) {
     await runTool(deps, 'create_job', caller, { path: {}, query: {}, body: { operation_id: randomUUID(), ...job } });
   }
-  return { companyName: company.name, writeKey, readKey };
+  return { companyId: company.id, companyName: company.name, writeKey, readKey };
 }
