@@ -1,5 +1,6 @@
 /** The admin API and its CLI: companies, team, keys, board, referral sources, credits, chat. */
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { ADMIN_TOKEN, as, createCompany, startApp, type TestApp } from './support/app';
@@ -88,9 +89,9 @@ describe('company settings', () => {
     expect(set.body.data[2]).toEqual({ name: 'Estimate review', position: 3 });
     const board = await as(t, co.readKey).get('/api/v1/job-statuses').expect(200);
     expect(board.body.data.slice(0, 3)).toEqual([
-      { name: 'NEW', position: 1, open_jobs: 1 },
-      { name: 'Drying', position: 2, open_jobs: 0 },
-      { name: 'Estimate review', position: 3, open_jobs: 0 },
+      { id: expect.any(String), name: 'NEW', position: 1, open_jobs: 1 },
+      { id: expect.any(String), name: 'Drying', position: 2, open_jobs: 0 },
+      { id: expect.any(String), name: 'Estimate review', position: 3, open_jobs: 0 },
     ]);
     const refused = await admin().put(`/admin/v1/companies/${co.id}/statuses`).send({ statuses: ['Drying', 'Closed'] }).expect(409);
     expect(refused.body).toMatchObject({ code: 'invalid_state', detail: expect.stringContaining('NEW') });
@@ -116,6 +117,45 @@ describe('company settings', () => {
   });
 });
 
+describe('listing companies and teams', () => {
+  it('pages every company oldest first, and each company\'s team', async () => {
+    const made = [await createCompany(t), await createCompany(t), await createCompany(t)];
+    const seen: { id: string; name: string; credits: number }[] = [];
+    let cursor: string | null = null;
+    do {
+      const res: { body: { data: typeof seen; next_cursor: string | null } } = await admin().get(`/admin/v1/companies?limit=2${cursor ? `&cursor=${cursor}` : ''}`).expect(200);
+      expect(res.body.data.length).toBeLessThanOrEqual(2);
+      seen.push(...res.body.data);
+      cursor = res.body.next_cursor;
+    } while (cursor);
+    const ids = seen.map((c) => c.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    // Oldest first: the three just made come last, in the order they were made.
+    expect(ids.slice(-3)).toEqual(made.map((c) => c.id));
+    expect(seen.at(-1)).toMatchObject({ id: made[2].id, timezone: expect.any(String), credits: expect.any(Number) });
+
+    const co = made[0];
+    const added = await admin().post(`/admin/v1/companies/${co.id}/team`).send({ name: 'Zed Last', role: 'Technician' }).expect(201);
+    const first = await admin().get(`/admin/v1/companies/${co.id}/team?limit=1`).expect(200);
+    expect(first.body.data).toEqual([{ id: co.people[0].id, name: co.people[0].name, role: expect.any(String), email: null }]);
+    const rest = await admin().get(`/admin/v1/companies/${co.id}/team?cursor=${first.body.next_cursor}`).expect(200);
+    expect(rest.body.next_cursor).toBeNull();
+    expect(rest.body.data.at(-1)).toEqual({ id: added.body.id, name: 'Zed Last', role: 'Technician', email: null });
+    expect([...first.body.data, ...rest.body.data].map((p: { id: string }) => p.id)).toEqual([...co.people.map((p) => p.id), added.body.id]);
+  });
+
+  it('answers 404 for an unknown company, 400 for a bad limit or cursor, 401 for a wrong token', async () => {
+    expect((await admin().get('/admin/v1/companies/co_nope/team').expect(404)).body.code).toBe('not_found');
+    expect((await admin().get('/admin/v1/companies?limit=101').expect(400)).body.errors[0].path).toBe('/query/limit');
+    expect((await admin().get('/admin/v1/companies?cursor=bogus').expect(400)).body.errors[0].path).toBe('/query/cursor');
+    const wrong = 'Bearer not-the-admin-token-at-all';
+    expect((await t.http.get('/admin/v1/companies').set('Authorization', wrong).expect(401)).body.code).toBe('unauthorized');
+    const co = await createCompany(t);
+    await t.http.get(`/admin/v1/companies/${co.id}/team`).set('Authorization', wrong).expect(401);
+    await t.http.get(`/admin/v1/companies/${co.id}/team`).set('Authorization', `Bearer ${co.writeKey}`).expect(401);
+  });
+});
+
 describe('the admin CLI', () => {
   const cli = (...args: string[]) =>
     run(path.join(root, 'node_modules', '.bin', 'tsx'), ['src/admin/cli.ts', ...args], { cwd: root, env: { ...process.env, JMS_URL: t.url, ADMIN_TOKEN } });
@@ -136,5 +176,41 @@ describe('the admin CLI', () => {
     expect(failure).toMatchObject({ code: 1, stderr: expect.stringContaining('404 not_found') });
     const usage = await cli('keys', 'create', '--company', 'co_x').catch((error: { code: number; stderr: string }) => error);
     expect(usage).toMatchObject({ code: 1, stderr: expect.stringContaining('--person is required') });
+  });
+
+  it('lists companies and a team, a page at a time', async () => {
+    const co = await createCompany(t);
+    const companies = JSON.parse((await cli('companies', 'list', '--limit', '100')).stdout);
+    expect(companies.data.map((c: { id: string }) => c.id)).toContain(co.id);
+    const team = JSON.parse((await cli('team', 'list', '--company', co.id, '--limit', '1')).stdout);
+    expect(team.data).toEqual([expect.objectContaining({ id: co.people[0].id })]);
+    const next = JSON.parse((await cli('team', 'list', '--company', co.id, '--cursor', team.next_cursor)).stdout);
+    expect(next.data.map((p: { id: string }) => p.id)).toEqual(co.people.slice(1).map((p) => p.id));
+  });
+
+  it('prints each wrong field of a problem', async () => {
+    const failure = await cli('companies', 'create', '--name', 'X', '--timezone', 'Mars/Olympus').catch((error: { code: number; stderr: string }) => error);
+    expect(failure).toMatchObject({ code: 1, stderr: expect.stringMatching(/400 invalid_request: .*\n  \/body\/timezone: must be an IANA timezone/) });
+  });
+
+  it('takes a negative number as a value: credits add --add -3', async () => {
+    const co = await createCompany(t);
+    const answer = JSON.parse((await cli('credits', 'add', '--company', co.id, '--add', '-3')).stdout);
+    expect(answer).toEqual({ credits: 2 }); // createCompany starts with 5
+  });
+
+  it('says it cannot reach the service when nothing answers at JMS_URL', async () => {
+    // A port that was free a moment ago: nothing listens there (fetch refuses well-known ports such as 9 outright).
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
+      });
+    });
+    const down = `http://127.0.0.1:${port}`;
+    const failure = await run(path.join(root, 'node_modules', '.bin', 'tsx'), ['src/admin/cli.ts', 'companies', 'list'], { cwd: root, env: { ...process.env, JMS_URL: down, ADMIN_TOKEN } }).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure).toMatchObject({ code: 1, stderr: expect.stringContaining(`cannot reach the service at ${down} (ECONNREFUSED)`) });
   });
 });

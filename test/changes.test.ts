@@ -8,6 +8,8 @@ import { findCaller } from '../src/platform/auth';
 import type { Caller } from '../src/platform/handler';
 import { as, createCompany, feedSettled, opId, startApp, type TestApp } from './support/app';
 import type { components } from '../src/generated/api';
+import { operations, type OperationName } from '../src/generated/operations';
+import { expectChangeData, type CallTool } from './support/change-data';
 
 let t: TestApp;
 
@@ -58,6 +60,27 @@ async function callerOf(key: string): Promise<Caller> {
   return caller;
 }
 
+/** An entry a test writes straight to the feed; its data is a note entry's, as the spec wants. */
+function testEntry(kind: ChangeKind, summary: string, job?: { id: string; job_number: number }): ChangeInput {
+  return { kind, data: { action: 'note.added', note_id: 'note_test0' }, summary, job };
+}
+
+/** A tool called over HTTP with MCP-style merged arguments, split by the operation table. */
+function httpTool(key: string): CallTool {
+  return async <T,>(tool: string, args: Record<string, unknown>): Promise<T> => {
+    const op = operations[tool as OperationName];
+    const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(args[name])));
+    const pick = (names: string[]) => Object.fromEntries(names.filter((n) => args[n] !== undefined).map((n) => [n, args[n]]));
+    const client = as(t, key);
+    const method = op.method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';
+    let req = client[method](path).query(pick(op.queryParams));
+    if (op.hasBody) req = req.send(pick(op.bodyParams));
+    const res = await req;
+    if (res.status !== op.successStatus) throw new Error(`${tool} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body as T;
+  };
+}
+
 /** Appends entries the way the write pipeline does, in a transaction of its own. */
 async function append(caller: Caller, entries: ChangeInput[]): Promise<void> {
   await t.db.transaction(async (trx) => {
@@ -78,7 +101,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('list_changes', () => {
-  it('lists entries oldest first with kind, action, summary, job, person, via_key and at', async () => {
+  it('lists entries oldest first with kind, action, summary, job, person, via_key, data and at', async () => {
     const co = await createCompany(t);
     const from = Date.now();
     const a = await createJob(co.writeKey, 'Alpha Ames');
@@ -95,6 +118,7 @@ describe('list_changes', () => {
         action: 'job.created',
         summary: `Created job #${a.job_number} Alpha Ames`,
         job: { id: a.id, job_number: a.job_number },
+        data: { action: 'job.created', title: a.title, status: { id: expect.any(String), name: 'New' } },
         person: { id: co.people[0].id, name: 'Avery Stone' },
         via_key: true,
         at: expect.any(String),
@@ -105,6 +129,7 @@ describe('list_changes', () => {
         action: 'job.created',
         summary: `Created job #${b.job_number} Bravo Baker`,
         job: { id: b.id, job_number: b.job_number },
+        data: { action: 'job.created', title: b.title, status: { id: expect.any(String), name: 'New' } },
         person: { id: co.people[0].id, name: 'Avery Stone' },
         via_key: true,
         at: expect.any(String),
@@ -115,6 +140,7 @@ describe('list_changes', () => {
         action: 'job.created',
         summary: `Created job #${c.job_number} Charlie Chu`,
         job: { id: c.id, job_number: c.job_number },
+        data: { action: 'job.created', title: c.title, status: { id: expect.any(String), name: 'New' } },
         person: { id: co.people[1].id, name: 'Dana Brooks' },
         via_key: true,
         at: expect.any(String),
@@ -140,8 +166,8 @@ describe('list_changes', () => {
     const ref = { id: job.id, job_number: job.job_number };
     for (const kind of KINDS) {
       await append(caller, [
-        { kind, action: `${kind}.first`, summary: `${kind} 1`, job: ref },
-        { kind, action: `${kind}.second`, summary: `${kind} 2` },
+        testEntry(kind, `${kind} 1`, ref),
+        testEntry(kind, `${kind} 2`),
       ]);
     }
     const all = await everything(co.readKey);
@@ -215,7 +241,7 @@ describe('list_changes', () => {
 
     await append(
       caller,
-      Array.from({ length: 30 }, (_, i) => ({ kind: 'notes' as const, action: 'note.added', summary: `Bulk ${i}` })),
+      Array.from({ length: 30 }, (_, i) => testEntry('notes', `Bulk ${i}`)),
     );
     await feedSettled(t);
     const byDefault = await page(co.readKey);
@@ -265,7 +291,7 @@ describe('list_changes', () => {
     const myJob = await createJob(mine.writeKey, 'Mine Moe');
     const theirCaller = await callerOf(theirs.writeKey);
     const theirJob = await createJob(theirs.writeKey, 'Secret Sue');
-    await append(theirCaller, [{ kind: 'notes', action: 'note.added', summary: 'Their secret note', job: { id: theirJob.id, job_number: theirJob.job_number } }]);
+    await append(theirCaller, [testEntry('notes', 'Their secret note', { id: theirJob.id, job_number: theirJob.job_number })]);
     await createJob(theirs.otherWriteKey, 'Secret Sam');
 
     const seenByMe = await everything(mine.readKey);
@@ -328,10 +354,10 @@ describe('a poller following next_cursor', () => {
     let slowStarted!: () => void;
     const slowHasWritten = new Promise<void>((resolve) => (slowStarted = resolve));
     const slow = t.db.transaction(async (trx) => {
-      await changeEntries(trx, caller, [{ kind: 'notes', action: 'test.slow', summary: 'slow entry 1' }]);
+      await changeEntries(trx, caller, [testEntry('notes', 'slow entry 1')]);
       slowStarted();
       await sleep(300);
-      await changeEntries(trx, caller, [{ kind: 'notes', action: 'test.slow', summary: 'slow entry 2' }]);
+      await changeEntries(trx, caller, [testEntry('notes', 'slow entry 2')]);
     });
     await Promise.race([slowHasWritten, sleep(1000)]);
     const late = Array.from({ length: CREATES - 10 }, (_, i) => create(10 + i));
@@ -343,7 +369,7 @@ describe('a poller following next_cursor', () => {
     expect(all).toHaveLength(expectedTotal);
     expect(new Set(all.map((e) => e.id)).size).toBe(expectedTotal);
     expect(all.filter((e) => e.action === 'job.created')).toHaveLength(CREATES);
-    expect(all.filter((e) => e.action === 'test.slow').map((e) => e.summary)).toEqual(['slow entry 1', 'slow entry 2']);
+    expect(all.filter((e) => e.summary.startsWith('slow entry')).map((e) => e.summary)).toEqual(['slow entry 1', 'slow entry 2']);
 
     // The union of what the poller saw is the whole feed, in order, each entry once.
     expect(polled.map((e) => e.id)).toEqual(all.map((e) => e.id));
@@ -357,5 +383,23 @@ describe('a poller following next_cursor', () => {
     expect(created.filter((e) => e.person.name === 'Avery Stone')).toHaveLength(CREATES / 2);
     expect(created.filter((e) => e.person.name === 'Dana Brooks')).toHaveLength(CREATES / 2);
     expect(new Set(created.map((e) => e.job?.job_number)).size).toBe(CREATES);
+  });
+});
+
+describe('change data', () => {
+  it('gives each action its details in list_changes and get_job_activity over HTTP', async () => {
+    const co = await createCompany(t);
+    await expectChangeData(co, httpTool(co.writeKey), httpTool(co.readKey), () => feedSettled(t));
+  });
+
+  it('answers data null for entries written before entries carried it', async () => {
+    const co = await createCompany(t);
+    const job = await createJob(co.writeKey, 'Old Olga');
+    // As migration 006 left the rows written before it.
+    await t.db('change_entries').where({ company_id: co.id }).update({ data: null });
+    const [entry] = await everything(co.readKey);
+    expect(entry).toMatchObject({ action: 'job.created', data: null });
+    const activity = await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/activity`).expect(200);
+    expect(activity.body.data[0]).toMatchObject({ action: 'job.created', data: null });
   });
 });

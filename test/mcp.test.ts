@@ -14,7 +14,8 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { operations, type OperationSpec } from '../src/generated/operations';
-import { ADMIN_TOKEN, as, createCompany, opId, startApp, type TestApp, type TestCompany } from './support/app';
+import { ADMIN_TOKEN, as, createCompany, feedSettled, opId, startApp, type TestApp, type TestCompany } from './support/app';
+import { expectChangeData, type CallTool } from './support/change-data';
 import type { components } from '../src/generated/api';
 
 interface Problem {
@@ -364,6 +365,12 @@ describe('tools/call', () => {
     const last = entries.at(-1)!;
     expect(last).toMatchObject({ action: 'action.undone', person: { id: co.people[3].id, name: 'Sam Okafor' }, via_key: true });
     expect((await problem(sam, 'undo_my_last_action', {})).code).toBe('undo_not_possible');
+  });
+
+  it('list_changes and get_job_activity give each action its details as data, checked against the output schemas', async () => {
+    const fresh = await createCompany(t);
+    const tool = (client: Client): CallTool => async <T,>(name: string, args: Record<string, unknown>) => ok<T & Record<string, unknown>>(client, name, args);
+    await expectChangeData(fresh, tool(await connect(fresh.writeKey)), tool(await connect(fresh.readKey)), () => feedSettled(t));
   });
 });
 

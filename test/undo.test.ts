@@ -114,6 +114,7 @@ describe('undo after create_job', () => {
       person: { id: co.people[1].id, name: 'Dana Brooks' },
       via_key: true,
       at: expect.any(String),
+      data: { action: 'action.undone', undone: { id: entries[0].id, action: 'job.created' } },
     });
     expect(Date.parse(entries[1].at)).toBeGreaterThanOrEqual(Date.parse(entries[0].at));
     // The history stays: the creation entry is not removed by the undo.
@@ -139,6 +140,8 @@ describe('undo after create_job', () => {
     // A refused undo writes nothing to the feed.
     expect(await feed(co.readKey)).toEqual(before);
     expect(before.map((e) => e.action)).toEqual(['job.created', 'job.created', 'job.created', 'action.undone', 'action.undone', 'action.undone']);
+    // Each undo names the entry it took back, newest first.
+    expect(before.slice(3).map((e) => e.data)).toEqual([2, 1, 0].map((i) => ({ action: 'action.undone', undone: { id: before[i].id, action: 'job.created' } })));
 
     // An undone create leaves its number unused; a new job gets the next one.
     const again = await createJob(co.writeKey, 'Four Fia');

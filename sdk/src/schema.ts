@@ -7,7 +7,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the companies
+         * @description Lists every company, oldest first (the order they were created in), with its credits.
+         */
+        get: operations["admin_list_companies"];
         put?: never;
         /**
          * Create a company
@@ -27,7 +31,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the company's team
+         * @description Lists the company's team members, oldest first (the order they were added in), with the ids that keys are issued to.
+         */
+        get: operations["admin_list_team"];
         put?: never;
         /**
          * Add a team member
@@ -237,7 +245,8 @@ export interface paths {
          *     undo) and estimates. Without `cursor` the feed starts at its beginning. `next_cursor` is
          *     always returned, also on an empty page: send it back as `cursor` to get only newer
          *     entries. A poller that keeps the cursor never misses an entry, not even one written by a
-         *     slower transaction that finished later. `kind` narrows the feed to one kind.
+         *     slower transaction that finished later. `kind` narrows the feed to one kind. Each
+         *     entry's `data` gives the change's details for programs, one shape per `action`.
          */
         get: operations["list_changes"];
         put?: never;
@@ -1000,6 +1009,12 @@ export interface components {
             pricing_region: string | null;
             credits: number;
         };
+        AdminTeamMember: {
+            id: components["schemas"]["PersonId"];
+            name: string;
+            role: string;
+            email: string | null;
+        };
         AdminNewKey: {
             id: string;
             /** @description The key itself. Shown only now. */
@@ -1041,8 +1056,209 @@ export interface components {
             person: components["schemas"]["PersonRef"];
             /** @description True when the change was made through an API key (HTTP or MCP). */
             via_key: boolean;
+            /** @description The change's details for programs, shaped by `action` (`ChangeData`); never parse `summary`. Null only on entries written before the service recorded details (database migration 006). */
+            data: components["schemas"]["ChangeData"] | null;
             /** Format: date-time */
             at: string;
+        };
+        /** @description One shape per action, told apart by `action` (the entry's own). Statuses, teammates and contacts are named by id and name; estimate entries give the estimate's total after the change; an overview change lists only the fields that changed. Ignore actions you do not know; new tools add new ones. */
+        ChangeData: components["schemas"]["ChangeDataJobCreated"] | components["schemas"]["ChangeDataJobStatusMoved"] | components["schemas"]["ChangeDataJobOverviewUpdated"] | components["schemas"]["ChangeDataJobCancelled"] | components["schemas"]["ChangeDataJobReopened"] | components["schemas"]["ChangeDataJobAssigned"] | components["schemas"]["ChangeDataJobUnassigned"] | components["schemas"]["ChangeDataContactAdded"] | components["schemas"]["ChangeDataContactLinked"] | components["schemas"]["ChangeDataContactUpdated"] | components["schemas"]["ChangeDataNoteAdded"] | components["schemas"]["ChangeDataNoteCorrected"] | components["schemas"]["ChangeDataNoteRetracted"] | components["schemas"]["ChangeDataEstimateCreated"] | components["schemas"]["ChangeDataEstimateRoomsAdded"] | components["schemas"]["ChangeDataEstimateRoomUpdated"] | components["schemas"]["ChangeDataEstimateLinesAdded"] | components["schemas"]["ChangeDataEstimateLineUpdated"] | components["schemas"]["ChangeDataEstimateLineRemoved"] | components["schemas"]["ChangeDataActionUndone"];
+        ChangeDataJobCreated: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "job.created";
+            title: string;
+            status: components["schemas"]["ChangeStatusRef"];
+        };
+        ChangeDataJobStatusMoved: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "job.status_moved";
+            from: components["schemas"]["ChangeStatusRef"];
+            to: components["schemas"]["ChangeStatusRef"];
+        };
+        ChangeDataJobOverviewUpdated: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "job.overview_updated";
+            fields: components["schemas"]["ChangeFieldValues"][];
+        };
+        ChangeDataJobCancelled: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "job.cancelled";
+            reason: string | null;
+        };
+        ChangeDataJobReopened: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "job.reopened";
+            /** @description The status the job is back in. */
+            status: components["schemas"]["ChangeStatusRef"];
+        };
+        ChangeDataJobAssigned: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "job.assigned";
+            teammate: components["schemas"]["PersonRef"];
+        };
+        ChangeDataJobUnassigned: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "job.unassigned";
+            teammate: components["schemas"]["PersonRef"];
+        };
+        ChangeDataContactAdded: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "contact.added";
+            contact: components["schemas"]["ChangeContactRef"];
+        };
+        ChangeDataContactLinked: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "contact.linked";
+            contact: components["schemas"]["ChangeContactRef"];
+        };
+        ChangeDataContactUpdated: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "contact.updated";
+            contact: components["schemas"]["ChangeContactRef"];
+        };
+        ChangeDataNoteAdded: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "note.added";
+            note_id: components["schemas"]["NoteId"];
+        };
+        ChangeDataNoteCorrected: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "note.corrected";
+            note_id: components["schemas"]["NoteId"];
+        };
+        ChangeDataNoteRetracted: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "note.retracted";
+            note_id: components["schemas"]["NoteId"];
+        };
+        ChangeDataEstimateCreated: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "estimate.created";
+            estimate_id: components["schemas"]["EstimateId"];
+            total: components["schemas"]["ChangeMoney"];
+        };
+        ChangeDataEstimateRoomsAdded: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "estimate.rooms_added";
+            estimate_id: components["schemas"]["EstimateId"];
+            total: components["schemas"]["ChangeMoney"];
+        };
+        ChangeDataEstimateRoomUpdated: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "estimate.room_updated";
+            estimate_id: components["schemas"]["EstimateId"];
+            total: components["schemas"]["ChangeMoney"];
+        };
+        ChangeDataEstimateLinesAdded: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "estimate.lines_added";
+            estimate_id: components["schemas"]["EstimateId"];
+            total: components["schemas"]["ChangeMoney"];
+        };
+        ChangeDataEstimateLineUpdated: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "estimate.line_updated";
+            estimate_id: components["schemas"]["EstimateId"];
+            total: components["schemas"]["ChangeMoney"];
+        };
+        ChangeDataEstimateLineRemoved: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "estimate.line_removed";
+            estimate_id: components["schemas"]["EstimateId"];
+            total: components["schemas"]["ChangeMoney"];
+        };
+        ChangeDataActionUndone: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "action.undone";
+            undone: components["schemas"]["ChangeUndoneEntry"];
+        };
+        ChangeStatusRef: {
+            id: string;
+            name: string;
+        };
+        ChangeContactRef: {
+            id: components["schemas"]["ContactId"];
+            name: string;
+            /** @description Their role on the job, e.g. `customer`. */
+            role: string;
+        };
+        ChangeFieldValues: {
+            /** @description As `update_job_overview` names it. */
+            field: string;
+            before: string | number | null;
+            after: string | number | null;
+        };
+        ChangeMoney: {
+            cents: number;
+            /** @example USD */
+            currency: string;
+        };
+        /** @description The entry whose change was taken back. */
+        ChangeUndoneEntry: {
+            /** @description The entry's id in the change feed. */
+            id: string;
+            /** @example job.status_moved */
+            action: string;
         };
         UndoResult: {
             undone: {
@@ -1126,6 +1342,11 @@ export interface components {
             role: string;
         };
         JobStatus: {
+            /**
+             * @description Stays the same when the status is renamed; change entries name statuses by it.
+             * @example st_4Rk8Vn2Tq6Lm
+             */
+            id: string;
             /** @example Drying */
             name: string;
             /** @description 1 for the first column of the board. */
@@ -1343,6 +1564,8 @@ export interface components {
             via_key: boolean;
             /** Format: date-time */
             at: string;
+            /** @description The change's details for programs, as in the change feed; null only on entries written before the service recorded details. */
+            data: components["schemas"]["ChangeData"] | null;
             /** @description For note entries, the note as it is now; null otherwise or once retracted. */
             note: components["schemas"]["Note"] | null;
         };
@@ -1705,6 +1928,39 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    admin_list_companies: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of companies. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminCompany"][];
+                        next_cursor: components["schemas"]["Cursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     admin_create_company: {
         parameters: {
             query?: never;
@@ -1752,6 +2008,42 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    admin_list_team: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of team members. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminTeamMember"][];
+                        next_cursor: components["schemas"]["Cursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     admin_add_team_member: {
         parameters: {
             query?: never;
@@ -1780,12 +2072,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: components["schemas"]["PersonId"];
-                        name: string;
-                        role: string;
-                        email: string | null;
-                    };
+                    "application/json": components["schemas"]["AdminTeamMember"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -1,7 +1,8 @@
 /**
  * The admin CLI: the admin API (/admin/v1) from a terminal, through the SDK's admin client.
  * `JMS_URL` (default http://127.0.0.1:3000) and `ADMIN_TOKEN` come from the environment. The
- * answer is printed as JSON; a problem prints its detail on stderr and exits with 1.
+ * answer is printed as JSON; a problem prints its detail and each wrong field on stderr and exits
+ * with 1. The service itself must run with ADMIN_TOKEN set, or every command answers 404 admin_api_disabled.
  */
 import { parseArgs } from 'node:util';
 import { createAdminClient, type JobsClient, type Problem } from '../../sdk/src';
@@ -9,7 +10,9 @@ import { createAdminClient, type JobsClient, type Problem } from '../../sdk/src'
 const USAGE = `Usage: npm run admin -- <command> [options]
 
   companies create --name N [--timezone TZ] [--pricing-region IL] [--credits 10]
+  companies list [--limit 25] [--cursor C]
   team add --company co_… --name N --role R [--email E]
+  team list --company co_… [--limit 25] [--cursor C]
   keys create --company co_… --person per_… --scope read|write
   keys list --company co_…
   keys rotate <key_id>
@@ -20,7 +23,8 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   chat set --company co_… --webhook-url URL|none --new-note on|off
   estimate-rates set --company co_… --overhead 10 --profit 10 --tax 6.25
 
-Environment: JMS_URL (default http://127.0.0.1:3000), ADMIN_TOKEN.`;
+Lists print one page; pass its next_cursor as --cursor for the next.
+Environment: JMS_URL (default http://127.0.0.1:3000), ADMIN_TOKEN (the one the service was started with).`;
 
 const OPTIONS = {
   name: { type: 'string' },
@@ -38,6 +42,8 @@ const OPTIONS = {
   overhead: { type: 'string' },
   profit: { type: 'string' },
   tax: { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -45,6 +51,13 @@ type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositi
 type Answer = { data?: unknown; error?: unknown; response: Response };
 
 class UsageError extends Error {}
+class Unreachable extends Error {}
+
+function causeOf(error: Error): string {
+  const cause = error.cause;
+  if (cause instanceof Error) return 'code' in cause && typeof cause.code === 'string' ? cause.code : cause.message;
+  return error.message;
+}
 
 function required(values: Values, name: keyof Values): string {
   const value = values[name];
@@ -63,6 +76,28 @@ function onOff(value: string): boolean {
   return value === 'on';
 }
 
+/** Paging options, sent only when given (the service's defaults apply otherwise). */
+function page(values: Values): { limit?: number; cursor?: string } {
+  return { limit: values.limit === undefined ? undefined : number(values, 'limit'), cursor: values.cursor };
+}
+
+/**
+ * `--add -9`: parseArgs takes any word starting with "-" for an option and refuses it as a
+ * value, so a negative number after an option that takes one is joined to it (`--add=-9`).
+ */
+function joinNegativeValues(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const name = /^--([\w-]+)$/.exec(argv[i])?.[1];
+    const next = argv[i + 1];
+    if (name && name in OPTIONS && OPTIONS[name as keyof typeof OPTIONS].type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`--${name}=${next}`);
+      i++;
+    } else out.push(argv[i]);
+  }
+  return out;
+}
+
 function run(api: JobsClient, command: string, args: string[], values: Values): Promise<Answer> {
   const company = () => ({ path: { company_id: required(values, 'company') } });
   const keyId = () => {
@@ -79,6 +114,10 @@ function run(api: JobsClient, command: string, args: string[], values: Values): 
           credits: values.credits === undefined ? undefined : number(values, 'credits'),
         },
       });
+    case 'companies list':
+      return api.GET('/admin/v1/companies', { params: { query: page(values) } });
+    case 'team list':
+      return api.GET('/admin/v1/companies/{company_id}/team', { params: { ...company(), query: page(values) } });
     case 'team add':
       return api.POST('/admin/v1/companies/{company_id}/team', { params: company(), body: { name: required(values, 'name'), role: required(values, 'role'), email: values.email } });
     case 'keys create':
@@ -116,19 +155,29 @@ function run(api: JobsClient, command: string, args: string[], values: Values): 
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
+  const { values, positionals } = parseArgs({ args: joinNegativeValues(argv), options: OPTIONS, allowPositionals: true });
   if (values.help || positionals.length < 2) {
     console.log(USAGE);
     return values.help ? 0 : 1;
   }
   const adminToken = process.env.ADMIN_TOKEN;
   if (!adminToken) throw new UsageError('set ADMIN_TOKEN to the service\'s admin token');
-  const api = createAdminClient({ baseUrl: process.env.JMS_URL ?? 'http://127.0.0.1:3000', adminToken });
+  const baseUrl = process.env.JMS_URL ?? 'http://127.0.0.1:3000';
+  const api = createAdminClient({ baseUrl, adminToken });
   const [noun, verb, ...args] = positionals;
-  const answer = await run(api, `${noun} ${verb}`, args, values);
+  let answer: Answer;
+  try {
+    answer = await run(api, `${noun} ${verb}`, args, values);
+  } catch (error) {
+    // fetch fails with a TypeError (refused, unknown host, reset) before any answer arrives.
+    if (error instanceof TypeError) throw new Unreachable(`cannot reach the service at ${baseUrl} (${causeOf(error)}); is it running? (JMS_URL sets where)`);
+    throw error;
+  }
   if (answer.error) {
     const problem = answer.error as Problem;
-    console.error(`${answer.response.status} ${problem.code}: ${problem.detail ?? problem.title}`);
+    const lines = [`${answer.response.status} ${problem.code}: ${problem.detail ?? problem.title}`];
+    for (const field of problem.errors ?? []) lines.push(`  ${field.path}: ${field.message}`);
+    console.error(lines.join('\n'));
     return 1;
   }
   console.log(answer.data === undefined ? JSON.stringify({ status: answer.response.status }) : JSON.stringify(answer.data, null, 2));

@@ -4,6 +4,7 @@ import * as peopleNotesChat from './migrations/002_people_notes_chat';
 import * as estimatesStandards from './migrations/003_estimates_standards';
 import * as searchStatistics from './migrations/004_search_statistics';
 import * as undoneOperations from './migrations/005_undone_operations';
+import * as changeData from './migrations/006_change_data';
 import { syncStandards } from '../tools/standards/corpus';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
@@ -13,6 +14,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '003_estimates_standards': estimatesStandards,
   '004_search_statistics': searchStatistics,
   '005_undone_operations': undoneOperations,
+  '006_change_data': changeData,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -44,7 +44,9 @@ export type OperationName =
   | "admin_add_team_member"
   | "admin_create_company"
   | "admin_create_key"
+  | "admin_list_companies"
   | "admin_list_keys"
+  | "admin_list_team"
   | "admin_revoke_key"
   | "admin_rotate_key"
   | "admin_set_chat"
@@ -123,7 +125,9 @@ export type AdminOperationName =
   | "admin_add_team_member"
   | "admin_create_company"
   | "admin_create_key"
+  | "admin_list_companies"
   | "admin_list_keys"
+  | "admin_list_team"
   | "admin_revoke_key"
   | "admin_rotate_key"
   | "admin_set_chat"
@@ -1637,6 +1641,98 @@ export const operations: Record<OperationName, OperationSpec> = {
       }
     }
   },
+  admin_list_companies: {
+    "name": "admin_list_companies",
+    "method": "GET",
+    "path": "/admin/v1/companies",
+    "expressPath": "/admin/v1/companies",
+    "tag": "Administration",
+    "summary": "List the companies",
+    "description": "Lists every company, oldest first (the order they were created in), with its credits.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [],
+    "queryParams": [
+      "limit",
+      "cursor"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 25,
+          "description": "Page size, 1 to 100."
+        },
+        "cursor": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list)."
+        }
+      },
+      "required": [],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "data",
+        "next_cursor"
+      ],
+      "properties": {
+        "data": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "name",
+              "timezone",
+              "pricing_region",
+              "credits"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^co_[0-9A-Za-z]+$",
+                "example": "co_8fJ2mQ1xZk9r"
+              },
+              "name": {
+                "type": "string"
+              },
+              "timezone": {
+                "type": "string"
+              },
+              "pricing_region": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "credits": {
+                "type": "integer"
+              }
+            }
+          }
+        },
+        "next_cursor": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "Send it back as `cursor` to get the next page; `null` when there is no further page."
+        }
+      }
+    }
+  },
   admin_list_keys: {
     "name": "admin_list_keys",
     "method": "GET",
@@ -1741,6 +1837,104 @@ export const operations: Record<OperationName, OperationSpec> = {
                   "null"
                 ],
                 "format": "date-time"
+              }
+            }
+          }
+        },
+        "next_cursor": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "Send it back as `cursor` to get the next page; `null` when there is no further page."
+        }
+      }
+    }
+  },
+  admin_list_team: {
+    "name": "admin_list_team",
+    "method": "GET",
+    "path": "/admin/v1/companies/{company_id}/team",
+    "expressPath": "/admin/v1/companies/:company_id/team",
+    "tag": "Administration",
+    "summary": "List the company's team",
+    "description": "Lists the company's team members, oldest first (the order they were added in), with the ids that keys are issued to.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id"
+    ],
+    "queryParams": [
+      "limit",
+      "cursor"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "company_id": {
+          "type": "string",
+          "pattern": "^co_[0-9A-Za-z]+$",
+          "example": "co_8fJ2mQ1xZk9r",
+          "description": "The company's id."
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 25,
+          "description": "Page size, 1 to 100."
+        },
+        "cursor": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list)."
+        }
+      },
+      "required": [
+        "company_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "data",
+        "next_cursor"
+      ],
+      "properties": {
+        "data": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "name",
+              "role",
+              "email"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^per_[0-9A-Za-z]+$",
+                "example": "per_3bT9kLx0Qw2e"
+              },
+              "name": {
+                "type": "string"
+              },
+              "role": {
+                "type": "string"
+              },
+              "email": {
+                "type": [
+                  "string",
+                  "null"
+                ]
               }
             }
           }
@@ -5502,6 +5696,7 @@ export const operations: Record<OperationName, OperationSpec> = {
               "person",
               "via_key",
               "at",
+              "data",
               "note"
             ],
             "properties": {
@@ -5550,6 +5745,675 @@ export const operations: Record<OperationName, OperationSpec> = {
               "at": {
                 "type": "string",
                 "format": "date-time"
+              },
+              "data": {
+                "description": "The change's details for programs, as in the change feed; null only on entries written before the service recorded details.",
+                "oneOf": [
+                  {
+                    "description": "One shape per action, told apart by `action` (the entry's own). Statuses, teammates and contacts are named by id and name; estimate entries give the estimate's total after the change; an overview change lists only the fields that changed. Ignore actions you do not know; new tools add new ones.",
+                    "oneOf": [
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "title",
+                          "status"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "job.created"
+                          },
+                          "title": {
+                            "type": "string"
+                          },
+                          "status": {
+                            "type": "object",
+                            "required": [
+                              "id",
+                              "name"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string"
+                              },
+                              "name": {
+                                "type": "string"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "from",
+                          "to"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "job.status_moved"
+                          },
+                          "from": {
+                            "type": "object",
+                            "required": [
+                              "id",
+                              "name"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string"
+                              },
+                              "name": {
+                                "type": "string"
+                              }
+                            }
+                          },
+                          "to": {
+                            "type": "object",
+                            "required": [
+                              "id",
+                              "name"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string"
+                              },
+                              "name": {
+                                "type": "string"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "fields"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "job.overview_updated"
+                          },
+                          "fields": {
+                            "type": "array",
+                            "minItems": 1,
+                            "items": {
+                              "type": "object",
+                              "required": [
+                                "field",
+                                "before",
+                                "after"
+                              ],
+                              "properties": {
+                                "field": {
+                                  "type": "string",
+                                  "description": "As `update_job_overview` names it."
+                                },
+                                "before": {
+                                  "type": [
+                                    "string",
+                                    "number",
+                                    "null"
+                                  ]
+                                },
+                                "after": {
+                                  "type": [
+                                    "string",
+                                    "number",
+                                    "null"
+                                  ]
+                                }
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "reason"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "job.cancelled"
+                          },
+                          "reason": {
+                            "type": [
+                              "string",
+                              "null"
+                            ]
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "status"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "job.reopened"
+                          },
+                          "status": {
+                            "description": "The status the job is back in.",
+                            "type": "object",
+                            "required": [
+                              "id",
+                              "name"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string"
+                              },
+                              "name": {
+                                "type": "string"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "teammate"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "job.assigned"
+                          },
+                          "teammate": {
+                            "type": "object",
+                            "description": "A teammate, as shown on records they made or are assigned to.",
+                            "required": [
+                              "id",
+                              "name"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string",
+                                "pattern": "^per_[0-9A-Za-z]+$",
+                                "example": "per_3bT9kLx0Qw2e"
+                              },
+                              "name": {
+                                "type": "string"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "teammate"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "job.unassigned"
+                          },
+                          "teammate": {
+                            "type": "object",
+                            "description": "A teammate, as shown on records they made or are assigned to.",
+                            "required": [
+                              "id",
+                              "name"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string",
+                                "pattern": "^per_[0-9A-Za-z]+$",
+                                "example": "per_3bT9kLx0Qw2e"
+                              },
+                              "name": {
+                                "type": "string"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "contact"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "contact.added"
+                          },
+                          "contact": {
+                            "type": "object",
+                            "required": [
+                              "id",
+                              "name",
+                              "role"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string",
+                                "pattern": "^con_[0-9A-Za-z]+$",
+                                "example": "con_2Lk9mPq7Rx3v"
+                              },
+                              "name": {
+                                "type": "string"
+                              },
+                              "role": {
+                                "type": "string",
+                                "description": "Their role on the job, e.g. `customer`."
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "contact"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "contact.linked"
+                          },
+                          "contact": {
+                            "type": "object",
+                            "required": [
+                              "id",
+                              "name",
+                              "role"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string",
+                                "pattern": "^con_[0-9A-Za-z]+$",
+                                "example": "con_2Lk9mPq7Rx3v"
+                              },
+                              "name": {
+                                "type": "string"
+                              },
+                              "role": {
+                                "type": "string",
+                                "description": "Their role on the job, e.g. `customer`."
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "contact"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "contact.updated"
+                          },
+                          "contact": {
+                            "type": "object",
+                            "required": [
+                              "id",
+                              "name",
+                              "role"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string",
+                                "pattern": "^con_[0-9A-Za-z]+$",
+                                "example": "con_2Lk9mPq7Rx3v"
+                              },
+                              "name": {
+                                "type": "string"
+                              },
+                              "role": {
+                                "type": "string",
+                                "description": "Their role on the job, e.g. `customer`."
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "note_id"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "note.added"
+                          },
+                          "note_id": {
+                            "type": "string",
+                            "pattern": "^note_[0-9A-Za-z]+$",
+                            "example": "note_5Hq2nWx8Lp0c"
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "note_id"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "note.corrected"
+                          },
+                          "note_id": {
+                            "type": "string",
+                            "pattern": "^note_[0-9A-Za-z]+$",
+                            "example": "note_5Hq2nWx8Lp0c"
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "note_id"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "note.retracted"
+                          },
+                          "note_id": {
+                            "type": "string",
+                            "pattern": "^note_[0-9A-Za-z]+$",
+                            "example": "note_5Hq2nWx8Lp0c"
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "estimate_id",
+                          "total"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "estimate.created"
+                          },
+                          "estimate_id": {
+                            "type": "string",
+                            "pattern": "^est_[0-9A-Za-z]+$",
+                            "example": "est_6Tn3Wq8Zr1Ks"
+                          },
+                          "total": {
+                            "type": "object",
+                            "required": [
+                              "cents",
+                              "currency"
+                            ],
+                            "properties": {
+                              "cents": {
+                                "type": "integer"
+                              },
+                              "currency": {
+                                "type": "string",
+                                "example": "USD"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "estimate_id",
+                          "total"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "estimate.rooms_added"
+                          },
+                          "estimate_id": {
+                            "type": "string",
+                            "pattern": "^est_[0-9A-Za-z]+$",
+                            "example": "est_6Tn3Wq8Zr1Ks"
+                          },
+                          "total": {
+                            "type": "object",
+                            "required": [
+                              "cents",
+                              "currency"
+                            ],
+                            "properties": {
+                              "cents": {
+                                "type": "integer"
+                              },
+                              "currency": {
+                                "type": "string",
+                                "example": "USD"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "estimate_id",
+                          "total"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "estimate.room_updated"
+                          },
+                          "estimate_id": {
+                            "type": "string",
+                            "pattern": "^est_[0-9A-Za-z]+$",
+                            "example": "est_6Tn3Wq8Zr1Ks"
+                          },
+                          "total": {
+                            "type": "object",
+                            "required": [
+                              "cents",
+                              "currency"
+                            ],
+                            "properties": {
+                              "cents": {
+                                "type": "integer"
+                              },
+                              "currency": {
+                                "type": "string",
+                                "example": "USD"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "estimate_id",
+                          "total"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "estimate.lines_added"
+                          },
+                          "estimate_id": {
+                            "type": "string",
+                            "pattern": "^est_[0-9A-Za-z]+$",
+                            "example": "est_6Tn3Wq8Zr1Ks"
+                          },
+                          "total": {
+                            "type": "object",
+                            "required": [
+                              "cents",
+                              "currency"
+                            ],
+                            "properties": {
+                              "cents": {
+                                "type": "integer"
+                              },
+                              "currency": {
+                                "type": "string",
+                                "example": "USD"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "estimate_id",
+                          "total"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "estimate.line_updated"
+                          },
+                          "estimate_id": {
+                            "type": "string",
+                            "pattern": "^est_[0-9A-Za-z]+$",
+                            "example": "est_6Tn3Wq8Zr1Ks"
+                          },
+                          "total": {
+                            "type": "object",
+                            "required": [
+                              "cents",
+                              "currency"
+                            ],
+                            "properties": {
+                              "cents": {
+                                "type": "integer"
+                              },
+                              "currency": {
+                                "type": "string",
+                                "example": "USD"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "estimate_id",
+                          "total"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "estimate.line_removed"
+                          },
+                          "estimate_id": {
+                            "type": "string",
+                            "pattern": "^est_[0-9A-Za-z]+$",
+                            "example": "est_6Tn3Wq8Zr1Ks"
+                          },
+                          "total": {
+                            "type": "object",
+                            "required": [
+                              "cents",
+                              "currency"
+                            ],
+                            "properties": {
+                              "cents": {
+                                "type": "integer"
+                              },
+                              "currency": {
+                                "type": "string",
+                                "example": "USD"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "undone"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "action.undone"
+                          },
+                          "undone": {
+                            "type": "object",
+                            "description": "The entry whose change was taken back.",
+                            "required": [
+                              "id",
+                              "action"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string",
+                                "description": "The entry's id in the change feed."
+                              },
+                              "action": {
+                                "type": "string",
+                                "example": "job.status_moved"
+                              }
+                            }
+                          }
+                        }
+                      }
+                    ],
+                    "discriminator": {
+                      "propertyName": "action",
+                      "mapping": {
+                        "job.created": "#/components/schemas/ChangeDataJobCreated",
+                        "job.status_moved": "#/components/schemas/ChangeDataJobStatusMoved",
+                        "job.overview_updated": "#/components/schemas/ChangeDataJobOverviewUpdated",
+                        "job.cancelled": "#/components/schemas/ChangeDataJobCancelled",
+                        "job.reopened": "#/components/schemas/ChangeDataJobReopened",
+                        "job.assigned": "#/components/schemas/ChangeDataJobAssigned",
+                        "job.unassigned": "#/components/schemas/ChangeDataJobUnassigned",
+                        "contact.added": "#/components/schemas/ChangeDataContactAdded",
+                        "contact.linked": "#/components/schemas/ChangeDataContactLinked",
+                        "contact.updated": "#/components/schemas/ChangeDataContactUpdated",
+                        "note.added": "#/components/schemas/ChangeDataNoteAdded",
+                        "note.corrected": "#/components/schemas/ChangeDataNoteCorrected",
+                        "note.retracted": "#/components/schemas/ChangeDataNoteRetracted",
+                        "estimate.created": "#/components/schemas/ChangeDataEstimateCreated",
+                        "estimate.rooms_added": "#/components/schemas/ChangeDataEstimateRoomsAdded",
+                        "estimate.room_updated": "#/components/schemas/ChangeDataEstimateRoomUpdated",
+                        "estimate.lines_added": "#/components/schemas/ChangeDataEstimateLinesAdded",
+                        "estimate.line_updated": "#/components/schemas/ChangeDataEstimateLineUpdated",
+                        "estimate.line_removed": "#/components/schemas/ChangeDataEstimateLineRemoved",
+                        "action.undone": "#/components/schemas/ChangeDataActionUndone"
+                      }
+                    }
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
               },
               "note": {
                 "description": "For note entries, the note as it is now; null otherwise or once retracted.",
@@ -5839,7 +6703,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/changes",
     "tag": "Changes",
     "summary": "Follow the company's change feed",
-    "description": "Lists changes across the company's jobs, oldest first: notes, drying visits, files,\nschedule, other changes (status moves, assignments, overview, contacts, cancel, reopen,\nundo) and estimates. Without `cursor` the feed starts at its beginning. `next_cursor` is\nalways returned, also on an empty page: send it back as `cursor` to get only newer\nentries. A poller that keeps the cursor never misses an entry, not even one written by a\nslower transaction that finished later. `kind` narrows the feed to one kind.",
+    "description": "Lists changes across the company's jobs, oldest first: notes, drying visits, files,\nschedule, other changes (status moves, assignments, overview, contacts, cancel, reopen,\nundo) and estimates. Without `cursor` the feed starts at its beginning. `next_cursor` is\nalways returned, also on an empty page: send it back as `cursor` to get only newer\nentries. A poller that keeps the cursor never misses an entry, not even one written by a\nslower transaction that finished later. `kind` narrows the feed to one kind. Each\nentry's `data` gives the change's details for programs, one shape per `action`.",
     "scope": "read",
     "credit": "none",
     "mcp": true,
@@ -5910,7 +6774,8 @@ export const operations: Record<OperationName, OperationSpec> = {
               "job",
               "person",
               "via_key",
-              "at"
+              "at",
+              "data"
             ],
             "properties": {
               "id": {
@@ -5984,6 +6849,675 @@ export const operations: Record<OperationName, OperationSpec> = {
                 "type": "boolean",
                 "description": "True when the change was made through an API key (HTTP or MCP)."
               },
+              "data": {
+                "description": "The change's details for programs, shaped by `action` (`ChangeData`); never parse `summary`. Null only on entries written before the service recorded details (database migration 006).",
+                "oneOf": [
+                  {
+                    "description": "One shape per action, told apart by `action` (the entry's own). Statuses, teammates and contacts are named by id and name; estimate entries give the estimate's total after the change; an overview change lists only the fields that changed. Ignore actions you do not know; new tools add new ones.",
+                    "oneOf": [
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "title",
+                          "status"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "job.created"
+                          },
+                          "title": {
+                            "type": "string"
+                          },
+                          "status": {
+                            "type": "object",
+                            "required": [
+                              "id",
+                              "name"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string"
+                              },
+                              "name": {
+                                "type": "string"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "from",
+                          "to"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "job.status_moved"
+                          },
+                          "from": {
+                            "type": "object",
+                            "required": [
+                              "id",
+                              "name"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string"
+                              },
+                              "name": {
+                                "type": "string"
+                              }
+                            }
+                          },
+                          "to": {
+                            "type": "object",
+                            "required": [
+                              "id",
+                              "name"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string"
+                              },
+                              "name": {
+                                "type": "string"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "fields"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "job.overview_updated"
+                          },
+                          "fields": {
+                            "type": "array",
+                            "minItems": 1,
+                            "items": {
+                              "type": "object",
+                              "required": [
+                                "field",
+                                "before",
+                                "after"
+                              ],
+                              "properties": {
+                                "field": {
+                                  "type": "string",
+                                  "description": "As `update_job_overview` names it."
+                                },
+                                "before": {
+                                  "type": [
+                                    "string",
+                                    "number",
+                                    "null"
+                                  ]
+                                },
+                                "after": {
+                                  "type": [
+                                    "string",
+                                    "number",
+                                    "null"
+                                  ]
+                                }
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "reason"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "job.cancelled"
+                          },
+                          "reason": {
+                            "type": [
+                              "string",
+                              "null"
+                            ]
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "status"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "job.reopened"
+                          },
+                          "status": {
+                            "description": "The status the job is back in.",
+                            "type": "object",
+                            "required": [
+                              "id",
+                              "name"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string"
+                              },
+                              "name": {
+                                "type": "string"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "teammate"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "job.assigned"
+                          },
+                          "teammate": {
+                            "type": "object",
+                            "description": "A teammate, as shown on records they made or are assigned to.",
+                            "required": [
+                              "id",
+                              "name"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string",
+                                "pattern": "^per_[0-9A-Za-z]+$",
+                                "example": "per_3bT9kLx0Qw2e"
+                              },
+                              "name": {
+                                "type": "string"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "teammate"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "job.unassigned"
+                          },
+                          "teammate": {
+                            "type": "object",
+                            "description": "A teammate, as shown on records they made or are assigned to.",
+                            "required": [
+                              "id",
+                              "name"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string",
+                                "pattern": "^per_[0-9A-Za-z]+$",
+                                "example": "per_3bT9kLx0Qw2e"
+                              },
+                              "name": {
+                                "type": "string"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "contact"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "contact.added"
+                          },
+                          "contact": {
+                            "type": "object",
+                            "required": [
+                              "id",
+                              "name",
+                              "role"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string",
+                                "pattern": "^con_[0-9A-Za-z]+$",
+                                "example": "con_2Lk9mPq7Rx3v"
+                              },
+                              "name": {
+                                "type": "string"
+                              },
+                              "role": {
+                                "type": "string",
+                                "description": "Their role on the job, e.g. `customer`."
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "contact"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "contact.linked"
+                          },
+                          "contact": {
+                            "type": "object",
+                            "required": [
+                              "id",
+                              "name",
+                              "role"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string",
+                                "pattern": "^con_[0-9A-Za-z]+$",
+                                "example": "con_2Lk9mPq7Rx3v"
+                              },
+                              "name": {
+                                "type": "string"
+                              },
+                              "role": {
+                                "type": "string",
+                                "description": "Their role on the job, e.g. `customer`."
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "contact"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "contact.updated"
+                          },
+                          "contact": {
+                            "type": "object",
+                            "required": [
+                              "id",
+                              "name",
+                              "role"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string",
+                                "pattern": "^con_[0-9A-Za-z]+$",
+                                "example": "con_2Lk9mPq7Rx3v"
+                              },
+                              "name": {
+                                "type": "string"
+                              },
+                              "role": {
+                                "type": "string",
+                                "description": "Their role on the job, e.g. `customer`."
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "note_id"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "note.added"
+                          },
+                          "note_id": {
+                            "type": "string",
+                            "pattern": "^note_[0-9A-Za-z]+$",
+                            "example": "note_5Hq2nWx8Lp0c"
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "note_id"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "note.corrected"
+                          },
+                          "note_id": {
+                            "type": "string",
+                            "pattern": "^note_[0-9A-Za-z]+$",
+                            "example": "note_5Hq2nWx8Lp0c"
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "note_id"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "note.retracted"
+                          },
+                          "note_id": {
+                            "type": "string",
+                            "pattern": "^note_[0-9A-Za-z]+$",
+                            "example": "note_5Hq2nWx8Lp0c"
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "estimate_id",
+                          "total"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "estimate.created"
+                          },
+                          "estimate_id": {
+                            "type": "string",
+                            "pattern": "^est_[0-9A-Za-z]+$",
+                            "example": "est_6Tn3Wq8Zr1Ks"
+                          },
+                          "total": {
+                            "type": "object",
+                            "required": [
+                              "cents",
+                              "currency"
+                            ],
+                            "properties": {
+                              "cents": {
+                                "type": "integer"
+                              },
+                              "currency": {
+                                "type": "string",
+                                "example": "USD"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "estimate_id",
+                          "total"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "estimate.rooms_added"
+                          },
+                          "estimate_id": {
+                            "type": "string",
+                            "pattern": "^est_[0-9A-Za-z]+$",
+                            "example": "est_6Tn3Wq8Zr1Ks"
+                          },
+                          "total": {
+                            "type": "object",
+                            "required": [
+                              "cents",
+                              "currency"
+                            ],
+                            "properties": {
+                              "cents": {
+                                "type": "integer"
+                              },
+                              "currency": {
+                                "type": "string",
+                                "example": "USD"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "estimate_id",
+                          "total"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "estimate.room_updated"
+                          },
+                          "estimate_id": {
+                            "type": "string",
+                            "pattern": "^est_[0-9A-Za-z]+$",
+                            "example": "est_6Tn3Wq8Zr1Ks"
+                          },
+                          "total": {
+                            "type": "object",
+                            "required": [
+                              "cents",
+                              "currency"
+                            ],
+                            "properties": {
+                              "cents": {
+                                "type": "integer"
+                              },
+                              "currency": {
+                                "type": "string",
+                                "example": "USD"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "estimate_id",
+                          "total"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "estimate.lines_added"
+                          },
+                          "estimate_id": {
+                            "type": "string",
+                            "pattern": "^est_[0-9A-Za-z]+$",
+                            "example": "est_6Tn3Wq8Zr1Ks"
+                          },
+                          "total": {
+                            "type": "object",
+                            "required": [
+                              "cents",
+                              "currency"
+                            ],
+                            "properties": {
+                              "cents": {
+                                "type": "integer"
+                              },
+                              "currency": {
+                                "type": "string",
+                                "example": "USD"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "estimate_id",
+                          "total"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "estimate.line_updated"
+                          },
+                          "estimate_id": {
+                            "type": "string",
+                            "pattern": "^est_[0-9A-Za-z]+$",
+                            "example": "est_6Tn3Wq8Zr1Ks"
+                          },
+                          "total": {
+                            "type": "object",
+                            "required": [
+                              "cents",
+                              "currency"
+                            ],
+                            "properties": {
+                              "cents": {
+                                "type": "integer"
+                              },
+                              "currency": {
+                                "type": "string",
+                                "example": "USD"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "estimate_id",
+                          "total"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "estimate.line_removed"
+                          },
+                          "estimate_id": {
+                            "type": "string",
+                            "pattern": "^est_[0-9A-Za-z]+$",
+                            "example": "est_6Tn3Wq8Zr1Ks"
+                          },
+                          "total": {
+                            "type": "object",
+                            "required": [
+                              "cents",
+                              "currency"
+                            ],
+                            "properties": {
+                              "cents": {
+                                "type": "integer"
+                              },
+                              "currency": {
+                                "type": "string",
+                                "example": "USD"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "required": [
+                          "action",
+                          "undone"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "action.undone"
+                          },
+                          "undone": {
+                            "type": "object",
+                            "description": "The entry whose change was taken back.",
+                            "required": [
+                              "id",
+                              "action"
+                            ],
+                            "properties": {
+                              "id": {
+                                "type": "string",
+                                "description": "The entry's id in the change feed."
+                              },
+                              "action": {
+                                "type": "string",
+                                "example": "job.status_moved"
+                              }
+                            }
+                          }
+                        }
+                      }
+                    ],
+                    "discriminator": {
+                      "propertyName": "action",
+                      "mapping": {
+                        "job.created": "#/components/schemas/ChangeDataJobCreated",
+                        "job.status_moved": "#/components/schemas/ChangeDataJobStatusMoved",
+                        "job.overview_updated": "#/components/schemas/ChangeDataJobOverviewUpdated",
+                        "job.cancelled": "#/components/schemas/ChangeDataJobCancelled",
+                        "job.reopened": "#/components/schemas/ChangeDataJobReopened",
+                        "job.assigned": "#/components/schemas/ChangeDataJobAssigned",
+                        "job.unassigned": "#/components/schemas/ChangeDataJobUnassigned",
+                        "contact.added": "#/components/schemas/ChangeDataContactAdded",
+                        "contact.linked": "#/components/schemas/ChangeDataContactLinked",
+                        "contact.updated": "#/components/schemas/ChangeDataContactUpdated",
+                        "note.added": "#/components/schemas/ChangeDataNoteAdded",
+                        "note.corrected": "#/components/schemas/ChangeDataNoteCorrected",
+                        "note.retracted": "#/components/schemas/ChangeDataNoteRetracted",
+                        "estimate.created": "#/components/schemas/ChangeDataEstimateCreated",
+                        "estimate.rooms_added": "#/components/schemas/ChangeDataEstimateRoomsAdded",
+                        "estimate.room_updated": "#/components/schemas/ChangeDataEstimateRoomUpdated",
+                        "estimate.lines_added": "#/components/schemas/ChangeDataEstimateLinesAdded",
+                        "estimate.line_updated": "#/components/schemas/ChangeDataEstimateLineUpdated",
+                        "estimate.line_removed": "#/components/schemas/ChangeDataEstimateLineRemoved",
+                        "action.undone": "#/components/schemas/ChangeDataActionUndone"
+                      }
+                    }
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
               "at": {
                 "type": "string",
                 "format": "date-time"
@@ -6039,11 +7573,17 @@ export const operations: Record<OperationName, OperationSpec> = {
           "items": {
             "type": "object",
             "required": [
+              "id",
               "name",
               "position",
               "open_jobs"
             ],
             "properties": {
+              "id": {
+                "type": "string",
+                "description": "Stays the same when the status is renamed; change entries name statuses by it.",
+                "example": "st_4Rk8Vn2Tq6Lm"
+              },
               "name": {
                 "type": "string",
                 "example": "Drying"

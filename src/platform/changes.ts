@@ -11,13 +11,29 @@ import type { components } from '../generated/api';
 
 export type ChangeKind = components['schemas']['ChangeKind'];
 
+export type ChangeData = components['schemas']['ChangeData'];
+export type ChangeAction = ChangeData['action'];
+
 export interface ChangeInput {
   kind: ChangeKind;
-  action: string;
+  /**
+   * What a program reads instead of `summary`. The entry's action is `data.action`, so that a
+   * handler cannot write an action without the details the spec gives that action.
+   */
+  data: ChangeData;
   summary: string;
   job?: { id: string; job_number: number } | null;
   /** The record the entry is about (a note, a contact), when there is one. */
   recordId?: string;
+}
+
+/**
+ * An entry's stored details as answered: null for entries written before they were recorded
+ * (migration 006). Drivers hand jsonb back parsed or as text.
+ */
+export function storedData(value: unknown): ChangeData | null {
+  if (value === null || value === undefined) return null;
+  return (typeof value === 'string' ? JSON.parse(value) : value) as ChangeData;
 }
 
 /** What a write handler says it changed; written by the pipeline when the handler succeeds. */
@@ -37,8 +53,9 @@ export function changeEntries(trx: Knex.Transaction, caller: Caller, entries: Ch
       company_id: caller.companyId,
       txid: trx.raw('pg_current_xact_id()::text::bigint'),
       kind: entry.kind,
-      action: entry.action,
+      action: entry.data.action,
       summary: entry.summary,
+      data: JSON.stringify(entry.data),
       job_id: entry.job?.id ?? null,
       job_number: entry.job?.job_number ?? null,
       record_id: entry.recordId ?? null,

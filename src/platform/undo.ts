@@ -132,12 +132,30 @@ export async function undoLastAction(trx: Knex.Transaction, caller: Caller): Pro
   if (action.operation_id) await markUndone(trx, caller.companyId, action.operation_id);
 
   const job = action.job_id ? { id: action.job_id as string, job_number: action.job_number as number } : null;
+  const entry = await takenBackEntry(trx, caller.companyId, action.key_id, action.id);
   return {
     tool: action.tool,
     summary: action.summary,
     at: action.created_at,
-    change: { kind: action.kind, action: 'action.undone', summary: `Undid: ${action.summary}`, job },
+    change: { kind: action.kind, data: { action: 'action.undone', undone: entry }, summary: `Undid: ${action.summary}`, job },
   };
+}
+
+/**
+ * The feed entry the action wrote first (the one its undo record describes). Both were written by
+ * one transaction, whose `now()` stamped the entry's `at` and the record's `created_at` alike, so
+ * key and time find it, also for actions recorded before entries carried anything more.
+ */
+async function takenBackEntry(trx: Knex.Transaction, companyId: string, keyId: string, actionId: string): Promise<{ id: string; action: string }> {
+  const entry = await trx('change_entries as e')
+    .join('undo_actions as u', function () {
+      this.on('u.key_id', 'e.key_id').andOn('u.created_at', 'e.at').andOn('u.summary', 'e.summary');
+    })
+    .where({ 'e.company_id': companyId, 'e.key_id': keyId, 'u.id': actionId })
+    .orderBy('e.seq')
+    .first('e.seq', 'e.action');
+  if (!entry) throw new Error(`undo action ${actionId} has no change entry`);
+  return { id: String(entry.seq), action: entry.action };
 }
 
 async function restore(trx: Knex.Transaction, companyId: string, change: RowChange, summary: string): Promise<void> {

@@ -38,6 +38,8 @@ import { admin_create_company } from './admin/admin_create_company';
 import { admin_add_team_member } from './admin/admin_add_team_member';
 import { admin_create_key } from './admin/admin_create_key';
 import { admin_list_keys } from './admin/admin_list_keys';
+import { admin_list_companies } from './admin/admin_list_companies';
+import { admin_list_team } from './admin/admin_list_team';
 import { admin_rotate_key } from './admin/admin_rotate_key';
 import { admin_revoke_key } from './admin/admin_revoke_key';
 import { admin_set_statuses } from './admin/admin_set_statuses';
@@ -83,6 +85,8 @@ export const handlers: HandlerTable = {
   admin_add_team_member,
   admin_create_key,
   admin_list_keys,
+  admin_list_companies,
+  admin_list_team,
   admin_rotate_key,
   admin_revoke_key,
   admin_set_statuses,

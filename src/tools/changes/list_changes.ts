@@ -1,6 +1,6 @@
 import type { ReadHandler } from '../../platform/handler';
 import { decodeCursor, encodeCursor, SAFE_MAX } from '../../platform/pagination';
-import { SETTLED_TXID, type ChangeKind } from '../../platform/changes';
+import { SETTLED_TXID, storedData, type ChangeKind } from '../../platform/changes';
 
 const DEFAULT_LIMIT = 25;
 
@@ -16,6 +16,7 @@ interface EntryRow {
   person_name: string;
   via_key: boolean;
   at: Date;
+  data: unknown;
 }
 
 /**
@@ -43,6 +44,7 @@ export const list_changes: ReadHandler<'list_changes'> = async ({ db, caller }, 
       person: { id: e.person_id, name: e.person_name },
       via_key: e.via_key,
       at: e.at.toISOString(),
+      data: storedData(e.data),
     })),
     next_cursor: encodeCursor(last ? { txid: last.txid, seq: last.seq } : { txid: Number(after.txid), seq: Number(after.seq) }),
   };

@@ -6,6 +6,6 @@ export const list_job_statuses: ReadHandler<'list_job_statuses'> = async ({ db, 
     .where('s.company_id', caller.companyId)
     .groupBy('s.id', 's.name', 's.position')
     .orderBy('s.position')
-    .select('s.name', 's.position', db.raw('count(j.id)::int as open_jobs'));
+    .select('s.id', 's.name', 's.position', db.raw('count(j.id)::int as open_jobs'));
   return { data: rows, next_cursor: null };
 };

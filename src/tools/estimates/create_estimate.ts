@@ -4,6 +4,7 @@ import { useEstimateCredit } from '../../platform/credits';
 import { resolveJob } from '../jobs/job-records';
 import { regionFor } from '../price-list/catalog';
 import { loadEstimate, toEstimate } from './estimate-records';
+import { estimateData } from './estimate-changes';
 import { upsertRooms } from './rooms';
 import { addLines } from './line-items';
 
@@ -34,7 +35,7 @@ export const create_estimate: WriteHandler<'create_estimate'> = async (ctx, { pa
 
   ctx.changes.add({
     kind: 'estimates',
-    action: 'estimate.created',
+    data: estimateData('estimate.created', record),
     summary: `Created ${record.estimate.label} on #${job.job_number}`,
     job: { id: job.id, job_number: job.job_number },
     recordId: estimate.id,

@@ -10,6 +10,6 @@ export const cancel_job: WriteHandler<'cancel_job'> = async (ctx, { path, body }
 
   await ctx.rows.update('jobs', job.id, { cancelled_at: db.fn.now(), cancel_reason: body.reason ?? null });
   const reason = body.reason ? `: ${body.reason}` : '';
-  ctx.changes.add({ kind: 'changes', action: 'job.cancelled', summary: `Cancelled #${job.job_number}${reason}`, job: jobRefOf(job) });
+  ctx.changes.add({ kind: 'changes', data: { action: 'job.cancelled', reason: body.reason ?? null }, summary: `Cancelled #${job.job_number}${reason}`, job: jobRefOf(job) });
   return loadJobDetail(db, caller, job.id);
 };

@@ -45,7 +45,7 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
   };
   const job = await rows.insertTogether<JobRow>([{ table: 'jobs', row: jobRow }, ...linked], [db.raw('(select name from statuses s where s.id = jobs.status_id) as status_name')]);
 
-  ctx.changes.add({ kind: 'changes', action: 'job.created', summary: `Created job #${job.job_number} ${title}`, job: { id: job.id, job_number: job.job_number } });
+  ctx.changes.add({ kind: 'changes', data: { action: 'job.created', title, status: { id: job.status_id, name: job.status_name } }, summary: `Created job #${job.job_number} ${title}`, job: { id: job.id, job_number: job.job_number } });
   // Answered from the rows just written, in get_job's shape, rather than read back.
   return newJobDetail(job, {
     createdByName: caller.personName,

@@ -1,5 +1,5 @@
 import type { ReadHandler } from '../../platform/handler';
-import type { ChangeKind } from '../../platform/changes';
+import { storedData, type ChangeKind } from '../../platform/changes';
 import { decodeCursor, encodeCursor, pageOf, SAFE_MAX } from '../../platform/pagination';
 import { findTeammate } from '../context/lookups';
 import { loadNotes } from '../notes/note-records';
@@ -17,6 +17,7 @@ interface EntryRow {
   person_name: string;
   via_key: boolean;
   at: Date;
+  data: unknown;
 }
 
 /** The job's part of the change feed, newest first; note entries show the note as it is now. */
@@ -43,6 +44,7 @@ export const get_job_activity: ReadHandler<'get_job_activity'> = async ({ db, ca
       person: { id: e.person_id, name: e.person_name },
       via_key: e.via_key,
       at: e.at.toISOString(),
+      data: storedData(e.data),
       note: (e.kind === 'notes' && e.record_id && notes.get(e.record_id)) || null,
     })),
     next_cursor: page.next_cursor,

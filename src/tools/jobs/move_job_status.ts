@@ -13,7 +13,7 @@ export const move_job_status: WriteHandler<'move_job_status'> = async (ctx, { pa
   await ctx.rows.update('jobs', job.id, { status_id: target.id });
   ctx.changes.add({
     kind: 'changes',
-    action: 'job.status_moved',
+    data: { action: 'job.status_moved', from: { id: job.status_id, name: job.status_name }, to: { id: target.id, name: target.name } },
     summary: `Moved #${job.job_number} from ${job.status_name} to ${target.name}`,
     job: jobRefOf(job),
   });

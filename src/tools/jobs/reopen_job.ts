@@ -8,6 +8,6 @@ export const reopen_job: WriteHandler<'reopen_job'> = async (ctx, { path }) => {
   if (!job.cancelled_at) throw new ApiError(409, 'invalid_state', `Job #${job.job_number} is not cancelled; only a cancelled job can be reopened.`);
 
   await ctx.rows.update('jobs', job.id, { cancelled_at: null, cancel_reason: null });
-  ctx.changes.add({ kind: 'changes', action: 'job.reopened', summary: `Reopened #${job.job_number} in ${job.status_name}`, job: jobRefOf(job) });
+  ctx.changes.add({ kind: 'changes', data: { action: 'job.reopened', status: { id: job.status_id, name: job.status_name } }, summary: `Reopened #${job.job_number} in ${job.status_name}`, job: jobRefOf(job) });
   return loadJobDetail(db, caller, job.id);
 };

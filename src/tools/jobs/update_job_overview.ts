@@ -18,6 +18,7 @@ export const update_job_overview: WriteHandler<'update_job_overview'> = async (c
   const patch = Object.fromEntries(changed.map((field) => [field, requested[field]]));
   const after = { ...job, ...patch } as JobRow;
   await ctx.rows.update('jobs', job.id, { ...patch, ...(await searchColumnsOf(db, job.id, after)) });
-  ctx.changes.add({ kind: 'changes', action: 'job.overview_updated', summary: `Updated #${job.job_number}: ${changed.join(', ')}`, job: jobRefOf(job) });
+  const fields = changed.map((field) => ({ field, before: job[field] ?? null, after: requested[field] ?? null }));
+  ctx.changes.add({ kind: 'changes', data: { action: 'job.overview_updated', fields }, summary: `Updated #${job.job_number}: ${changed.join(', ')}`, job: jobRefOf(job) });
   return loadJobDetail(db, caller, job.id);
 };

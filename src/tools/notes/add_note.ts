@@ -9,6 +9,6 @@ export const add_note: WriteHandler<'add_note'> = async (ctx, { path, body }) =>
   const job = await resolveJob(db, caller, path.job_id);
   const note = await ctx.rows.insert('notes', { id: newId('note'), job_id: job.id, author_id: caller.personId, text: body.text });
   await queueNewNoteMessage(db, caller, job, body.text);
-  ctx.changes.add({ kind: 'notes', action: 'note.added', summary: `Note on #${job.job_number} by ${caller.personName}`, job: jobRefOf(job), recordId: note.id });
+  ctx.changes.add({ kind: 'notes', data: { action: 'note.added', note_id: note.id }, summary: `Note on #${job.job_number} by ${caller.personName}`, job: jobRefOf(job), recordId: note.id });
   return loadNote(db, note.id);
 };

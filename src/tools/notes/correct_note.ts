@@ -15,6 +15,6 @@ export const correct_note: WriteHandler<'correct_note'> = async (ctx, { path, bo
   const replacedAt = db.raw('clock_timestamp()');
   await ctx.rows.insert('note_versions', { id: newId('nv'), note_id: note.id, text: note.text, replaced_by: caller.personId, replaced_at: replacedAt });
   await ctx.rows.update('notes', note.id, { text: body.text });
-  ctx.changes.add({ kind: 'notes', action: 'note.corrected', summary: `Note on #${job.job_number} corrected by ${caller.personName}`, job: jobRefOf(job), recordId: note.id });
+  ctx.changes.add({ kind: 'notes', data: { action: 'note.corrected', note_id: note.id }, summary: `Note on #${job.job_number} corrected by ${caller.personName}`, job: jobRefOf(job), recordId: note.id });
   return loadNote(db, note.id);
 };

@@ -10,6 +10,6 @@ export const retract_note: WriteHandler<'retract_note'> = async (ctx, { path }) 
   const versionIds: string[] = await db('note_versions').where({ note_id: note.id }).pluck('id');
   for (const id of versionIds) await ctx.rows.remove('note_versions', id);
   await ctx.rows.remove('notes', note.id);
-  ctx.changes.add({ kind: 'notes', action: 'note.retracted', summary: `Note on #${job.job_number} retracted by ${caller.personName}`, job: jobRefOf(job), recordId: note.id });
+  ctx.changes.add({ kind: 'notes', data: { action: 'note.retracted', note_id: note.id }, summary: `Note on #${job.job_number} retracted by ${caller.personName}`, job: jobRefOf(job), recordId: note.id });
   return { retracted: { id: note.id, job_id: job.id, corrections: versionIds.length } };
 };

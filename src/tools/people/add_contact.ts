@@ -45,7 +45,7 @@ export const add_contact: WriteHandler<'add_contact'> = async (ctx, { path, body
   const contact = await jobPerson(db, job.id, contactId!);
   const verb = { added: 'Added', linked: 'Linked', updated: 'Updated' }[outcome];
   if (changed) {
-    ctx.changes.add({ kind: 'changes', action: `contact.${outcome}`, summary: `${verb} ${contact.name} (${contact.role}) on #${job.job_number}`, job: jobRefOf(job), recordId: contactId });
+    ctx.changes.add({ kind: 'changes', data: { action: `contact.${outcome}`, contact: { id: contactId!, name: contact.name, role: contact.role } }, summary: `${verb} ${contact.name} (${contact.role}) on #${job.job_number}`, job: jobRefOf(job), recordId: contactId });
   }
   return { outcome, contact };
 };

@@ -12,7 +12,7 @@ export const assign_job: WriteHandler<'assign_job'> = async (ctx, { path, body }
   const already = await db('job_assignees').where({ job_id: job.id, person_id: teammate.id }).first('id');
   if (!already) {
     await ctx.rows.insert('job_assignees', { id: newId('asg'), job_id: job.id, person_id: teammate.id });
-    ctx.changes.add({ kind: 'changes', action: 'job.assigned', summary: `Assigned ${teammate.name} to #${job.job_number}`, job: jobRefOf(job), recordId: teammate.id });
+    ctx.changes.add({ kind: 'changes', data: { action: 'job.assigned', teammate: { id: teammate.id, name: teammate.name } }, summary: `Assigned ${teammate.name} to #${job.job_number}`, job: jobRefOf(job), recordId: teammate.id });
   }
   return assigneesOf(db, job.id);
 };
