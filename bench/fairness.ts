@@ -1,8 +1,12 @@
 /**
  * `npm run bench:fairness`: does one company saturating its own rate limits slow another
  * company down? The service runs with its default limits. A quiet company reads jobs at a steady
- * 8 requests a second (within its limit) alone, then while a noisy company sends find_jobs over
- * HTTP and JSON-RPC batches of 50 find_jobs calls over MCP on 8 connections each:
+ * 8 requests a second (one every 125 ms, each sent on time whether or not the one before has
+ * answered) alone, then while a noisy company sends find_jobs over HTTP and JSON-RPC batches of 50
+ * find_jobs calls over MCP on 8 connections each. autocannon's rate sends each connection's
+ * quota for a second at once, at the start of the second: the noisy company comes in bursts,
+ * which is the worst case for its neighbours, but the quiet company is paced by this script,
+ * since bursts of its own would measure its own queueing.
  * - saturating: 30 HTTP requests and 2 batches a second, several times what its limits allow;
  * - hammering: as fast as the load generator can, which on this 2-core machine also takes the
  *   CPU the service and the quiet company's requests need.
@@ -38,6 +42,28 @@ function load(options: autocannon.Options): Promise<Outcome> {
   });
 }
 
+/** Sends `count` GETs, one every `everyMs`, without waiting for answers (an open loop). */
+async function paced(count: number, everyMs: number, urlOf: () => string, key: string): Promise<Outcome> {
+  const latencies: number[] = [];
+  const statuses = new Map<number, number>();
+  const start = performance.now();
+  const sent: Promise<void>[] = [];
+  for (let i = 0; i < count; i++) {
+    const due = start + i * everyMs;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
+    const began = performance.now();
+    sent.push(
+      fetch(urlOf(), { headers: { authorization: `Bearer ${key}` } }).then(async (response) => {
+        await response.arrayBuffer();
+        latencies.push(performance.now() - began);
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      }),
+    );
+  }
+  await Promise.all(sent);
+  return { latencies, statuses };
+}
+
 const summary = (outcome: Outcome) => {
   const sorted = [...outcome.latencies].sort((a, b) => a - b);
   return { requests: sorted.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95), statuses: Object.fromEntries(outcome.statuses) };
@@ -55,15 +81,7 @@ async function main(): Promise<void> {
   const url = `http://127.0.0.1:${port}`;
   const [quiet, noisy] = data.companies;
   let next = 0;
-  const quietLoad = () =>
-    load({
-      url,
-      connections: 2,
-      overallRate: QUIET_RATE,
-      duration: SECONDS,
-      headers: { authorization: `Bearer ${quiet.readKey}` },
-      requests: [{ setupRequest: (request) => ({ ...request, path: `/api/v1/jobs/${data.sample[next++ % data.sample.length].id}` }) }],
-    });
+  const quietLoad = () => paced(SECONDS * QUIET_RATE, 1000 / QUIET_RATE, () => `${url}/api/v1/jobs/${data.sample[next++ % data.sample.length].id}`, quiet.readKey);
   try {
     const alone = summary(await quietLoad());
     const batch = JSON.stringify(Array.from({ length: BATCH }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'find_jobs', arguments: { q: 'a', limit: 25 } } })));
