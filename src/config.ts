@@ -30,7 +30,7 @@ const schema = z.object({
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   IDEMPOTENCY_RETENTION_DAYS: positive.default(7),
-  COMPANY_CONCURRENCY: positive.default(4),
+  COMPANY_CONCURRENCY: positive.default(2),
   DEMO_SEED: z.enum(['true', 'false']).default('true'),
   CHAT_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
   CHAT_RETRY_BASE_MS: positive.default(2000),
