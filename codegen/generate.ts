@@ -2,7 +2,8 @@
  * Turns the hand-written OpenAPI document into everything that is generated from it:
  *   src/generated/openapi.json   the bundled document (served, validated against, linted)
  *   src/generated/api.ts         TypeScript types of every operation (openapi-typescript)
- *   src/generated/operations.ts  the operation table: router, scopes, credits, MCP tools, guide
+ *   src/generated/operations.ts  the operation table: router, scopes, credits, MCP validation, guide
+ *   src/generated/mcp-tools.ts   the MCP tool list as clients see it (compact, in toolset order)
  *   sdk/src/schema.ts            the same types for the SDK package
  * `--check` writes nothing and exits 1 when a committed file differs from a fresh run.
  */
@@ -10,7 +11,8 @@ import { readFile, writeFile, readdir, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { buildOperationTable } from './operation-table';
+import { buildOperationTable, describeOperations } from './operation-table';
+import { buildMcpTools } from './mcp-tools';
 
 const root = path.resolve(__dirname, '..');
 const specDir = path.join(root, 'openapi');
@@ -48,11 +50,13 @@ function mergeInto(target: Record<string, unknown>, source: Record<string, unkno
 export async function generateAll(): Promise<Map<string, string>> {
   const doc = await bundleSpec();
   const types = banner + astToString(await openapiTS(structuredClone(doc) as never, { alphabetize: false }));
-  const table = await buildOperationTable(structuredClone(doc));
+  const entries = await describeOperations(structuredClone(doc));
+  const tags = (doc.tags ?? []) as { name: string; description?: string }[];
   return new Map([
     ['src/generated/openapi.json', JSON.stringify(doc, null, 2) + '\n'],
     ['src/generated/api.ts', types],
-    ['src/generated/operations.ts', banner + table],
+    ['src/generated/operations.ts', banner + buildOperationTable(entries)],
+    ['src/generated/mcp-tools.ts', banner + buildMcpTools(entries, tags)],
     ['sdk/src/schema.ts', types],
   ]);
 }

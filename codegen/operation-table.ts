@@ -1,6 +1,8 @@
 /**
  * Builds the source of src/generated/operations.ts: one entry per operation of the spec, with
- * everything the router, the MCP server, the guide and the scope/credit checks need.
+ * everything the router, the MCP server, the guide and the scope/credit checks need. The input
+ * schema here is the full one the MCP server validates with; what clients are shown is made from
+ * it by mcp-tools.ts.
  */
 import $RefParser from '@apidevtools/json-schema-ref-parser';
 
@@ -12,16 +14,26 @@ const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHi
 
 interface Parameter { name: string; in: string; required?: boolean; description?: string; schema: Json }
 
-export async function buildOperationTable(doc: Json): Promise<string> {
+/** One operation: what the table says of it, and the operation as the spec has it (references resolved). */
+export interface OperationEntry {
+  spec: Json;
+  raw: Json;
+}
+
+export async function describeOperations(doc: Json): Promise<OperationEntry[]> {
   const resolved = (await $RefParser.dereference(doc as never)) as unknown as { paths: Record<string, Json> };
-  const entries: Json[] = [];
+  const entries: OperationEntry[] = [];
   for (const [route, item] of Object.entries(resolved.paths)) {
     for (const method of METHODS) {
       const op = item[method] as Json | undefined;
-      if (op) entries.push(describeOperation(route, method, op));
+      if (op) entries.push({ spec: describeOperation(route, method, op), raw: op });
     }
   }
-  entries.sort((a, b) => String(a.name).localeCompare(String(b.name)));
+  return entries.sort((a, b) => String(a.spec.name).localeCompare(String(b.spec.name)));
+}
+
+export function buildOperationTable(described: OperationEntry[]): string {
+  const entries = described.map((entry) => entry.spec);
   const union = (scope?: string): string =>
     entries.filter((e) => !scope || e.scope === scope).map((e) => JSON.stringify(e.name)).join('\n  | ') || 'never';
   const table = entries.map((e) => `  ${e.name}: ${JSON.stringify(e, null, 2).replace(/\n/g, '\n  ')},`).join('\n');

@@ -1,5 +1,6 @@
 /** get_context, get_guide and the company lists. */
 import { operations } from '../src/generated/operations';
+import { mcpTools } from '../src/generated/mcp-tools';
 import { as, createCompany, opId, startApp, type TestApp, type TestCompany } from './support/app';
 
 let t: TestApp;
@@ -24,16 +25,22 @@ it('get_context tells whose key it is', async () => {
 });
 
 it('get_guide lists exactly the tools the key can use, with naming and recipes', async () => {
+  type Toolset = { name: string; tools: string[] };
+  const namesOf = (guide: { toolsets: Toolset[] }) => guide.toolsets.flatMap((set) => set.tools);
   const tools = Object.values(operations).filter((op) => op.scope !== 'admin');
   const write = (await as(t, co.writeKey).get('/api/v1/guide').expect(200)).body;
-  expect(write.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(tools.map((op) => op.name).sort());
-  expect(write.tools.find((tool: { name: string }) => tool.name === 'create_job')).toMatchObject({ scope: 'write', method: 'POST', path: '/api/v1/jobs', http_only: false });
+  expect(namesOf(write).sort()).toEqual(tools.map((op) => op.name).sort());
+  // By toolset, in the order of the MCP tool list, each tool named once.
+  expect(namesOf(write)).toEqual(mcpTools.map((tool) => tool.name));
+  expect(write.toolsets.find((set: Toolset) => set.name === 'jobs').tools).toContain('create_job');
   expect(write.naming.join(' ')).toMatch(/cents/);
   expect(write.recipes.map((r: { title: string }) => r.title)).toContain('Start a new job');
-  expect(write.text).toContain('`find_jobs`');
+  expect(write.text).toContain('jobs: cancel_job, create_job, find_jobs');
+  // Names only: the tools' descriptions live in the tool list and the spec.
+  expect(write.text).not.toContain(operations.find_jobs.summary);
 
   const read = (await as(t, co.readKey).get('/api/v1/guide').expect(200)).body;
-  expect(read.tools.every((tool: { scope: string }) => tool.scope === 'read')).toBe(true);
+  expect(namesOf(read).every((name) => operations[name as keyof typeof operations].scope === 'read')).toBe(true);
   expect(read.recipes.map((r: { title: string }) => r.title)).not.toContain('Start a new job');
   expect(read.text).toContain('read-only');
 });

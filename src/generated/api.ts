@@ -313,10 +313,12 @@ export interface paths {
         };
         /**
          * The live guide for assistants
-         * @description Read this first. Explains how jobs, dates and amounts are named, lists every tool this key
-         *     can use with what it does, and gives recipes for common requests (find a job, start a
-         *     job, follow changes). It is generated from this API document, so it always matches the
-         *     tools that exist. `text` holds the same guide as Markdown.
+         * @description Read this first. Explains how jobs, dates and amounts are named, names every tool this key
+         *     can use, grouped by toolset (the groups an MCP client can ask for), and gives recipes for
+         *     common requests (find a job, start a job, follow changes). It names tools without
+         *     repeating their descriptions (those are in the tool list and this document). It is
+         *     generated from this API document, so it always matches the tools that exist. `text`
+         *     holds the same guide as Markdown.
          */
         get: operations["get_guide"];
         put?: never;
@@ -1316,16 +1318,21 @@ export interface components {
         };
         Guide: {
             naming: string[];
-            /** @description Every tool this key can use. */
-            tools: {
+            /** @description Every tool this key can use, by toolset, in the order an MCP client lists them. */
+            toolsets: {
+                /**
+                 * @description The toolset's name, as an MCP client asks for it (`X-MCP-Toolsets`).
+                 * @example jobs
+                 */
                 name: string;
-                summary: string;
                 description: string;
-                scope: components["schemas"]["Scope"];
-                method: string;
-                path: string;
-                /** @description True for tools offered over HTTP only (not over MCP). */
-                http_only?: boolean;
+                /**
+                 * @example [
+                 *       "find_jobs",
+                 *       "get_job"
+                 *     ]
+                 */
+                tools: string[];
             }[];
             recipes: {
                 title: string;

@@ -176,6 +176,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "type": "string",
           "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
           "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
           "example": "#16"
         },
         "operation_id": {
@@ -183,6 +184,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 200,
           "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
         },
         "contact_id": {
@@ -361,6 +363,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 200,
           "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
         },
         "line_items": {
@@ -670,6 +673,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "type": "string",
           "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
           "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
           "example": "#16"
         },
         "operation_id": {
@@ -677,6 +681,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 200,
           "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
         },
         "text": {
@@ -828,6 +833,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 200,
           "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
         },
         "rooms": {
@@ -2386,6 +2392,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "type": "string",
           "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
           "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
           "example": "#16"
         },
         "operation_id": {
@@ -2393,6 +2400,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 200,
           "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
         },
         "teammate": {
@@ -2479,6 +2487,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "type": "string",
           "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
           "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
           "example": "#16"
         },
         "operation_id": {
@@ -2486,6 +2495,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 200,
           "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
         },
         "reason": {
@@ -2912,6 +2922,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "type": "string",
           "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
           "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
           "example": "#16"
         },
         "note_id": {
@@ -2925,6 +2936,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 200,
           "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
         },
         "text": {
@@ -3073,6 +3085,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "type": "string",
           "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
           "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
           "example": "#16"
         },
         "operation_id": {
@@ -3080,6 +3093,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 200,
           "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
         },
         "label": {
@@ -3797,6 +3811,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 200,
           "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
         },
         "title": {
@@ -4328,6 +4343,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "format": "date",
           "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
           "description": "Jobs created on or after this day (company timezone).",
+          "x-mcp-description": "A calendar day, YYYY-MM-DD.",
           "example": "2026-11-18"
         },
         "created_to": {
@@ -4335,6 +4351,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "format": "date",
           "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
           "description": "Jobs created on or before this day (company timezone).",
+          "x-mcp-description": "A calendar day, YYYY-MM-DD.",
           "example": "2026-11-18"
         },
         "limit": {
@@ -5071,7 +5088,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/guide",
     "tag": "Context",
     "summary": "The live guide for assistants",
-    "description": "Read this first. Explains how jobs, dates and amounts are named, lists every tool this key\ncan use with what it does, and gives recipes for common requests (find a job, start a\njob, follow changes). It is generated from this API document, so it always matches the\ntools that exist. `text` holds the same guide as Markdown.",
+    "description": "Read this first. Explains how jobs, dates and amounts are named, names every tool this key\ncan use, grouped by toolset (the groups an MCP client can ask for), and gives recipes for\ncommon requests (find a job, start a job, follow changes). It names tools without\nrepeating their descriptions (those are in the tool list and this document). It is\ngenerated from this API document, so it always matches the tools that exist. `text`\nholds the same guide as Markdown.",
     "scope": "read",
     "credit": "none",
     "mcp": true,
@@ -5097,7 +5114,7 @@ export const operations: Record<OperationName, OperationSpec> = {
       "type": "object",
       "required": [
         "naming",
-        "tools",
+        "toolsets",
         "recipes",
         "text"
       ],
@@ -5108,46 +5125,34 @@ export const operations: Record<OperationName, OperationSpec> = {
             "type": "string"
           }
         },
-        "tools": {
+        "toolsets": {
           "type": "array",
-          "description": "Every tool this key can use.",
+          "description": "Every tool this key can use, by toolset, in the order an MCP client lists them.",
           "items": {
             "type": "object",
             "required": [
               "name",
-              "summary",
               "description",
-              "scope",
-              "method",
-              "path"
+              "tools"
             ],
             "properties": {
               "name": {
-                "type": "string"
-              },
-              "summary": {
-                "type": "string"
+                "type": "string",
+                "description": "The toolset's name, as an MCP client asks for it (`X-MCP-Toolsets`).",
+                "example": "jobs"
               },
               "description": {
                 "type": "string"
               },
-              "scope": {
-                "type": "string",
-                "enum": [
-                  "read",
-                  "write"
-                ],
-                "description": "`read` keys may call read tools only; `write` keys may call every tool."
-              },
-              "method": {
-                "type": "string"
-              },
-              "path": {
-                "type": "string"
-              },
-              "http_only": {
-                "type": "boolean",
-                "description": "True for tools offered over HTTP only (not over MCP)."
+              "tools": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                },
+                "example": [
+                  "find_jobs",
+                  "get_job"
+                ]
               }
             }
           }
@@ -5216,6 +5221,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "type": "string",
           "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
           "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
           "example": "#16"
         }
       },
@@ -5638,6 +5644,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "type": "string",
           "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
           "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
           "example": "#16"
         },
         "kind": {
@@ -7938,6 +7945,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "type": "string",
           "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
           "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
           "example": "#16"
         },
         "operation_id": {
@@ -7945,6 +7953,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 200,
           "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
         },
         "status": {
@@ -8385,6 +8394,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 200,
           "description": "A client-chosen id of this write, to make a retry safe (see `operation_id` of other writes).",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
         }
       },
@@ -8476,6 +8486,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "type": "string",
           "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
           "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
           "example": "#16"
         },
         "operation_id": {
@@ -8483,6 +8494,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 200,
           "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
         }
       },
@@ -8903,6 +8915,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "type": "string",
           "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
           "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
           "example": "#16"
         },
         "note_id": {
@@ -8916,6 +8929,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 200,
           "description": "A client-chosen id of this write, to make a retry safe (see `operation_id` of other writes).",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
         }
       },
@@ -9262,6 +9276,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "type": "string",
           "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
           "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
           "example": "#16"
         },
         "person": {
@@ -9275,6 +9290,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 200,
           "description": "A client-chosen id of this write, to make a retry safe (see `operation_id` of other writes).",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
         }
       },
@@ -9353,6 +9369,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 200,
           "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
         }
       },
@@ -9432,6 +9449,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "type": "string",
           "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
           "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
           "example": "#16"
         },
         "contact_id": {
@@ -9445,6 +9463,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 200,
           "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
         },
         "name": {
@@ -9614,6 +9633,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "type": "string",
           "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
           "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
           "example": "#16"
         },
         "operation_id": {
@@ -9621,6 +9641,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 200,
           "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
         },
         "title": {
@@ -9659,6 +9680,7 @@ export const operations: Record<OperationName, OperationSpec> = {
               "format": "date",
               "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
               "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+              "x-mcp-description": "A calendar day, YYYY-MM-DD.",
               "example": "2026-11-18"
             },
             {
@@ -10181,6 +10203,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 200,
           "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
         },
         "quantity": {
@@ -10394,6 +10417,7 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 200,
           "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
         },
         "name": {

@@ -46,10 +46,17 @@ export interface Caller {
   timezone: string;
 }
 
+/**
+ * Tells the caller how far a long call has come (`done` of `total`, growing). Over MCP a client
+ * that sent a progressToken gets notifications; otherwise it does nothing.
+ */
+export type Progress = (done: number, total?: number, message?: string) => void;
+
 export interface ReadContext {
   db: Knex;
   caller: Caller;
   config: Config;
+  progress: Progress;
 }
 
 /** A write runs inside one transaction; `rows` and `changes` feed undo and the change feed. */

@@ -1,22 +1,26 @@
 /**
  * The MCP endpoint (streamable HTTP, stateless): a new server and transport for each POST.
- * Tools, their schemas and annotations come from the operation table; a call is validated
- * against the same spec schemas and runs through the same pipeline as HTTP.
+ * The tool list is the generated, compact one (src/generated/mcp-tools.ts), narrowed to the
+ * toolsets the client asked for; a call is validated against the full spec schemas of the
+ * operation table and runs through the same pipeline as HTTP.
  */
 import type { Request, Response } from 'express';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type ServerNotification, type ServerRequest, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { operations, type OperationSpec, type ReadOperationName, type WriteOperationName } from '../generated/operations';
+import { mcpTools, type McpToolDefinition } from '../generated/mcp-tools';
 import { ApiError, invalidRequest, type FieldError } from './errors';
 import { callerOf } from './auth';
 import type { Caller, ToolInput } from './handler';
 import { runTool, type Deps } from './pipeline';
+import { offeredTo, selectionOf, type ToolSelection } from './mcp-toolsets';
+import { progressOf, wantsProgress } from './mcp-progress';
 import { toApiError } from './http-errors';
 import { refuseUnstorableText } from './inputs';
 
@@ -31,28 +35,29 @@ const INSTRUCTIONS =
 
 type ToolName = ReadOperationName | WriteOperationName;
 
-const mcpOperations = Object.values(operations).filter((op) => op.mcp && op.scope !== 'admin');
-
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 addFormats(ajv);
-const validators = new Map(mcpOperations.map((op) => [op.name, ajv.compile(op.inputSchema)]));
+const validators = new Map(mcpTools.map((def) => [def.name, ajv.compile(operations[def.name as ToolName].inputSchema)]));
+const definitions = new Map(mcpTools.map((def) => [def.name, def]));
 
-function toolOf(op: OperationSpec): Tool {
-  const tool: Tool = {
-    name: op.name,
-    title: op.annotations?.title ?? op.summary,
-    description: `${op.summary}. ${op.description}`,
-    inputSchema: op.inputSchema as Tool['inputSchema'],
-    annotations: { ...op.annotations },
-  };
-  if (op.outputSchema?.type === 'object') tool.outputSchema = op.outputSchema as Tool['outputSchema'];
-  return tool;
+function toolOf(def: McpToolDefinition): Tool {
+  const { name, title, description, inputSchema, outputSchema, annotations } = def;
+  return { name, title, description, inputSchema, ...(outputSchema ? { outputSchema } : {}), annotations: { ...annotations } };
 }
 
-const toolsForScope = {
-  read: mcpOperations.filter((op) => op.scope === 'read').map(toolOf),
-  write: mcpOperations.map(toolOf),
-};
+const listed = mcpTools.map((def) => ({ def, tool: toolOf(def) }));
+
+function toolsFor(caller: Caller, selection: ToolSelection): Tool[] {
+  return listed.filter(({ def }) => offeredTo(def, caller, selection)).map(({ tool }) => tool);
+}
+
+/** A job's number may come as a JSON number (16); the spec's job reference is text ("16"). */
+function withNumbersAsText(def: McpToolDefinition, args: unknown): unknown {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return args;
+  const record = args as Record<string, unknown>;
+  const numbered = def.numberArguments.filter((name) => Number.isInteger(record[name]));
+  return numbered.length === 0 ? args : { ...record, ...Object.fromEntries(numbered.map((name) => [name, String(record[name])])) };
+}
 
 function fieldErrors(errors: ErrorObject[] | null | undefined): FieldError[] {
   return (errors ?? []).map((e) => {
@@ -68,17 +73,29 @@ function inputOf(op: OperationSpec, args: Record<string, unknown>): ToolInput<To
   return { path: pick(op.pathParams), query: pick(op.queryParams), body: pick(op.bodyParams) } as ToolInput<ToolName>;
 }
 
-async function callTool(deps: Deps, caller: Caller, name: string, args: unknown, req: Request): Promise<CallToolResult> {
+interface Call {
+  caller: Caller;
+  selection: ToolSelection;
+  req: Request;
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
+}
+
+async function callTool(deps: Deps, name: string, sent: unknown, { caller, selection, req, extra }: Call): Promise<CallToolResult> {
   try {
-    const op = mcpOperations.find((candidate) => candidate.name === name);
-    if (!op) throw new ApiError(404, 'not_found', `There is no tool named ${name}. Call get_guide for the list.`);
-    if (op.scope === 'write' && caller.scope !== 'write') {
+    const def = definitions.get(name);
+    if (!def) throw new ApiError(404, 'not_found', `There is no tool named ${name}. Call get_guide for the list.`);
+    if (def.scope === 'write' && caller.scope !== 'write') {
       throw new ApiError(403, 'write_key_required', `${name} changes data and needs a write key; this key is read-only.`);
     }
+    if (!offeredTo(def, caller, selection)) {
+      throw new ApiError(404, 'not_found', `${name} is not offered to this client: it asked for ${selection.describe()}.`);
+    }
+    const op = operations[def.name as ToolName];
+    const args = withNumbersAsText(def, sent);
     const validate = validators.get(op.name)!;
     if (!validate(args)) throw invalidRequest(fieldErrors(validate.errors));
     refuseUnstorableText(args);
-    const answer = await runTool(deps, op.name as ToolName, caller, inputOf(op, args as Record<string, unknown>));
+    const answer = await runTool(deps, op.name as ToolName, caller, inputOf(op, args as Record<string, unknown>), progressOf(extra));
     const body = answer.body ?? {};
     return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body as Record<string, unknown> };
   } catch (error) {
@@ -95,17 +112,19 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
 export function mcpEndpoint(deps: Deps) {
   return async (req: Request, res: Response): Promise<void> => {
     const caller = callerOf(res);
+    const selection = selectionOf(req);
     const server = new Server({ name: 'job-management-service', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsForScope[caller.scope] }));
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsFor(caller, selection) }));
     // Registered below the SDK's own tools/call schema, which would answer `arguments` that are
     // not an object (an array, a string) with an internal error: they are a bad argument like any
     // other, answered as an invalid_request problem.
-    Protocol.prototype.setRequestHandler.call(server, ToolCallAsSent, (request: z.infer<typeof ToolCallAsSent>) => {
+    Protocol.prototype.setRequestHandler.call(server, ToolCallAsSent, (request: z.infer<typeof ToolCallAsSent>, extra: Call['extra']) => {
       const { name, arguments: args } = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
       if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name, the name of a tool.');
-      return callTool(deps, caller, name, args ?? {}, req);
+      return callTool(deps, name, args ?? {}, { caller, selection, req, extra });
     });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // Plain JSON answers, except for a request that asked for progress: its notifications need a stream.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(req.body) });
     res.on('close', () => {
       void transport.close();
       void server.close();

@@ -9,7 +9,7 @@ import { operations, type OperationName, type ReadOperationName, type WriteOpera
 import { handlers } from '../tools';
 import type { Config } from '../config';
 import { ApiError } from './errors';
-import type { Caller, ReadContext, ToolInput, WriteContext } from './handler';
+import type { Caller, Progress, ReadContext, ToolInput, WriteContext } from './handler';
 import { ChangeLog, changeEntries } from './changes';
 import { RecordedWrites, undoRecord } from './undo';
 import { findAnswer, fingerprint, storedAnswer, type StoredAnswer } from './idempotency';
@@ -29,24 +29,26 @@ export interface ToolAnswer extends StoredAnswer {
 
 type AnyInput = ToolInput<OperationName>;
 
-export async function runTool(deps: Deps, name: ReadOperationName | WriteOperationName, caller: Caller, input: AnyInput): Promise<ToolAnswer> {
-  return deps.slots.run(caller.companyId, () => runInSlot(deps, name, caller, input));
+export const noProgress: Progress = () => {};
+
+export async function runTool(deps: Deps, name: ReadOperationName | WriteOperationName, caller: Caller, input: AnyInput, progress = noProgress): Promise<ToolAnswer> {
+  return deps.slots.run(caller.companyId, () => runInSlot(deps, name, caller, input, progress));
 }
 
-async function runInSlot(deps: Deps, name: ReadOperationName | WriteOperationName, caller: Caller, input: AnyInput): Promise<ToolAnswer> {
+async function runInSlot(deps: Deps, name: ReadOperationName | WriteOperationName, caller: Caller, input: AnyInput, progress: Progress): Promise<ToolAnswer> {
   const op = operations[name];
   if (op.scope === 'write') {
     if (caller.scope !== 'write') {
       throw new ApiError(403, 'write_key_required', `${name} changes data and needs a write key; this key is read-only.`);
     }
-    return runWrite(deps, name as WriteOperationName, caller, input);
+    return runWrite(deps, name as WriteOperationName, caller, input, progress);
   }
   const handler = handlers[name] as (ctx: ReadContext, input: AnyInput) => Promise<unknown>;
-  const body = await handler({ db: deps.db, caller, config: deps.config }, input);
+  const body = await handler({ db: deps.db, caller, config: deps.config, progress }, input);
   return { status: op.successStatus, body, replayed: false };
 }
 
-async function runWrite(deps: Deps, name: WriteOperationName, caller: Caller, input: AnyInput): Promise<ToolAnswer> {
+async function runWrite(deps: Deps, name: WriteOperationName, caller: Caller, input: AnyInput, progress: Progress): Promise<ToolAnswer> {
   // Writes with a body carry operation_id in it; DELETEs, which have none, in the query.
   const operationId = (input.body as { operation_id?: string }).operation_id ?? (input.query as { operation_id?: string }).operation_id;
   const print = fingerprint(name, input);
@@ -57,7 +59,7 @@ async function runWrite(deps: Deps, name: WriteOperationName, caller: Caller, in
 
   for (let attempt = 1; ; attempt++) {
     try {
-      return await writeOnce(deps, name, caller, input, operationId, print);
+      return await writeOnce(deps, name, caller, input, operationId, print, progress);
     } catch (error) {
       // Whatever this request failed on (that key, or the state the other one left), the request
       // that committed first with this operation_id has the answer, and nothing of this one stays.
@@ -77,11 +79,11 @@ async function runWrite(deps: Deps, name: WriteOperationName, caller: Caller, in
 const RETRYABLE = new Set(['40P01', '40001']);
 const WRITE_ATTEMPTS = 3;
 
-async function writeOnce(deps: Deps, name: WriteOperationName, caller: Caller, input: AnyInput, operationId: string | undefined, print: string): Promise<ToolAnswer> {
+async function writeOnce(deps: Deps, name: WriteOperationName, caller: Caller, input: AnyInput, operationId: string | undefined, print: string, progress: Progress): Promise<ToolAnswer> {
   const handler = handlers[name] as (ctx: WriteContext, input: AnyInput) => Promise<unknown>;
   const { answer, tail } = await deps.db.transaction(async (trx) => {
     await lockSubject(trx, caller.companyId, input.path);
-    const ctx: WriteContext = { db: trx, caller, config: deps.config, rows: new RecordedWrites(trx, caller.companyId), changes: new ChangeLog() };
+    const ctx: WriteContext = { db: trx, caller, config: deps.config, progress, rows: new RecordedWrites(trx, caller.companyId), changes: new ChangeLog() };
     const body = await handler(ctx, input);
     const answer = { status: operations[name].successStatus, body };
     const [described] = ctx.changes.entries;

@@ -1,9 +1,11 @@
 /**
  * The live guide, made from the spec itself: the naming rules and recipes of `info.x-guide`, and
- * every operation this key may call. A recipe shows only when all of its tools exist.
+ * the names of the tools this key may call, by toolset. A recipe shows only when all of its tools
+ * exist. Tool descriptions are not repeated here: the tool list and the spec carry them.
  */
 import spec from '../../generated/openapi.json';
 import { operations, type OperationSpec } from '../../generated/operations';
+import { toolsets } from '../../generated/mcp-tools';
 import type { Output, ReadHandler } from '../../platform/handler';
 
 type Guide = Output<'get_guide'>;
@@ -24,27 +26,21 @@ function usable(op: OperationSpec, scope: Scope): boolean {
 function buildGuide(scope: Scope): Guide {
   const ops = Object.values(operations).filter((op) => usable(op, scope));
   const names = new Set(ops.map((op) => op.name));
-  const tools = ops.map((op) => ({
-    name: op.name,
-    summary: op.summary,
-    description: op.description,
-    scope: op.scope as Scope,
-    method: op.method,
-    path: op.path,
-    http_only: !op.mcp,
-  }));
+  const sets = toolsets
+    .map((set) => ({ name: set.name, description: set.description, tools: ops.filter((op) => op.tag === set.tag).map((op) => op.name).sort() }))
+    .filter((set) => set.tools.length > 0);
   const recipes = source.recipes.filter((recipe) => recipe.tools.every((tool) => names.has(tool)));
   const text = [
     '# Job Management Service guide',
     scope === 'read' ? 'This key is read-only: it can look things up but not change them.' : 'This key can read and write.',
     '## Naming',
-    ...source.naming.map((line) => `- ${line}`),
-    '## Tools',
-    ...tools.map((t) => `- \`${t.name}\` (${t.scope}${t.http_only ? ', HTTP only' : ''}): ${t.summary}.`),
+    source.naming.map((line) => `- ${line}`).join('\n'),
+    '## Tools by toolset',
+    sets.map((set) => `- ${set.name}: ${set.tools.join(', ')}`).join('\n'),
     '## Recipes',
     ...recipes.map((r) => `### ${r.title}\n${r.steps}`),
   ].join('\n\n');
-  return { naming: source.naming, tools, recipes, text };
+  return { naming: source.naming, toolsets: sets, recipes, text };
 }
 
 export const get_guide: ReadHandler<'get_guide'> = async ({ caller }) => {

@@ -104,6 +104,7 @@ export async function addLines(ctx: WriteContext, record: EstimateRecord, inputs
       if (!(error instanceof Rejection)) throw error;
       rejected.push({ index, problem: error.problem, reason: error.message, ...(error.nearMatches ? { near_matches: error.nearMatches } : {}) });
     }
+    ctx.progress(index + 1, inputs.length, `${index + 1} of ${inputs.length} lines`);
   }
   return { added, rejected };
 }
