@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The MCP conformance suite against the service (see run.ts). The suite needs Node >= 22 and this
+# The MCP conformance suite and the inspector's schema portability check against the service (see run.ts). The suite needs Node >= 22 and this
 # machine has 20, so a pinned Node 24 (the npm registry's `node` package) and the pinned suite are
 # installed from tools/package-lock.json into a cache outside the repository, once per lock file.
 #   test/conformance/run.sh                                          high rate limits
@@ -24,6 +24,7 @@ fi
 
 export CONFORMANCE_NODE="$cache/node_modules/node/bin/node"
 export CONFORMANCE_CLI="$cache/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+export CONFORMANCE_INSPECTOR="$cache/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
 "$CONFORMANCE_NODE" --version >/dev/null
 cd "$root"
 exec node --import tsx test/conformance/run.ts

@@ -8,8 +8,11 @@
  * tools-only server): exit 1 when a scenario fails that is not listed there, when a listed one
  * passes (the list is stale), or when the list names a scenario the suite does not have.
  *
- * Started by run.sh, which installs the pinned Node 24 and suite and sets CONFORMANCE_NODE and
- * CONFORMANCE_CLI. The per-key rate limit is RATE_LIMIT_PER_MINUTE / RATE_LIMIT_BURST when they
+ * Then the MCP inspector lists the tools with `--strict`: any schema portability finding (error or
+ * warning, such as a `type` array) fails the run.
+ *
+ * Started by run.sh, which installs the pinned Node 24, suite and inspector and sets
+ * CONFORMANCE_NODE, CONFORMANCE_CLI and CONFORMANCE_INSPECTOR. The per-key rate limit is RATE_LIMIT_PER_MINUTE / RATE_LIMIT_BURST when they
  * are set, else high enough not to matter.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -121,9 +124,21 @@ function savedChecks(dir: string): Check[] | null {
   return runDir ? (JSON.parse(readFileSync(path.join(dir, runDir, 'checks.json'), 'utf8')) as Check[]) : null;
 }
 
+/** The inspector's tool-schema portability findings (`--strict` prints each one on stderr). */
+async function portabilityFindings(node24: string, inspector: string, url: string, work: string): Promise<string[]> {
+  const listed = await run(node24, [inspector, '--cli', url, '--transport', 'http', '--method', 'tools/list', '--strict'], path.join(work, 'inspector.log'), SCENARIO_TIMEOUT_MS);
+  const findings = [...listed.output.matchAll(/^(Error|Warning): tool "([^"]+)"[\s\S]*?Issue: (.*)$/gm)].map((match) => `${match[1]} in ${match[2]}: ${match[3]}`);
+  const tools = (listed.output.match(/"name":/g) ?? []).length;
+  console.log(`inspector: tools/list --strict: ${findings.length} portability finding(s)${listed.code === 0 ? '' : `, exit ${listed.code}`}`);
+  if (listed.code !== 0 && findings.length === 0) return [`the inspector exited with ${listed.code} (see inspector.log)`];
+  if (tools === 0) return ['the inspector listed no tools (see inspector.log)'];
+  return findings.map((finding) => `inspector: ${finding}`);
+}
+
 async function main(): Promise<number> {
   const node24 = required('CONFORMANCE_NODE');
   const cli = required('CONFORMANCE_CLI');
+  const inspector = required('CONFORMANCE_INSPECTOR');
   const expected = JSON.parse(readFileSync(path.join(__dirname, 'expected-failures.json'), 'utf8')) as Record<string, string>;
   const work = mkdtempSync(path.join(os.tmpdir(), 'jms-conformance-'));
   const dataDir = path.join(work, 'data');
@@ -198,6 +213,7 @@ async function main(): Promise<number> {
         note: ok ? (reason ? 'passes now: remove it from expected-failures.json' : '') : reason ? reason : why,
       });
     }
+    problems.push(...(await portabilityFindings(node24, inspector, `${proxy.url}/mcp`, work)));
   } finally {
     await proxy?.close();
     if (service.exitCode === null) {
