@@ -27,6 +27,13 @@ const ACK_TIMEOUT_MS = 2_000;
 const RECONNECT_MS = 1_000;
 
 const known = new Map<string, { caller: Caller; until: number }>();
+/**
+ * Keys found valid in the last minutes, kept when `known` is forgotten (any key change on any node
+ * forgets it). They only let a client whose address is over its failed-authentication budget
+ * still be looked up; a key revoked since is then refused by that look-up.
+ */
+const vouched = new Map<string, number>();
+const VOUCH_MS = 10 * 60_000;
 let generation = 0;
 /** Listeners of this process that are not connected: while there is one, nothing is remembered. */
 const disconnected = new Set<KeyChangeListener>();
@@ -46,6 +53,7 @@ export async function callerOfKey(hash: string, find: () => Promise<Caller | nul
     const started = generation;
     caller = await find();
     if (generation !== started) continue;
+    if (caller) vouched.set(hash, Date.now() + VOUCH_MS);
     if (caller && disconnected.size === 0) known.set(hash, { caller, until: Date.now() + TTL_MS });
     else known.delete(hash);
     return caller;
@@ -53,10 +61,9 @@ export async function callerOfKey(hash: string, find: () => Promise<Caller | nul
   return caller;
 }
 
-/** Whether a key is remembered now, so that it needs no look-up. */
+/** Whether a key was found valid lately, so that looking it up is worth it whatever its address did. */
 export function isKnownKey(hash: string): boolean {
-  const hit = known.get(hash);
-  return hit !== undefined && hit.until > Date.now();
+  return (vouched.get(hash) ?? 0) > Date.now();
 }
 
 /**
