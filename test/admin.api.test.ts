@@ -1,4 +1,4 @@
-/** The admin API and its CLI: companies, team, keys, board, referral sources, credits, chat. */
+/** The admin API and its CLI: companies, team, keys, board, referral sources, credits, chat, elevation. */
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
@@ -197,6 +197,27 @@ describe('the admin CLI', () => {
     const co = await createCompany(t);
     const answer = JSON.parse((await cli('credits', 'add', '--company', co.id, '--add', '-3')).stdout);
     expect(answer).toEqual({ credits: 2 }); // createCompany starts with 5
+  });
+
+  it('sets the elevation that drying logs compute the air at: 5,000 ft raises GPP by about 20%', async () => {
+    const co = await createCompany(t, { credits: 2 });
+    const job = (await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: 'elev-job' }).expect(201)).body;
+    const air = { operation_id: 'elev-read', day: 1, area: 'Kitchen', readings: [{ metric: 'temp_f', value: 70 }, { metric: 'rh_pct', value: 50 }] };
+    await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/drying-log/readings`).send(air).expect(201);
+    const gpp = async () => (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/drying-log`).expect(200)).body.areas[0].air.gpp as number;
+    const atSeaLevel = await gpp();
+    expect(JSON.parse((await cli('elevation', 'set', '--company', co.id, '--feet', '5000')).stdout)).toEqual({ elevation_ft: 5000 });
+    const log = (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/drying-log`).expect(200)).body;
+    expect({ feet: log.elevation_ft, source: log.elevation_source, pressure: log.pressure_inhg }).toEqual({ feet: 5000, source: 'company', pressure: 24.9 });
+    expect((await gpp()) / atSeaLevel).toBeCloseTo(1.2, 1);
+    // A log's own elevation wins over the company's; null gives it back.
+    await as(t, co.writeKey).patch(`/api/v1/jobs/${job.id}/drying-log/settings`).send({ operation_id: 'elev-own', elevation_ft: 0 }).expect(200);
+    expect(await gpp()).toBe(atSeaLevel);
+    await as(t, co.writeKey).patch(`/api/v1/jobs/${job.id}/drying-log/settings`).send({ operation_id: 'elev-back', elevation_ft: null }).expect(200);
+    expect((await gpp()) / atSeaLevel).toBeCloseTo(1.2, 1);
+    await admin().put('/admin/v1/companies/co_missing/elevation').send({ elevation_ft: 10 }).expect(404);
+    const wrong = await admin().put(`/admin/v1/companies/${co.id}/elevation`).send({ elevation_ft: 30000 }).expect(400);
+    expect(wrong.body.errors).toEqual([expect.objectContaining({ path: '/body/elevation_ft' })]);
   });
 
   it('says it cannot reach the service when nothing answers at JMS_URL', async () => {

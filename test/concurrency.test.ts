@@ -267,3 +267,93 @@ describe('two writes on one estimate at the same moment', () => {
     expect([...updatedRooms, ...updatedLines, ...removed]).toEqual([]);
   });
 });
+
+describe('two drying-log writes on one job at the same moment', () => {
+  const readings = (job: Job, area: string, day: number) =>
+    write()
+      .post(`/api/v1/jobs/${job.id}/drying-log/readings`)
+      .send({ operation_id: opId(), day, area, readings: [{ metric: 'rh_pct', value: 40 }, { metric: 'drywall', value: 20 }] });
+  const dryingLog = async (job: Job) => (await read().get(`/api/v1/jobs/${job.id}/drying-log?detail=readings`).expect(200)).body;
+  const credits = async () => (await read().get('/api/v1/context').expect(200)).body.credits.remaining as number;
+  const newLog = async (): Promise<Job> => {
+    const job = await newJob();
+    await write().post(`/api/v1/jobs/${job.id}/drying-log`).send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }, { name: 'Hall' }] }).expect(201);
+    return job;
+  };
+
+  it('add_drying_readings on a job with no log: one log is started, with one estimate and one credit, and both readings are in it', async () => {
+    let creditsBefore = 0;
+    const problems = await runPairs(
+      async () => {
+        creditsBefore = await credits();
+        return newJob();
+      },
+      (job) => [readings(job, 'Kitchen', 1), readings(job, 'Hall', 2)],
+      async (job) => {
+        const log = await dryingLog(job);
+        expect({ areas: log.areas.map((a: { name: string }) => a.name).sort(), readings: log.reading_count, planned: log.planned_days }).toEqual({ areas: ['Hall', 'Kitchen'], readings: 4, planned: 3 });
+        expect((await getJob(job.id)).estimates).toHaveLength(1);
+        expect(await credits()).toBe(creditsBefore - 1);
+      },
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it('add_drying_note twice on a job with no log, and readings past the plan in two areas', async () => {
+    const notes = await runPairs(
+      newJob,
+      (job) => [
+        write().post(`/api/v1/jobs/${job.id}/drying-log/notes`).send({ operation_id: opId(), text: 'left', area: 'Kitchen' }),
+        write().post(`/api/v1/jobs/${job.id}/drying-log/notes`).send({ operation_id: opId(), text: 'right', area: 'Bath' }),
+      ],
+      async (job) => expect((await dryingLog(job)).notes.map((n: { text: string }) => n.text).sort()).toEqual(['left', 'right']),
+    );
+    const extended = await runPairs(
+      newLog,
+      (job) => [readings(job, 'Kitchen', 5), readings(job, 'Attic', 7)],
+      async (job) => {
+        const log = await dryingLog(job);
+        expect({ planned: log.planned_days, areas: log.areas.map((a: { name: string }) => a.name) }).toEqual({ planned: 7, areas: expect.arrayContaining(['Kitchen', 'Hall', 'Attic']) });
+        const estimate = await getEstimate(log.estimate_id);
+        expect((estimate as unknown as { rooms: { name: string; drying_days: number }[] }).rooms.map((r) => [r.name, r.drying_days])).toEqual(expect.arrayContaining([['Attic', 7], ['Kitchen', 7]]));
+      },
+    );
+    expect([...notes, ...extended]).toEqual([]);
+  });
+
+  it('skip_drying_day and update_drying_settings of two areas: both are kept, on the log and the estimate', async () => {
+    const skipped = await runPairs(
+      newLog,
+      (job) => [
+        write().post(`/api/v1/jobs/${job.id}/drying-log/skip-day`).send({ operation_id: opId(), day: 2, area: 'Kitchen' }),
+        write().post(`/api/v1/jobs/${job.id}/drying-log/skip-day`).send({ operation_id: opId(), day: 2, area: 'Hall' }),
+      ],
+      async (job) => expect((await dryingLog(job)).days[1]).toMatchObject({ monitored: false, skipped_areas: ['Kitchen', 'Hall'] }),
+    );
+    const settings = await runPairs(
+      newLog,
+      (job) => [
+        write().patch(`/api/v1/jobs/${job.id}/drying-log/settings`).send({ operation_id: opId(), area: 'Kitchen', planned_days: 5 }),
+        write().patch(`/api/v1/jobs/${job.id}/drying-log/settings`).send({ operation_id: opId(), area: 'Hall', planned_days: 6 }),
+      ],
+      async (job) => {
+        const log = await dryingLog(job);
+        expect(log.areas.map((a: { planned_days: number }) => a.planned_days)).toEqual([5, 6]);
+        const estimate = (await getEstimate(log.estimate_id)) as unknown as { rooms: { drying_days: number }[] };
+        expect(estimate.rooms.map((r) => r.drying_days)).toEqual([5, 6]);
+      },
+    );
+    expect([...skipped, ...settings]).toEqual([]);
+  });
+
+  it('create_drying_log twice: one log; the other answers 409 invalid_state, never 500', async () => {
+    for (let i = 0; i < PAIRS; i++) {
+      const job = await newJob();
+      const answers = await Promise.all(
+        ['Kitchen', 'Hall'].map((name) => write().post(`/api/v1/jobs/${job.id}/drying-log`).send({ operation_id: opId(), rooms: [{ name }] })),
+      );
+      expect(answers.map((a) => a.status).sort()).toEqual([201, 409]);
+      expect(answers.find((a) => a.status === 409)!.body.code).toBe('invalid_state');
+    }
+  });
+});

@@ -231,6 +231,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/companies/{company_id}/elevation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the company's elevation for drying psychrometrics
+         * @description Sets the elevation in feet above sea level of the company's area (default 0). The air pressure of every drying log's psychrometrics follows it (5,000 ft raises GPP by about 20%), unless a log sets its own (`update_drying_settings`). Values already shown are computed again from the readings on every read.
+         */
+        put: operations["admin_set_elevation"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/changes": {
         parameters: {
             query?: never;
@@ -389,6 +409,175 @@ export interface paths {
         get: operations["list_referral_sources"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/drying-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a job's drying log with computed psychrometrics and dry status
+         * @description Returns the job's drying log: its start date and plan, the areas with their latest air
+         *     conditions and materials, the days (skipped days are `monitored: false`), which areas are
+         *     still wet, warnings and the drying notes. Every derived value is computed by the service,
+         *     never typed: grains per pound (GPP), dew point and vapour pressure of each air reading
+         *     (ASHRAE Hyland–Wexler saturation pressure, at the pressure of the log's elevation, sea
+         *     level unless set), grain depression per area and day (affected GPP minus the
+         *     dehumidifier's exhaust GPP; negative is a warning: the unit adds moisture), and for each
+         *     material reading its dry goal and whether it is at or below it.
+         *
+         *     A material's dry goal is, in this order: the latest reading of the same material marked
+         *     `reference` (or read at location `unaffected`) in the same area; else the latest reading
+         *     of that material read in an unaffected place with no area (the building's dry standard);
+         *     else the service's default
+         *     for the material (`goal_source` says which). Defaults are typical dry readings on a pin
+         *     meter's wood-moisture-equivalent scale: wood, subfloor, baseboard and cabinet 15;
+         *     drywall, ceiling_tile, insulation, carpet and pad 17; concrete 4 (a concrete scale).
+         *     Take a reference reading for a real goal. An area is dry from the first day from which
+         *     every material point read in it (material and `point`) reads at or below its goal, as
+         *     long as it stays so; `dry_day` is that day, null while it is wet.
+         *
+         *     `detail=readings` adds every reading, every air condition and the grain depression of
+         *     every day; `area` and `from_day`/`to_day` narrow the answer (readings after `to_day` are
+         *     left out of every figure: the log as it stood that day; `from_day` after `to_day` is a
+         *     400). A job without a drying log
+         *     answers 404 (`create_drying_log`, `add_drying_readings` and `add_drying_note` start one).
+         */
+        get: operations["get_drying_log"];
+        put?: never;
+        /**
+         * Start a job's drying log with the rooms to dry
+         * @description Starts the job's drying log: day 1 is `start_date` (default: today in the company's
+         *     timezone), planned for `planned_days` (default 3), with the rooms given as its areas
+         *     (each may have its own planned days). The log is tied to the job's first estimate, whose
+         *     rooms of the same names (any case) take the log's drying days, so that its day-billed
+         *     lines follow the plan; missing rooms are added to it. On a job with no estimate, an
+         *     estimate with these rooms is created and one estimate credit is used (`credits` in the
+         *     reply; 402 `insufficient_credits` with nothing saved when none is left; a replay uses
+         *     none). A job that already has a log answers 409 `invalid_state`.
+         */
+        post: operations["create_drying_log"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/drying-log/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a drying log's start date, planned days or elevation
+         * @description Changes the start date (day numbers stay; their dates move), the planned days of the job
+         *     or, with `area`, of one area (`planned_days: null` there makes the area follow the job
+         *     again), or the elevation used for the air's pressure (`null`: the company's). The tied
+         *     estimate's rooms take the new drying days and its day-billed lines (units per day ×
+         *     drying days) are re-priced: `estimate` in the reply and in the change entry lists each
+         *     line whose quantity changed and the totals before and after. A final estimate is left
+         *     alone and the reply says so (`outcome: final_left_alone`). A request that changes
+         *     nothing answers the log as it is and records nothing.
+         */
+        patch: operations["update_drying_settings"];
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/drying-log/readings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record air and moisture readings, for one area and day or many
+         * @description Records readings: one row (`day` or `date`, `area`, `readings`) in the body itself, or
+         *     several in `rows`, across days and areas. Each reading is a `metric` and a `value`, with
+         *     where the air was read (`location`: `affected` by default, `unaffected`, `outside`,
+         *     `dehumidifier_exhaust`), an optional `point` (`north wall 2 ft`) and, for a material,
+         *     `reference: true` when it is the unaffected reading that sets the area's dry goal (a
+         *     material read at location `unaffected` is one too). Readings of one thing sent twice in a
+         *     request: the later one counts.
+         *     `temp_c` is stored as °F. Outside and unaffected readings need no area: without one they
+         *     belong to the building (an unaffected material reading without an area is the dry goal
+         *     of every area without its own reference). A date is turned into its day number (day 1 is
+         *     the start date).
+         *
+         *     The whole request is checked before anything is saved: a value out of range (`rh_pct`
+         *     0–100, temperatures −40–200 °F or −40–93 °C, moisture 0–1000), a day before day 1, a date
+         *     before the start date, an area missing where it is needed, or more than 2,000 readings
+         *     answers 400 naming every bad row (`/body/rows/3/readings/1/value`) and saves nothing.
+         *
+         *     A day past the plan extends the plan (and the area's own plan); an area the log lacks is
+         *     added (and added to the tied estimate as a room); a job with no log gets one started
+         *     today, planned for 3 days or up to the latest day sent, which on a job with no estimate
+         *     also creates the estimate and uses one credit. The reply gives the computed values of
+         *     the air read in this request and the dry status of its material readings.
+         */
+        post: operations["add_drying_readings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/drying-log/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a note to the drying log, starting the log if there is none
+         * @description Adds a note to the job's drying log, optionally about one area and one day (by number or
+         *     date). A job with no log gets one started today (planned for 3 days), which on a job with
+         *     no estimate also creates the estimate and uses one credit (402 `insufficient_credits`
+         *     with nothing saved when none is left); an area the log lacks is added.
+         */
+        post: operations["add_drying_note"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/drying-log/skip-day": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a drying day as not monitored, for one area or every area
+         * @description Marks a day (`day` or `date`) as not monitored, for one `area` or, without it, for every
+         *     area. Readings already taken that day stay, marked `on_skipped_day`. The day must be
+         *     within the plan (of the area, or of the job); a day already skipped for that area (or for
+         *     every area) answers 409 `invalid_state`.
+         */
+        post: operations["skip_drying_day"];
         delete?: never;
         options?: never;
         head?: never;
@@ -962,7 +1151,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "undo_not_possible" | "payload_too_large" | "unsupported_media_type" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "webhook_not_allowed" | "rate_limited" | "admin_api_disabled" | "internal_error";
+            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "undo_not_possible" | "payload_too_large" | "unsupported_media_type" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "rate_limited" | "admin_api_disabled" | "internal_error";
             /** @description One entry for each field that is wrong. */
             errors?: components["schemas"]["FieldError"][];
             /** @description For a 422, the names that would have been accepted. */
@@ -1064,7 +1253,7 @@ export interface components {
             at: string;
         };
         /** @description One shape per action, told apart by `action` (the entry's own). Statuses, teammates and contacts are named by id and name; estimate entries give the estimate's total after the change; an overview change lists only the fields that changed. Ignore actions you do not know; new tools add new ones. */
-        ChangeData: components["schemas"]["ChangeDataJobCreated"] | components["schemas"]["ChangeDataJobStatusMoved"] | components["schemas"]["ChangeDataJobOverviewUpdated"] | components["schemas"]["ChangeDataJobCancelled"] | components["schemas"]["ChangeDataJobReopened"] | components["schemas"]["ChangeDataJobAssigned"] | components["schemas"]["ChangeDataJobUnassigned"] | components["schemas"]["ChangeDataContactAdded"] | components["schemas"]["ChangeDataContactLinked"] | components["schemas"]["ChangeDataContactUpdated"] | components["schemas"]["ChangeDataNoteAdded"] | components["schemas"]["ChangeDataNoteCorrected"] | components["schemas"]["ChangeDataNoteRetracted"] | components["schemas"]["ChangeDataEstimateCreated"] | components["schemas"]["ChangeDataEstimateRoomsAdded"] | components["schemas"]["ChangeDataEstimateRoomUpdated"] | components["schemas"]["ChangeDataEstimateLinesAdded"] | components["schemas"]["ChangeDataEstimateLineUpdated"] | components["schemas"]["ChangeDataEstimateLineRemoved"] | components["schemas"]["ChangeDataActionUndone"];
+        ChangeData: components["schemas"]["ChangeDataJobCreated"] | components["schemas"]["ChangeDataJobStatusMoved"] | components["schemas"]["ChangeDataJobOverviewUpdated"] | components["schemas"]["ChangeDataJobCancelled"] | components["schemas"]["ChangeDataJobReopened"] | components["schemas"]["ChangeDataJobAssigned"] | components["schemas"]["ChangeDataJobUnassigned"] | components["schemas"]["ChangeDataContactAdded"] | components["schemas"]["ChangeDataContactLinked"] | components["schemas"]["ChangeDataContactUpdated"] | components["schemas"]["ChangeDataNoteAdded"] | components["schemas"]["ChangeDataNoteCorrected"] | components["schemas"]["ChangeDataNoteRetracted"] | components["schemas"]["ChangeDataEstimateCreated"] | components["schemas"]["ChangeDataEstimateRoomsAdded"] | components["schemas"]["ChangeDataEstimateRoomUpdated"] | components["schemas"]["ChangeDataEstimateLinesAdded"] | components["schemas"]["ChangeDataEstimateLineUpdated"] | components["schemas"]["ChangeDataEstimateLineRemoved"] | components["schemas"]["ChangeDataDryingLogStarted"] | components["schemas"]["ChangeDataDryingReadingsAdded"] | components["schemas"]["ChangeDataDryingSettingsChanged"] | components["schemas"]["ChangeDataDryingDaySkipped"] | components["schemas"]["ChangeDataDryingNoteAdded"] | components["schemas"]["ChangeDataActionUndone"];
         ChangeDataJobCreated: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1234,6 +1423,88 @@ export interface components {
             action: "action.undone";
             undone: components["schemas"]["ChangeUndoneEntry"];
         };
+        /** @description Kind `schedule`. A drying log was started (by `started_by`), with its plan and areas. */
+        ChangeDataDryingLogStarted: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "drying.log_started";
+            log_id: string;
+            start_date: components["schemas"]["CalendarDate"];
+            planned_days: number;
+            areas: string[];
+            /** @enum {string} */
+            started_by: "create_drying_log" | "add_drying_readings" | "add_drying_note";
+            /** @description The estimate tied to the log. */
+            estimate_id: components["schemas"]["EstimateId"] | null;
+            credits_used: number;
+        };
+        /** @description Kind `visits`. Readings were recorded. */
+        ChangeDataDryingReadingsAdded: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "drying.readings_added";
+            log_id: string;
+            count: number;
+            days: number[];
+            /** @description The areas read (building readings have none). */
+            areas: string[];
+            areas_added: string[];
+            /** @description The job's plan before and after, when the readings extended it. */
+            planned_days: {
+                before: number;
+                after: number;
+            } | null;
+        };
+        /** @description Kind `schedule`. Settings changed, each with its value before and after; `estimate` says how the tied estimate followed. */
+        ChangeDataDryingSettingsChanged: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "drying.settings_changed";
+            log_id: string;
+            /** @description The area whose planned days changed, or null for the job's settings. */
+            area: string | null;
+            fields: components["schemas"]["ChangeFieldValues"][];
+            estimate: {
+                estimate_id: components["schemas"]["EstimateId"];
+                /** @enum {string} */
+                outcome: "created" | "updated" | "unchanged" | "final_left_alone";
+                changed_lines: components["schemas"]["LineId"][];
+                total_before: components["schemas"]["ChangeMoney"];
+                total_after: components["schemas"]["ChangeMoney"];
+            } | null;
+        };
+        /** @description Kind `schedule`. A day was marked not monitored. */
+        ChangeDataDryingDaySkipped: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "drying.day_skipped";
+            log_id: string;
+            day: number;
+            date: components["schemas"]["CalendarDate"];
+            /** @description Null for every area. */
+            area: string | null;
+            readings_kept: number;
+        };
+        /** @description Kind `notes`. A drying note was added. */
+        ChangeDataDryingNoteAdded: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "drying.note_added";
+            log_id: string;
+            note_id: string;
+            area: string | null;
+            day: number | null;
+        };
         ChangeStatusRef: {
             id: string;
             name: string;
@@ -1363,6 +1634,253 @@ export interface components {
         ReferralSource: {
             /** @example Plumber referral */
             name: string;
+        };
+        /** @description A day of the drying log; day 1 is its start date. */
+        DryingDay: number;
+        PlannedDays: number;
+        /** @description Feet above sea level; the air's pressure (and so GPP) follows it. */
+        ElevationFeet: number;
+        /** @description An affected room or chamber; matched without regard to case, and the same name as the estimate's room. */
+        DryingAreaName: string;
+        /**
+         * @description `dictated_by_user` (said or typed by the technician) or `read_from_log` (read off a paper or photographed log).
+         * @default dictated_by_user
+         * @enum {string}
+         */
+        SourceOfValues: "dictated_by_user" | "read_from_log";
+        /**
+         * @description Where the reading was taken.
+         * @default affected
+         * @enum {string}
+         */
+        ReadingLocation: "affected" | "unaffected" | "outside" | "dehumidifier_exhaust";
+        /**
+         * @description Air: `temp_f`, `temp_c` (stored as °F), `rh_pct`. Materials (moisture, % or meter points): the others.
+         * @enum {string}
+         */
+        DryingMetric: "temp_f" | "temp_c" | "rh_pct" | "drywall" | "wood" | "subfloor" | "concrete" | "carpet" | "pad" | "insulation" | "ceiling_tile" | "baseboard" | "cabinet";
+        ReadingInput: {
+            metric: components["schemas"]["DryingMetric"];
+            /** @description Up to two decimals; more are rounded half up. */
+            value: number;
+            location?: components["schemas"]["ReadingLocation"];
+            /** @description Where on the material (`north wall 2 ft`); each point is its own material. */
+            point?: string;
+            /** @description This material reading is the unaffected reference that sets the dry goal. */
+            reference?: boolean;
+        };
+        ReadingRow: {
+            day?: components["schemas"]["DryingDay"];
+            date?: components["schemas"]["CalendarDate"];
+            area?: components["schemas"]["DryingAreaName"];
+            location?: components["schemas"]["ReadingLocation"];
+            source_of_values?: components["schemas"]["SourceOfValues"];
+            readings: components["schemas"]["ReadingInput"][];
+        };
+        /** @description Air read in one place on one day, with what the service computes from it (null where temperature or RH is missing). */
+        AirCondition: {
+            area: string | null;
+            day: number;
+            location: components["schemas"]["ReadingLocation"];
+            temp_f: number | null;
+            rh_pct: number | null;
+            /** @description Grains of water per pound of dry air, one decimal. */
+            gpp: number | null;
+            /** @description One decimal. */
+            dew_point_f: number | null;
+            /** @description Inches of mercury, three decimals. */
+            vapor_pressure_inhg: number | null;
+        };
+        /** @description A material reading against its dry goal. */
+        MaterialStatus: {
+            area: string | null;
+            day: number;
+            metric: components["schemas"]["DryingMetric"];
+            point: string | null;
+            value: number;
+            goal: number;
+            /** @enum {string} */
+            goal_source: "area_reference" | "unaffected_reference" | "default";
+            /** @description At or below the goal. */
+            dry: boolean;
+        };
+        DryingArea: {
+            id: string;
+            name: string;
+            /** @description The area's plan (its own, else the job's). */
+            planned_days: number;
+            own_planned_days: number | null;
+            /** @description Every material point read here is at or below its goal (false before any material reading). */
+            dry: boolean;
+            dry_day: number | null;
+            /** @description The last day with a reading here. */
+            latest_day: number | null;
+            /** @description The latest affected air here. */
+            air: components["schemas"]["AirCondition"] | null;
+            /** @description The latest dehumidifier exhaust air here. */
+            exhaust: components["schemas"]["AirCondition"] | null;
+            /** @description Affected GPP minus exhaust GPP on the latest day with both. */
+            grain_depression: number | null;
+            /** @description The latest reading of each material point (reference readings excluded). */
+            materials: components["schemas"]["MaterialStatus"][];
+        };
+        DryingLogDay: {
+            day: number;
+            date: components["schemas"]["CalendarDate"];
+            /** @description False when the day is skipped for every area. */
+            monitored: boolean;
+            /** @description Areas skipped that day (every area when `monitored` is false). */
+            skipped_areas: string[];
+            /** @description Readings taken that day. */
+            readings: number;
+        };
+        DryingWarning: {
+            /** @enum {string} */
+            code: "negative_grain_depression" | "billed_past_dry";
+            area: string;
+            day: number | null;
+            message: string;
+            estimate_id?: components["schemas"]["EstimateId"];
+            line_id?: components["schemas"]["LineId"];
+            billed_days?: number;
+            dry_day?: number;
+        };
+        DryingNote: {
+            /** @example dnote_8Hq2LmR4TxYc */
+            id: string;
+            text: string;
+            area: string | null;
+            day: number | null;
+            created_by: components["schemas"]["PersonRef"];
+            /** Format: date-time */
+            created_at: string;
+        };
+        DryingReading: {
+            /** @example rdg_3kQ9xT2mLp7a */
+            id: string;
+            area: string | null;
+            day: number;
+            location: components["schemas"]["ReadingLocation"];
+            metric: components["schemas"]["DryingMetric"];
+            /** @description As stored (`temp_c` readings are stored as `temp_f`). */
+            value: number;
+            point: string | null;
+            reference: boolean;
+            source_of_values: components["schemas"]["SourceOfValues"];
+            on_skipped_day: boolean;
+            recorded_by: components["schemas"]["PersonRef"];
+            /** Format: date-time */
+            recorded_at: string;
+        };
+        GrainDepression: {
+            area: string;
+            day: number;
+            value: number;
+        };
+        DryingLog: {
+            /** @example dry_5Tq8KmR2xA9b */
+            id: string;
+            job: {
+                id: components["schemas"]["JobId"];
+                job_number: number;
+            };
+            start_date: components["schemas"]["CalendarDate"];
+            /** @description The job's plan in days (the longest area plan can be longer). */
+            planned_days: number;
+            end_date: components["schemas"]["CalendarDate"];
+            /** @description Today's day number in the company's timezone (0 or less before the start). */
+            today_day: number;
+            elevation_ft: number;
+            /** @enum {string} */
+            elevation_source: "log" | "company";
+            /** @description The air pressure used for GPP, from the elevation. */
+            pressure_inhg: number;
+            /** @description The estimate whose rooms follow the log's drying days. */
+            estimate_id: components["schemas"]["EstimateId"] | null;
+            areas: components["schemas"]["DryingArea"][];
+            /** @description The latest outside and unaffected air of the building (readings with no area). */
+            building: {
+                outside: components["schemas"]["AirCondition"] | null;
+                unaffected: components["schemas"]["AirCondition"] | null;
+            };
+            days: components["schemas"]["DryingLogDay"][];
+            /** @description Areas not dry yet. */
+            wet_areas: string[];
+            warnings: components["schemas"]["DryingWarning"][];
+            /** @description Drying notes, oldest first. */
+            notes: components["schemas"]["DryingNote"][];
+            reading_count: number;
+            /** @description With `detail=readings`. */
+            readings?: components["schemas"]["DryingReading"][];
+            /** @description With `detail=readings`, every air condition. */
+            conditions?: components["schemas"]["AirCondition"][];
+            /** @description With `detail=readings`, per area and day. */
+            grain_depression?: components["schemas"]["GrainDepression"][];
+        };
+        /** @description How the tied estimate followed the log's drying days. */
+        EstimateFollowed: {
+            estimate_id: components["schemas"]["EstimateId"];
+            /** @enum {string} */
+            outcome: "created" | "updated" | "unchanged" | "final_left_alone";
+            rooms_added: string[];
+            changed_lines: {
+                line_id: components["schemas"]["LineId"];
+                description: string;
+                room: string | null;
+                days_before: number;
+                days_after: number;
+                quantity_before: number;
+                quantity_after: number;
+                total_cents_before: number;
+                total_cents_after: number;
+            }[];
+            total_before: components["schemas"]["ChangeMoney"];
+            total_after: components["schemas"]["ChangeMoney"];
+        };
+        DryingCredits: {
+            /** @description 1 when this call started a log and created the job's estimate, else 0. */
+            used: number;
+            remaining: number;
+        };
+        DryingLogWritten: {
+            log: components["schemas"]["DryingLog"];
+            estimate: components["schemas"]["EstimateFollowed"] | null;
+            credits: components["schemas"]["DryingCredits"];
+        };
+        ReadingsAdded: {
+            log_id: string;
+            log_started: boolean;
+            /** @description Readings saved. */
+            added: number;
+            /** @description The day numbers read. */
+            days: number[];
+            areas_added: string[];
+            /** @description The job's plan before and after (after is larger when a day past it was read). */
+            planned_days: {
+                before: number | null;
+                after: number;
+            };
+            /** @description The air read in this request, with computed values. */
+            conditions: components["schemas"]["AirCondition"][];
+            /** @description The material readings of this request against their goals (references excluded). */
+            materials: components["schemas"]["MaterialStatus"][];
+            estimate: components["schemas"]["EstimateFollowed"] | null;
+            credits: components["schemas"]["DryingCredits"];
+        };
+        DryingNoteAdded: {
+            log_id: string;
+            log_started: boolean;
+            note: components["schemas"]["DryingNote"];
+            credits: components["schemas"]["DryingCredits"];
+        };
+        DryingDaySkipped: {
+            log_id: string;
+            day: number;
+            date: components["schemas"]["CalendarDate"];
+            /** @description The area, or null for every area. */
+            area: string | null;
+            /** @description Readings already taken that day (kept, marked on_skipped_day). */
+            readings_kept: number;
         };
         /** @example est_6Tn3Wq8Zr1Ks */
         EstimateId: string;
@@ -1881,6 +2399,15 @@ export interface components {
         };
         /** @description Something failed on the service's side (`internal_error`). The problem carries only the `request_id` under which the failure was logged, never its details; nothing of the request was saved. */
         InternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The log has no area of that name (`unknown_area`); `valid_values` lists its areas. */
+        UnknownArea: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2433,6 +2960,49 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    admin_set_elevation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "elevation_ft": 5280
+                 *     }
+                 */
+                "application/json": {
+                    elevation_ft: components["schemas"]["ElevationFeet"];
+                };
+            };
+        };
+        responses: {
+            /** @description The elevation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        elevation_ft: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     list_changes: {
         parameters: {
             query?: {
@@ -2628,6 +3198,335 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_drying_log: {
+        parameters: {
+            query?: {
+                /** @description `summary` (default): latest status per area. `readings`: also every reading, air condition and daily grain depression. */
+                detail?: "summary" | "readings";
+                /** @description Only this area (its name, any case). */
+                area?: string;
+                /** @description Only days from this day number on. */
+                from_day?: components["schemas"]["DryingDay"];
+                /** @description Only days up to this day number. */
+                to_day?: components["schemas"]["DryingDay"];
+            };
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The drying log. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DryingLog"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnknownArea"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    create_drying_log: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation_id": "0d7c6b5a-4938-4271-8160-5f4e3d2c1b0a",
+                 *       "start_date": "2026-11-18",
+                 *       "planned_days": 4,
+                 *       "rooms": [
+                 *         {
+                 *           "name": "Kitchen"
+                 *         },
+                 *         {
+                 *           "name": "Hall",
+                 *           "planned_days": 3
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    operation_id: components["schemas"]["OperationId"];
+                    /** @description The areas to dry; names are matched without regard to case, and a name given twice is one area. */
+                    rooms: {
+                        name: components["schemas"]["DryingAreaName"];
+                        planned_days?: components["schemas"]["PlannedDays"];
+                    }[];
+                    start_date?: components["schemas"]["CalendarDate"];
+                    planned_days?: components["schemas"]["PlannedDays"];
+                    elevation_ft?: components["schemas"]["ElevationFeet"];
+                };
+            };
+        };
+        responses: {
+            /** @description The log as `get_drying_log` answers it, what changed on the estimate, and the credits used. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DryingLogWritten"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredits"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_drying_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation_id": "8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d",
+                 *       "area": "Kitchen",
+                 *       "planned_days": 5
+                 *     }
+                 */
+                "application/json": {
+                    operation_id: components["schemas"]["OperationId"];
+                    start_date?: components["schemas"]["CalendarDate"];
+                    /** @description The job's planned days, or with `area` that area's (null there makes it follow the job's). */
+                    planned_days?: components["schemas"]["PlannedDays"] | null;
+                    area?: components["schemas"]["DryingAreaName"];
+                    /** @description Elevation of the job's site in feet; null uses the company's. */
+                    elevation_ft?: components["schemas"]["ElevationFeet"] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The log and what changed on the estimate. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DryingLogWritten"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnknownArea"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_drying_readings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation_id": "2b3c4d5e-6f70-4182-93a4-b5c6d7e8f901",
+                 *       "source_of_values": "dictated_by_user",
+                 *       "day": 2,
+                 *       "area": "Kitchen",
+                 *       "readings": [
+                 *         {
+                 *           "metric": "temp_f",
+                 *           "value": 78
+                 *         },
+                 *         {
+                 *           "metric": "rh_pct",
+                 *           "value": 41
+                 *         },
+                 *         {
+                 *           "metric": "drywall",
+                 *           "value": 22,
+                 *           "point": "north wall 2 ft"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    operation_id: components["schemas"]["OperationId"];
+                    source_of_values?: components["schemas"]["SourceOfValues"];
+                    day?: components["schemas"]["DryingDay"];
+                    date?: components["schemas"]["CalendarDate"];
+                    area?: components["schemas"]["DryingAreaName"];
+                    location?: components["schemas"]["ReadingLocation"];
+                    readings?: components["schemas"]["ReadingInput"][];
+                    /** @description Several rows, each with its own day or date, area and readings; the body's own day, area, location and source_of_values are their defaults. */
+                    rows?: components["schemas"]["ReadingRow"][];
+                };
+            };
+        };
+        responses: {
+            /** @description What was saved, with the values computed from it. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadingsAdded"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredits"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    add_drying_note: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation_id": "3c4d5e6f-7081-4293-a4b5-c6d7e8f90a1b",
+                 *       "area": "Kitchen",
+                 *       "day": 2,
+                 *       "text": "Moved one air mover to the toe kick; cabinet backs still wet."
+                 *     }
+                 */
+                "application/json": {
+                    operation_id: components["schemas"]["OperationId"];
+                    text: components["schemas"]["NoteText"];
+                    area?: components["schemas"]["DryingAreaName"];
+                    day?: components["schemas"]["DryingDay"];
+                    date?: components["schemas"]["CalendarDate"];
+                };
+            };
+        };
+        responses: {
+            /** @description The note and the credits used. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DryingNoteAdded"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredits"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    skip_drying_day: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation_id": "4d5e6f70-8192-43a4-b5c6-d7e8f90a1b2c",
+                 *       "date": "2026-11-21",
+                 *       "reason": "Homeowner not home; no access."
+                 *     }
+                 */
+                "application/json": {
+                    operation_id: components["schemas"]["OperationId"];
+                    day?: components["schemas"]["DryingDay"];
+                    date?: components["schemas"]["CalendarDate"];
+                    area?: components["schemas"]["DryingAreaName"];
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The skipped day. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DryingDaySkipped"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnknownArea"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -22,6 +22,7 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   credits add --company co_… --add N                          (negative takes credits away)
   chat set --company co_… --webhook-url URL|none --new-note on|off
   estimate-rates set --company co_… --overhead 10 --profit 10 --tax 6.25
+  elevation set --company co_… --feet 5280                    (drying logs' air pressure)
 
 Lists print one page; pass its next_cursor as --cursor for the next.
 Environment: JMS_URL (default http://127.0.0.1:3000), ADMIN_TOKEN (the one the service was started with).`;
@@ -37,6 +38,7 @@ const OPTIONS = {
   person: { type: 'string' },
   scope: { type: 'string' },
   add: { type: 'string' },
+  feet: { type: 'string' },
   'webhook-url': { type: 'string' },
   'new-note': { type: 'string' },
   overhead: { type: 'string' },
@@ -149,6 +151,8 @@ function run(api: JobsClient, command: string, args: string[], values: Values): 
         params: company(),
         body: { overhead_pct: number(values, 'overhead'), profit_pct: number(values, 'profit'), tax_pct: number(values, 'tax') },
       });
+    case 'elevation set':
+      return api.PUT('/admin/v1/companies/{company_id}/elevation', { params: company(), body: { elevation_ft: number(values, 'feet') } });
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

@@ -5,6 +5,7 @@ import * as estimatesStandards from './migrations/003_estimates_standards';
 import * as searchStatistics from './migrations/004_search_statistics';
 import * as undoneOperations from './migrations/005_undone_operations';
 import * as changeData from './migrations/006_change_data';
+import * as dryingLog from './migrations/007_drying_log';
 import { syncStandards } from '../tools/standards/corpus';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
@@ -15,6 +16,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '004_search_statistics': searchStatistics,
   '005_undone_operations': undoneOperations,
   '006_change_data': changeData,
+  '007_drying_log': dryingLog,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -41,6 +41,11 @@ export const toolsets: { name: string; tag: string; description: string }[] = [
     "description": "Estimates priced from the service's price list, with rooms, lines and totals."
   },
   {
+    "name": "drying",
+    "tag": "Drying",
+    "description": "The drying log of a water-mitigation job (areas, days, readings, notes), with psychrometrics and dry goals computed by the service."
+  },
+  {
     "name": "standards",
     "tag": "Standards",
     "description": "Guidance passages on water damage, drying, mold and safety from public-domain sources."
@@ -3253,6 +3258,799 @@ export const mcpTools: McpToolDefinition[] = [
       "openWorldHint": false
     },
     "numberArguments": []
+  },
+  {
+    "name": "add_drying_note",
+    "toolset": "drying",
+    "scope": "write",
+    "title": "Add a drying note",
+    "description": "Add a note to a job's drying log (optionally for one area and day); starts the log if none. Returns the note and credits used.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        },
+        "operation_id": {
+          "type": "string",
+          "description": "Your id of this write; resend it to retry safely."
+        },
+        "text": {
+          "type": "string",
+          "description": "The note's text, at most 20,000 characters."
+        },
+        "area": {
+          "type": "string",
+          "pattern": "\\S",
+          "description": "Area (room) name, any case."
+        },
+        "day": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 365,
+          "description": "A day of the drying log; day 1 is its start date."
+        },
+        "date": {
+          "type": "string",
+          "format": "date",
+          "description": "A calendar day, YYYY-MM-DD."
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id",
+        "text"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "log_id": {
+          "type": "string"
+        },
+        "log_started": {
+          "type": "boolean"
+        },
+        "note": {
+          "type": "object"
+        },
+        "credits": {
+          "type": "object"
+        }
+      }
+    },
+    "annotations": {
+      "title": "Add a drying note",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
+    "name": "add_drying_readings",
+    "toolset": "drying",
+    "scope": "write",
+    "title": "Record drying readings",
+    "description": "Record drying readings (temp_f, rh_pct, drywall…) for one area and day, or many in rows; starts the log, adds areas, extends the plan as needed. Returns GPP, dew point and dry status.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        },
+        "operation_id": {
+          "type": "string",
+          "description": "Your id of this write; resend it to retry safely."
+        },
+        "source_of_values": {
+          "type": "string",
+          "enum": [
+            "dictated_by_user",
+            "read_from_log"
+          ],
+          "default": "dictated_by_user",
+          "description": "`dictated_by_user` (said or typed by the technician) or `read_from_log` (read off a paper or photographed log)."
+        },
+        "day": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 365,
+          "description": "A day of the drying log; day 1 is its start date."
+        },
+        "date": {
+          "type": "string",
+          "format": "date",
+          "description": "A calendar day, YYYY-MM-DD."
+        },
+        "area": {
+          "type": "string",
+          "pattern": "\\S",
+          "description": "Area (room) name, any case."
+        },
+        "location": {
+          "type": "string",
+          "enum": [
+            "affected",
+            "unaffected",
+            "outside",
+            "dehumidifier_exhaust"
+          ],
+          "default": "affected",
+          "description": "Where the reading was taken."
+        },
+        "readings": {
+          "type": "array",
+          "minItems": 1,
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "metric",
+              "value"
+            ],
+            "properties": {
+              "metric": {
+                "type": "string",
+                "enum": [
+                  "temp_f",
+                  "temp_c",
+                  "rh_pct",
+                  "drywall",
+                  "wood",
+                  "subfloor",
+                  "concrete",
+                  "carpet",
+                  "pad",
+                  "insulation",
+                  "ceiling_tile",
+                  "baseboard",
+                  "cabinet"
+                ],
+                "description": "Air: `temp_f`, `temp_c` (stored as °F), `rh_pct`. Materials (moisture, % or meter points): the others."
+              },
+              "value": {
+                "type": "number",
+                "description": "Up to two decimals; more are rounded half up."
+              },
+              "location": {
+                "type": "string",
+                "enum": [
+                  "affected",
+                  "unaffected",
+                  "outside",
+                  "dehumidifier_exhaust"
+                ],
+                "default": "affected",
+                "description": "Where the reading was taken."
+              },
+              "point": {
+                "type": "string",
+                "description": "Where on the material (`north wall 2 ft`); each point is its own material."
+              },
+              "reference": {
+                "type": "boolean",
+                "description": "This material reading is the unaffected reference that sets the dry goal."
+              }
+            }
+          }
+        },
+        "rows": {
+          "type": "array",
+          "minItems": 1,
+          "description": "Several rows, each with its own day or date, area and readings; the body's own day, area, location and source_of_values are their defaults.",
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "readings"
+            ],
+            "properties": {
+              "day": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 365,
+                "description": "A day of the drying log; day 1 is its start date."
+              },
+              "date": {
+                "type": "string",
+                "format": "date",
+                "description": "A calendar day, YYYY-MM-DD."
+              },
+              "area": {
+                "type": "string",
+                "pattern": "\\S",
+                "description": "Area (room) name, any case."
+              },
+              "location": {
+                "type": "string",
+                "enum": [
+                  "affected",
+                  "unaffected",
+                  "outside",
+                  "dehumidifier_exhaust"
+                ],
+                "default": "affected",
+                "description": "Where the reading was taken."
+              },
+              "source_of_values": {
+                "type": "string",
+                "enum": [
+                  "dictated_by_user",
+                  "read_from_log"
+                ],
+                "default": "dictated_by_user",
+                "description": "`dictated_by_user` (said or typed by the technician) or `read_from_log` (read off a paper or photographed log)."
+              },
+              "readings": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "metric",
+                    "value"
+                  ],
+                  "properties": {
+                    "metric": {
+                      "type": "string",
+                      "enum": [
+                        "temp_f",
+                        "temp_c",
+                        "rh_pct",
+                        "drywall",
+                        "wood",
+                        "subfloor",
+                        "concrete",
+                        "carpet",
+                        "pad",
+                        "insulation",
+                        "ceiling_tile",
+                        "baseboard",
+                        "cabinet"
+                      ],
+                      "description": "Air: `temp_f`, `temp_c` (stored as °F), `rh_pct`. Materials (moisture, % or meter points): the others."
+                    },
+                    "value": {
+                      "type": "number",
+                      "description": "Up to two decimals; more are rounded half up."
+                    },
+                    "location": {
+                      "type": "string",
+                      "enum": [
+                        "affected",
+                        "unaffected",
+                        "outside",
+                        "dehumidifier_exhaust"
+                      ],
+                      "default": "affected",
+                      "description": "Where the reading was taken."
+                    },
+                    "point": {
+                      "type": "string",
+                      "description": "Where on the material (`north wall 2 ft`); each point is its own material."
+                    },
+                    "reference": {
+                      "type": "boolean",
+                      "description": "This material reading is the unaffected reference that sets the dry goal."
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "log_id": {
+          "type": "string"
+        },
+        "log_started": {
+          "type": "boolean"
+        },
+        "added": {
+          "type": "integer"
+        },
+        "days": {
+          "type": "array"
+        },
+        "areas_added": {
+          "type": "array"
+        },
+        "planned_days": {
+          "type": "object"
+        },
+        "conditions": {
+          "type": "array"
+        },
+        "materials": {
+          "type": "array"
+        },
+        "estimate": {
+          "anyOf": [
+            {
+              "type": "object"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "credits": {
+          "type": "object"
+        }
+      }
+    },
+    "annotations": {
+      "title": "Record drying readings",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
+    "name": "create_drying_log",
+    "toolset": "drying",
+    "scope": "write",
+    "title": "Start a drying log",
+    "description": "Start a job's drying log with rooms (start date, planned days); sets up the estimate's rooms too, one credit if the job has no estimate. Returns the log, estimate changes, credits.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        },
+        "operation_id": {
+          "type": "string",
+          "description": "Your id of this write; resend it to retry safely."
+        },
+        "rooms": {
+          "type": "array",
+          "minItems": 1,
+          "description": "The areas to dry; names are matched without regard to case, and a name given twice is one area.",
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "name"
+            ],
+            "properties": {
+              "name": {
+                "type": "string",
+                "pattern": "\\S",
+                "description": "Area (room) name, any case."
+              },
+              "planned_days": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 365
+              }
+            }
+          }
+        },
+        "start_date": {
+          "type": "string",
+          "format": "date",
+          "description": "A calendar day, YYYY-MM-DD."
+        },
+        "planned_days": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 365
+        },
+        "elevation_ft": {
+          "type": "integer",
+          "minimum": -1500,
+          "maximum": 15000,
+          "description": "Feet above sea level; the air's pressure (and so GPP) follows it."
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id",
+        "rooms"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "log": {
+          "type": "object"
+        },
+        "estimate": {
+          "anyOf": [
+            {
+              "type": "object"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "credits": {
+          "type": "object"
+        }
+      }
+    },
+    "annotations": {
+      "title": "Start a drying log",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
+    "name": "get_drying_log",
+    "toolset": "drying",
+    "scope": "read",
+    "title": "Read the drying log",
+    "description": "Read a job's drying log: areas with latest GPP, dew point, grain depression and material dry status, days (skipped marked), wet areas, warnings, notes. detail=readings adds every reading.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        },
+        "detail": {
+          "type": "string",
+          "enum": [
+            "summary",
+            "readings"
+          ],
+          "default": "summary",
+          "description": "`summary` (default): latest status per area. `readings`: also every reading, air condition and daily grain depression."
+        },
+        "area": {
+          "type": "string",
+          "description": "Only this area (its name, any case)."
+        },
+        "from_day": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 365,
+          "description": "Only days from this day number on."
+        },
+        "to_day": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 365,
+          "description": "Only days up to this day number."
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string"
+        },
+        "job": {
+          "type": "object"
+        },
+        "start_date": {
+          "type": "string"
+        },
+        "planned_days": {
+          "type": "integer"
+        },
+        "end_date": {
+          "type": "string"
+        },
+        "today_day": {
+          "type": "integer"
+        },
+        "elevation_ft": {
+          "type": "integer"
+        },
+        "elevation_source": {
+          "type": "string"
+        },
+        "pressure_inhg": {
+          "type": "number"
+        },
+        "estimate_id": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "areas": {
+          "type": "array"
+        },
+        "building": {
+          "type": "object"
+        },
+        "days": {
+          "type": "array"
+        },
+        "wet_areas": {
+          "type": "array"
+        },
+        "warnings": {
+          "type": "array"
+        },
+        "notes": {
+          "type": "array"
+        },
+        "reading_count": {
+          "type": "integer"
+        },
+        "readings": {
+          "type": "array"
+        },
+        "conditions": {
+          "type": "array"
+        },
+        "grain_depression": {
+          "type": "array"
+        }
+      }
+    },
+    "annotations": {
+      "title": "Read the drying log",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
+    "name": "skip_drying_day",
+    "toolset": "drying",
+    "scope": "write",
+    "title": "Skip a drying day",
+    "description": "Mark a drying day not monitored (by day number or date), for one area or every area. Returns the day and the readings kept on it.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        },
+        "operation_id": {
+          "type": "string",
+          "description": "Your id of this write; resend it to retry safely."
+        },
+        "day": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 365,
+          "description": "A day of the drying log; day 1 is its start date."
+        },
+        "date": {
+          "type": "string",
+          "format": "date",
+          "description": "A calendar day, YYYY-MM-DD."
+        },
+        "area": {
+          "type": "string",
+          "pattern": "\\S",
+          "description": "Area (room) name, any case."
+        },
+        "reason": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "log_id": {
+          "type": "string"
+        },
+        "day": {
+          "type": "integer"
+        },
+        "date": {
+          "type": "string"
+        },
+        "area": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "readings_kept": {
+          "type": "integer"
+        }
+      }
+    },
+    "annotations": {
+      "title": "Skip a drying day",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
+    "name": "update_drying_settings",
+    "toolset": "drying",
+    "scope": "write",
+    "title": "Change drying settings",
+    "description": "Change a drying log's start date, planned days (job or one area) or elevation; day-billed estimate lines re-price. Returns the log and the lines and totals that changed.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        },
+        "operation_id": {
+          "type": "string",
+          "description": "Your id of this write; resend it to retry safely."
+        },
+        "start_date": {
+          "type": "string",
+          "format": "date",
+          "description": "A calendar day, YYYY-MM-DD."
+        },
+        "planned_days": {
+          "description": "Planned days of the job, or of `area` (null there follows the job's).",
+          "oneOf": [
+            {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 365
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "area": {
+          "type": "string",
+          "pattern": "\\S",
+          "description": "Area (room) name, any case."
+        },
+        "elevation_ft": {
+          "description": "Elevation of the job's site in feet; null uses the company's.",
+          "oneOf": [
+            {
+              "type": "integer",
+              "minimum": -1500,
+              "maximum": 15000
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "log": {
+          "type": "object"
+        },
+        "estimate": {
+          "anyOf": [
+            {
+              "type": "object"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "credits": {
+          "type": "object"
+        }
+      }
+    },
+    "annotations": {
+      "title": "Change drying settings",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
   },
   {
     "name": "search_standards",

@@ -37,6 +37,8 @@ export interface OperationSpec {
 }
 export type OperationName =
   | "add_contact"
+  | "add_drying_note"
+  | "add_drying_readings"
   | "add_line_items"
   | "add_note"
   | "add_rooms"
@@ -50,16 +52,19 @@ export type OperationName =
   | "admin_revoke_key"
   | "admin_rotate_key"
   | "admin_set_chat"
+  | "admin_set_elevation"
   | "admin_set_estimate_rates"
   | "admin_set_referral_sources"
   | "admin_set_statuses"
   | "assign_job"
   | "cancel_job"
   | "correct_note"
+  | "create_drying_log"
   | "create_estimate"
   | "create_job"
   | "find_jobs"
   | "get_context"
+  | "get_drying_log"
   | "get_estimate"
   | "get_guide"
   | "get_job"
@@ -76,9 +81,11 @@ export type OperationName =
   | "retract_note"
   | "search_price_list"
   | "search_standards"
+  | "skip_drying_day"
   | "unassign_job"
   | "undo_my_last_action"
   | "update_contact"
+  | "update_drying_settings"
   | "update_job_overview"
   | "update_line_item"
   | "update_room";
@@ -86,6 +93,7 @@ export type OperationName =
 export type ReadOperationName =
   | "find_jobs"
   | "get_context"
+  | "get_drying_log"
   | "get_estimate"
   | "get_guide"
   | "get_job"
@@ -101,21 +109,26 @@ export type ReadOperationName =
 
 export type WriteOperationName =
   | "add_contact"
+  | "add_drying_note"
+  | "add_drying_readings"
   | "add_line_items"
   | "add_note"
   | "add_rooms"
   | "assign_job"
   | "cancel_job"
   | "correct_note"
+  | "create_drying_log"
   | "create_estimate"
   | "create_job"
   | "move_job_status"
   | "remove_line_item"
   | "reopen_job"
   | "retract_note"
+  | "skip_drying_day"
   | "unassign_job"
   | "undo_my_last_action"
   | "update_contact"
+  | "update_drying_settings"
   | "update_job_overview"
   | "update_line_item"
   | "update_room";
@@ -131,6 +144,7 @@ export type AdminOperationName =
   | "admin_revoke_key"
   | "admin_rotate_key"
   | "admin_set_chat"
+  | "admin_set_elevation"
   | "admin_set_estimate_rates"
   | "admin_set_referral_sources"
   | "admin_set_statuses";
@@ -315,6 +329,800 @@ export const operations: Record<OperationName, OperationSpec> = {
                 "null"
               ],
               "description": "The person's own address on one line, if known."
+            }
+          }
+        }
+      }
+    }
+  },
+  add_drying_note: {
+    "name": "add_drying_note",
+    "method": "POST",
+    "path": "/api/v1/jobs/{job_id}/drying-log/notes",
+    "expressPath": "/api/v1/jobs/:job_id/drying-log/notes",
+    "tag": "Drying",
+    "summary": "Add a note to the drying log, starting the log if there is none",
+    "description": "Adds a note to the job's drying log, optionally about one area and one day (by number or\ndate). A job with no log gets one started today (planned for 3 days), which on a job with\nno estimate also creates the estimate and uses one credit (402 `insufficient_credits`\nwith nothing saved when none is left); an area the log lacks is added.",
+    "scope": "write",
+    "credit": "estimate_if_new_log",
+    "mcp": true,
+    "annotations": {
+      "title": "Add a drying note",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "text",
+      "area",
+      "day",
+      "date"
+    ],
+    "hasBody": true,
+    "successStatus": 201,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
+          "example": "#16"
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "text": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 20000,
+          "description": "The note's text, at most 20,000 characters."
+        },
+        "area": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
+          "pattern": "\\S",
+          "description": "An affected room or chamber; matched without regard to case, and the same name as the estimate's room.",
+          "x-mcp-description": "Area (room) name, any case."
+        },
+        "day": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 365,
+          "description": "A day of the drying log; day 1 is its start date."
+        },
+        "date": {
+          "type": "string",
+          "format": "date",
+          "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+          "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+          "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+          "example": "2026-11-18"
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id",
+        "text"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "log_id",
+        "log_started",
+        "note",
+        "credits"
+      ],
+      "properties": {
+        "log_id": {
+          "type": "string"
+        },
+        "log_started": {
+          "type": "boolean"
+        },
+        "note": {
+          "type": "object",
+          "required": [
+            "id",
+            "text",
+            "area",
+            "day",
+            "created_by",
+            "created_at"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "example": "dnote_8Hq2LmR4TxYc"
+            },
+            "text": {
+              "type": "string"
+            },
+            "area": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "day": {
+              "type": [
+                "integer",
+                "null"
+              ]
+            },
+            "created_by": {
+              "type": "object",
+              "description": "A teammate, as shown on records they made or are assigned to.",
+              "required": [
+                "id",
+                "name"
+              ],
+              "properties": {
+                "id": {
+                  "type": "string",
+                  "pattern": "^per_[0-9A-Za-z]+$",
+                  "example": "per_3bT9kLx0Qw2e"
+                },
+                "name": {
+                  "type": "string"
+                }
+              }
+            },
+            "created_at": {
+              "type": "string",
+              "format": "date-time"
+            }
+          }
+        },
+        "credits": {
+          "type": "object",
+          "required": [
+            "used",
+            "remaining"
+          ],
+          "properties": {
+            "used": {
+              "type": "integer",
+              "description": "1 when this call started a log and created the job's estimate, else 0."
+            },
+            "remaining": {
+              "type": "integer"
+            }
+          }
+        }
+      }
+    }
+  },
+  add_drying_readings: {
+    "name": "add_drying_readings",
+    "method": "POST",
+    "path": "/api/v1/jobs/{job_id}/drying-log/readings",
+    "expressPath": "/api/v1/jobs/:job_id/drying-log/readings",
+    "tag": "Drying",
+    "summary": "Record air and moisture readings, for one area and day or many",
+    "description": "Records readings: one row (`day` or `date`, `area`, `readings`) in the body itself, or\nseveral in `rows`, across days and areas. Each reading is a `metric` and a `value`, with\nwhere the air was read (`location`: `affected` by default, `unaffected`, `outside`,\n`dehumidifier_exhaust`), an optional `point` (`north wall 2 ft`) and, for a material,\n`reference: true` when it is the unaffected reading that sets the area's dry goal (a\nmaterial read at location `unaffected` is one too). Readings of one thing sent twice in a\nrequest: the later one counts.\n`temp_c` is stored as °F. Outside and unaffected readings need no area: without one they\nbelong to the building (an unaffected material reading without an area is the dry goal\nof every area without its own reference). A date is turned into its day number (day 1 is\nthe start date).\n\nThe whole request is checked before anything is saved: a value out of range (`rh_pct`\n0–100, temperatures −40–200 °F or −40–93 °C, moisture 0–1000), a day before day 1, a date\nbefore the start date, an area missing where it is needed, or more than 2,000 readings\nanswers 400 naming every bad row (`/body/rows/3/readings/1/value`) and saves nothing.\n\nA day past the plan extends the plan (and the area's own plan); an area the log lacks is\nadded (and added to the tied estimate as a room); a job with no log gets one started\ntoday, planned for 3 days or up to the latest day sent, which on a job with no estimate\nalso creates the estimate and uses one credit. The reply gives the computed values of\nthe air read in this request and the dry status of its material readings.",
+    "scope": "write",
+    "credit": "estimate_if_new_log",
+    "mcp": true,
+    "annotations": {
+      "title": "Record drying readings",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "source_of_values",
+      "day",
+      "date",
+      "area",
+      "location",
+      "readings",
+      "rows"
+    ],
+    "hasBody": true,
+    "successStatus": 201,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
+          "example": "#16"
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "source_of_values": {
+          "type": "string",
+          "enum": [
+            "dictated_by_user",
+            "read_from_log"
+          ],
+          "default": "dictated_by_user",
+          "description": "`dictated_by_user` (said or typed by the technician) or `read_from_log` (read off a paper or photographed log)."
+        },
+        "day": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 365,
+          "description": "A day of the drying log; day 1 is its start date."
+        },
+        "date": {
+          "type": "string",
+          "format": "date",
+          "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+          "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+          "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+          "example": "2026-11-18"
+        },
+        "area": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
+          "pattern": "\\S",
+          "description": "An affected room or chamber; matched without regard to case, and the same name as the estimate's room.",
+          "x-mcp-description": "Area (room) name, any case."
+        },
+        "location": {
+          "type": "string",
+          "enum": [
+            "affected",
+            "unaffected",
+            "outside",
+            "dehumidifier_exhaust"
+          ],
+          "default": "affected",
+          "description": "Where the reading was taken."
+        },
+        "readings": {
+          "type": "array",
+          "minItems": 1,
+          "maxItems": 100,
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "metric",
+              "value"
+            ],
+            "properties": {
+              "metric": {
+                "type": "string",
+                "enum": [
+                  "temp_f",
+                  "temp_c",
+                  "rh_pct",
+                  "drywall",
+                  "wood",
+                  "subfloor",
+                  "concrete",
+                  "carpet",
+                  "pad",
+                  "insulation",
+                  "ceiling_tile",
+                  "baseboard",
+                  "cabinet"
+                ],
+                "description": "Air: `temp_f`, `temp_c` (stored as °F), `rh_pct`. Materials (moisture, % or meter points): the others."
+              },
+              "value": {
+                "type": "number",
+                "description": "Up to two decimals; more are rounded half up."
+              },
+              "location": {
+                "type": "string",
+                "enum": [
+                  "affected",
+                  "unaffected",
+                  "outside",
+                  "dehumidifier_exhaust"
+                ],
+                "default": "affected",
+                "description": "Where the reading was taken."
+              },
+              "point": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100,
+                "description": "Where on the material (`north wall 2 ft`); each point is its own material."
+              },
+              "reference": {
+                "type": "boolean",
+                "description": "This material reading is the unaffected reference that sets the dry goal."
+              }
+            }
+          }
+        },
+        "rows": {
+          "type": "array",
+          "minItems": 1,
+          "maxItems": 500,
+          "description": "Several rows, each with its own day or date, area and readings; the body's own day, area, location and source_of_values are their defaults.",
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "readings"
+            ],
+            "properties": {
+              "day": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 365,
+                "description": "A day of the drying log; day 1 is its start date."
+              },
+              "date": {
+                "type": "string",
+                "format": "date",
+                "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+                "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+                "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+                "example": "2026-11-18"
+              },
+              "area": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100,
+                "pattern": "\\S",
+                "description": "An affected room or chamber; matched without regard to case, and the same name as the estimate's room.",
+                "x-mcp-description": "Area (room) name, any case."
+              },
+              "location": {
+                "type": "string",
+                "enum": [
+                  "affected",
+                  "unaffected",
+                  "outside",
+                  "dehumidifier_exhaust"
+                ],
+                "default": "affected",
+                "description": "Where the reading was taken."
+              },
+              "source_of_values": {
+                "type": "string",
+                "enum": [
+                  "dictated_by_user",
+                  "read_from_log"
+                ],
+                "default": "dictated_by_user",
+                "description": "`dictated_by_user` (said or typed by the technician) or `read_from_log` (read off a paper or photographed log)."
+              },
+              "readings": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 100,
+                "items": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "metric",
+                    "value"
+                  ],
+                  "properties": {
+                    "metric": {
+                      "type": "string",
+                      "enum": [
+                        "temp_f",
+                        "temp_c",
+                        "rh_pct",
+                        "drywall",
+                        "wood",
+                        "subfloor",
+                        "concrete",
+                        "carpet",
+                        "pad",
+                        "insulation",
+                        "ceiling_tile",
+                        "baseboard",
+                        "cabinet"
+                      ],
+                      "description": "Air: `temp_f`, `temp_c` (stored as °F), `rh_pct`. Materials (moisture, % or meter points): the others."
+                    },
+                    "value": {
+                      "type": "number",
+                      "description": "Up to two decimals; more are rounded half up."
+                    },
+                    "location": {
+                      "type": "string",
+                      "enum": [
+                        "affected",
+                        "unaffected",
+                        "outside",
+                        "dehumidifier_exhaust"
+                      ],
+                      "default": "affected",
+                      "description": "Where the reading was taken."
+                    },
+                    "point": {
+                      "type": "string",
+                      "minLength": 1,
+                      "maxLength": 100,
+                      "description": "Where on the material (`north wall 2 ft`); each point is its own material."
+                    },
+                    "reference": {
+                      "type": "boolean",
+                      "description": "This material reading is the unaffected reference that sets the dry goal."
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "log_id",
+        "log_started",
+        "added",
+        "days",
+        "areas_added",
+        "planned_days",
+        "conditions",
+        "materials",
+        "estimate",
+        "credits"
+      ],
+      "properties": {
+        "log_id": {
+          "type": "string"
+        },
+        "log_started": {
+          "type": "boolean"
+        },
+        "added": {
+          "type": "integer",
+          "description": "Readings saved."
+        },
+        "days": {
+          "type": "array",
+          "description": "The day numbers read.",
+          "items": {
+            "type": "integer"
+          }
+        },
+        "areas_added": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "planned_days": {
+          "type": "object",
+          "description": "The job's plan before and after (after is larger when a day past it was read).",
+          "required": [
+            "before",
+            "after"
+          ],
+          "properties": {
+            "before": {
+              "type": [
+                "integer",
+                "null"
+              ]
+            },
+            "after": {
+              "type": "integer"
+            }
+          }
+        },
+        "conditions": {
+          "type": "array",
+          "description": "The air read in this request, with computed values.",
+          "items": {
+            "type": "object",
+            "description": "Air read in one place on one day, with what the service computes from it (null where temperature or RH is missing).",
+            "required": [
+              "area",
+              "day",
+              "location",
+              "temp_f",
+              "rh_pct",
+              "gpp",
+              "dew_point_f",
+              "vapor_pressure_inhg"
+            ],
+            "properties": {
+              "area": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "day": {
+                "type": "integer"
+              },
+              "location": {
+                "type": "string",
+                "enum": [
+                  "affected",
+                  "unaffected",
+                  "outside",
+                  "dehumidifier_exhaust"
+                ],
+                "default": "affected",
+                "description": "Where the reading was taken."
+              },
+              "temp_f": {
+                "type": [
+                  "number",
+                  "null"
+                ]
+              },
+              "rh_pct": {
+                "type": [
+                  "number",
+                  "null"
+                ]
+              },
+              "gpp": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "Grains of water per pound of dry air, one decimal."
+              },
+              "dew_point_f": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "One decimal."
+              },
+              "vapor_pressure_inhg": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "Inches of mercury, three decimals."
+              }
+            }
+          }
+        },
+        "materials": {
+          "type": "array",
+          "description": "The material readings of this request against their goals (references excluded).",
+          "items": {
+            "type": "object",
+            "description": "A material reading against its dry goal.",
+            "required": [
+              "area",
+              "day",
+              "metric",
+              "point",
+              "value",
+              "goal",
+              "goal_source",
+              "dry"
+            ],
+            "properties": {
+              "area": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "day": {
+                "type": "integer"
+              },
+              "metric": {
+                "type": "string",
+                "enum": [
+                  "temp_f",
+                  "temp_c",
+                  "rh_pct",
+                  "drywall",
+                  "wood",
+                  "subfloor",
+                  "concrete",
+                  "carpet",
+                  "pad",
+                  "insulation",
+                  "ceiling_tile",
+                  "baseboard",
+                  "cabinet"
+                ],
+                "description": "Air: `temp_f`, `temp_c` (stored as °F), `rh_pct`. Materials (moisture, % or meter points): the others."
+              },
+              "point": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "value": {
+                "type": "number"
+              },
+              "goal": {
+                "type": "number"
+              },
+              "goal_source": {
+                "type": "string",
+                "enum": [
+                  "area_reference",
+                  "unaffected_reference",
+                  "default"
+                ]
+              },
+              "dry": {
+                "type": "boolean",
+                "description": "At or below the goal."
+              }
+            }
+          }
+        },
+        "estimate": {
+          "oneOf": [
+            {
+              "type": "object",
+              "description": "How the tied estimate followed the log's drying days.",
+              "required": [
+                "estimate_id",
+                "outcome",
+                "rooms_added",
+                "changed_lines",
+                "total_before",
+                "total_after"
+              ],
+              "properties": {
+                "estimate_id": {
+                  "type": "string",
+                  "pattern": "^est_[0-9A-Za-z]+$",
+                  "example": "est_6Tn3Wq8Zr1Ks"
+                },
+                "outcome": {
+                  "type": "string",
+                  "enum": [
+                    "created",
+                    "updated",
+                    "unchanged",
+                    "final_left_alone"
+                  ]
+                },
+                "rooms_added": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                },
+                "changed_lines": {
+                  "type": "array",
+                  "items": {
+                    "type": "object",
+                    "required": [
+                      "line_id",
+                      "description",
+                      "room",
+                      "days_before",
+                      "days_after",
+                      "quantity_before",
+                      "quantity_after",
+                      "total_cents_before",
+                      "total_cents_after"
+                    ],
+                    "properties": {
+                      "line_id": {
+                        "type": "string",
+                        "pattern": "^line_[0-9A-Za-z]+$",
+                        "example": "line_8Vb2Xc4Zn6Mq"
+                      },
+                      "description": {
+                        "type": "string"
+                      },
+                      "room": {
+                        "type": [
+                          "string",
+                          "null"
+                        ]
+                      },
+                      "days_before": {
+                        "type": "integer"
+                      },
+                      "days_after": {
+                        "type": "integer"
+                      },
+                      "quantity_before": {
+                        "type": "number"
+                      },
+                      "quantity_after": {
+                        "type": "number"
+                      },
+                      "total_cents_before": {
+                        "type": "integer"
+                      },
+                      "total_cents_after": {
+                        "type": "integer"
+                      }
+                    }
+                  }
+                },
+                "total_before": {
+                  "type": "object",
+                  "required": [
+                    "cents",
+                    "currency"
+                  ],
+                  "properties": {
+                    "cents": {
+                      "type": "integer"
+                    },
+                    "currency": {
+                      "type": "string",
+                      "example": "USD"
+                    }
+                  }
+                },
+                "total_after": {
+                  "type": "object",
+                  "required": [
+                    "cents",
+                    "currency"
+                  ],
+                  "properties": {
+                    "cents": {
+                      "type": "integer"
+                    },
+                    "currency": {
+                      "type": "string",
+                      "example": "USD"
+                    }
+                  }
+                }
+              }
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "credits": {
+          "type": "object",
+          "required": [
+            "used",
+            "remaining"
+          ],
+          "properties": {
+            "used": {
+              "type": "integer",
+              "description": "1 when this call started a log and created the job's estimate, else 0."
+            },
+            "remaining": {
+              "type": "integer"
             }
           }
         }
@@ -2132,6 +2940,61 @@ export const operations: Record<OperationName, OperationSpec> = {
       }
     }
   },
+  admin_set_elevation: {
+    "name": "admin_set_elevation",
+    "method": "PUT",
+    "path": "/admin/v1/companies/{company_id}/elevation",
+    "expressPath": "/admin/v1/companies/:company_id/elevation",
+    "tag": "Administration",
+    "summary": "Set the company's elevation for drying psychrometrics",
+    "description": "Sets the elevation in feet above sea level of the company's area (default 0). The air pressure of every drying log's psychrometrics follows it (5,000 ft raises GPP by about 20%), unless a log sets its own (`update_drying_settings`). Values already shown are computed again from the readings on every read.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "elevation_ft"
+    ],
+    "hasBody": true,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "company_id": {
+          "type": "string",
+          "pattern": "^co_[0-9A-Za-z]+$",
+          "example": "co_8fJ2mQ1xZk9r",
+          "description": "The company's id."
+        },
+        "elevation_ft": {
+          "type": "integer",
+          "minimum": -1500,
+          "maximum": 15000,
+          "description": "Feet above sea level; the air's pressure (and so GPP) follows it."
+        }
+      },
+      "required": [
+        "company_id",
+        "elevation_ft"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "elevation_ft"
+      ],
+      "properties": {
+        "elevation_ft": {
+          "type": "integer"
+        }
+      }
+    }
+  },
   admin_set_estimate_rates: {
     "name": "admin_set_estimate_rates",
     "method": "PUT",
@@ -3040,6 +3903,1173 @@ export const operations: Record<OperationName, OperationSpec> = {
                   }
                 }
               }
+            }
+          }
+        }
+      }
+    }
+  },
+  create_drying_log: {
+    "name": "create_drying_log",
+    "method": "POST",
+    "path": "/api/v1/jobs/{job_id}/drying-log",
+    "expressPath": "/api/v1/jobs/:job_id/drying-log",
+    "tag": "Drying",
+    "summary": "Start a job's drying log with the rooms to dry",
+    "description": "Starts the job's drying log: day 1 is `start_date` (default: today in the company's\ntimezone), planned for `planned_days` (default 3), with the rooms given as its areas\n(each may have its own planned days). The log is tied to the job's first estimate, whose\nrooms of the same names (any case) take the log's drying days, so that its day-billed\nlines follow the plan; missing rooms are added to it. On a job with no estimate, an\nestimate with these rooms is created and one estimate credit is used (`credits` in the\nreply; 402 `insufficient_credits` with nothing saved when none is left; a replay uses\nnone). A job that already has a log answers 409 `invalid_state`.",
+    "scope": "write",
+    "credit": "estimate_if_new_log",
+    "mcp": true,
+    "annotations": {
+      "title": "Start a drying log",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "rooms",
+      "start_date",
+      "planned_days",
+      "elevation_ft"
+    ],
+    "hasBody": true,
+    "successStatus": 201,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
+          "example": "#16"
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "rooms": {
+          "type": "array",
+          "minItems": 1,
+          "maxItems": 50,
+          "description": "The areas to dry; names are matched without regard to case, and a name given twice is one area.",
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "name"
+            ],
+            "properties": {
+              "name": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100,
+                "pattern": "\\S",
+                "description": "An affected room or chamber; matched without regard to case, and the same name as the estimate's room.",
+                "x-mcp-description": "Area (room) name, any case."
+              },
+              "planned_days": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 365
+              }
+            }
+          }
+        },
+        "start_date": {
+          "type": "string",
+          "format": "date",
+          "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+          "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+          "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+          "example": "2026-11-18"
+        },
+        "planned_days": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 365
+        },
+        "elevation_ft": {
+          "type": "integer",
+          "minimum": -1500,
+          "maximum": 15000,
+          "description": "Feet above sea level; the air's pressure (and so GPP) follows it."
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id",
+        "rooms"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "log",
+        "estimate",
+        "credits"
+      ],
+      "properties": {
+        "log": {
+          "type": "object",
+          "required": [
+            "id",
+            "job",
+            "start_date",
+            "planned_days",
+            "end_date",
+            "today_day",
+            "elevation_ft",
+            "elevation_source",
+            "pressure_inhg",
+            "estimate_id",
+            "areas",
+            "building",
+            "days",
+            "wet_areas",
+            "warnings",
+            "notes",
+            "reading_count"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "example": "dry_5Tq8KmR2xA9b"
+            },
+            "job": {
+              "type": "object",
+              "required": [
+                "id",
+                "job_number"
+              ],
+              "properties": {
+                "id": {
+                  "type": "string",
+                  "pattern": "^job_[0-9A-Za-z]+$",
+                  "example": "job_7Qm2KxR9aB1c"
+                },
+                "job_number": {
+                  "type": "integer"
+                }
+              }
+            },
+            "start_date": {
+              "type": "string",
+              "format": "date",
+              "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+              "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+              "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+              "example": "2026-11-18"
+            },
+            "planned_days": {
+              "type": "integer",
+              "description": "The job's plan in days (the longest area plan can be longer)."
+            },
+            "end_date": {
+              "type": "string",
+              "format": "date",
+              "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+              "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+              "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+              "example": "2026-11-18"
+            },
+            "today_day": {
+              "type": "integer",
+              "description": "Today's day number in the company's timezone (0 or less before the start)."
+            },
+            "elevation_ft": {
+              "type": "integer"
+            },
+            "elevation_source": {
+              "type": "string",
+              "enum": [
+                "log",
+                "company"
+              ]
+            },
+            "pressure_inhg": {
+              "type": "number",
+              "description": "The air pressure used for GPP, from the elevation."
+            },
+            "estimate_id": {
+              "description": "The estimate whose rooms follow the log's drying days.",
+              "oneOf": [
+                {
+                  "type": "string",
+                  "pattern": "^est_[0-9A-Za-z]+$",
+                  "example": "est_6Tn3Wq8Zr1Ks"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "areas": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "name",
+                  "planned_days",
+                  "own_planned_days",
+                  "dry",
+                  "dry_day",
+                  "latest_day",
+                  "air",
+                  "exhaust",
+                  "grain_depression",
+                  "materials"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string"
+                  },
+                  "name": {
+                    "type": "string"
+                  },
+                  "planned_days": {
+                    "type": "integer",
+                    "description": "The area's plan (its own, else the job's)."
+                  },
+                  "own_planned_days": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ]
+                  },
+                  "dry": {
+                    "type": "boolean",
+                    "description": "Every material point read here is at or below its goal (false before any material reading)."
+                  },
+                  "dry_day": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ]
+                  },
+                  "latest_day": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "description": "The last day with a reading here."
+                  },
+                  "air": {
+                    "description": "The latest affected air here.",
+                    "oneOf": [
+                      {
+                        "type": "object",
+                        "description": "Air read in one place on one day, with what the service computes from it (null where temperature or RH is missing).",
+                        "required": [
+                          "area",
+                          "day",
+                          "location",
+                          "temp_f",
+                          "rh_pct",
+                          "gpp",
+                          "dew_point_f",
+                          "vapor_pressure_inhg"
+                        ],
+                        "properties": {
+                          "area": {
+                            "type": [
+                              "string",
+                              "null"
+                            ]
+                          },
+                          "day": {
+                            "type": "integer"
+                          },
+                          "location": {
+                            "type": "string",
+                            "enum": [
+                              "affected",
+                              "unaffected",
+                              "outside",
+                              "dehumidifier_exhaust"
+                            ],
+                            "default": "affected",
+                            "description": "Where the reading was taken."
+                          },
+                          "temp_f": {
+                            "type": [
+                              "number",
+                              "null"
+                            ]
+                          },
+                          "rh_pct": {
+                            "type": [
+                              "number",
+                              "null"
+                            ]
+                          },
+                          "gpp": {
+                            "type": [
+                              "number",
+                              "null"
+                            ],
+                            "description": "Grains of water per pound of dry air, one decimal."
+                          },
+                          "dew_point_f": {
+                            "type": [
+                              "number",
+                              "null"
+                            ],
+                            "description": "One decimal."
+                          },
+                          "vapor_pressure_inhg": {
+                            "type": [
+                              "number",
+                              "null"
+                            ],
+                            "description": "Inches of mercury, three decimals."
+                          }
+                        }
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "exhaust": {
+                    "description": "The latest dehumidifier exhaust air here.",
+                    "oneOf": [
+                      {
+                        "type": "object",
+                        "description": "Air read in one place on one day, with what the service computes from it (null where temperature or RH is missing).",
+                        "required": [
+                          "area",
+                          "day",
+                          "location",
+                          "temp_f",
+                          "rh_pct",
+                          "gpp",
+                          "dew_point_f",
+                          "vapor_pressure_inhg"
+                        ],
+                        "properties": {
+                          "area": {
+                            "type": [
+                              "string",
+                              "null"
+                            ]
+                          },
+                          "day": {
+                            "type": "integer"
+                          },
+                          "location": {
+                            "type": "string",
+                            "enum": [
+                              "affected",
+                              "unaffected",
+                              "outside",
+                              "dehumidifier_exhaust"
+                            ],
+                            "default": "affected",
+                            "description": "Where the reading was taken."
+                          },
+                          "temp_f": {
+                            "type": [
+                              "number",
+                              "null"
+                            ]
+                          },
+                          "rh_pct": {
+                            "type": [
+                              "number",
+                              "null"
+                            ]
+                          },
+                          "gpp": {
+                            "type": [
+                              "number",
+                              "null"
+                            ],
+                            "description": "Grains of water per pound of dry air, one decimal."
+                          },
+                          "dew_point_f": {
+                            "type": [
+                              "number",
+                              "null"
+                            ],
+                            "description": "One decimal."
+                          },
+                          "vapor_pressure_inhg": {
+                            "type": [
+                              "number",
+                              "null"
+                            ],
+                            "description": "Inches of mercury, three decimals."
+                          }
+                        }
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "grain_depression": {
+                    "type": [
+                      "number",
+                      "null"
+                    ],
+                    "description": "Affected GPP minus exhaust GPP on the latest day with both."
+                  },
+                  "materials": {
+                    "type": "array",
+                    "description": "The latest reading of each material point (reference readings excluded).",
+                    "items": {
+                      "type": "object",
+                      "description": "A material reading against its dry goal.",
+                      "required": [
+                        "area",
+                        "day",
+                        "metric",
+                        "point",
+                        "value",
+                        "goal",
+                        "goal_source",
+                        "dry"
+                      ],
+                      "properties": {
+                        "area": {
+                          "type": [
+                            "string",
+                            "null"
+                          ]
+                        },
+                        "day": {
+                          "type": "integer"
+                        },
+                        "metric": {
+                          "type": "string",
+                          "enum": [
+                            "temp_f",
+                            "temp_c",
+                            "rh_pct",
+                            "drywall",
+                            "wood",
+                            "subfloor",
+                            "concrete",
+                            "carpet",
+                            "pad",
+                            "insulation",
+                            "ceiling_tile",
+                            "baseboard",
+                            "cabinet"
+                          ],
+                          "description": "Air: `temp_f`, `temp_c` (stored as °F), `rh_pct`. Materials (moisture, % or meter points): the others."
+                        },
+                        "point": {
+                          "type": [
+                            "string",
+                            "null"
+                          ]
+                        },
+                        "value": {
+                          "type": "number"
+                        },
+                        "goal": {
+                          "type": "number"
+                        },
+                        "goal_source": {
+                          "type": "string",
+                          "enum": [
+                            "area_reference",
+                            "unaffected_reference",
+                            "default"
+                          ]
+                        },
+                        "dry": {
+                          "type": "boolean",
+                          "description": "At or below the goal."
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "building": {
+              "type": "object",
+              "description": "The latest outside and unaffected air of the building (readings with no area).",
+              "required": [
+                "outside",
+                "unaffected"
+              ],
+              "properties": {
+                "outside": {
+                  "oneOf": [
+                    {
+                      "type": "object",
+                      "description": "Air read in one place on one day, with what the service computes from it (null where temperature or RH is missing).",
+                      "required": [
+                        "area",
+                        "day",
+                        "location",
+                        "temp_f",
+                        "rh_pct",
+                        "gpp",
+                        "dew_point_f",
+                        "vapor_pressure_inhg"
+                      ],
+                      "properties": {
+                        "area": {
+                          "type": [
+                            "string",
+                            "null"
+                          ]
+                        },
+                        "day": {
+                          "type": "integer"
+                        },
+                        "location": {
+                          "type": "string",
+                          "enum": [
+                            "affected",
+                            "unaffected",
+                            "outside",
+                            "dehumidifier_exhaust"
+                          ],
+                          "default": "affected",
+                          "description": "Where the reading was taken."
+                        },
+                        "temp_f": {
+                          "type": [
+                            "number",
+                            "null"
+                          ]
+                        },
+                        "rh_pct": {
+                          "type": [
+                            "number",
+                            "null"
+                          ]
+                        },
+                        "gpp": {
+                          "type": [
+                            "number",
+                            "null"
+                          ],
+                          "description": "Grains of water per pound of dry air, one decimal."
+                        },
+                        "dew_point_f": {
+                          "type": [
+                            "number",
+                            "null"
+                          ],
+                          "description": "One decimal."
+                        },
+                        "vapor_pressure_inhg": {
+                          "type": [
+                            "number",
+                            "null"
+                          ],
+                          "description": "Inches of mercury, three decimals."
+                        }
+                      }
+                    },
+                    {
+                      "type": "null"
+                    }
+                  ]
+                },
+                "unaffected": {
+                  "oneOf": [
+                    {
+                      "type": "object",
+                      "description": "Air read in one place on one day, with what the service computes from it (null where temperature or RH is missing).",
+                      "required": [
+                        "area",
+                        "day",
+                        "location",
+                        "temp_f",
+                        "rh_pct",
+                        "gpp",
+                        "dew_point_f",
+                        "vapor_pressure_inhg"
+                      ],
+                      "properties": {
+                        "area": {
+                          "type": [
+                            "string",
+                            "null"
+                          ]
+                        },
+                        "day": {
+                          "type": "integer"
+                        },
+                        "location": {
+                          "type": "string",
+                          "enum": [
+                            "affected",
+                            "unaffected",
+                            "outside",
+                            "dehumidifier_exhaust"
+                          ],
+                          "default": "affected",
+                          "description": "Where the reading was taken."
+                        },
+                        "temp_f": {
+                          "type": [
+                            "number",
+                            "null"
+                          ]
+                        },
+                        "rh_pct": {
+                          "type": [
+                            "number",
+                            "null"
+                          ]
+                        },
+                        "gpp": {
+                          "type": [
+                            "number",
+                            "null"
+                          ],
+                          "description": "Grains of water per pound of dry air, one decimal."
+                        },
+                        "dew_point_f": {
+                          "type": [
+                            "number",
+                            "null"
+                          ],
+                          "description": "One decimal."
+                        },
+                        "vapor_pressure_inhg": {
+                          "type": [
+                            "number",
+                            "null"
+                          ],
+                          "description": "Inches of mercury, three decimals."
+                        }
+                      }
+                    },
+                    {
+                      "type": "null"
+                    }
+                  ]
+                }
+              }
+            },
+            "days": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "day",
+                  "date",
+                  "monitored",
+                  "skipped_areas",
+                  "readings"
+                ],
+                "properties": {
+                  "day": {
+                    "type": "integer"
+                  },
+                  "date": {
+                    "type": "string",
+                    "format": "date",
+                    "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+                    "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+                    "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+                    "example": "2026-11-18"
+                  },
+                  "monitored": {
+                    "type": "boolean",
+                    "description": "False when the day is skipped for every area."
+                  },
+                  "skipped_areas": {
+                    "type": "array",
+                    "description": "Areas skipped that day (every area when `monitored` is false).",
+                    "items": {
+                      "type": "string"
+                    }
+                  },
+                  "readings": {
+                    "type": "integer",
+                    "description": "Readings taken that day."
+                  }
+                }
+              }
+            },
+            "wet_areas": {
+              "type": "array",
+              "description": "Areas not dry yet.",
+              "items": {
+                "type": "string"
+              }
+            },
+            "warnings": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "code",
+                  "area",
+                  "day",
+                  "message"
+                ],
+                "properties": {
+                  "code": {
+                    "type": "string",
+                    "enum": [
+                      "negative_grain_depression",
+                      "billed_past_dry"
+                    ]
+                  },
+                  "area": {
+                    "type": "string"
+                  },
+                  "day": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ]
+                  },
+                  "message": {
+                    "type": "string"
+                  },
+                  "estimate_id": {
+                    "type": "string",
+                    "pattern": "^est_[0-9A-Za-z]+$",
+                    "example": "est_6Tn3Wq8Zr1Ks"
+                  },
+                  "line_id": {
+                    "type": "string",
+                    "pattern": "^line_[0-9A-Za-z]+$",
+                    "example": "line_8Vb2Xc4Zn6Mq"
+                  },
+                  "billed_days": {
+                    "type": "integer"
+                  },
+                  "dry_day": {
+                    "type": "integer"
+                  }
+                }
+              }
+            },
+            "notes": {
+              "type": "array",
+              "description": "Drying notes, oldest first.",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "text",
+                  "area",
+                  "day",
+                  "created_by",
+                  "created_at"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "example": "dnote_8Hq2LmR4TxYc"
+                  },
+                  "text": {
+                    "type": "string"
+                  },
+                  "area": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "day": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ]
+                  },
+                  "created_by": {
+                    "type": "object",
+                    "description": "A teammate, as shown on records they made or are assigned to.",
+                    "required": [
+                      "id",
+                      "name"
+                    ],
+                    "properties": {
+                      "id": {
+                        "type": "string",
+                        "pattern": "^per_[0-9A-Za-z]+$",
+                        "example": "per_3bT9kLx0Qw2e"
+                      },
+                      "name": {
+                        "type": "string"
+                      }
+                    }
+                  },
+                  "created_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  }
+                }
+              }
+            },
+            "reading_count": {
+              "type": "integer"
+            },
+            "readings": {
+              "type": "array",
+              "description": "With `detail=readings`.",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "area",
+                  "day",
+                  "location",
+                  "metric",
+                  "value",
+                  "point",
+                  "reference",
+                  "source_of_values",
+                  "on_skipped_day",
+                  "recorded_by",
+                  "recorded_at"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "example": "rdg_3kQ9xT2mLp7a"
+                  },
+                  "area": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "day": {
+                    "type": "integer"
+                  },
+                  "location": {
+                    "type": "string",
+                    "enum": [
+                      "affected",
+                      "unaffected",
+                      "outside",
+                      "dehumidifier_exhaust"
+                    ],
+                    "default": "affected",
+                    "description": "Where the reading was taken."
+                  },
+                  "metric": {
+                    "type": "string",
+                    "enum": [
+                      "temp_f",
+                      "temp_c",
+                      "rh_pct",
+                      "drywall",
+                      "wood",
+                      "subfloor",
+                      "concrete",
+                      "carpet",
+                      "pad",
+                      "insulation",
+                      "ceiling_tile",
+                      "baseboard",
+                      "cabinet"
+                    ],
+                    "description": "Air: `temp_f`, `temp_c` (stored as °F), `rh_pct`. Materials (moisture, % or meter points): the others."
+                  },
+                  "value": {
+                    "type": "number",
+                    "description": "As stored (`temp_c` readings are stored as `temp_f`)."
+                  },
+                  "point": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "reference": {
+                    "type": "boolean"
+                  },
+                  "source_of_values": {
+                    "type": "string",
+                    "enum": [
+                      "dictated_by_user",
+                      "read_from_log"
+                    ],
+                    "default": "dictated_by_user",
+                    "description": "`dictated_by_user` (said or typed by the technician) or `read_from_log` (read off a paper or photographed log)."
+                  },
+                  "on_skipped_day": {
+                    "type": "boolean"
+                  },
+                  "recorded_by": {
+                    "type": "object",
+                    "description": "A teammate, as shown on records they made or are assigned to.",
+                    "required": [
+                      "id",
+                      "name"
+                    ],
+                    "properties": {
+                      "id": {
+                        "type": "string",
+                        "pattern": "^per_[0-9A-Za-z]+$",
+                        "example": "per_3bT9kLx0Qw2e"
+                      },
+                      "name": {
+                        "type": "string"
+                      }
+                    }
+                  },
+                  "recorded_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  }
+                }
+              }
+            },
+            "conditions": {
+              "type": "array",
+              "description": "With `detail=readings`, every air condition.",
+              "items": {
+                "type": "object",
+                "description": "Air read in one place on one day, with what the service computes from it (null where temperature or RH is missing).",
+                "required": [
+                  "area",
+                  "day",
+                  "location",
+                  "temp_f",
+                  "rh_pct",
+                  "gpp",
+                  "dew_point_f",
+                  "vapor_pressure_inhg"
+                ],
+                "properties": {
+                  "area": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "day": {
+                    "type": "integer"
+                  },
+                  "location": {
+                    "type": "string",
+                    "enum": [
+                      "affected",
+                      "unaffected",
+                      "outside",
+                      "dehumidifier_exhaust"
+                    ],
+                    "default": "affected",
+                    "description": "Where the reading was taken."
+                  },
+                  "temp_f": {
+                    "type": [
+                      "number",
+                      "null"
+                    ]
+                  },
+                  "rh_pct": {
+                    "type": [
+                      "number",
+                      "null"
+                    ]
+                  },
+                  "gpp": {
+                    "type": [
+                      "number",
+                      "null"
+                    ],
+                    "description": "Grains of water per pound of dry air, one decimal."
+                  },
+                  "dew_point_f": {
+                    "type": [
+                      "number",
+                      "null"
+                    ],
+                    "description": "One decimal."
+                  },
+                  "vapor_pressure_inhg": {
+                    "type": [
+                      "number",
+                      "null"
+                    ],
+                    "description": "Inches of mercury, three decimals."
+                  }
+                }
+              }
+            },
+            "grain_depression": {
+              "type": "array",
+              "description": "With `detail=readings`, per area and day.",
+              "items": {
+                "type": "object",
+                "required": [
+                  "area",
+                  "day",
+                  "value"
+                ],
+                "properties": {
+                  "area": {
+                    "type": "string"
+                  },
+                  "day": {
+                    "type": "integer"
+                  },
+                  "value": {
+                    "type": "number"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "estimate": {
+          "oneOf": [
+            {
+              "type": "object",
+              "description": "How the tied estimate followed the log's drying days.",
+              "required": [
+                "estimate_id",
+                "outcome",
+                "rooms_added",
+                "changed_lines",
+                "total_before",
+                "total_after"
+              ],
+              "properties": {
+                "estimate_id": {
+                  "type": "string",
+                  "pattern": "^est_[0-9A-Za-z]+$",
+                  "example": "est_6Tn3Wq8Zr1Ks"
+                },
+                "outcome": {
+                  "type": "string",
+                  "enum": [
+                    "created",
+                    "updated",
+                    "unchanged",
+                    "final_left_alone"
+                  ]
+                },
+                "rooms_added": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                },
+                "changed_lines": {
+                  "type": "array",
+                  "items": {
+                    "type": "object",
+                    "required": [
+                      "line_id",
+                      "description",
+                      "room",
+                      "days_before",
+                      "days_after",
+                      "quantity_before",
+                      "quantity_after",
+                      "total_cents_before",
+                      "total_cents_after"
+                    ],
+                    "properties": {
+                      "line_id": {
+                        "type": "string",
+                        "pattern": "^line_[0-9A-Za-z]+$",
+                        "example": "line_8Vb2Xc4Zn6Mq"
+                      },
+                      "description": {
+                        "type": "string"
+                      },
+                      "room": {
+                        "type": [
+                          "string",
+                          "null"
+                        ]
+                      },
+                      "days_before": {
+                        "type": "integer"
+                      },
+                      "days_after": {
+                        "type": "integer"
+                      },
+                      "quantity_before": {
+                        "type": "number"
+                      },
+                      "quantity_after": {
+                        "type": "number"
+                      },
+                      "total_cents_before": {
+                        "type": "integer"
+                      },
+                      "total_cents_after": {
+                        "type": "integer"
+                      }
+                    }
+                  }
+                },
+                "total_before": {
+                  "type": "object",
+                  "required": [
+                    "cents",
+                    "currency"
+                  ],
+                  "properties": {
+                    "cents": {
+                      "type": "integer"
+                    },
+                    "currency": {
+                      "type": "string",
+                      "example": "USD"
+                    }
+                  }
+                },
+                "total_after": {
+                  "type": "object",
+                  "required": [
+                    "cents",
+                    "currency"
+                  ],
+                  "properties": {
+                    "cents": {
+                      "type": "integer"
+                    },
+                    "currency": {
+                      "type": "string",
+                      "example": "USD"
+                    }
+                  }
+                }
+              }
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "credits": {
+          "type": "object",
+          "required": [
+            "used",
+            "remaining"
+          ],
+          "properties": {
+            "used": {
+              "type": "integer",
+              "description": "1 when this call started a log and created the job's estimate, else 0."
+            },
+            "remaining": {
+              "type": "integer"
             }
           }
         }
@@ -4573,6 +6603,992 @@ export const operations: Record<OperationName, OperationSpec> = {
             "remaining": {
               "type": "integer",
               "description": "Estimate credits the company has left."
+            }
+          }
+        }
+      }
+    }
+  },
+  get_drying_log: {
+    "name": "get_drying_log",
+    "method": "GET",
+    "path": "/api/v1/jobs/{job_id}/drying-log",
+    "expressPath": "/api/v1/jobs/:job_id/drying-log",
+    "tag": "Drying",
+    "summary": "Read a job's drying log with computed psychrometrics and dry status",
+    "description": "Returns the job's drying log: its start date and plan, the areas with their latest air\nconditions and materials, the days (skipped days are `monitored: false`), which areas are\nstill wet, warnings and the drying notes. Every derived value is computed by the service,\nnever typed: grains per pound (GPP), dew point and vapour pressure of each air reading\n(ASHRAE Hyland–Wexler saturation pressure, at the pressure of the log's elevation, sea\nlevel unless set), grain depression per area and day (affected GPP minus the\ndehumidifier's exhaust GPP; negative is a warning: the unit adds moisture), and for each\nmaterial reading its dry goal and whether it is at or below it.\n\nA material's dry goal is, in this order: the latest reading of the same material marked\n`reference` (or read at location `unaffected`) in the same area; else the latest reading\nof that material read in an unaffected place with no area (the building's dry standard);\nelse the service's default\nfor the material (`goal_source` says which). Defaults are typical dry readings on a pin\nmeter's wood-moisture-equivalent scale: wood, subfloor, baseboard and cabinet 15;\ndrywall, ceiling_tile, insulation, carpet and pad 17; concrete 4 (a concrete scale).\nTake a reference reading for a real goal. An area is dry from the first day from which\nevery material point read in it (material and `point`) reads at or below its goal, as\nlong as it stays so; `dry_day` is that day, null while it is wet.\n\n`detail=readings` adds every reading, every air condition and the grain depression of\nevery day; `area` and `from_day`/`to_day` narrow the answer (readings after `to_day` are\nleft out of every figure: the log as it stood that day; `from_day` after `to_day` is a\n400). A job without a drying log\nanswers 404 (`create_drying_log`, `add_drying_readings` and `add_drying_note` start one).",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Read the drying log",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [
+      "detail",
+      "area",
+      "from_day",
+      "to_day"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
+          "example": "#16"
+        },
+        "detail": {
+          "type": "string",
+          "enum": [
+            "summary",
+            "readings"
+          ],
+          "default": "summary",
+          "description": "`summary` (default): latest status per area. `readings`: also every reading, air condition and daily grain depression."
+        },
+        "area": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
+          "description": "Only this area (its name, any case)."
+        },
+        "from_day": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 365,
+          "description": "Only days from this day number on."
+        },
+        "to_day": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 365,
+          "description": "Only days up to this day number."
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "id",
+        "job",
+        "start_date",
+        "planned_days",
+        "end_date",
+        "today_day",
+        "elevation_ft",
+        "elevation_source",
+        "pressure_inhg",
+        "estimate_id",
+        "areas",
+        "building",
+        "days",
+        "wet_areas",
+        "warnings",
+        "notes",
+        "reading_count"
+      ],
+      "properties": {
+        "id": {
+          "type": "string",
+          "example": "dry_5Tq8KmR2xA9b"
+        },
+        "job": {
+          "type": "object",
+          "required": [
+            "id",
+            "job_number"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^job_[0-9A-Za-z]+$",
+              "example": "job_7Qm2KxR9aB1c"
+            },
+            "job_number": {
+              "type": "integer"
+            }
+          }
+        },
+        "start_date": {
+          "type": "string",
+          "format": "date",
+          "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+          "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+          "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+          "example": "2026-11-18"
+        },
+        "planned_days": {
+          "type": "integer",
+          "description": "The job's plan in days (the longest area plan can be longer)."
+        },
+        "end_date": {
+          "type": "string",
+          "format": "date",
+          "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+          "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+          "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+          "example": "2026-11-18"
+        },
+        "today_day": {
+          "type": "integer",
+          "description": "Today's day number in the company's timezone (0 or less before the start)."
+        },
+        "elevation_ft": {
+          "type": "integer"
+        },
+        "elevation_source": {
+          "type": "string",
+          "enum": [
+            "log",
+            "company"
+          ]
+        },
+        "pressure_inhg": {
+          "type": "number",
+          "description": "The air pressure used for GPP, from the elevation."
+        },
+        "estimate_id": {
+          "description": "The estimate whose rooms follow the log's drying days.",
+          "oneOf": [
+            {
+              "type": "string",
+              "pattern": "^est_[0-9A-Za-z]+$",
+              "example": "est_6Tn3Wq8Zr1Ks"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "areas": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "name",
+              "planned_days",
+              "own_planned_days",
+              "dry",
+              "dry_day",
+              "latest_day",
+              "air",
+              "exhaust",
+              "grain_depression",
+              "materials"
+            ],
+            "properties": {
+              "id": {
+                "type": "string"
+              },
+              "name": {
+                "type": "string"
+              },
+              "planned_days": {
+                "type": "integer",
+                "description": "The area's plan (its own, else the job's)."
+              },
+              "own_planned_days": {
+                "type": [
+                  "integer",
+                  "null"
+                ]
+              },
+              "dry": {
+                "type": "boolean",
+                "description": "Every material point read here is at or below its goal (false before any material reading)."
+              },
+              "dry_day": {
+                "type": [
+                  "integer",
+                  "null"
+                ]
+              },
+              "latest_day": {
+                "type": [
+                  "integer",
+                  "null"
+                ],
+                "description": "The last day with a reading here."
+              },
+              "air": {
+                "description": "The latest affected air here.",
+                "oneOf": [
+                  {
+                    "type": "object",
+                    "description": "Air read in one place on one day, with what the service computes from it (null where temperature or RH is missing).",
+                    "required": [
+                      "area",
+                      "day",
+                      "location",
+                      "temp_f",
+                      "rh_pct",
+                      "gpp",
+                      "dew_point_f",
+                      "vapor_pressure_inhg"
+                    ],
+                    "properties": {
+                      "area": {
+                        "type": [
+                          "string",
+                          "null"
+                        ]
+                      },
+                      "day": {
+                        "type": "integer"
+                      },
+                      "location": {
+                        "type": "string",
+                        "enum": [
+                          "affected",
+                          "unaffected",
+                          "outside",
+                          "dehumidifier_exhaust"
+                        ],
+                        "default": "affected",
+                        "description": "Where the reading was taken."
+                      },
+                      "temp_f": {
+                        "type": [
+                          "number",
+                          "null"
+                        ]
+                      },
+                      "rh_pct": {
+                        "type": [
+                          "number",
+                          "null"
+                        ]
+                      },
+                      "gpp": {
+                        "type": [
+                          "number",
+                          "null"
+                        ],
+                        "description": "Grains of water per pound of dry air, one decimal."
+                      },
+                      "dew_point_f": {
+                        "type": [
+                          "number",
+                          "null"
+                        ],
+                        "description": "One decimal."
+                      },
+                      "vapor_pressure_inhg": {
+                        "type": [
+                          "number",
+                          "null"
+                        ],
+                        "description": "Inches of mercury, three decimals."
+                      }
+                    }
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "exhaust": {
+                "description": "The latest dehumidifier exhaust air here.",
+                "oneOf": [
+                  {
+                    "type": "object",
+                    "description": "Air read in one place on one day, with what the service computes from it (null where temperature or RH is missing).",
+                    "required": [
+                      "area",
+                      "day",
+                      "location",
+                      "temp_f",
+                      "rh_pct",
+                      "gpp",
+                      "dew_point_f",
+                      "vapor_pressure_inhg"
+                    ],
+                    "properties": {
+                      "area": {
+                        "type": [
+                          "string",
+                          "null"
+                        ]
+                      },
+                      "day": {
+                        "type": "integer"
+                      },
+                      "location": {
+                        "type": "string",
+                        "enum": [
+                          "affected",
+                          "unaffected",
+                          "outside",
+                          "dehumidifier_exhaust"
+                        ],
+                        "default": "affected",
+                        "description": "Where the reading was taken."
+                      },
+                      "temp_f": {
+                        "type": [
+                          "number",
+                          "null"
+                        ]
+                      },
+                      "rh_pct": {
+                        "type": [
+                          "number",
+                          "null"
+                        ]
+                      },
+                      "gpp": {
+                        "type": [
+                          "number",
+                          "null"
+                        ],
+                        "description": "Grains of water per pound of dry air, one decimal."
+                      },
+                      "dew_point_f": {
+                        "type": [
+                          "number",
+                          "null"
+                        ],
+                        "description": "One decimal."
+                      },
+                      "vapor_pressure_inhg": {
+                        "type": [
+                          "number",
+                          "null"
+                        ],
+                        "description": "Inches of mercury, three decimals."
+                      }
+                    }
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "grain_depression": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "Affected GPP minus exhaust GPP on the latest day with both."
+              },
+              "materials": {
+                "type": "array",
+                "description": "The latest reading of each material point (reference readings excluded).",
+                "items": {
+                  "type": "object",
+                  "description": "A material reading against its dry goal.",
+                  "required": [
+                    "area",
+                    "day",
+                    "metric",
+                    "point",
+                    "value",
+                    "goal",
+                    "goal_source",
+                    "dry"
+                  ],
+                  "properties": {
+                    "area": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    },
+                    "day": {
+                      "type": "integer"
+                    },
+                    "metric": {
+                      "type": "string",
+                      "enum": [
+                        "temp_f",
+                        "temp_c",
+                        "rh_pct",
+                        "drywall",
+                        "wood",
+                        "subfloor",
+                        "concrete",
+                        "carpet",
+                        "pad",
+                        "insulation",
+                        "ceiling_tile",
+                        "baseboard",
+                        "cabinet"
+                      ],
+                      "description": "Air: `temp_f`, `temp_c` (stored as °F), `rh_pct`. Materials (moisture, % or meter points): the others."
+                    },
+                    "point": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    },
+                    "value": {
+                      "type": "number"
+                    },
+                    "goal": {
+                      "type": "number"
+                    },
+                    "goal_source": {
+                      "type": "string",
+                      "enum": [
+                        "area_reference",
+                        "unaffected_reference",
+                        "default"
+                      ]
+                    },
+                    "dry": {
+                      "type": "boolean",
+                      "description": "At or below the goal."
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "building": {
+          "type": "object",
+          "description": "The latest outside and unaffected air of the building (readings with no area).",
+          "required": [
+            "outside",
+            "unaffected"
+          ],
+          "properties": {
+            "outside": {
+              "oneOf": [
+                {
+                  "type": "object",
+                  "description": "Air read in one place on one day, with what the service computes from it (null where temperature or RH is missing).",
+                  "required": [
+                    "area",
+                    "day",
+                    "location",
+                    "temp_f",
+                    "rh_pct",
+                    "gpp",
+                    "dew_point_f",
+                    "vapor_pressure_inhg"
+                  ],
+                  "properties": {
+                    "area": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    },
+                    "day": {
+                      "type": "integer"
+                    },
+                    "location": {
+                      "type": "string",
+                      "enum": [
+                        "affected",
+                        "unaffected",
+                        "outside",
+                        "dehumidifier_exhaust"
+                      ],
+                      "default": "affected",
+                      "description": "Where the reading was taken."
+                    },
+                    "temp_f": {
+                      "type": [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    "rh_pct": {
+                      "type": [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    "gpp": {
+                      "type": [
+                        "number",
+                        "null"
+                      ],
+                      "description": "Grains of water per pound of dry air, one decimal."
+                    },
+                    "dew_point_f": {
+                      "type": [
+                        "number",
+                        "null"
+                      ],
+                      "description": "One decimal."
+                    },
+                    "vapor_pressure_inhg": {
+                      "type": [
+                        "number",
+                        "null"
+                      ],
+                      "description": "Inches of mercury, three decimals."
+                    }
+                  }
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "unaffected": {
+              "oneOf": [
+                {
+                  "type": "object",
+                  "description": "Air read in one place on one day, with what the service computes from it (null where temperature or RH is missing).",
+                  "required": [
+                    "area",
+                    "day",
+                    "location",
+                    "temp_f",
+                    "rh_pct",
+                    "gpp",
+                    "dew_point_f",
+                    "vapor_pressure_inhg"
+                  ],
+                  "properties": {
+                    "area": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    },
+                    "day": {
+                      "type": "integer"
+                    },
+                    "location": {
+                      "type": "string",
+                      "enum": [
+                        "affected",
+                        "unaffected",
+                        "outside",
+                        "dehumidifier_exhaust"
+                      ],
+                      "default": "affected",
+                      "description": "Where the reading was taken."
+                    },
+                    "temp_f": {
+                      "type": [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    "rh_pct": {
+                      "type": [
+                        "number",
+                        "null"
+                      ]
+                    },
+                    "gpp": {
+                      "type": [
+                        "number",
+                        "null"
+                      ],
+                      "description": "Grains of water per pound of dry air, one decimal."
+                    },
+                    "dew_point_f": {
+                      "type": [
+                        "number",
+                        "null"
+                      ],
+                      "description": "One decimal."
+                    },
+                    "vapor_pressure_inhg": {
+                      "type": [
+                        "number",
+                        "null"
+                      ],
+                      "description": "Inches of mercury, three decimals."
+                    }
+                  }
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          }
+        },
+        "days": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "day",
+              "date",
+              "monitored",
+              "skipped_areas",
+              "readings"
+            ],
+            "properties": {
+              "day": {
+                "type": "integer"
+              },
+              "date": {
+                "type": "string",
+                "format": "date",
+                "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+                "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+                "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+                "example": "2026-11-18"
+              },
+              "monitored": {
+                "type": "boolean",
+                "description": "False when the day is skipped for every area."
+              },
+              "skipped_areas": {
+                "type": "array",
+                "description": "Areas skipped that day (every area when `monitored` is false).",
+                "items": {
+                  "type": "string"
+                }
+              },
+              "readings": {
+                "type": "integer",
+                "description": "Readings taken that day."
+              }
+            }
+          }
+        },
+        "wet_areas": {
+          "type": "array",
+          "description": "Areas not dry yet.",
+          "items": {
+            "type": "string"
+          }
+        },
+        "warnings": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "code",
+              "area",
+              "day",
+              "message"
+            ],
+            "properties": {
+              "code": {
+                "type": "string",
+                "enum": [
+                  "negative_grain_depression",
+                  "billed_past_dry"
+                ]
+              },
+              "area": {
+                "type": "string"
+              },
+              "day": {
+                "type": [
+                  "integer",
+                  "null"
+                ]
+              },
+              "message": {
+                "type": "string"
+              },
+              "estimate_id": {
+                "type": "string",
+                "pattern": "^est_[0-9A-Za-z]+$",
+                "example": "est_6Tn3Wq8Zr1Ks"
+              },
+              "line_id": {
+                "type": "string",
+                "pattern": "^line_[0-9A-Za-z]+$",
+                "example": "line_8Vb2Xc4Zn6Mq"
+              },
+              "billed_days": {
+                "type": "integer"
+              },
+              "dry_day": {
+                "type": "integer"
+              }
+            }
+          }
+        },
+        "notes": {
+          "type": "array",
+          "description": "Drying notes, oldest first.",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "text",
+              "area",
+              "day",
+              "created_by",
+              "created_at"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "example": "dnote_8Hq2LmR4TxYc"
+              },
+              "text": {
+                "type": "string"
+              },
+              "area": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "day": {
+                "type": [
+                  "integer",
+                  "null"
+                ]
+              },
+              "created_by": {
+                "type": "object",
+                "description": "A teammate, as shown on records they made or are assigned to.",
+                "required": [
+                  "id",
+                  "name"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^per_[0-9A-Za-z]+$",
+                    "example": "per_3bT9kLx0Qw2e"
+                  },
+                  "name": {
+                    "type": "string"
+                  }
+                }
+              },
+              "created_at": {
+                "type": "string",
+                "format": "date-time"
+              }
+            }
+          }
+        },
+        "reading_count": {
+          "type": "integer"
+        },
+        "readings": {
+          "type": "array",
+          "description": "With `detail=readings`.",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "area",
+              "day",
+              "location",
+              "metric",
+              "value",
+              "point",
+              "reference",
+              "source_of_values",
+              "on_skipped_day",
+              "recorded_by",
+              "recorded_at"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "example": "rdg_3kQ9xT2mLp7a"
+              },
+              "area": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "day": {
+                "type": "integer"
+              },
+              "location": {
+                "type": "string",
+                "enum": [
+                  "affected",
+                  "unaffected",
+                  "outside",
+                  "dehumidifier_exhaust"
+                ],
+                "default": "affected",
+                "description": "Where the reading was taken."
+              },
+              "metric": {
+                "type": "string",
+                "enum": [
+                  "temp_f",
+                  "temp_c",
+                  "rh_pct",
+                  "drywall",
+                  "wood",
+                  "subfloor",
+                  "concrete",
+                  "carpet",
+                  "pad",
+                  "insulation",
+                  "ceiling_tile",
+                  "baseboard",
+                  "cabinet"
+                ],
+                "description": "Air: `temp_f`, `temp_c` (stored as °F), `rh_pct`. Materials (moisture, % or meter points): the others."
+              },
+              "value": {
+                "type": "number",
+                "description": "As stored (`temp_c` readings are stored as `temp_f`)."
+              },
+              "point": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "reference": {
+                "type": "boolean"
+              },
+              "source_of_values": {
+                "type": "string",
+                "enum": [
+                  "dictated_by_user",
+                  "read_from_log"
+                ],
+                "default": "dictated_by_user",
+                "description": "`dictated_by_user` (said or typed by the technician) or `read_from_log` (read off a paper or photographed log)."
+              },
+              "on_skipped_day": {
+                "type": "boolean"
+              },
+              "recorded_by": {
+                "type": "object",
+                "description": "A teammate, as shown on records they made or are assigned to.",
+                "required": [
+                  "id",
+                  "name"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^per_[0-9A-Za-z]+$",
+                    "example": "per_3bT9kLx0Qw2e"
+                  },
+                  "name": {
+                    "type": "string"
+                  }
+                }
+              },
+              "recorded_at": {
+                "type": "string",
+                "format": "date-time"
+              }
+            }
+          }
+        },
+        "conditions": {
+          "type": "array",
+          "description": "With `detail=readings`, every air condition.",
+          "items": {
+            "type": "object",
+            "description": "Air read in one place on one day, with what the service computes from it (null where temperature or RH is missing).",
+            "required": [
+              "area",
+              "day",
+              "location",
+              "temp_f",
+              "rh_pct",
+              "gpp",
+              "dew_point_f",
+              "vapor_pressure_inhg"
+            ],
+            "properties": {
+              "area": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "day": {
+                "type": "integer"
+              },
+              "location": {
+                "type": "string",
+                "enum": [
+                  "affected",
+                  "unaffected",
+                  "outside",
+                  "dehumidifier_exhaust"
+                ],
+                "default": "affected",
+                "description": "Where the reading was taken."
+              },
+              "temp_f": {
+                "type": [
+                  "number",
+                  "null"
+                ]
+              },
+              "rh_pct": {
+                "type": [
+                  "number",
+                  "null"
+                ]
+              },
+              "gpp": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "Grains of water per pound of dry air, one decimal."
+              },
+              "dew_point_f": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "One decimal."
+              },
+              "vapor_pressure_inhg": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "Inches of mercury, three decimals."
+              }
+            }
+          }
+        },
+        "grain_depression": {
+          "type": "array",
+          "description": "With `detail=readings`, per area and day.",
+          "items": {
+            "type": "object",
+            "required": [
+              "area",
+              "day",
+              "value"
+            ],
+            "properties": {
+              "area": {
+                "type": "string"
+              },
+              "day": {
+                "type": "integer"
+              },
+              "value": {
+                "type": "number"
+              }
             }
           }
         }
@@ -6361,6 +9377,346 @@ export const operations: Record<OperationName, OperationSpec> = {
                       },
                       {
                         "type": "object",
+                        "description": "Kind `schedule`. A drying log was started (by `started_by`), with its plan and areas.",
+                        "required": [
+                          "action",
+                          "log_id",
+                          "start_date",
+                          "planned_days",
+                          "areas",
+                          "started_by",
+                          "estimate_id",
+                          "credits_used"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "drying.log_started"
+                          },
+                          "log_id": {
+                            "type": "string"
+                          },
+                          "start_date": {
+                            "type": "string",
+                            "format": "date",
+                            "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+                            "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+                            "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+                            "example": "2026-11-18"
+                          },
+                          "planned_days": {
+                            "type": "integer"
+                          },
+                          "areas": {
+                            "type": "array",
+                            "items": {
+                              "type": "string"
+                            }
+                          },
+                          "started_by": {
+                            "type": "string",
+                            "enum": [
+                              "create_drying_log",
+                              "add_drying_readings",
+                              "add_drying_note"
+                            ]
+                          },
+                          "estimate_id": {
+                            "description": "The estimate tied to the log.",
+                            "oneOf": [
+                              {
+                                "type": "string",
+                                "pattern": "^est_[0-9A-Za-z]+$",
+                                "example": "est_6Tn3Wq8Zr1Ks"
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          },
+                          "credits_used": {
+                            "type": "integer"
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "description": "Kind `visits`. Readings were recorded.",
+                        "required": [
+                          "action",
+                          "log_id",
+                          "count",
+                          "days",
+                          "areas",
+                          "areas_added",
+                          "planned_days"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "drying.readings_added"
+                          },
+                          "log_id": {
+                            "type": "string"
+                          },
+                          "count": {
+                            "type": "integer"
+                          },
+                          "days": {
+                            "type": "array",
+                            "items": {
+                              "type": "integer"
+                            }
+                          },
+                          "areas": {
+                            "type": "array",
+                            "description": "The areas read (building readings have none).",
+                            "items": {
+                              "type": "string"
+                            }
+                          },
+                          "areas_added": {
+                            "type": "array",
+                            "items": {
+                              "type": "string"
+                            }
+                          },
+                          "planned_days": {
+                            "description": "The job's plan before and after, when the readings extended it.",
+                            "oneOf": [
+                              {
+                                "type": "object",
+                                "required": [
+                                  "before",
+                                  "after"
+                                ],
+                                "properties": {
+                                  "before": {
+                                    "type": "integer"
+                                  },
+                                  "after": {
+                                    "type": "integer"
+                                  }
+                                }
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "description": "Kind `schedule`. Settings changed, each with its value before and after; `estimate` says how the tied estimate followed.",
+                        "required": [
+                          "action",
+                          "log_id",
+                          "area",
+                          "fields",
+                          "estimate"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "drying.settings_changed"
+                          },
+                          "log_id": {
+                            "type": "string"
+                          },
+                          "area": {
+                            "type": [
+                              "string",
+                              "null"
+                            ],
+                            "description": "The area whose planned days changed, or null for the job's settings."
+                          },
+                          "fields": {
+                            "type": "array",
+                            "minItems": 1,
+                            "items": {
+                              "type": "object",
+                              "required": [
+                                "field",
+                                "before",
+                                "after"
+                              ],
+                              "properties": {
+                                "field": {
+                                  "type": "string",
+                                  "description": "As `update_job_overview` names it."
+                                },
+                                "before": {
+                                  "type": [
+                                    "string",
+                                    "number",
+                                    "null"
+                                  ]
+                                },
+                                "after": {
+                                  "type": [
+                                    "string",
+                                    "number",
+                                    "null"
+                                  ]
+                                }
+                              }
+                            }
+                          },
+                          "estimate": {
+                            "oneOf": [
+                              {
+                                "type": "object",
+                                "required": [
+                                  "estimate_id",
+                                  "outcome",
+                                  "changed_lines",
+                                  "total_before",
+                                  "total_after"
+                                ],
+                                "properties": {
+                                  "estimate_id": {
+                                    "type": "string",
+                                    "pattern": "^est_[0-9A-Za-z]+$",
+                                    "example": "est_6Tn3Wq8Zr1Ks"
+                                  },
+                                  "outcome": {
+                                    "type": "string",
+                                    "enum": [
+                                      "created",
+                                      "updated",
+                                      "unchanged",
+                                      "final_left_alone"
+                                    ]
+                                  },
+                                  "changed_lines": {
+                                    "type": "array",
+                                    "items": {
+                                      "type": "string",
+                                      "pattern": "^line_[0-9A-Za-z]+$",
+                                      "example": "line_8Vb2Xc4Zn6Mq"
+                                    }
+                                  },
+                                  "total_before": {
+                                    "type": "object",
+                                    "required": [
+                                      "cents",
+                                      "currency"
+                                    ],
+                                    "properties": {
+                                      "cents": {
+                                        "type": "integer"
+                                      },
+                                      "currency": {
+                                        "type": "string",
+                                        "example": "USD"
+                                      }
+                                    }
+                                  },
+                                  "total_after": {
+                                    "type": "object",
+                                    "required": [
+                                      "cents",
+                                      "currency"
+                                    ],
+                                    "properties": {
+                                      "cents": {
+                                        "type": "integer"
+                                      },
+                                      "currency": {
+                                        "type": "string",
+                                        "example": "USD"
+                                      }
+                                    }
+                                  }
+                                }
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "description": "Kind `schedule`. A day was marked not monitored.",
+                        "required": [
+                          "action",
+                          "log_id",
+                          "day",
+                          "date",
+                          "area",
+                          "readings_kept"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "drying.day_skipped"
+                          },
+                          "log_id": {
+                            "type": "string"
+                          },
+                          "day": {
+                            "type": "integer"
+                          },
+                          "date": {
+                            "type": "string",
+                            "format": "date",
+                            "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+                            "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+                            "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+                            "example": "2026-11-18"
+                          },
+                          "area": {
+                            "type": [
+                              "string",
+                              "null"
+                            ],
+                            "description": "Null for every area."
+                          },
+                          "readings_kept": {
+                            "type": "integer"
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "description": "Kind `notes`. A drying note was added.",
+                        "required": [
+                          "action",
+                          "log_id",
+                          "note_id",
+                          "area",
+                          "day"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "drying.note_added"
+                          },
+                          "log_id": {
+                            "type": "string"
+                          },
+                          "note_id": {
+                            "type": "string"
+                          },
+                          "area": {
+                            "type": [
+                              "string",
+                              "null"
+                            ]
+                          },
+                          "day": {
+                            "type": [
+                              "integer",
+                              "null"
+                            ]
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
                         "required": [
                           "action",
                           "undone"
@@ -6413,6 +9769,11 @@ export const operations: Record<OperationName, OperationSpec> = {
                         "estimate.lines_added": "#/components/schemas/ChangeDataEstimateLinesAdded",
                         "estimate.line_updated": "#/components/schemas/ChangeDataEstimateLineUpdated",
                         "estimate.line_removed": "#/components/schemas/ChangeDataEstimateLineRemoved",
+                        "drying.log_started": "#/components/schemas/ChangeDataDryingLogStarted",
+                        "drying.readings_added": "#/components/schemas/ChangeDataDryingReadingsAdded",
+                        "drying.settings_changed": "#/components/schemas/ChangeDataDryingSettingsChanged",
+                        "drying.day_skipped": "#/components/schemas/ChangeDataDryingDaySkipped",
+                        "drying.note_added": "#/components/schemas/ChangeDataDryingNoteAdded",
                         "action.undone": "#/components/schemas/ChangeDataActionUndone"
                       }
                     }
@@ -7464,6 +10825,346 @@ export const operations: Record<OperationName, OperationSpec> = {
                       },
                       {
                         "type": "object",
+                        "description": "Kind `schedule`. A drying log was started (by `started_by`), with its plan and areas.",
+                        "required": [
+                          "action",
+                          "log_id",
+                          "start_date",
+                          "planned_days",
+                          "areas",
+                          "started_by",
+                          "estimate_id",
+                          "credits_used"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "drying.log_started"
+                          },
+                          "log_id": {
+                            "type": "string"
+                          },
+                          "start_date": {
+                            "type": "string",
+                            "format": "date",
+                            "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+                            "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+                            "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+                            "example": "2026-11-18"
+                          },
+                          "planned_days": {
+                            "type": "integer"
+                          },
+                          "areas": {
+                            "type": "array",
+                            "items": {
+                              "type": "string"
+                            }
+                          },
+                          "started_by": {
+                            "type": "string",
+                            "enum": [
+                              "create_drying_log",
+                              "add_drying_readings",
+                              "add_drying_note"
+                            ]
+                          },
+                          "estimate_id": {
+                            "description": "The estimate tied to the log.",
+                            "oneOf": [
+                              {
+                                "type": "string",
+                                "pattern": "^est_[0-9A-Za-z]+$",
+                                "example": "est_6Tn3Wq8Zr1Ks"
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          },
+                          "credits_used": {
+                            "type": "integer"
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "description": "Kind `visits`. Readings were recorded.",
+                        "required": [
+                          "action",
+                          "log_id",
+                          "count",
+                          "days",
+                          "areas",
+                          "areas_added",
+                          "planned_days"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "drying.readings_added"
+                          },
+                          "log_id": {
+                            "type": "string"
+                          },
+                          "count": {
+                            "type": "integer"
+                          },
+                          "days": {
+                            "type": "array",
+                            "items": {
+                              "type": "integer"
+                            }
+                          },
+                          "areas": {
+                            "type": "array",
+                            "description": "The areas read (building readings have none).",
+                            "items": {
+                              "type": "string"
+                            }
+                          },
+                          "areas_added": {
+                            "type": "array",
+                            "items": {
+                              "type": "string"
+                            }
+                          },
+                          "planned_days": {
+                            "description": "The job's plan before and after, when the readings extended it.",
+                            "oneOf": [
+                              {
+                                "type": "object",
+                                "required": [
+                                  "before",
+                                  "after"
+                                ],
+                                "properties": {
+                                  "before": {
+                                    "type": "integer"
+                                  },
+                                  "after": {
+                                    "type": "integer"
+                                  }
+                                }
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "description": "Kind `schedule`. Settings changed, each with its value before and after; `estimate` says how the tied estimate followed.",
+                        "required": [
+                          "action",
+                          "log_id",
+                          "area",
+                          "fields",
+                          "estimate"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "drying.settings_changed"
+                          },
+                          "log_id": {
+                            "type": "string"
+                          },
+                          "area": {
+                            "type": [
+                              "string",
+                              "null"
+                            ],
+                            "description": "The area whose planned days changed, or null for the job's settings."
+                          },
+                          "fields": {
+                            "type": "array",
+                            "minItems": 1,
+                            "items": {
+                              "type": "object",
+                              "required": [
+                                "field",
+                                "before",
+                                "after"
+                              ],
+                              "properties": {
+                                "field": {
+                                  "type": "string",
+                                  "description": "As `update_job_overview` names it."
+                                },
+                                "before": {
+                                  "type": [
+                                    "string",
+                                    "number",
+                                    "null"
+                                  ]
+                                },
+                                "after": {
+                                  "type": [
+                                    "string",
+                                    "number",
+                                    "null"
+                                  ]
+                                }
+                              }
+                            }
+                          },
+                          "estimate": {
+                            "oneOf": [
+                              {
+                                "type": "object",
+                                "required": [
+                                  "estimate_id",
+                                  "outcome",
+                                  "changed_lines",
+                                  "total_before",
+                                  "total_after"
+                                ],
+                                "properties": {
+                                  "estimate_id": {
+                                    "type": "string",
+                                    "pattern": "^est_[0-9A-Za-z]+$",
+                                    "example": "est_6Tn3Wq8Zr1Ks"
+                                  },
+                                  "outcome": {
+                                    "type": "string",
+                                    "enum": [
+                                      "created",
+                                      "updated",
+                                      "unchanged",
+                                      "final_left_alone"
+                                    ]
+                                  },
+                                  "changed_lines": {
+                                    "type": "array",
+                                    "items": {
+                                      "type": "string",
+                                      "pattern": "^line_[0-9A-Za-z]+$",
+                                      "example": "line_8Vb2Xc4Zn6Mq"
+                                    }
+                                  },
+                                  "total_before": {
+                                    "type": "object",
+                                    "required": [
+                                      "cents",
+                                      "currency"
+                                    ],
+                                    "properties": {
+                                      "cents": {
+                                        "type": "integer"
+                                      },
+                                      "currency": {
+                                        "type": "string",
+                                        "example": "USD"
+                                      }
+                                    }
+                                  },
+                                  "total_after": {
+                                    "type": "object",
+                                    "required": [
+                                      "cents",
+                                      "currency"
+                                    ],
+                                    "properties": {
+                                      "cents": {
+                                        "type": "integer"
+                                      },
+                                      "currency": {
+                                        "type": "string",
+                                        "example": "USD"
+                                      }
+                                    }
+                                  }
+                                }
+                              },
+                              {
+                                "type": "null"
+                              }
+                            ]
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "description": "Kind `schedule`. A day was marked not monitored.",
+                        "required": [
+                          "action",
+                          "log_id",
+                          "day",
+                          "date",
+                          "area",
+                          "readings_kept"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "drying.day_skipped"
+                          },
+                          "log_id": {
+                            "type": "string"
+                          },
+                          "day": {
+                            "type": "integer"
+                          },
+                          "date": {
+                            "type": "string",
+                            "format": "date",
+                            "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+                            "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+                            "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+                            "example": "2026-11-18"
+                          },
+                          "area": {
+                            "type": [
+                              "string",
+                              "null"
+                            ],
+                            "description": "Null for every area."
+                          },
+                          "readings_kept": {
+                            "type": "integer"
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "description": "Kind `notes`. A drying note was added.",
+                        "required": [
+                          "action",
+                          "log_id",
+                          "note_id",
+                          "area",
+                          "day"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "drying.note_added"
+                          },
+                          "log_id": {
+                            "type": "string"
+                          },
+                          "note_id": {
+                            "type": "string"
+                          },
+                          "area": {
+                            "type": [
+                              "string",
+                              "null"
+                            ]
+                          },
+                          "day": {
+                            "type": [
+                              "integer",
+                              "null"
+                            ]
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
                         "required": [
                           "action",
                           "undone"
@@ -7516,6 +11217,11 @@ export const operations: Record<OperationName, OperationSpec> = {
                         "estimate.lines_added": "#/components/schemas/ChangeDataEstimateLinesAdded",
                         "estimate.line_updated": "#/components/schemas/ChangeDataEstimateLineUpdated",
                         "estimate.line_removed": "#/components/schemas/ChangeDataEstimateLineRemoved",
+                        "drying.log_started": "#/components/schemas/ChangeDataDryingLogStarted",
+                        "drying.readings_added": "#/components/schemas/ChangeDataDryingReadingsAdded",
+                        "drying.settings_changed": "#/components/schemas/ChangeDataDryingSettingsChanged",
+                        "drying.day_skipped": "#/components/schemas/ChangeDataDryingDaySkipped",
+                        "drying.note_added": "#/components/schemas/ChangeDataDryingNoteAdded",
                         "action.undone": "#/components/schemas/ChangeDataActionUndone"
                       }
                     }
@@ -9241,6 +12947,126 @@ export const operations: Record<OperationName, OperationSpec> = {
       }
     }
   },
+  skip_drying_day: {
+    "name": "skip_drying_day",
+    "method": "POST",
+    "path": "/api/v1/jobs/{job_id}/drying-log/skip-day",
+    "expressPath": "/api/v1/jobs/:job_id/drying-log/skip-day",
+    "tag": "Drying",
+    "summary": "Mark a drying day as not monitored, for one area or every area",
+    "description": "Marks a day (`day` or `date`) as not monitored, for one `area` or, without it, for every\narea. Readings already taken that day stay, marked `on_skipped_day`. The day must be\nwithin the plan (of the area, or of the job); a day already skipped for that area (or for\nevery area) answers 409 `invalid_state`.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Skip a drying day",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "day",
+      "date",
+      "area",
+      "reason"
+    ],
+    "hasBody": true,
+    "successStatus": 201,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
+          "example": "#16"
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "day": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 365,
+          "description": "A day of the drying log; day 1 is its start date."
+        },
+        "date": {
+          "type": "string",
+          "format": "date",
+          "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+          "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+          "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+          "example": "2026-11-18"
+        },
+        "area": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
+          "pattern": "\\S",
+          "description": "An affected room or chamber; matched without regard to case, and the same name as the estimate's room.",
+          "x-mcp-description": "Area (room) name, any case."
+        },
+        "reason": {
+          "type": "string",
+          "maxLength": 500
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "log_id",
+        "day",
+        "date",
+        "area",
+        "readings_kept"
+      ],
+      "properties": {
+        "log_id": {
+          "type": "string"
+        },
+        "day": {
+          "type": "integer"
+        },
+        "date": {
+          "type": "string",
+          "format": "date",
+          "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+          "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+          "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+          "example": "2026-11-18"
+        },
+        "area": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The area, or null for every area."
+        },
+        "readings_kept": {
+          "type": "integer",
+          "description": "Readings already taken that day (kept, marked on_skipped_day)."
+        }
+      }
+    }
+  },
   unassign_job: {
     "name": "unassign_job",
     "method": "DELETE",
@@ -9581,6 +13407,1169 @@ export const operations: Record<OperationName, OperationSpec> = {
             "null"
           ],
           "description": "The person's own address on one line, if known."
+        }
+      }
+    }
+  },
+  update_drying_settings: {
+    "name": "update_drying_settings",
+    "method": "PATCH",
+    "path": "/api/v1/jobs/{job_id}/drying-log/settings",
+    "expressPath": "/api/v1/jobs/:job_id/drying-log/settings",
+    "tag": "Drying",
+    "summary": "Change a drying log's start date, planned days or elevation",
+    "description": "Changes the start date (day numbers stay; their dates move), the planned days of the job\nor, with `area`, of one area (`planned_days: null` there makes the area follow the job\nagain), or the elevation used for the air's pressure (`null`: the company's). The tied\nestimate's rooms take the new drying days and its day-billed lines (units per day ×\ndrying days) are re-priced: `estimate` in the reply and in the change entry lists each\nline whose quantity changed and the totals before and after. A final estimate is left\nalone and the reply says so (`outcome: final_left_alone`). A request that changes\nnothing answers the log as it is and records nothing.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Change drying settings",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "start_date",
+      "planned_days",
+      "area",
+      "elevation_ft"
+    ],
+    "hasBody": true,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
+          "example": "#16"
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "start_date": {
+          "type": "string",
+          "format": "date",
+          "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+          "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+          "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+          "example": "2026-11-18"
+        },
+        "planned_days": {
+          "description": "The job's planned days, or with `area` that area's (null there makes it follow the job's).",
+          "x-mcp-description": "Planned days of the job, or of `area` (null there follows the job's).",
+          "oneOf": [
+            {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 365
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "area": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
+          "pattern": "\\S",
+          "description": "An affected room or chamber; matched without regard to case, and the same name as the estimate's room.",
+          "x-mcp-description": "Area (room) name, any case."
+        },
+        "elevation_ft": {
+          "description": "Elevation of the job's site in feet; null uses the company's.",
+          "oneOf": [
+            {
+              "type": "integer",
+              "minimum": -1500,
+              "maximum": 15000,
+              "description": "Feet above sea level; the air's pressure (and so GPP) follows it."
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "log",
+        "estimate",
+        "credits"
+      ],
+      "properties": {
+        "log": {
+          "type": "object",
+          "required": [
+            "id",
+            "job",
+            "start_date",
+            "planned_days",
+            "end_date",
+            "today_day",
+            "elevation_ft",
+            "elevation_source",
+            "pressure_inhg",
+            "estimate_id",
+            "areas",
+            "building",
+            "days",
+            "wet_areas",
+            "warnings",
+            "notes",
+            "reading_count"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "example": "dry_5Tq8KmR2xA9b"
+            },
+            "job": {
+              "type": "object",
+              "required": [
+                "id",
+                "job_number"
+              ],
+              "properties": {
+                "id": {
+                  "type": "string",
+                  "pattern": "^job_[0-9A-Za-z]+$",
+                  "example": "job_7Qm2KxR9aB1c"
+                },
+                "job_number": {
+                  "type": "integer"
+                }
+              }
+            },
+            "start_date": {
+              "type": "string",
+              "format": "date",
+              "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+              "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+              "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+              "example": "2026-11-18"
+            },
+            "planned_days": {
+              "type": "integer",
+              "description": "The job's plan in days (the longest area plan can be longer)."
+            },
+            "end_date": {
+              "type": "string",
+              "format": "date",
+              "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+              "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+              "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+              "example": "2026-11-18"
+            },
+            "today_day": {
+              "type": "integer",
+              "description": "Today's day number in the company's timezone (0 or less before the start)."
+            },
+            "elevation_ft": {
+              "type": "integer"
+            },
+            "elevation_source": {
+              "type": "string",
+              "enum": [
+                "log",
+                "company"
+              ]
+            },
+            "pressure_inhg": {
+              "type": "number",
+              "description": "The air pressure used for GPP, from the elevation."
+            },
+            "estimate_id": {
+              "description": "The estimate whose rooms follow the log's drying days.",
+              "oneOf": [
+                {
+                  "type": "string",
+                  "pattern": "^est_[0-9A-Za-z]+$",
+                  "example": "est_6Tn3Wq8Zr1Ks"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "areas": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "name",
+                  "planned_days",
+                  "own_planned_days",
+                  "dry",
+                  "dry_day",
+                  "latest_day",
+                  "air",
+                  "exhaust",
+                  "grain_depression",
+                  "materials"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string"
+                  },
+                  "name": {
+                    "type": "string"
+                  },
+                  "planned_days": {
+                    "type": "integer",
+                    "description": "The area's plan (its own, else the job's)."
+                  },
+                  "own_planned_days": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ]
+                  },
+                  "dry": {
+                    "type": "boolean",
+                    "description": "Every material point read here is at or below its goal (false before any material reading)."
+                  },
+                  "dry_day": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ]
+                  },
+                  "latest_day": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "description": "The last day with a reading here."
+                  },
+                  "air": {
+                    "description": "The latest affected air here.",
+                    "oneOf": [
+                      {
+                        "type": "object",
+                        "description": "Air read in one place on one day, with what the service computes from it (null where temperature or RH is missing).",
+                        "required": [
+                          "area",
+                          "day",
+                          "location",
+                          "temp_f",
+                          "rh_pct",
+                          "gpp",
+                          "dew_point_f",
+                          "vapor_pressure_inhg"
+                        ],
+                        "properties": {
+                          "area": {
+                            "type": [
+                              "string",
+                              "null"
+                            ]
+                          },
+                          "day": {
+                            "type": "integer"
+                          },
+                          "location": {
+                            "type": "string",
+                            "enum": [
+                              "affected",
+                              "unaffected",
+                              "outside",
+                              "dehumidifier_exhaust"
+                            ],
+                            "default": "affected",
+                            "description": "Where the reading was taken."
+                          },
+                          "temp_f": {
+                            "type": [
+                              "number",
+                              "null"
+                            ]
+                          },
+                          "rh_pct": {
+                            "type": [
+                              "number",
+                              "null"
+                            ]
+                          },
+                          "gpp": {
+                            "type": [
+                              "number",
+                              "null"
+                            ],
+                            "description": "Grains of water per pound of dry air, one decimal."
+                          },
+                          "dew_point_f": {
+                            "type": [
+                              "number",
+                              "null"
+                            ],
+                            "description": "One decimal."
+                          },
+                          "vapor_pressure_inhg": {
+                            "type": [
+                              "number",
+                              "null"
+                            ],
+                            "description": "Inches of mercury, three decimals."
+                          }
+                        }
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "exhaust": {
+                    "description": "The latest dehumidifier exhaust air here.",
+                    "oneOf": [
+                      {
+                        "type": "object",
+                        "description": "Air read in one place on one day, with what the service computes from it (null where temperature or RH is missing).",
+                        "required": [
+                          "area",
+                          "day",
+                          "location",
+                          "temp_f",
+                          "rh_pct",
+                          "gpp",
+                          "dew_point_f",
+                          "vapor_pressure_inhg"
+                        ],
+                        "properties": {
+                          "area": {
+                            "type": [
+                              "string",
+                              "null"
+                            ]
+                          },
+                          "day": {
+                            "type": "integer"
+                          },
+                          "location": {
+                            "type": "string",
+                            "enum": [
+                              "affected",
+                              "unaffected",
+                              "outside",
+                              "dehumidifier_exhaust"
+                            ],
+                            "default": "affected",
+                            "description": "Where the reading was taken."
+                          },
+                          "temp_f": {
+                            "type": [
+                              "number",
+                              "null"
+                            ]
+                          },
+                          "rh_pct": {
+                            "type": [
+                              "number",
+                              "null"
+                            ]
+                          },
+                          "gpp": {
+                            "type": [
+                              "number",
+                              "null"
+                            ],
+                            "description": "Grains of water per pound of dry air, one decimal."
+                          },
+                          "dew_point_f": {
+                            "type": [
+                              "number",
+                              "null"
+                            ],
+                            "description": "One decimal."
+                          },
+                          "vapor_pressure_inhg": {
+                            "type": [
+                              "number",
+                              "null"
+                            ],
+                            "description": "Inches of mercury, three decimals."
+                          }
+                        }
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "grain_depression": {
+                    "type": [
+                      "number",
+                      "null"
+                    ],
+                    "description": "Affected GPP minus exhaust GPP on the latest day with both."
+                  },
+                  "materials": {
+                    "type": "array",
+                    "description": "The latest reading of each material point (reference readings excluded).",
+                    "items": {
+                      "type": "object",
+                      "description": "A material reading against its dry goal.",
+                      "required": [
+                        "area",
+                        "day",
+                        "metric",
+                        "point",
+                        "value",
+                        "goal",
+                        "goal_source",
+                        "dry"
+                      ],
+                      "properties": {
+                        "area": {
+                          "type": [
+                            "string",
+                            "null"
+                          ]
+                        },
+                        "day": {
+                          "type": "integer"
+                        },
+                        "metric": {
+                          "type": "string",
+                          "enum": [
+                            "temp_f",
+                            "temp_c",
+                            "rh_pct",
+                            "drywall",
+                            "wood",
+                            "subfloor",
+                            "concrete",
+                            "carpet",
+                            "pad",
+                            "insulation",
+                            "ceiling_tile",
+                            "baseboard",
+                            "cabinet"
+                          ],
+                          "description": "Air: `temp_f`, `temp_c` (stored as °F), `rh_pct`. Materials (moisture, % or meter points): the others."
+                        },
+                        "point": {
+                          "type": [
+                            "string",
+                            "null"
+                          ]
+                        },
+                        "value": {
+                          "type": "number"
+                        },
+                        "goal": {
+                          "type": "number"
+                        },
+                        "goal_source": {
+                          "type": "string",
+                          "enum": [
+                            "area_reference",
+                            "unaffected_reference",
+                            "default"
+                          ]
+                        },
+                        "dry": {
+                          "type": "boolean",
+                          "description": "At or below the goal."
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "building": {
+              "type": "object",
+              "description": "The latest outside and unaffected air of the building (readings with no area).",
+              "required": [
+                "outside",
+                "unaffected"
+              ],
+              "properties": {
+                "outside": {
+                  "oneOf": [
+                    {
+                      "type": "object",
+                      "description": "Air read in one place on one day, with what the service computes from it (null where temperature or RH is missing).",
+                      "required": [
+                        "area",
+                        "day",
+                        "location",
+                        "temp_f",
+                        "rh_pct",
+                        "gpp",
+                        "dew_point_f",
+                        "vapor_pressure_inhg"
+                      ],
+                      "properties": {
+                        "area": {
+                          "type": [
+                            "string",
+                            "null"
+                          ]
+                        },
+                        "day": {
+                          "type": "integer"
+                        },
+                        "location": {
+                          "type": "string",
+                          "enum": [
+                            "affected",
+                            "unaffected",
+                            "outside",
+                            "dehumidifier_exhaust"
+                          ],
+                          "default": "affected",
+                          "description": "Where the reading was taken."
+                        },
+                        "temp_f": {
+                          "type": [
+                            "number",
+                            "null"
+                          ]
+                        },
+                        "rh_pct": {
+                          "type": [
+                            "number",
+                            "null"
+                          ]
+                        },
+                        "gpp": {
+                          "type": [
+                            "number",
+                            "null"
+                          ],
+                          "description": "Grains of water per pound of dry air, one decimal."
+                        },
+                        "dew_point_f": {
+                          "type": [
+                            "number",
+                            "null"
+                          ],
+                          "description": "One decimal."
+                        },
+                        "vapor_pressure_inhg": {
+                          "type": [
+                            "number",
+                            "null"
+                          ],
+                          "description": "Inches of mercury, three decimals."
+                        }
+                      }
+                    },
+                    {
+                      "type": "null"
+                    }
+                  ]
+                },
+                "unaffected": {
+                  "oneOf": [
+                    {
+                      "type": "object",
+                      "description": "Air read in one place on one day, with what the service computes from it (null where temperature or RH is missing).",
+                      "required": [
+                        "area",
+                        "day",
+                        "location",
+                        "temp_f",
+                        "rh_pct",
+                        "gpp",
+                        "dew_point_f",
+                        "vapor_pressure_inhg"
+                      ],
+                      "properties": {
+                        "area": {
+                          "type": [
+                            "string",
+                            "null"
+                          ]
+                        },
+                        "day": {
+                          "type": "integer"
+                        },
+                        "location": {
+                          "type": "string",
+                          "enum": [
+                            "affected",
+                            "unaffected",
+                            "outside",
+                            "dehumidifier_exhaust"
+                          ],
+                          "default": "affected",
+                          "description": "Where the reading was taken."
+                        },
+                        "temp_f": {
+                          "type": [
+                            "number",
+                            "null"
+                          ]
+                        },
+                        "rh_pct": {
+                          "type": [
+                            "number",
+                            "null"
+                          ]
+                        },
+                        "gpp": {
+                          "type": [
+                            "number",
+                            "null"
+                          ],
+                          "description": "Grains of water per pound of dry air, one decimal."
+                        },
+                        "dew_point_f": {
+                          "type": [
+                            "number",
+                            "null"
+                          ],
+                          "description": "One decimal."
+                        },
+                        "vapor_pressure_inhg": {
+                          "type": [
+                            "number",
+                            "null"
+                          ],
+                          "description": "Inches of mercury, three decimals."
+                        }
+                      }
+                    },
+                    {
+                      "type": "null"
+                    }
+                  ]
+                }
+              }
+            },
+            "days": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "day",
+                  "date",
+                  "monitored",
+                  "skipped_areas",
+                  "readings"
+                ],
+                "properties": {
+                  "day": {
+                    "type": "integer"
+                  },
+                  "date": {
+                    "type": "string",
+                    "format": "date",
+                    "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+                    "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+                    "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+                    "example": "2026-11-18"
+                  },
+                  "monitored": {
+                    "type": "boolean",
+                    "description": "False when the day is skipped for every area."
+                  },
+                  "skipped_areas": {
+                    "type": "array",
+                    "description": "Areas skipped that day (every area when `monitored` is false).",
+                    "items": {
+                      "type": "string"
+                    }
+                  },
+                  "readings": {
+                    "type": "integer",
+                    "description": "Readings taken that day."
+                  }
+                }
+              }
+            },
+            "wet_areas": {
+              "type": "array",
+              "description": "Areas not dry yet.",
+              "items": {
+                "type": "string"
+              }
+            },
+            "warnings": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "code",
+                  "area",
+                  "day",
+                  "message"
+                ],
+                "properties": {
+                  "code": {
+                    "type": "string",
+                    "enum": [
+                      "negative_grain_depression",
+                      "billed_past_dry"
+                    ]
+                  },
+                  "area": {
+                    "type": "string"
+                  },
+                  "day": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ]
+                  },
+                  "message": {
+                    "type": "string"
+                  },
+                  "estimate_id": {
+                    "type": "string",
+                    "pattern": "^est_[0-9A-Za-z]+$",
+                    "example": "est_6Tn3Wq8Zr1Ks"
+                  },
+                  "line_id": {
+                    "type": "string",
+                    "pattern": "^line_[0-9A-Za-z]+$",
+                    "example": "line_8Vb2Xc4Zn6Mq"
+                  },
+                  "billed_days": {
+                    "type": "integer"
+                  },
+                  "dry_day": {
+                    "type": "integer"
+                  }
+                }
+              }
+            },
+            "notes": {
+              "type": "array",
+              "description": "Drying notes, oldest first.",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "text",
+                  "area",
+                  "day",
+                  "created_by",
+                  "created_at"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "example": "dnote_8Hq2LmR4TxYc"
+                  },
+                  "text": {
+                    "type": "string"
+                  },
+                  "area": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "day": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ]
+                  },
+                  "created_by": {
+                    "type": "object",
+                    "description": "A teammate, as shown on records they made or are assigned to.",
+                    "required": [
+                      "id",
+                      "name"
+                    ],
+                    "properties": {
+                      "id": {
+                        "type": "string",
+                        "pattern": "^per_[0-9A-Za-z]+$",
+                        "example": "per_3bT9kLx0Qw2e"
+                      },
+                      "name": {
+                        "type": "string"
+                      }
+                    }
+                  },
+                  "created_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  }
+                }
+              }
+            },
+            "reading_count": {
+              "type": "integer"
+            },
+            "readings": {
+              "type": "array",
+              "description": "With `detail=readings`.",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "area",
+                  "day",
+                  "location",
+                  "metric",
+                  "value",
+                  "point",
+                  "reference",
+                  "source_of_values",
+                  "on_skipped_day",
+                  "recorded_by",
+                  "recorded_at"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "example": "rdg_3kQ9xT2mLp7a"
+                  },
+                  "area": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "day": {
+                    "type": "integer"
+                  },
+                  "location": {
+                    "type": "string",
+                    "enum": [
+                      "affected",
+                      "unaffected",
+                      "outside",
+                      "dehumidifier_exhaust"
+                    ],
+                    "default": "affected",
+                    "description": "Where the reading was taken."
+                  },
+                  "metric": {
+                    "type": "string",
+                    "enum": [
+                      "temp_f",
+                      "temp_c",
+                      "rh_pct",
+                      "drywall",
+                      "wood",
+                      "subfloor",
+                      "concrete",
+                      "carpet",
+                      "pad",
+                      "insulation",
+                      "ceiling_tile",
+                      "baseboard",
+                      "cabinet"
+                    ],
+                    "description": "Air: `temp_f`, `temp_c` (stored as °F), `rh_pct`. Materials (moisture, % or meter points): the others."
+                  },
+                  "value": {
+                    "type": "number",
+                    "description": "As stored (`temp_c` readings are stored as `temp_f`)."
+                  },
+                  "point": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "reference": {
+                    "type": "boolean"
+                  },
+                  "source_of_values": {
+                    "type": "string",
+                    "enum": [
+                      "dictated_by_user",
+                      "read_from_log"
+                    ],
+                    "default": "dictated_by_user",
+                    "description": "`dictated_by_user` (said or typed by the technician) or `read_from_log` (read off a paper or photographed log)."
+                  },
+                  "on_skipped_day": {
+                    "type": "boolean"
+                  },
+                  "recorded_by": {
+                    "type": "object",
+                    "description": "A teammate, as shown on records they made or are assigned to.",
+                    "required": [
+                      "id",
+                      "name"
+                    ],
+                    "properties": {
+                      "id": {
+                        "type": "string",
+                        "pattern": "^per_[0-9A-Za-z]+$",
+                        "example": "per_3bT9kLx0Qw2e"
+                      },
+                      "name": {
+                        "type": "string"
+                      }
+                    }
+                  },
+                  "recorded_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  }
+                }
+              }
+            },
+            "conditions": {
+              "type": "array",
+              "description": "With `detail=readings`, every air condition.",
+              "items": {
+                "type": "object",
+                "description": "Air read in one place on one day, with what the service computes from it (null where temperature or RH is missing).",
+                "required": [
+                  "area",
+                  "day",
+                  "location",
+                  "temp_f",
+                  "rh_pct",
+                  "gpp",
+                  "dew_point_f",
+                  "vapor_pressure_inhg"
+                ],
+                "properties": {
+                  "area": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "day": {
+                    "type": "integer"
+                  },
+                  "location": {
+                    "type": "string",
+                    "enum": [
+                      "affected",
+                      "unaffected",
+                      "outside",
+                      "dehumidifier_exhaust"
+                    ],
+                    "default": "affected",
+                    "description": "Where the reading was taken."
+                  },
+                  "temp_f": {
+                    "type": [
+                      "number",
+                      "null"
+                    ]
+                  },
+                  "rh_pct": {
+                    "type": [
+                      "number",
+                      "null"
+                    ]
+                  },
+                  "gpp": {
+                    "type": [
+                      "number",
+                      "null"
+                    ],
+                    "description": "Grains of water per pound of dry air, one decimal."
+                  },
+                  "dew_point_f": {
+                    "type": [
+                      "number",
+                      "null"
+                    ],
+                    "description": "One decimal."
+                  },
+                  "vapor_pressure_inhg": {
+                    "type": [
+                      "number",
+                      "null"
+                    ],
+                    "description": "Inches of mercury, three decimals."
+                  }
+                }
+              }
+            },
+            "grain_depression": {
+              "type": "array",
+              "description": "With `detail=readings`, per area and day.",
+              "items": {
+                "type": "object",
+                "required": [
+                  "area",
+                  "day",
+                  "value"
+                ],
+                "properties": {
+                  "area": {
+                    "type": "string"
+                  },
+                  "day": {
+                    "type": "integer"
+                  },
+                  "value": {
+                    "type": "number"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "estimate": {
+          "oneOf": [
+            {
+              "type": "object",
+              "description": "How the tied estimate followed the log's drying days.",
+              "required": [
+                "estimate_id",
+                "outcome",
+                "rooms_added",
+                "changed_lines",
+                "total_before",
+                "total_after"
+              ],
+              "properties": {
+                "estimate_id": {
+                  "type": "string",
+                  "pattern": "^est_[0-9A-Za-z]+$",
+                  "example": "est_6Tn3Wq8Zr1Ks"
+                },
+                "outcome": {
+                  "type": "string",
+                  "enum": [
+                    "created",
+                    "updated",
+                    "unchanged",
+                    "final_left_alone"
+                  ]
+                },
+                "rooms_added": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                },
+                "changed_lines": {
+                  "type": "array",
+                  "items": {
+                    "type": "object",
+                    "required": [
+                      "line_id",
+                      "description",
+                      "room",
+                      "days_before",
+                      "days_after",
+                      "quantity_before",
+                      "quantity_after",
+                      "total_cents_before",
+                      "total_cents_after"
+                    ],
+                    "properties": {
+                      "line_id": {
+                        "type": "string",
+                        "pattern": "^line_[0-9A-Za-z]+$",
+                        "example": "line_8Vb2Xc4Zn6Mq"
+                      },
+                      "description": {
+                        "type": "string"
+                      },
+                      "room": {
+                        "type": [
+                          "string",
+                          "null"
+                        ]
+                      },
+                      "days_before": {
+                        "type": "integer"
+                      },
+                      "days_after": {
+                        "type": "integer"
+                      },
+                      "quantity_before": {
+                        "type": "number"
+                      },
+                      "quantity_after": {
+                        "type": "number"
+                      },
+                      "total_cents_before": {
+                        "type": "integer"
+                      },
+                      "total_cents_after": {
+                        "type": "integer"
+                      }
+                    }
+                  }
+                },
+                "total_before": {
+                  "type": "object",
+                  "required": [
+                    "cents",
+                    "currency"
+                  ],
+                  "properties": {
+                    "cents": {
+                      "type": "integer"
+                    },
+                    "currency": {
+                      "type": "string",
+                      "example": "USD"
+                    }
+                  }
+                },
+                "total_after": {
+                  "type": "object",
+                  "required": [
+                    "cents",
+                    "currency"
+                  ],
+                  "properties": {
+                    "cents": {
+                      "type": "integer"
+                    },
+                    "currency": {
+                      "type": "string",
+                      "example": "USD"
+                    }
+                  }
+                }
+              }
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "credits": {
+          "type": "object",
+          "required": [
+            "used",
+            "remaining"
+          ],
+          "properties": {
+            "used": {
+              "type": "integer",
+              "description": "1 when this call started a log and created the job's estimate, else 0."
+            },
+            "remaining": {
+              "type": "integer"
+            }
+          }
         }
       }
     }

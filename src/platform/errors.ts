@@ -24,6 +24,7 @@ const TITLES: Record<ProblemCode, string> = {
   ambiguous_teammate: 'Ambiguous teammate',
   unknown_referral_source: 'Unknown referral source',
   unknown_person: 'Unknown person',
+  unknown_area: 'Unknown area',
   webhook_not_allowed: 'Webhook target not allowed',
   rate_limited: 'Too many requests',
   admin_api_disabled: 'Admin API disabled',

@@ -63,7 +63,9 @@ function fieldErrors(errors: ErrorObject[] | null | undefined): FieldError[] {
   return (errors ?? []).map((e) => {
     const missing = e.keyword === 'required' ? `/${(e.params as { missingProperty: string }).missingProperty}` : '';
     const extra = e.keyword === 'additionalProperties' ? `/${(e.params as { additionalProperty: string }).additionalProperty}` : '';
-    return { path: `${e.instancePath}${missing}${extra}` || '/', message: e.message ?? 'is invalid' };
+    // As over HTTP (express-openapi-validator), a value outside an enum is told the allowed ones.
+    const allowed = e.keyword === 'enum' ? `: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` : '';
+    return { path: `${e.instancePath}${missing}${extra}` || '/', message: `${e.message ?? 'is invalid'}${allowed}` };
   });
 }
 

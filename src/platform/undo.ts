@@ -14,7 +14,21 @@ import { lockJob } from './locks';
 import { markUndone } from './idempotency';
 
 /** Tables whose rows carry `id`, `company_id` and `version`, and can be taken back. */
-export type UndoableTable = 'jobs' | 'contacts' | 'job_contacts' | 'job_assignees' | 'notes' | 'note_versions' | 'drying_logs' | 'estimates' | 'estimate_rooms' | 'estimate_lines';
+export type UndoableTable =
+  | 'jobs'
+  | 'contacts'
+  | 'job_contacts'
+  | 'job_assignees'
+  | 'notes'
+  | 'note_versions'
+  | 'drying_logs'
+  | 'drying_areas'
+  | 'drying_readings'
+  | 'drying_notes'
+  | 'drying_skips'
+  | 'estimates'
+  | 'estimate_rooms'
+  | 'estimate_lines';
 
 type Row = Record<string, unknown> & { id: string; version: number };
 
@@ -57,6 +71,13 @@ export class RecordedWrites {
     const [saved] = await runTogether<T>(this.trx, [...others, first.returning(['*', ...alsoReturn])]);
     for (const { table, row } of inserts) this.changes.push({ table, id: row.id, before: null, afterVersion: 1 });
     return saved;
+  }
+
+  /** Inserts many rows of one table in one statement (a day's readings of a whole job). */
+  async insertMany(table: UndoableTable, rows: NewRow['row'][]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.trx(table).insert(rows.map((row) => ({ ...row, company_id: this.companyId, version: 1 })));
+    for (const row of rows) this.changes.push({ table, id: row.id, before: null, afterVersion: 1 });
   }
 
   async update<T extends { id: string }>(table: UndoableTable, id: string, patch: Record<string, unknown>): Promise<T> {

@@ -31,6 +31,12 @@ import { add_line_items } from './estimates/add_line_items';
 import { update_line_item } from './estimates/update_line_item';
 import { remove_line_item } from './estimates/remove_line_item';
 import { search_standards } from './standards/search_standards';
+import { get_drying_log } from './drying/get_drying_log';
+import { create_drying_log } from './drying/create_drying_log';
+import { update_drying_settings } from './drying/update_drying_settings';
+import { add_drying_readings } from './drying/add_drying_readings';
+import { add_drying_note } from './drying/add_drying_note';
+import { skip_drying_day } from './drying/skip_drying_day';
 import { admin_set_estimate_rates } from './admin/admin_set_estimate_rates';
 import { list_changes } from './changes/list_changes';
 import { undo_my_last_action } from './changes/undo_my_last_action';
@@ -46,6 +52,7 @@ import { admin_set_statuses } from './admin/admin_set_statuses';
 import { admin_set_referral_sources } from './admin/admin_set_referral_sources';
 import { admin_add_credits } from './admin/admin_add_credits';
 import { admin_set_chat } from './admin/admin_set_chat';
+import { admin_set_elevation } from './admin/admin_set_elevation';
 
 export const handlers: HandlerTable = {
   get_context,
@@ -78,6 +85,12 @@ export const handlers: HandlerTable = {
   add_line_items,
   update_line_item,
   remove_line_item,
+  get_drying_log,
+  create_drying_log,
+  update_drying_settings,
+  add_drying_readings,
+  add_drying_note,
+  skip_drying_day,
   search_standards,
   list_changes,
   undo_my_last_action,
@@ -93,5 +106,6 @@ export const handlers: HandlerTable = {
   admin_set_referral_sources,
   admin_add_credits,
   admin_set_chat,
+  admin_set_elevation,
   admin_set_estimate_rates,
 };

@@ -68,6 +68,10 @@ export async function buildWorld(t: TestApp): Promise<FuzzWorld> {
       for (const line of estimate.unassigned_lines) lines.push(line.id);
     }
   }
+  // Drying logs on the first jobs, so that skip_drying_day and settings find one.
+  for (const job of jobs.slice(0, 3)) {
+    await write.post(`/api/v1/jobs/${job.id}/drying-log`).send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }, { name: 'Hall' }], planned_days: 30 }).expect(201);
+  }
   const keys = (await admin(`/admin/v1/companies/${target.id}/keys`).expect(200)).body.data.map((k: { id: string }) => k.id);
   const categories = [...new Set(PRICE_LIST.map((item) => item.category))];
 
@@ -88,6 +92,9 @@ export async function buildWorld(t: TestApp): Promise<FuzzWorld> {
     code: ['DRY-AM-STD', 'DRY-DH-LGR', PRICE_LIST[0].code, PRICE_LIST[5].code, 'DRY-AM-STDX', 'NOPE'],
     codes: ['DRY-AM-STD', PRICE_LIST[1].code, 'dry am std', 'NOPE'],
     room: ['Kitchen', 'hall', 'Attic'],
+    area: ['Kitchen', 'hall', 'Attic'],
+    day: [1, 2, 3, 30],
+    value: [18.5, 45, 72, 0],
     category: categories,
     region: ['TX', 'IL', 'dc', 'ZZ'],
     q: ['Alvarez', '#1', '5552013344', '(555) 201', 'water', 'drywall', 'category 3 water', 'dehumidifier', 'Priya', 'tom@example.com'],

@@ -1,0 +1,38 @@
+import type { WriteHandler } from '../../platform/handler';
+import { newId } from '../../platform/ids';
+import { jobRefOf, resolveJob } from '../jobs/job-records';
+import { findArea, findLog, loadAreas, todayOf } from './drying-records';
+import { dayOf } from './days';
+import { followPlan } from './estimate-follow';
+import { addMissingAreas, creditsLeft, DEFAULT_PLANNED_DAYS, startLog } from './log-start';
+
+export const add_drying_note: WriteHandler<'add_drying_note'> = async (ctx, { path, body }) => {
+  const { db, caller } = ctx;
+  const job = await resolveJob(db, caller, path.job_id);
+  const existing = await findLog(db, caller, job.id);
+  // A date is checked against the start date before a log is started for it.
+  const day = dayOf(body, existing?.start_date ?? (await todayOf(db, caller)));
+  const areaNames = body.area ? [body.area.trim()] : [];
+  const started = existing ? null : await startLog(ctx, job, { plannedDays: Math.max(DEFAULT_PLANNED_DAYS, day ?? 0), areaNames, startedBy: 'add_drying_note' });
+  const log = existing ?? started!.log;
+  const areas = await loadAreas(db, log.id);
+  const added = await addMissingAreas(ctx, log, areas, areaNames);
+  if (started || added.length) await followPlan(ctx, log, areas, started?.estimateCreated ?? false);
+  const area = body.area ? findArea(areas, body.area)! : null;
+
+  const note = await ctx.rows.insert<{ id: string; created_at: Date }>('drying_notes', { id: newId('dnote'), log_id: log.id, area_id: area?.id ?? null, day, text: body.text, author_id: caller.personId });
+  ctx.changes.add({
+    kind: 'notes',
+    data: { action: 'drying.note_added', log_id: log.id, note_id: note.id, area: area?.name ?? null, day },
+    summary: `Drying note on #${job.job_number}${area ? ` (${area.name})` : ''} by ${caller.personName}`,
+    job: jobRefOf(job),
+    recordId: note.id,
+  });
+  const credits = started?.credits ?? (await creditsLeft(ctx));
+  return {
+    log_id: log.id,
+    log_started: started !== null,
+    note: { id: note.id, text: body.text, area: area?.name ?? null, day, created_by: { id: caller.personId, name: caller.personName }, created_at: note.created_at.toISOString() },
+    credits,
+  };
+};

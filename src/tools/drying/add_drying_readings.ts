@@ -1,0 +1,197 @@
+import type { components } from '../../generated/api';
+import { invalidRequest, type FieldError } from '../../platform/errors';
+import type { BodyOf, WriteContext, WriteHandler } from '../../platform/handler';
+import { newId } from '../../platform/ids';
+import { toHundredths } from '../../platform/money';
+import { jobRefOf, resolveJob } from '../jobs/job-records';
+import { findArea, findLog, loadAreas, plannedDaysOf, todayOf, type AreaRow, type LogRow } from './drying-records';
+import { airConditions, DryGoals, elevationOf, materialStatuses, type ReadingLocation } from './drying-status';
+import { resolveDay } from './days';
+import { followPlan } from './estimate-follow';
+import { addMissingAreas, creditsLeft, DEFAULT_PLANNED_DAYS, startLog } from './log-start';
+import { rangeOf, stored, type StoredMetric } from './metrics';
+
+type Body = BodyOf<'add_drying_readings'>;
+type ReadingInput = components['schemas']['ReadingInput'];
+type SourceOfValues = components['schemas']['SourceOfValues'];
+
+/** At most this many readings in one request. */
+const MAX_READINGS = 2000;
+/** Air read outside or in an unaffected place may belong to the building rather than an area. */
+const BUILDING_LOCATIONS: ReadingLocation[] = ['outside', 'unaffected'];
+
+/** One reading as checked: where it goes and what is stored. */
+interface Checked {
+  areaName: string | null;
+  day: number;
+  location: ReadingLocation;
+  metric: StoredMetric;
+  valueX100: number;
+  point: string | null;
+  reference: boolean;
+  source: SourceOfValues;
+}
+
+interface Row {
+  path: string;
+  day?: number;
+  date?: string;
+  area?: string;
+  location?: ReadingLocation;
+  source?: SourceOfValues;
+  readings: ReadingInput[];
+}
+
+/** The body's own row (readings in the body) and its `rows`, each with its path and the body's defaults. */
+function rowsOf(body: Body): Row[] {
+  const defaults = { day: body.day, date: body.date, area: body.area, location: body.location, source: body.source_of_values };
+  const rows: Row[] = [];
+  if (body.readings) rows.push({ path: '/body', ...defaults, readings: body.readings });
+  for (const [i, row] of (body.rows ?? []).entries()) {
+    const hasDay = row.day !== undefined || row.date !== undefined;
+    rows.push({
+      path: `/body/rows/${i}`,
+      day: hasDay ? row.day : defaults.day,
+      date: hasDay ? row.date : defaults.date,
+      area: row.area ?? defaults.area,
+      location: row.location ?? defaults.location,
+      source: row.source_of_values ?? defaults.source,
+      readings: row.readings,
+    });
+  }
+  return rows;
+}
+
+/** Checks the whole request before anything is saved; every bad row is named. */
+function check(rows: Row[], startDate: string): Checked[] {
+  const errors: FieldError[] = [];
+  const checked: Checked[] = [];
+  if (rows.length === 0) errors.push({ path: '/body/readings', message: 'send readings (one area and day) or rows' });
+  const count = rows.reduce((sum, row) => sum + row.readings.length, 0);
+  if (count > MAX_READINGS) errors.push({ path: '/body/rows', message: `holds ${count} readings; at most ${MAX_READINGS} in one request` });
+
+  for (const row of rows) {
+    const day = dayOfRow(row, startDate, errors);
+    for (const [j, reading] of row.readings.entries()) {
+      const at = `${row.path}/readings/${j}`;
+      const location = reading.location ?? row.location ?? 'affected';
+      const range = rangeOf(reading.metric);
+      if (reading.value < range.min || reading.value > range.max) {
+        errors.push({ path: `${at}/value`, message: `${reading.metric} must be between ${range.min} and ${range.max}${range.unit}` });
+      }
+      if (!row.area && !BUILDING_LOCATIONS.includes(location)) {
+        errors.push({ path: `${row.path}/area`, message: `is required for ${location} readings (only outside and unaffected readings may have no area)` });
+      }
+      const value = stored(reading.metric, reading.value);
+      if (reading.reference && (value.metric === 'temp_f' || value.metric === 'rh_pct')) {
+        errors.push({ path: `${at}/reference`, message: 'marks a material reading as the dry goal; air readings cannot be references' });
+      }
+      if (day === null) continue;
+      checked.push({
+        areaName: row.area?.trim() ?? null,
+        day,
+        location,
+        metric: value.metric,
+        valueX100: toHundredths(value.value),
+        point: reading.point?.trim() ?? null,
+        reference: reading.reference ?? false,
+        source: row.source ?? 'dictated_by_user',
+      });
+    }
+  }
+  // An area is named once per row, however many of its readings lack it.
+  if (errors.length) throw invalidRequest(errors.filter((e, i) => errors.findIndex((o) => o.path === e.path && o.message === e.message) === i));
+  return checked;
+}
+
+function dayOfRow(row: Row, startDate: string, errors: FieldError[]): number | null {
+  const { day, error } = resolveDay(row, startDate, row.path);
+  if (error) errors.push(error);
+  else if (day === null) errors.push({ path: `${row.path}/day`, message: 'give the day number or the date' });
+  return day;
+}
+
+/** The log, started if the job has none: today, planned for 3 days or up to the latest day read. */
+async function logFor(ctx: WriteContext, job: Awaited<ReturnType<typeof resolveJob>>, rows: Row[]) {
+  const existing = await findLog(ctx.db, ctx.caller, job.id);
+  if (existing) return { log: existing, started: null };
+  const startDate = await todayOf(ctx.db, ctx.caller);
+  const lastDay = Math.max(0, ...check(rows, startDate).map((r) => r.day));
+  const areaNames = [...new Set(rows.map((r) => r.area?.trim()).filter((name): name is string => !!name))];
+  const started = await startLog(ctx, job, { startDate, plannedDays: Math.max(DEFAULT_PLANNED_DAYS, lastDay), areaNames, startedBy: 'add_drying_readings' });
+  return { log: started.log, started };
+}
+
+/** Longer plans for days read past them: the job's, and an area's own. */
+async function extendPlans(ctx: WriteContext, log: LogRow, areas: AreaRow[], readings: Checked[]): Promise<void> {
+  const lastDay = Math.max(...readings.map((r) => r.day));
+  if (lastDay > log.planned_days) Object.assign(log, await ctx.rows.update('drying_logs', log.id, { planned_days: lastDay }));
+  for (const area of areas) {
+    const last = Math.max(0, ...readings.filter((r) => r.areaName?.toLowerCase() === area.name.toLowerCase()).map((r) => r.day));
+    if (area.planned_days !== null && last > area.planned_days) Object.assign(area, await ctx.rows.update('drying_areas', area.id, { planned_days: last }));
+  }
+}
+
+export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (ctx, { path, body }) => {
+  const { db, caller } = ctx;
+  const job = await resolveJob(db, caller, path.job_id);
+  const rows = rowsOf(body);
+  const { log, started } = await logFor(ctx, job, rows);
+  const readings = check(rows, log.start_date);
+  const plannedBefore = started ? null : log.planned_days;
+  const areas = await loadAreas(db, log.id);
+  const areasAdded = await addMissingAreas(ctx, log, areas, readings.map((r) => r.areaName).filter((name): name is string => name !== null));
+  const areaDaysBefore = areas.map((a) => plannedDaysOf(a, log)).join();
+  await extendPlans(ctx, log, areas, readings);
+
+  const saved = readings.map((r, position) => ({
+    id: newId('rdg'),
+    position,
+    log_id: log.id,
+    area_id: r.areaName ? findArea(areas, r.areaName)!.id : null,
+    day: r.day,
+    location: r.location,
+    metric: r.metric,
+    value_x100: r.valueX100,
+    point: r.point,
+    reference: r.reference,
+    source_of_values: r.source,
+    recorded_by: caller.personId,
+  }));
+  await ctx.rows.insertMany('drying_readings', saved);
+
+  const planChanged = started !== null || areasAdded.length > 0 || areaDaysBefore !== areas.map((a) => plannedDaysOf(a, log)).join();
+  const estimate = planChanged ? await followPlan(ctx, log, areas, started?.estimateCreated ?? false) : null;
+  const areaName = (id: string | null) => areas.find((a) => a.id === id)?.name ?? null;
+  const references = await db('drying_readings').where({ log_id: log.id }).where((q) => q.where('reference', true).orWhere('location', 'unaffected')).orderBy(['day', 'recorded_at', 'position']);
+  const days = [...new Set(readings.map((r) => r.day))].sort((a, b) => a - b);
+  const readAreas = [...new Set(saved.map((r) => areaName(r.area_id)).filter((name): name is string => name !== null))];
+
+  ctx.changes.add({
+    kind: 'visits',
+    data: {
+      action: 'drying.readings_added',
+      log_id: log.id,
+      count: saved.length,
+      days,
+      areas: readAreas,
+      areas_added: areasAdded.map((a) => a.name),
+      planned_days: plannedBefore !== null && plannedBefore !== log.planned_days ? { before: plannedBefore, after: log.planned_days } : null,
+    },
+    summary: `${saved.length} drying reading${saved.length === 1 ? '' : 's'} on #${job.job_number} (day ${days.join(', ')}${readAreas.length ? `; ${readAreas.join(', ')}` : ''})`,
+    job: jobRefOf(job),
+    recordId: log.id,
+  });
+  return {
+    log_id: log.id,
+    log_started: started !== null,
+    added: saved.length,
+    days,
+    areas_added: areasAdded.map((a) => a.name),
+    planned_days: { before: plannedBefore, after: log.planned_days },
+    conditions: airConditions(saved, areaName, elevationOf({ log }).pressureKpa),
+    materials: materialStatuses(saved, new DryGoals(references), areaName),
+    estimate,
+    credits: started?.credits ?? (await creditsLeft(ctx)),
+  };
+};

@@ -1,0 +1,26 @@
+import { ApiError } from '../../platform/errors';
+import type { WriteHandler } from '../../platform/handler';
+import { resolveJob } from '../jobs/job-records';
+import { findLog } from './drying-records';
+import { followPlan } from './estimate-follow';
+import { addMissingAreas, DEFAULT_PLANNED_DAYS, startLog } from './log-start';
+import { readLog } from './read-log';
+
+export const create_drying_log: WriteHandler<'create_drying_log'> = async (ctx, { path, body }) => {
+  const job = await resolveJob(ctx.db, ctx.caller, path.job_id);
+  if (await findLog(ctx.db, ctx.caller, job.id)) {
+    throw new ApiError(409, 'invalid_state', `Job #${job.job_number} already has a drying log; change it with update_drying_settings or add_drying_readings.`);
+  }
+  const names = body.rooms.map((room) => room.name.trim());
+  const { log, credits, estimateCreated } = await startLog(ctx, job, {
+    startDate: body.start_date,
+    plannedDays: body.planned_days ?? DEFAULT_PLANNED_DAYS,
+    elevationFt: body.elevation_ft,
+    areaNames: names,
+    startedBy: 'create_drying_log',
+  });
+  const ownDays = (name: string) => body.rooms.find((room) => room.name.trim().toLowerCase() === name.toLowerCase())?.planned_days ?? null;
+  const areas = await addMissingAreas(ctx, log, [], names, ownDays);
+  const estimate = await followPlan(ctx, log, areas, estimateCreated);
+  return { log: await readLog(ctx.db, job, log), estimate, credits };
+};

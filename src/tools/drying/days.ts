@@ -1,0 +1,24 @@
+import { invalidRequest, type FieldError } from '../../platform/errors';
+import { dayOfDate } from './drying-records';
+
+/**
+ * The day a request names by `day` or `date` (null when it names none), checked against the log's
+ * start date: a date before it or past day 365, or a day and a date that disagree, is an error
+ * at `at` (`/body`, `/body/rows/3`).
+ */
+export function resolveDay(given: { day?: number; date?: string }, startDate: string, at: string): { day: number | null; error: FieldError | null } {
+  if (given.date === undefined) return { day: given.day ?? null, error: null };
+  const fromDate = dayOfDate(startDate, given.date);
+  const wrong = (field: string, message: string) => ({ day: null, error: { path: `${at}/${field}`, message } });
+  if (fromDate < 1) return wrong('date', `is before the log's start date ${startDate} (day 1)`);
+  if (fromDate > 365) return wrong('date', 'is more than 365 days after the start date');
+  if (given.day !== undefined && given.day !== fromDate) return wrong('day', `is day ${given.day}, but the date given is day ${fromDate}`);
+  return { day: fromDate, error: null };
+}
+
+/** As resolveDay, answering 400 for a wrong day of the body. */
+export function dayOf(body: { day?: number; date?: string }, startDate: string): number | null {
+  const { day, error } = resolveDay(body, startDate, '/body');
+  if (error) throw invalidRequest([error]);
+  return day;
+}

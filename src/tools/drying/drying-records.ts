@@ -1,0 +1,153 @@
+/**
+ * Reading a drying log: its rows, days and dates, and its areas by name. Day 1 is the start date;
+ * dates are calendar dates of the company's timezone, held as `YYYY-MM-DD` text.
+ */
+import type { Knex } from 'knex';
+import { ApiError, unknownName } from '../../platform/errors';
+import type { Caller } from '../../platform/handler';
+import type { ReadingLocation } from './drying-status';
+import type { StoredMetric } from './metrics';
+
+export interface LogRow {
+  id: string;
+  job_id: string;
+  start_date: string;
+  planned_days: number;
+  estimate_id: string | null;
+  elevation_ft: number | null;
+  company_elevation_ft: number;
+  today: string;
+  version: number;
+}
+
+export interface AreaRow {
+  id: string;
+  name: string;
+  planned_days: number | null;
+  position: number;
+}
+
+export interface ReadingRow {
+  id: string;
+  area_id: string | null;
+  day: number;
+  location: ReadingLocation;
+  metric: StoredMetric;
+  value_x100: number;
+  point: string | null;
+  reference: boolean;
+  source_of_values: 'dictated_by_user' | 'read_from_log';
+  recorded_by: string;
+  recorded_by_name: string;
+  recorded_at: Date;
+}
+
+export interface NoteRow {
+  id: string;
+  area_id: string | null;
+  day: number | null;
+  text: string;
+  author_id: string;
+  author_name: string;
+  created_at: Date;
+}
+
+export interface SkipRow {
+  id: string;
+  area_id: string | null;
+  day: number;
+}
+
+export interface JobRef {
+  id: string;
+  job_number: number;
+}
+
+export interface DryingRecord {
+  job: JobRef;
+  log: LogRow;
+  areas: AreaRow[];
+  readings: ReadingRow[];
+  notes: NoteRow[];
+  skips: SkipRow[];
+}
+
+const DAY_MS = 86_400_000;
+
+export function dateOfDay(startDate: string, day: number): string {
+  return new Date(Date.parse(`${startDate}T00:00:00Z`) + (day - 1) * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** The day number of a date (1 for the start date; 0 or less before it). */
+export function dayOfDate(startDate: string, date: string): number {
+  return Math.round((Date.parse(`${date}T00:00:00Z`) - Date.parse(`${startDate}T00:00:00Z`)) / DAY_MS) + 1;
+}
+
+/** Today in the company's timezone, as PostgreSQL knows it (the timezone was checked against it). */
+export async function todayOf(db: Knex, caller: Caller): Promise<string> {
+  const row = await db.first(db.raw("to_char((now() at time zone ?)::date, 'YYYY-MM-DD') as today", [caller.timezone]));
+  return row.today;
+}
+
+/** The job's log row, or null. */
+export async function findLog(db: Knex, caller: Caller, jobId: string): Promise<LogRow | null> {
+  const row = await db('drying_logs as d')
+    .join('companies as c', 'c.id', 'd.company_id')
+    .where({ 'd.job_id': jobId, 'd.company_id': caller.companyId })
+    .first(
+      'd.id',
+      'd.job_id',
+      db.raw("to_char(d.start_date, 'YYYY-MM-DD') as start_date"),
+      'd.planned_days',
+      'd.estimate_id',
+      'd.elevation_ft',
+      'd.version',
+      'c.elevation_ft as company_elevation_ft',
+      db.raw("to_char((now() at time zone c.timezone)::date, 'YYYY-MM-DD') as today"),
+    );
+  return row ?? null;
+}
+
+export async function loadAreas(db: Knex, logId: string): Promise<AreaRow[]> {
+  return db('drying_areas').where({ log_id: logId }).orderBy('position').select('id', 'name', 'planned_days', 'position');
+}
+
+/** Everything of a log, read in one go. */
+export async function loadRecord(db: Knex, job: JobRef, log: LogRow): Promise<DryingRecord> {
+  const [areas, readings, notes, skips] = await Promise.all([
+    loadAreas(db, log.id),
+    db('drying_readings as r')
+      .join('people as p', 'p.id', 'r.recorded_by')
+      .where('r.log_id', log.id)
+      .orderBy([{ column: 'r.day' }, { column: 'r.recorded_at' }, { column: 'r.position' }])
+      .select('r.id', 'r.area_id', 'r.day', 'r.location', 'r.metric', 'r.value_x100', 'r.point', 'r.reference', 'r.source_of_values', 'r.recorded_by', 'p.name as recorded_by_name', 'r.recorded_at'),
+    db('drying_notes as n')
+      .join('people as p', 'p.id', 'n.author_id')
+      .where('n.log_id', log.id)
+      .orderBy([{ column: 'n.created_at' }, { column: 'n.id' }])
+      .select('n.id', 'n.area_id', 'n.day', 'n.text', 'n.author_id', 'p.name as author_name', 'n.created_at'),
+    db('drying_skips').where({ log_id: log.id }).orderBy('day').select('id', 'area_id', 'day'),
+  ]);
+  return { job, log, areas, readings, notes, skips };
+}
+
+export function findArea(areas: AreaRow[], name: string): AreaRow | undefined {
+  const wanted = name.trim().toLowerCase();
+  return areas.find((area) => area.name.toLowerCase() === wanted);
+}
+
+/** The area of that name, else 422 naming the log's areas. */
+export function requireArea(areas: AreaRow[], name: string): AreaRow {
+  const area = findArea(areas, name);
+  if (!area) throw unknownName('unknown_area', 'area on this drying log', name.trim(), areas.map((a) => a.name));
+  return area;
+}
+
+export function noLog(job: JobRef): ApiError {
+  return new ApiError(404, 'not_found', `Job #${job.job_number} has no drying log yet; create_drying_log, add_drying_readings or add_drying_note starts one.`);
+}
+
+/** The plan of an area: its own days, else the job's. */
+export function plannedDaysOf(area: AreaRow, log: Pick<LogRow, 'planned_days'>): number {
+  return area.planned_days ?? log.planned_days;
+}

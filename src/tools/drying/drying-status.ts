@@ -1,0 +1,277 @@
+/**
+ * What the service computes from a drying log's readings, never typed by people: the air's GPP,
+ * dew point and vapour pressure, grain depression, each material's dry goal and whether it is
+ * met, the day each area read dry, and the warnings (a dehumidifier adding moisture, equipment
+ * billed past the dry day). The rules are the ones get_drying_log states in the spec.
+ */
+import type { Knex } from 'knex';
+import type { components } from '../../generated/api';
+import { airProperties, kpaToInHg, pressureAtKpa } from './psychrometrics';
+import { DEFAULT_DRY_GOALS, isMaterial, type MaterialMetric } from './metrics';
+import { dateOfDay, dayOfDate, plannedDaysOf, type AreaRow, type DryingRecord, type ReadingRow } from './drying-records';
+
+type Schemas = components['schemas'];
+export type ReadingLocation = Schemas['ReadingLocation'];
+export type AirCondition = Schemas['AirCondition'];
+export type MaterialStatus = Schemas['MaterialStatus'];
+export type DryingLog = Schemas['DryingLog'];
+type DryingWarning = Schemas['DryingWarning'];
+type GrainDepression = Schemas['GrainDepression'];
+
+const round = (value: number, places: number): number => Number(value.toFixed(places));
+const valueOf = (reading: Pick<ReadingRow, 'value_x100'>): number => reading.value_x100 / 100;
+
+/** The pressure the log's air is computed at, from its elevation (else the company's). */
+export function elevationOf(record: Pick<DryingRecord, 'log'>): { feet: number; source: 'log' | 'company'; pressureKpa: number } {
+  const own = record.log.elevation_ft;
+  const feet = own ?? record.log.company_elevation_ft;
+  return { feet, source: own === null ? 'company' : 'log', pressureKpa: pressureAtKpa(feet) };
+}
+
+type AirReading = Pick<ReadingRow, 'area_id' | 'day' | 'location' | 'metric' | 'value_x100'>;
+type MaterialReading = Pick<ReadingRow, 'area_id' | 'day' | 'location' | 'metric' | 'value_x100' | 'point' | 'reference'>;
+
+/** Air read at one place on one day: the latest temperature and RH there, with computed values. */
+export function airConditions(readings: AirReading[], areaName: (id: string | null) => string | null, pressureKpa: number): AirCondition[] {
+  const byPlace = new Map<string, { area_id: string | null; day: number; location: ReadingLocation; temp?: number; rh?: number }>();
+  for (const r of readings) {
+    if (r.metric !== 'temp_f' && r.metric !== 'rh_pct') continue;
+    const key = `${r.area_id ?? ''}|${r.day}|${r.location}`;
+    const place = byPlace.get(key) ?? { area_id: r.area_id, day: r.day, location: r.location };
+    if (r.metric === 'temp_f') place.temp = valueOf(r);
+    else place.rh = valueOf(r);
+    byPlace.set(key, place);
+  }
+  return [...byPlace.values()].map((place) => {
+    const computed = place.temp !== undefined && place.rh !== undefined ? airProperties(place.temp, place.rh, pressureKpa) : null;
+    return {
+      area: areaName(place.area_id),
+      day: place.day,
+      location: place.location,
+      temp_f: place.temp ?? null,
+      rh_pct: place.rh ?? null,
+      gpp: computed ? round(computed.gpp, 1) : null,
+      dew_point_f: computed?.dewPointF != null ? round(computed.dewPointF, 1) : null,
+      vapor_pressure_inhg: computed ? round(computed.vaporPressureInHg, 3) : null,
+    };
+  });
+}
+
+/** A reading that sets a dry goal rather than one that must reach it. */
+const isReference = (r: Pick<MaterialReading, 'reference' | 'location'>): boolean => r.reference || r.location === 'unaffected';
+
+/**
+ * Dry goals: the latest reference of the material in the area, else the latest in an unaffected
+ * place with no area (the building's), else the default. Readings come ordered by day.
+ */
+export class DryGoals {
+  private readonly inArea = new Map<string, number>();
+  private readonly inBuilding = new Map<string, number>();
+
+  constructor(references: MaterialReading[]) {
+    for (const r of references) {
+      if (!isMaterial(r.metric) || !isReference(r)) continue;
+      if (r.area_id) this.inArea.set(`${r.area_id}|${r.metric}`, valueOf(r));
+      else this.inBuilding.set(r.metric, valueOf(r));
+    }
+  }
+
+  of(areaId: string | null, metric: MaterialMetric): { goal: number; source: MaterialStatus['goal_source'] } {
+    const own = areaId ? this.inArea.get(`${areaId}|${metric}`) : undefined;
+    if (own !== undefined) return { goal: own, source: 'area_reference' };
+    const building = this.inBuilding.get(metric);
+    if (building !== undefined) return { goal: building, source: 'unaffected_reference' };
+    return { goal: DEFAULT_DRY_GOALS[metric], source: 'default' };
+  }
+}
+
+/** Each material reading (references excluded) against its goal. */
+export function materialStatuses(readings: MaterialReading[], goals: DryGoals, areaName: (id: string | null) => string | null): MaterialStatus[] {
+  const statuses: MaterialStatus[] = [];
+  for (const r of readings) {
+    if (!isMaterial(r.metric) || isReference(r)) continue;
+    const { goal, source } = goals.of(r.area_id, r.metric);
+    statuses.push({ area: areaName(r.area_id), day: r.day, metric: r.metric, point: r.point, value: valueOf(r), goal, goal_source: source, dry: valueOf(r) <= goal });
+  }
+  return statuses;
+}
+
+/** The latest status of each material point, and the first day from which all of them stayed dry. */
+function areaDryness(statuses: MaterialStatus[]): { latest: MaterialStatus[]; dry: boolean; dryDay: number | null } {
+  const latest = new Map<string, MaterialStatus>();
+  const dryByDay: { day: number; dry: boolean }[] = [];
+  for (const status of statuses) {
+    latest.set(`${status.metric}|${status.point ?? ''}`, status);
+    const allDry = [...latest.values()].every((s) => s.dry);
+    const last = dryByDay.at(-1);
+    if (last?.day === status.day) last.dry = allDry;
+    else dryByDay.push({ day: status.day, dry: allDry });
+  }
+  let dryDay: number | null = null;
+  for (const { day, dry } of dryByDay) dryDay = dry ? (dryDay ?? day) : null;
+  return { latest: [...latest.values()], dry: dryDay !== null, dryDay };
+}
+
+interface BilledLine {
+  estimate_id: string;
+  line_id: string;
+  room: string;
+  drying_days: number;
+}
+
+/** Day-billed lines of the job's estimates that sit in a room, with the room's drying days. */
+export async function billedLines(db: Knex, jobId: string): Promise<BilledLine[]> {
+  return db('estimate_lines as l')
+    .join('estimates as e', 'e.id', 'l.estimate_id')
+    .join('estimate_rooms as r', 'r.id', 'l.room_id')
+    .where({ 'e.job_id': jobId, 'l.per_day': true })
+    .orderBy([{ column: 'e.created_at' }, { column: 'l.position' }])
+    .select('l.estimate_id', 'l.id as line_id', 'r.name as room', 'r.drying_days');
+}
+
+export interface LogView {
+  detail: 'summary' | 'readings';
+  area?: string;
+  fromDay?: number;
+  toDay?: number;
+}
+
+/** The log as get_drying_log answers it; `view` narrows it to one area or a range of days. */
+export function toDryingLog(record: DryingRecord, billed: BilledLine[], view: LogView = { detail: 'summary' }): DryingLog {
+  const { log, job } = record;
+  const names = new Map(record.areas.map((a) => [a.id, a.name]));
+  const areaName = (id: string | null): string | null => (id ? (names.get(id) ?? null) : null);
+  const elevation = elevationOf(record);
+  const wantedArea = view.area?.trim().toLowerCase();
+  const areas = wantedArea ? record.areas.filter((a) => a.name.toLowerCase() === wantedArea) : record.areas;
+  // Status is as of `toDay`: later readings are left out of everything.
+  const readings = record.readings.filter((r) => view.toDay === undefined || r.day <= view.toDay);
+  const shown = (day: number | null): boolean => day === null || ((view.fromDay === undefined || day >= view.fromDay) && (view.toDay === undefined || day <= view.toDay));
+  const inView = (areaId: string | null): boolean => !wantedArea || areas.some((a) => a.id === areaId);
+
+  const conditions = airConditions(readings, areaName, elevation.pressureKpa);
+  const statuses = materialStatuses(readings, new DryGoals(readings), areaName);
+  const depressions = grainDepressions(conditions);
+  const skippedAll = new Set(record.skips.filter((s) => s.area_id === null).map((s) => s.day));
+  const onSkippedDay = (r: Pick<ReadingRow, 'day' | 'area_id'>): boolean => skippedAll.has(r.day) || record.skips.some((s) => s.day === r.day && s.area_id === r.area_id);
+
+  const warnings: DryingWarning[] = depressions
+    .filter((d) => d.value < 0 && shown(d.day) && (!wantedArea || d.area.toLowerCase() === wantedArea))
+    .map((d) => ({ code: 'negative_grain_depression', area: d.area, day: d.day, message: `${d.area}, day ${d.day}: the dehumidifier's exhaust holds ${-d.value} GPP more than the room's air; it is adding moisture.` }));
+
+  const areaViews = areas.map((area) => {
+    const own = (c: { area: string | null }) => c.area === area.name;
+    const dryness = areaDryness(statuses.filter(own));
+    const latestOf = (location: ReadingLocation) => conditions.filter((c) => own(c) && c.location === location && c.gpp !== null).at(-1) ?? null;
+    const depression = depressions.filter(own).at(-1);
+    const latestDay = readings.filter((r) => r.area_id === area.id).at(-1)?.day ?? null;
+    if (dryness.dryDay !== null) warnings.push(...billedPastDry(billed, area, dryness.dryDay));
+    return {
+      id: area.id,
+      name: area.name,
+      planned_days: plannedDaysOf(area, log),
+      own_planned_days: area.planned_days,
+      dry: dryness.dry,
+      dry_day: dryness.dryDay,
+      latest_day: latestDay,
+      air: latestOf('affected'),
+      exhaust: latestOf('dehumidifier_exhaust'),
+      grain_depression: depression?.value ?? null,
+      materials: dryness.latest,
+    };
+  });
+
+  const building = (location: ReadingLocation) => conditions.filter((c) => c.area === null && c.location === location && c.gpp !== null).at(-1) ?? null;
+  const answer: DryingLog = {
+    id: log.id,
+    job: { id: job.id, job_number: job.job_number },
+    start_date: log.start_date,
+    planned_days: log.planned_days,
+    end_date: dateOfDay(log.start_date, log.planned_days),
+    today_day: dayOfDate(log.start_date, log.today),
+    elevation_ft: elevation.feet,
+    elevation_source: elevation.source,
+    pressure_inhg: round(kpaToInHg(elevation.pressureKpa), 2),
+    estimate_id: log.estimate_id,
+    areas: areaViews,
+    building: { outside: building('outside'), unaffected: building('unaffected') },
+    days: daysOf(record).filter((d) => shown(d.day)),
+    wet_areas: areaViews.filter((a) => !a.dry).map((a) => a.name),
+    warnings,
+    notes: record.notes
+      .filter((n) => shown(n.day) && (!wantedArea || n.area_id === null || inView(n.area_id)))
+      .map((n) => ({ id: n.id, text: n.text, area: areaName(n.area_id), day: n.day, created_by: { id: n.author_id, name: n.author_name }, created_at: n.created_at.toISOString() })),
+    reading_count: readings.filter((r) => shown(r.day) && inView(r.area_id)).length,
+  };
+  if (view.detail === 'readings') {
+    answer.readings = readings.filter((r) => shown(r.day) && inView(r.area_id)).map((r) => toReading(r, areaName, onSkippedDay(r)));
+    answer.conditions = conditions.filter((c) => shown(c.day) && (!wantedArea || c.area?.toLowerCase() === wantedArea));
+    answer.grain_depression = depressions.filter((d) => shown(d.day) && (!wantedArea || d.area.toLowerCase() === wantedArea));
+  }
+  return answer;
+}
+
+/** Affected GPP minus exhaust GPP, per area and day where both were read. */
+function grainDepressions(conditions: AirCondition[]): GrainDepression[] {
+  const result: GrainDepression[] = [];
+  for (const exhaust of conditions) {
+    if (exhaust.location !== 'dehumidifier_exhaust' || exhaust.area === null || exhaust.gpp === null) continue;
+    const affected = conditions.find((c) => c.location === 'affected' && c.area === exhaust.area && c.day === exhaust.day && c.gpp !== null);
+    if (affected) result.push({ area: exhaust.area, day: exhaust.day, value: round(affected.gpp! - exhaust.gpp, 1) });
+  }
+  return result.sort((a, b) => a.day - b.day);
+}
+
+function billedPastDry(billed: BilledLine[], area: AreaRow, dryDay: number): DryingWarning[] {
+  return billed
+    .filter((line) => line.room.toLowerCase() === area.name.toLowerCase() && line.drying_days > dryDay)
+    .map((line) => ({
+      code: 'billed_past_dry',
+      area: area.name,
+      day: dryDay,
+      message: `${area.name} read dry on day ${dryDay}, but a day-billed line of its estimate is billed for ${line.drying_days} days.`,
+      estimate_id: line.estimate_id,
+      line_id: line.line_id,
+      billed_days: line.drying_days,
+      dry_day: dryDay,
+    }));
+}
+
+/** Every day of the plan (and any later day read or skipped), with what was skipped and read. */
+function daysOf(record: DryingRecord): DryingLog['days'] {
+  const { log, areas, readings, skips } = record;
+  const last = Math.max(log.planned_days, ...areas.map((a) => plannedDaysOf(a, log)), ...readings.map((r) => r.day), ...skips.map((s) => s.day));
+  const perDay = new Map<number, number>();
+  for (const r of readings) perDay.set(r.day, (perDay.get(r.day) ?? 0) + 1);
+  const days: DryingLog['days'] = [];
+  for (let day = 1; day <= last; day++) {
+    const skipped = skips.filter((s) => s.day === day);
+    const all = skipped.some((s) => s.area_id === null);
+    const skippedAreas = all ? areas : areas.filter((a) => skipped.some((s) => s.area_id === a.id));
+    days.push({
+      day,
+      date: dateOfDay(log.start_date, day),
+      monitored: !(all || (areas.length > 0 && skippedAreas.length === areas.length)),
+      skipped_areas: skippedAreas.map((a) => a.name),
+      readings: perDay.get(day) ?? 0,
+    });
+  }
+  return days;
+}
+
+function toReading(r: ReadingRow, areaName: (id: string | null) => string | null, onSkippedDay: boolean): Schemas['DryingReading'] {
+  return {
+    id: r.id,
+    area: areaName(r.area_id),
+    day: r.day,
+    location: r.location,
+    metric: r.metric,
+    value: valueOf(r),
+    point: r.point,
+    reference: r.reference,
+    source_of_values: r.source_of_values,
+    on_skipped_day: onSkippedDay,
+    recorded_by: { id: r.recorded_by, name: r.recorded_by_name },
+    recorded_at: r.recorded_at.toISOString(),
+  };
+}

@@ -1,0 +1,60 @@
+import type { components } from '../../generated/api';
+import { invalidRequest } from '../../platform/errors';
+import type { WriteHandler } from '../../platform/handler';
+import { jobRefOf, resolveJob } from '../jobs/job-records';
+import { findLog, loadAreas, noLog, requireArea } from './drying-records';
+import { followPlan } from './estimate-follow';
+import { creditsLeft } from './log-start';
+import { readLog } from './read-log';
+
+type FieldValues = components['schemas']['ChangeFieldValues'];
+
+export const update_drying_settings: WriteHandler<'update_drying_settings'> = async (ctx, { path, body }) => {
+  const { db, caller } = ctx;
+  const job = await resolveJob(db, caller, path.job_id);
+  const log = await findLog(db, caller, job.id);
+  if (!log) throw noLog(job);
+  if (body.area !== undefined && body.planned_days === undefined) throw invalidRequest([{ path: '/body/planned_days', message: 'is required with area: the planned days of that area' }]);
+  if (body.area === undefined && body.planned_days === null) throw invalidRequest([{ path: '/body/planned_days', message: 'may be null only with area (the area then follows the job); the job needs its days' }]);
+  const areas = await loadAreas(db, log.id);
+  const area = body.area !== undefined ? requireArea(areas, body.area) : null;
+
+  const fields: FieldValues[] = [];
+  const logPatch: Record<string, unknown> = {};
+  const change = (field: string, before: string | number | null, after: string | number | null | undefined) => {
+    if (after === undefined || after === before) return false;
+    fields.push({ field, before, after });
+    return true;
+  };
+  if (change('start_date', log.start_date, body.start_date)) logPatch.start_date = body.start_date;
+  if (change('elevation_ft', log.elevation_ft, body.elevation_ft)) logPatch.elevation_ft = body.elevation_ft;
+  if (!area && change('planned_days', log.planned_days, body.planned_days)) logPatch.planned_days = body.planned_days;
+  const areaChanged = area !== null && change('area_planned_days', area.planned_days, body.planned_days);
+  if (fields.length === 0) return { log: await readLog(db, job, log), estimate: null, credits: await creditsLeft(ctx) };
+
+  if (Object.keys(logPatch).length) await ctx.rows.update('drying_logs', log.id, logPatch);
+  if (areaChanged) Object.assign(area, await ctx.rows.update('drying_areas', area.id, { planned_days: body.planned_days }));
+  const updated = (await findLog(db, caller, job.id))!;
+  const estimate = 'planned_days' in logPatch || areaChanged ? await followPlan(ctx, updated, areas) : null;
+
+  ctx.changes.add({
+    kind: 'schedule',
+    data: {
+      action: 'drying.settings_changed',
+      log_id: log.id,
+      area: area?.name ?? null,
+      fields,
+      estimate: estimate && {
+        estimate_id: estimate.estimate_id,
+        outcome: estimate.outcome,
+        changed_lines: estimate.changed_lines.map((line) => line.line_id),
+        total_before: estimate.total_before,
+        total_after: estimate.total_after,
+      },
+    },
+    summary: `Drying settings of #${job.job_number}${area ? ` (${area.name})` : ''}: ${fields.map((f) => `${f.field} ${f.before ?? 'none'} → ${f.after ?? 'none'}`).join(', ')}`,
+    job: jobRefOf(job),
+    recordId: log.id,
+  });
+  return { log: await readLog(db, job, updated), estimate, credits: await creditsLeft(ctx) };
+};
