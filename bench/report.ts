@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CaseResult } from './measure';
+import { MONTH_IN_ONE_REQUEST, ONE_NOTE, ONE_READING, READ_FULL_LOG } from './drying';
 
 export interface Report {
   db: 'postgres' | 'pglite';
@@ -50,7 +51,26 @@ export function targets(report: Report): { target: string; met: boolean; figure:
     rows.push({ target: 'create_job ≥ 500/s', met: create.rps >= 500, figure: `${create.rps}/s${bare}${ceiling}` });
   }
   if (replay && getJob) rows.push({ target: 'replay no slower than get_job', met: replay.p50 <= getJob.p50 * 1.1, figure: `p50 ${replay.p50} vs ${getJob.p50} ms` });
+  rows.push(...dryingTargets(report));
   rows.push({ target: 'service RSS < 300 MB', met: report.maxRssMb < 300, figure: `${report.maxRssMb} MB` });
+  return rows;
+}
+
+/** The drying log's targets; a request's cost is the CPU it takes of the service and the database. */
+function dryingTargets(report: Report): { target: string; met: boolean; figure: string }[] {
+  const month = byName(report, MONTH_IN_ONE_REQUEST);
+  const reading = byName(report, ONE_READING);
+  const note = byName(report, ONE_NOTE);
+  const log = byName(report, READ_FULL_LOG);
+  const cost = (c: CaseResult) => (c.cpu ? c.cpu.serverMs + (c.cpu.databaseMs ?? 0) : null);
+  const rows = [];
+  if (month) rows.push({ target: '1,200 readings in one request p95 < 250 ms', met: month.p95 < 250, figure: `p95 ${month.p95} ms` });
+  if (reading && note) {
+    const [one, other] = [cost(reading), cost(note)];
+    const figure = one !== null && other !== null ? `${one.toFixed(2)} vs ${other.toFixed(2)} ms of CPU a request (${percent(one, other)})` : 'CPU not measured';
+    rows.push({ target: "one reading within 20% of add_note's cost", met: one !== null && other !== null && one <= other * 1.2, figure: `${figure}; ${reading.rps} vs ${note.rps}/s` });
+  }
+  if (log) rows.push({ target: 'get_drying_log of a 30-day log p95 < 30 ms', met: log.p95 < 30, figure: `p95 ${log.p95} ms, ${log.rps}/s` });
   return rows;
 }
 

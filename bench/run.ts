@@ -14,19 +14,21 @@ import { migrateToLatest } from '../src/db/migrate';
 import { loadDataset, newJobRequest, type Dataset } from './dataset';
 import { runHttpCase, type CaseResult, type HttpCase } from './measure';
 import { runMcpCase } from './mcp-load';
+import { dryingCases } from './drying';
 import { withCpu, type MeasuredServer } from './cpu';
 import { BARE_CREATE, BASELINE, printReport, writeReport, type Report } from './report';
 import { databaseEnv, freePort, freshDatabase, root, startProcess, stopProcess, type Target } from './service';
 
 /**
  * Thousands of creates leave work behind (dead index entries, the trigram indexes' pending
- * lists) that autovacuum does soon after; done here, so that it does not land on whichever case
- * runs next. PGlite has no autovacuum and one owner at a time: nothing to do there.
+ * lists, dirty pages) that autovacuum and the checkpointer do soon after; done here, so that it
+ * does not land on whichever case runs next. PGlite has no autovacuum and one owner at a time: nothing to do there.
  */
 async function settle(target: Target): Promise<void> {
   if (!target.databaseUrl) return;
   const db = knex({ client: 'pg', connection: target.databaseUrl });
   await db.raw('vacuum analyze');
+  await db.raw('checkpoint');
   await db.destroy();
 }
 
@@ -135,6 +137,14 @@ async function main(): Promise<void> {
     const head = (await fetch(`${base}/api/v1/changes?limit=100`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json())) as { next_cursor: string };
     const polling: HttpCase = { name: 'list_changes polling with a cursor', next: () => ({ path: `/api/v1/changes?cursor=${head.next_cursor}&limit=25` }) };
     cases.push(await measure(measured, load, (options) => runHttpCase(base, key, polling, options)));
+    const drying = await dryingCases(base, key, data.sample.slice(-(quick ? 60 : 300)).map((s) => s.id));
+    // The logs' setup wrote tens of thousands of readings: settled first, so that PostgreSQL's
+    // writing them out is not counted against the next case.
+    await settle(target);
+    for (const spec of drying.light) cases.push(await measure(measured, load, (options) => runHttpCase(base, key, spec, options)));
+    // A whole month in one request is heavy: 4 at once, as a few offices catching up at day's end.
+    cases.push(await measure(measured, { ...load, connections: 4 }, (options) => runHttpCase(base, key, drying.heavy, options)));
+    await settle(target);
     const job = cycle(data.sample);
     const fragment = cycle(data.sample.map((s) => s.customer.split(' ')[0].toLowerCase()));
     for (const [name, next] of [

@@ -489,3 +489,15 @@ describe('over MCP', () => {
     }
   });
 });
+
+describe('start dates', () => {
+  it('refuses a start date more than a year ahead, on creation and in settings', async () => {
+    const job = await newJob();
+    const far = await write().post(`/api/v1/jobs/${job.id}/drying-log`).send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }], start_date: '9999-12-31' }).expect(400);
+    expect(far.body.errors).toEqual([expect.objectContaining({ path: '/body/start_date' })]);
+    const { id } = await newLog(['Kitchen']);
+    const later = await write().patch(`/api/v1/jobs/${id}/drying-log/settings`).send({ operation_id: opId(), start_date: '9999-12-31', planned_days: 365 }).expect(400);
+    expect(later.body.errors).toEqual([expect.objectContaining({ path: '/body/start_date' })]);
+    expect((await logOf(id)).planned_days).toBe(3);
+  });
+});

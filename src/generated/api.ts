@@ -455,7 +455,7 @@ export interface paths {
         /**
          * Start a job's drying log with the rooms to dry
          * @description Starts the job's drying log: day 1 is `start_date` (default: today in the company's
-         *     timezone), planned for `planned_days` (default 3), with the rooms given as its areas
+         *     timezone; at most a year ahead), planned for `planned_days` (default 3), with the rooms given as its areas
          *     (each may have its own planned days). The log is tied to the job's first estimate, whose
          *     rooms of the same names (any case) take the log's drying days, so that its day-billed
          *     lines follow the plan; missing rooms are added to it. On a job with no estimate, an
@@ -485,9 +485,9 @@ export interface paths {
         head?: never;
         /**
          * Change a drying log's start date, planned days or elevation
-         * @description Changes the start date (day numbers stay; their dates move), the planned days of the job
-         *     or, with `area`, of one area (`planned_days: null` there makes the area follow the job
-         *     again), or the elevation used for the air's pressure (`null`: the company's). The tied
+         * @description Changes the start date (day numbers stay; their dates move; at most a year ahead), the
+         *     planned days of the job or, with `area`, of one area (`planned_days: null` there makes the
+         *     area follow the job again), or the elevation used for the air's pressure (`null`: the company's). The tied
          *     estimate's rooms take the new drying days and its day-billed lines (units per day ×
          *     drying days) are re-priced: `estimate` in the reply and in the change entry lists each
          *     line whose quantity changed and the totals before and after. A final estimate is left

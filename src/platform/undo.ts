@@ -32,6 +32,9 @@ export type UndoableTable =
 
 type Row = Record<string, unknown> & { id: string; version: number };
 
+/** Up to this many rows, insertMany binds each value. */
+const FEW_ROWS = 20;
+
 /** A row to insert, with its id already made. */
 export interface NewRow {
   table: UndoableTable;
@@ -73,10 +76,19 @@ export class RecordedWrites {
     return saved;
   }
 
-  /** Inserts many rows of one table in one statement (a day's readings of a whole job). */
+  /**
+   * Inserts many rows of one table (up to a month of readings) in one statement. Past a few rows
+   * they go as one parameter, the rows as JSON typed by the table's own columns: bound one value
+   * at a time, 1,200 rows of 13 columns cost the driver and PostgreSQL more than the rows do.
+   */
   async insertMany(table: UndoableTable, rows: NewRow['row'][]): Promise<void> {
     if (rows.length === 0) return;
-    await this.trx(table).insert(rows.map((row) => ({ ...row, company_id: this.companyId, version: 1 })));
+    const full = rows.map((row) => ({ ...row, company_id: this.companyId, version: 1 }));
+    if (rows.length <= FEW_ROWS) await this.trx(table).insert(full);
+    else {
+      const columns = Object.keys(full[0]);
+      await this.trx.raw('insert into ?? (??) select ?? from jsonb_populate_recordset(null::??, ?::jsonb)', [table, columns, columns, table, JSON.stringify(full)]);
+    }
     for (const row of rows) this.changes.push({ table, id: row.id, before: null, afterVersion: 1 });
   }
 

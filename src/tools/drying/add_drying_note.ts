@@ -1,10 +1,10 @@
 import type { WriteHandler } from '../../platform/handler';
 import { newId } from '../../platform/ids';
 import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { findArea, findLog, loadAreas, todayOf } from './drying-records';
+import { findArea, findLog, todayOf } from './drying-records';
 import { dayOf } from './days';
 import { followPlan } from './estimate-follow';
-import { addMissingAreas, creditsLeft, DEFAULT_PLANNED_DAYS, startLog } from './log-start';
+import { addMissingAreas, DEFAULT_PLANNED_DAYS, startLog } from './log-start';
 
 export const add_drying_note: WriteHandler<'add_drying_note'> = async (ctx, { path, body }) => {
   const { db, caller } = ctx;
@@ -15,7 +15,7 @@ export const add_drying_note: WriteHandler<'add_drying_note'> = async (ctx, { pa
   const areaNames = body.area ? [body.area.trim()] : [];
   const started = existing ? null : await startLog(ctx, job, { plannedDays: Math.max(DEFAULT_PLANNED_DAYS, day ?? 0), areaNames, startedBy: 'add_drying_note' });
   const log = existing ?? started!.log;
-  const areas = await loadAreas(db, log.id);
+  const areas = [...log.areas];
   const added = await addMissingAreas(ctx, log, areas, areaNames);
   if (started || added.length) await followPlan(ctx, log, areas, started?.estimateCreated ?? false);
   const area = body.area ? findArea(areas, body.area)! : null;
@@ -28,7 +28,7 @@ export const add_drying_note: WriteHandler<'add_drying_note'> = async (ctx, { pa
     job: jobRefOf(job),
     recordId: note.id,
   });
-  const credits = started?.credits ?? (await creditsLeft(ctx));
+  const credits = started?.credits ?? { used: 0, remaining: log.credits };
   return {
     log_id: log.id,
     log_started: started !== null,

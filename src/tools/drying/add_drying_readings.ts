@@ -4,12 +4,12 @@ import type { BodyOf, WriteContext, WriteHandler } from '../../platform/handler'
 import { newId } from '../../platform/ids';
 import { toHundredths } from '../../platform/money';
 import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { findArea, findLog, loadAreas, plannedDaysOf, todayOf, type AreaRow, type LogRow } from './drying-records';
+import { findArea, findLog, plannedDaysOf, todayOf, type AreaRow, type LogRow } from './drying-records';
 import { airConditions, DryGoals, elevationOf, materialStatuses, type ReadingLocation } from './drying-status';
 import { resolveDay } from './days';
 import { followPlan } from './estimate-follow';
-import { addMissingAreas, creditsLeft, DEFAULT_PLANNED_DAYS, startLog } from './log-start';
-import { rangeOf, stored, type StoredMetric } from './metrics';
+import { addMissingAreas, DEFAULT_PLANNED_DAYS, startLog } from './log-start';
+import { isMaterial, rangeOf, stored, type StoredMetric } from './metrics';
 
 type Body = BodyOf<'add_drying_readings'>;
 type ReadingInput = components['schemas']['ReadingInput'];
@@ -139,7 +139,7 @@ export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (c
   const { log, started } = await logFor(ctx, job, rows);
   const readings = check(rows, log.start_date);
   const plannedBefore = started ? null : log.planned_days;
-  const areas = await loadAreas(db, log.id);
+  const areas = [...log.areas];
   const areasAdded = await addMissingAreas(ctx, log, areas, readings.map((r) => r.areaName).filter((name): name is string => name !== null));
   const areaDaysBefore = areas.map((a) => plannedDaysOf(a, log)).join();
   await extendPlans(ctx, log, areas, readings);
@@ -163,7 +163,11 @@ export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (c
   const planChanged = started !== null || areasAdded.length > 0 || areaDaysBefore !== areas.map((a) => plannedDaysOf(a, log)).join();
   const estimate = planChanged ? await followPlan(ctx, log, areas, started?.estimateCreated ?? false) : null;
   const areaName = (id: string | null) => areas.find((a) => a.id === id)?.name ?? null;
-  const references = await db('drying_readings').where({ log_id: log.id }).where((q) => q.where('reference', true).orWhere('location', 'unaffected')).orderBy(['day', 'recorded_at', 'position']);
+  // Goals only for the materials read now.
+  const materials = [...new Set(saved.map((r) => r.metric).filter(isMaterial))];
+  const references = materials.length
+    ? await db('drying_readings').where({ log_id: log.id }).whereIn('metric', materials).where((q) => q.where('reference', true).orWhere('location', 'unaffected')).orderBy(['day', 'recorded_at', 'position'])
+    : [];
   const days = [...new Set(readings.map((r) => r.day))].sort((a, b) => a - b);
   const readAreas = [...new Set(saved.map((r) => areaName(r.area_id)).filter((name): name is string => name !== null))];
 
@@ -192,6 +196,6 @@ export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (c
     conditions: airConditions(saved, areaName, elevationOf({ log }).pressureKpa),
     materials: materialStatuses(saved, new DryGoals(references), areaName),
     estimate,
-    credits: started?.credits ?? (await creditsLeft(ctx)),
+    credits: started?.credits ?? { used: 0, remaining: log.credits },
   };
 };

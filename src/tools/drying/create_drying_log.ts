@@ -1,7 +1,8 @@
 import { ApiError } from '../../platform/errors';
 import type { WriteHandler } from '../../platform/handler';
 import { resolveJob } from '../jobs/job-records';
-import { findLog } from './drying-records';
+import { findLog, todayOf } from './drying-records';
+import { checkStartDate } from './days';
 import { followPlan } from './estimate-follow';
 import { addMissingAreas, DEFAULT_PLANNED_DAYS, startLog } from './log-start';
 import { readLog } from './read-log';
@@ -11,6 +12,7 @@ export const create_drying_log: WriteHandler<'create_drying_log'> = async (ctx, 
   if (await findLog(ctx.db, ctx.caller, job.id)) {
     throw new ApiError(409, 'invalid_state', `Job #${job.job_number} already has a drying log; change it with update_drying_settings or add_drying_readings.`);
   }
+  checkStartDate(body.start_date, await todayOf(ctx.db, ctx.caller));
   const names = body.rooms.map((room) => room.name.trim());
   const { log, credits, estimateCreated } = await startLog(ctx, job, {
     startDate: body.start_date,

@@ -16,6 +16,13 @@ export function resolveDay(given: { day?: number; date?: string }, startDate: st
   return { day: fromDate, error: null };
 }
 
+/** A start date at most a year ahead: a log's days and dates then stay within the calendar. */
+export function checkStartDate(startDate: string | undefined, today: string): void {
+  if (startDate !== undefined && dayOfDate(today, startDate) > 366) {
+    throw invalidRequest([{ path: '/body/start_date', message: `is more than a year after today (${today})` }]);
+  }
+}
+
 /** As resolveDay, answering 400 for a wrong day of the body. */
 export function dayOf(body: { day?: number; date?: string }, startDate: string): number | null {
   const { day, error } = resolveDay(body, startDate, '/body');

@@ -18,6 +18,9 @@ export interface LogRow {
   company_elevation_ft: number;
   today: string;
   version: number;
+  /** The log's areas in their order, and the company's credits, read with the log. */
+  areas: AreaRow[];
+  credits: number;
 }
 
 export interface AreaRow {
@@ -89,7 +92,7 @@ export async function todayOf(db: Knex, caller: Caller): Promise<string> {
   return row.today;
 }
 
-/** The job's log row, or null. */
+/** The job's log row with its areas and the company's credits, or null. */
 export async function findLog(db: Knex, caller: Caller, jobId: string): Promise<LogRow | null> {
   const row = await db('drying_logs as d')
     .join('companies as c', 'c.id', 'd.company_id')
@@ -104,23 +107,37 @@ export async function findLog(db: Knex, caller: Caller, jobId: string): Promise<
       'd.version',
       'c.elevation_ft as company_elevation_ft',
       db.raw("to_char((now() at time zone c.timezone)::date, 'YYYY-MM-DD') as today"),
+      'c.credits',
+      db.raw(
+        `(select coalesce(json_agg(json_build_object('id', a.id, 'name', a.name, 'planned_days', a.planned_days, 'position', a.position) order by a.position), '[]')
+          from drying_areas a where a.log_id = d.id) as areas`,
+      ),
     );
-  return row ?? null;
+  if (!row) return null;
+  // Drivers hand json back parsed or as text.
+  return { ...row, areas: typeof row.areas === 'string' ? JSON.parse(row.areas) : row.areas };
 }
 
 export async function loadAreas(db: Knex, logId: string): Promise<AreaRow[]> {
   return db('drying_areas').where({ log_id: logId }).orderBy('position').select('id', 'name', 'planned_days', 'position');
 }
 
-/** Everything of a log, read in one go. */
-export async function loadRecord(db: Knex, job: JobRef, log: LogRow): Promise<DryingRecord> {
-  const [areas, readings, notes, skips] = await Promise.all([
+const MEASURED = ['r.area_id', 'r.day', 'r.location', 'r.metric', 'r.value_x100', 'r.point', 'r.reference'];
+const RECORDED = ['r.id', 'r.source_of_values', 'r.recorded_by', 'p.name as recorded_by_name', 'r.recorded_at'];
+
+/**
+ * Everything of a log, read in one go. Who recorded each reading, and when, is read only when the
+ * readings themselves are answered (`withRecorded`): a month of a whole job is 1,200 of them.
+ */
+export async function loadRecord(db: Knex, job: JobRef, log: LogRow, withRecorded = true): Promise<DryingRecord> {
+  const readings = db('drying_readings as r')
+    .where('r.log_id', log.id)
+    .orderBy([{ column: 'r.day' }, { column: 'r.recorded_at' }, { column: 'r.position' }])
+    .select(withRecorded ? [...MEASURED, ...RECORDED] : MEASURED);
+  if (withRecorded) readings.join('people as p', 'p.id', 'r.recorded_by');
+  const [areas, readingRows, notes, skips] = await Promise.all([
     loadAreas(db, log.id),
-    db('drying_readings as r')
-      .join('people as p', 'p.id', 'r.recorded_by')
-      .where('r.log_id', log.id)
-      .orderBy([{ column: 'r.day' }, { column: 'r.recorded_at' }, { column: 'r.position' }])
-      .select('r.id', 'r.area_id', 'r.day', 'r.location', 'r.metric', 'r.value_x100', 'r.point', 'r.reference', 'r.source_of_values', 'r.recorded_by', 'p.name as recorded_by_name', 'r.recorded_at'),
+    readings,
     db('drying_notes as n')
       .join('people as p', 'p.id', 'n.author_id')
       .where('n.log_id', log.id)
@@ -128,7 +145,7 @@ export async function loadRecord(db: Knex, job: JobRef, log: LogRow): Promise<Dr
       .select('n.id', 'n.area_id', 'n.day', 'n.text', 'n.author_id', 'p.name as author_name', 'n.created_at'),
     db('drying_skips').where({ log_id: log.id }).orderBy('day').select('id', 'area_id', 'day'),
   ]);
-  return { job, log, areas, readings, notes, skips };
+  return { job, log, areas, readings: readingRows, notes, skips };
 }
 
 export function findArea(areas: AreaRow[], name: string): AreaRow | undefined {

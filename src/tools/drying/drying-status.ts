@@ -159,12 +159,13 @@ export function toDryingLog(record: DryingRecord, billed: BilledLine[], view: Lo
     .filter((d) => d.value < 0 && shown(d.day) && (!wantedArea || d.area.toLowerCase() === wantedArea))
     .map((d) => ({ code: 'negative_grain_depression', area: d.area, day: d.day, message: `${d.area}, day ${d.day}: the dehumidifier's exhaust holds ${-d.value} GPP more than the room's air; it is adding moisture.` }));
 
+  const [conditionsIn, statusesIn, depressionsIn] = [byArea(conditions), byArea(statuses), byArea(depressions)];
+  const latestDayIn = new Map(readings.map((r) => [r.area_id, r.day]));
   const areaViews = areas.map((area) => {
-    const own = (c: { area: string | null }) => c.area === area.name;
-    const dryness = areaDryness(statuses.filter(own));
-    const latestOf = (location: ReadingLocation) => conditions.filter((c) => own(c) && c.location === location && c.gpp !== null).at(-1) ?? null;
-    const depression = depressions.filter(own).at(-1);
-    const latestDay = readings.filter((r) => r.area_id === area.id).at(-1)?.day ?? null;
+    const dryness = areaDryness(statusesIn.get(area.name) ?? []);
+    const latestOf = (location: ReadingLocation) => (conditionsIn.get(area.name) ?? []).filter((c) => c.location === location && c.gpp !== null).at(-1) ?? null;
+    const depression = depressionsIn.get(area.name)?.at(-1);
+    const latestDay = latestDayIn.get(area.id) ?? null;
     if (dryness.dryDay !== null) warnings.push(...billedPastDry(billed, area, dryness.dryDay));
     return {
       id: area.id,
@@ -211,13 +212,25 @@ export function toDryingLog(record: DryingRecord, billed: BilledLine[], view: Lo
   return answer;
 }
 
+/** Items grouped by the name of their area (in their order). */
+function byArea<T extends { area: string | null }>(items: T[]): Map<string | null, T[]> {
+  const groups = new Map<string | null, T[]>();
+  for (const item of items) {
+    const group = groups.get(item.area);
+    if (group) group.push(item);
+    else groups.set(item.area, [item]);
+  }
+  return groups;
+}
+
 /** Affected GPP minus exhaust GPP, per area and day where both were read. */
 function grainDepressions(conditions: AirCondition[]): GrainDepression[] {
+  const affected = new Map(conditions.filter((c) => c.location === 'affected' && c.gpp !== null).map((c) => [`${c.area}|${c.day}`, c.gpp!]));
   const result: GrainDepression[] = [];
   for (const exhaust of conditions) {
     if (exhaust.location !== 'dehumidifier_exhaust' || exhaust.area === null || exhaust.gpp === null) continue;
-    const affected = conditions.find((c) => c.location === 'affected' && c.area === exhaust.area && c.day === exhaust.day && c.gpp !== null);
-    if (affected) result.push({ area: exhaust.area, day: exhaust.day, value: round(affected.gpp! - exhaust.gpp, 1) });
+    const room = affected.get(`${exhaust.area}|${exhaust.day}`);
+    if (room !== undefined) result.push({ area: exhaust.area, day: exhaust.day, value: round(room - exhaust.gpp, 1) });
   }
   return result.sort((a, b) => a.day - b.day);
 }

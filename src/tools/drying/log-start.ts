@@ -20,7 +20,7 @@ export interface StartedLog {
 }
 
 /** Credits as they stand, for a call that used none. */
-export async function creditsLeft(ctx: WriteContext): Promise<{ used: number; remaining: number }> {
+async function creditsLeft(ctx: WriteContext): Promise<{ used: number; remaining: number }> {
   const company = await ctx.db('companies').where({ id: ctx.caller.companyId }).first('credits');
   return { used: 0, remaining: company.credits };
 }

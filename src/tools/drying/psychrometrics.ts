@@ -37,16 +37,21 @@ function moistSaturationKpa(kelvin: number, pressureKpa: number): number {
   return (1.0007 + 3.46e-5 * pressureKpa) * saturationKpa(kelvin);
 }
 
-/** The temperature (K) whose saturation pressure is `kpa`: bisection over −100…200 °C. */
+/**
+ * The temperature (K) whose saturation pressure is `kpa`: Newton's method on ln(pressure),
+ * which is nearly linear in 1/T, from a start 10 K below the freezing point.
+ */
 function dewPointKelvin(kpa: number, pressureKpa: number): number {
-  let low = 173.15;
-  let high = 473.15;
-  for (let i = 0; i < 60; i++) {
-    const mid = (low + high) / 2;
-    if (moistSaturationKpa(mid, pressureKpa) < kpa) low = mid;
-    else high = mid;
+  const target = Math.log(kpa);
+  let t = 263.15;
+  for (let i = 0; i < 20; i++) {
+    const f = Math.log(moistSaturationKpa(t, pressureKpa)) - target;
+    const slope = (Math.log(moistSaturationKpa(t + 0.01, pressureKpa)) - Math.log(moistSaturationKpa(t, pressureKpa))) / 0.01;
+    const step = f / slope;
+    t -= step;
+    if (Math.abs(step) < 1e-6) break;
   }
-  return (low + high) / 2;
+  return t;
 }
 
 export interface AirProperties {

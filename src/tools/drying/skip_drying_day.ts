@@ -2,7 +2,7 @@ import { ApiError, invalidRequest } from '../../platform/errors';
 import type { WriteHandler } from '../../platform/handler';
 import { newId } from '../../platform/ids';
 import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { dateOfDay, findLog, loadAreas, noLog, plannedDaysOf, requireArea } from './drying-records';
+import { dateOfDay, findLog, noLog, plannedDaysOf, requireArea } from './drying-records';
 import { dayOf } from './days';
 
 export const skip_drying_day: WriteHandler<'skip_drying_day'> = async (ctx, { path, body }) => {
@@ -12,7 +12,7 @@ export const skip_drying_day: WriteHandler<'skip_drying_day'> = async (ctx, { pa
   if (!log) throw noLog(job);
   const day = dayOf(body, log.start_date);
   if (day === null) throw invalidRequest([{ path: '/body/day', message: 'give the day number or the date' }]);
-  const areas = await loadAreas(db, log.id);
+  const { areas } = log;
   const area = body.area ? requireArea(areas, body.area) : null;
   const plan = area ? plannedDaysOf(area, log) : Math.max(log.planned_days, ...areas.map((a) => plannedDaysOf(a, log)));
   if (day > plan) throw invalidRequest([{ path: body.date ? '/body/date' : '/body/day', message: `is day ${day}, past the plan (${plan} days); extend it with update_drying_settings first` }]);

@@ -2,9 +2,9 @@ import type { components } from '../../generated/api';
 import { invalidRequest } from '../../platform/errors';
 import type { WriteHandler } from '../../platform/handler';
 import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { findLog, loadAreas, noLog, requireArea } from './drying-records';
+import { findLog, noLog, requireArea } from './drying-records';
+import { checkStartDate } from './days';
 import { followPlan } from './estimate-follow';
-import { creditsLeft } from './log-start';
 import { readLog } from './read-log';
 
 type FieldValues = components['schemas']['ChangeFieldValues'];
@@ -16,7 +16,8 @@ export const update_drying_settings: WriteHandler<'update_drying_settings'> = as
   if (!log) throw noLog(job);
   if (body.area !== undefined && body.planned_days === undefined) throw invalidRequest([{ path: '/body/planned_days', message: 'is required with area: the planned days of that area' }]);
   if (body.area === undefined && body.planned_days === null) throw invalidRequest([{ path: '/body/planned_days', message: 'may be null only with area (the area then follows the job); the job needs its days' }]);
-  const areas = await loadAreas(db, log.id);
+  checkStartDate(body.start_date, log.today);
+  const { areas } = log;
   const area = body.area !== undefined ? requireArea(areas, body.area) : null;
 
   const fields: FieldValues[] = [];
@@ -30,7 +31,7 @@ export const update_drying_settings: WriteHandler<'update_drying_settings'> = as
   if (change('elevation_ft', log.elevation_ft, body.elevation_ft)) logPatch.elevation_ft = body.elevation_ft;
   if (!area && change('planned_days', log.planned_days, body.planned_days)) logPatch.planned_days = body.planned_days;
   const areaChanged = area !== null && change('area_planned_days', area.planned_days, body.planned_days);
-  if (fields.length === 0) return { log: await readLog(db, job, log), estimate: null, credits: await creditsLeft(ctx) };
+  if (fields.length === 0) return { log: await readLog(db, job, log), estimate: null, credits: { used: 0, remaining: log.credits } };
 
   if (Object.keys(logPatch).length) await ctx.rows.update('drying_logs', log.id, logPatch);
   if (areaChanged) Object.assign(area, await ctx.rows.update('drying_areas', area.id, { planned_days: body.planned_days }));
@@ -56,5 +57,5 @@ export const update_drying_settings: WriteHandler<'update_drying_settings'> = as
     job: jobRefOf(job),
     recordId: log.id,
   });
-  return { log: await readLog(db, job, updated), estimate, credits: await creditsLeft(ctx) };
+  return { log: await readLog(db, job, updated), estimate, credits: { used: 0, remaining: log.credits } };
 };

@@ -1,0 +1,71 @@
+/**
+ * The drying log's cases: a whole month of readings for a job in one request (8 areas × 30 days ×
+ * 5 readings = 1,200), one reading next to one note (what a technician sends most), and reading
+ * back a full 30-day log.
+ */
+import { randomUUID } from 'node:crypto';
+import type { HttpCase } from './measure';
+
+const AREAS = ['Kitchen', 'Hall', 'Living room', 'Dining room', 'Bedroom 1', 'Bedroom 2', 'Bath', 'Laundry'];
+const DAYS = 30;
+/** Logs filled with a whole month before the cases, for reading back and for single readings. */
+const FULL_LOGS = 20;
+
+export const MONTH_IN_ONE_REQUEST = 'add_drying_readings, 1,200 readings';
+export const ONE_READING = 'add_drying_readings, one reading';
+export const ONE_NOTE = 'add_note (beside one reading)';
+export const READ_FULL_LOG = 'get_drying_log of a 30-day log';
+
+/** A month of readings: each area each day, air, exhaust and two materials drying down. */
+function month(): { rows: unknown[] } {
+  const rows = AREAS.flatMap((area, a) =>
+    Array.from({ length: DAYS }, (_, d) => ({
+      day: d + 1,
+      area,
+      readings: [
+        { metric: 'temp_f', value: 72 + (a % 3) },
+        { metric: 'rh_pct', value: Math.max(30, 65 - d) },
+        { metric: 'rh_pct', value: 28, location: 'dehumidifier_exhaust' },
+        { metric: 'drywall', value: Math.max(11, 40 - 2 * d), point: 'north wall 2 ft' },
+        { metric: 'wood', value: Math.max(12, 30 - d) },
+      ],
+    })),
+  );
+  return { rows };
+}
+
+async function post(base: string, key: string, path: string, body: unknown): Promise<void> {
+  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+}
+
+/**
+ * Starts a 30-day log with the 8 areas on each job, and fills the first FULL_LOGS with a month.
+ * Returns the cases; the month case writes to the other logs, one job after another.
+ */
+export async function dryingCases(base: string, key: string, jobIds: string[]): Promise<{ heavy: HttpCase; light: HttpCase[] }> {
+  for (const jobId of jobIds) {
+    await post(base, key, `/api/v1/jobs/${jobId}/drying-log`, { operation_id: randomUUID(), rooms: AREAS.map((name) => ({ name })), planned_days: DAYS });
+  }
+  const full = jobIds.slice(0, FULL_LOGS);
+  for (const jobId of full) await post(base, key, `/api/v1/jobs/${jobId}/drying-log/readings`, { operation_id: randomUUID(), ...month() });
+
+  const cycle = (list: string[]) => {
+    let i = 0;
+    return () => list[i++ % list.length];
+  };
+  const [monthJob, readingJob, noteJob, readJob] = [cycle(jobIds.slice(FULL_LOGS)), cycle(full), cycle(full), cycle(full)];
+  const body = month();
+  return {
+    heavy: { name: MONTH_IN_ONE_REQUEST, method: 'POST', next: () => ({ path: `/api/v1/jobs/${monthJob()}/drying-log/readings`, body: { operation_id: randomUUID(), ...body } }) },
+    light: [
+      {
+        name: ONE_READING,
+        method: 'POST',
+        next: () => ({ path: `/api/v1/jobs/${readingJob()}/drying-log/readings`, body: { operation_id: randomUUID(), day: 12, area: 'Kitchen', readings: [{ metric: 'drywall', value: 14 }] } }),
+      },
+      { name: ONE_NOTE, method: 'POST', next: () => ({ path: `/api/v1/jobs/${noteJob()}/notes`, body: { operation_id: randomUUID(), text: 'Moved two air movers to the hall.' } }) },
+      { name: READ_FULL_LOG, next: () => ({ path: `/api/v1/jobs/${readJob()}/drying-log` }) },
+    ],
+  };
+}
