@@ -5,11 +5,11 @@ import { newId } from '../../platform/ids';
 import { toHundredths } from '../../platform/money';
 import { jobRefOf, resolveJob } from '../jobs/job-records';
 import { findArea, findLog, plannedDaysOf, todayOf, type AreaRow, type LogRow } from './drying-records';
-import { airConditions, DryGoals, elevationOf, materialStatuses, type ReadingLocation } from './drying-status';
+import { airConditions, DryGoals, elevationOf, materialStatuses } from './drying-status';
 import { resolveDay } from './days';
 import { followPlan } from './estimate-follow';
 import { addMissingAreas, DEFAULT_PLANNED_DAYS, startLog } from './log-start';
-import { isMaterial, rangeOf, stored, type StoredMetric } from './metrics';
+import { isMaterial, rangeOf, stored, type ReadingLocation, type StoredMetric } from './metrics';
 
 type Body = BodyOf<'add_drying_readings'>;
 type ReadingInput = components['schemas']['ReadingInput'];

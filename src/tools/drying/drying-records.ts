@@ -5,8 +5,7 @@
 import type { Knex } from 'knex';
 import { ApiError, unknownName } from '../../platform/errors';
 import type { Caller } from '../../platform/handler';
-import type { ReadingLocation } from './drying-status';
-import type { StoredMetric } from './metrics';
+import type { ReadingLocation, StoredMetric } from './metrics';
 
 export interface LogRow {
   id: string;

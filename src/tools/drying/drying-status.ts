@@ -7,11 +7,10 @@
 import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
 import { airProperties, kpaToInHg, pressureAtKpa } from './psychrometrics';
-import { DEFAULT_DRY_GOALS, isMaterial, type MaterialMetric } from './metrics';
+import { DEFAULT_DRY_GOALS, isMaterial, type MaterialMetric, type ReadingLocation } from './metrics';
 import { dateOfDay, dayOfDate, plannedDaysOf, type AreaRow, type DryingRecord, type ReadingRow } from './drying-records';
 
 type Schemas = components['schemas'];
-export type ReadingLocation = Schemas['ReadingLocation'];
 export type AirCondition = Schemas['AirCondition'];
 export type MaterialStatus = Schemas['MaterialStatus'];
 export type DryingLog = Schemas['DryingLog'];

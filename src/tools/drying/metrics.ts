@@ -6,6 +6,7 @@
 import type { components } from '../../generated/api';
 
 export type Metric = components['schemas']['DryingMetric'];
+export type ReadingLocation = components['schemas']['ReadingLocation'];
 /** What is stored: `temp_c` readings become `temp_f`. */
 export type StoredMetric = Exclude<Metric, 'temp_c'>;
 export type MaterialMetric = Exclude<StoredMetric, 'temp_f' | 'rh_pct'>;
