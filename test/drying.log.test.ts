@@ -501,3 +501,37 @@ describe('start dates', () => {
     expect((await logOf(id)).planned_days).toBe(3);
   });
 });
+
+describe('the summary a node keeps per log revision', () => {
+  it('is never stale: after a write, an undo, an estimate change, or a write through another node', async () => {
+    const job = await newJob();
+    const estimate = (await write().post(`/api/v1/jobs/${job.id}/estimates`).send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }] }).expect(201)).body.estimate as Estimate;
+    await addReadings(job.id, { day: 1, area: 'Kitchen', readings: [{ metric: 'drywall', value: 10 }] });
+    const first = await logOf(job.id);
+    expect({ count: first.reading_count, warnings: first.warnings }).toEqual({ count: 1, warnings: [] });
+    expect(await logOf(job.id)).toEqual(first);
+
+    await addReadings(job.id, { day: 2, area: 'Kitchen', readings: [{ metric: 'drywall', value: 30 }] });
+    expect((await logOf(job.id)).reading_count).toBe(2);
+    await write().post('/api/v1/undo').send({}).expect(200);
+    expect(await logOf(job.id)).toEqual(first);
+
+    // The estimate is not part of the log: a dehumidifier billed for the kitchen's 3 planned days,
+    // then for 5, warns at once.
+    const item = ((await read().get('/api/v1/price-list?q=dehumidifier&limit=50').expect(200)).body.data as { code: string; per_day: boolean }[]).find((i) => i.per_day)!;
+    await write().post(`/api/v1/estimates/${estimate.id}/line-items`).send({ operation_id: opId(), line_items: [{ code: item.code, units_per_day: 1, room: 'Kitchen' }] }).expect(200);
+    expect((await logOf(job.id)).warnings).toEqual([expect.objectContaining({ code: 'billed_past_dry', billed_days: 3, dry_day: 1 })]);
+    await write().patch(`/api/v1/estimates/${estimate.id}/rooms/${estimate.rooms[0].id}`).send({ operation_id: opId(), drying_days: 5 }).expect(200);
+    expect((await logOf(job.id)).warnings).toEqual([expect.objectContaining({ code: 'billed_past_dry', billed_days: 5, dry_day: 1 })]);
+
+    // Another node on the same PostgreSQL database writes; this node's next read shows it.
+    if (!process.env.DATABASE_URL) return;
+    const other = await startApp();
+    try {
+      await as(other, co.writeKey).post(readingsOf(job.id)).send({ operation_id: opId(), day: 3, area: 'Kitchen', readings: [{ metric: 'drywall', value: 9 }] }).expect(201);
+      expect((await logOf(job.id)).reading_count).toBe(2);
+    } finally {
+      await other.close();
+    }
+  });
+});

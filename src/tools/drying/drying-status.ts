@@ -4,11 +4,10 @@
  * met, the day each area read dry, and the warnings (a dehumidifier adding moisture, equipment
  * billed past the dry day). The rules are the ones get_drying_log states in the spec.
  */
-import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
 import { airProperties, kpaToInHg, pressureAtKpa } from './psychrometrics';
 import { DEFAULT_DRY_GOALS, isMaterial, type MaterialMetric, type ReadingLocation } from './metrics';
-import { dateOfDay, dayOfDate, plannedDaysOf, type AreaRow, type DryingRecord, type ReadingRow } from './drying-records';
+import { dateOfDay, dayOfDate, plannedDaysOf, type AreaRow, type BilledLine, type DryingRecord, type ReadingRow } from './drying-records';
 
 type Schemas = components['schemas'];
 export type AirCondition = Schemas['AirCondition'];
@@ -111,23 +110,6 @@ function areaDryness(statuses: MaterialStatus[]): { latest: MaterialStatus[]; dr
   return { latest: [...latest.values()], dry: dryDay !== null, dryDay };
 }
 
-interface BilledLine {
-  estimate_id: string;
-  line_id: string;
-  room: string;
-  drying_days: number;
-}
-
-/** Day-billed lines of the job's estimates that sit in a room, with the room's drying days. */
-export async function billedLines(db: Knex, jobId: string): Promise<BilledLine[]> {
-  return db('estimate_lines as l')
-    .join('estimates as e', 'e.id', 'l.estimate_id')
-    .join('estimate_rooms as r', 'r.id', 'l.room_id')
-    .where({ 'e.job_id': jobId, 'l.per_day': true })
-    .orderBy([{ column: 'e.created_at' }, { column: 'l.position' }])
-    .select('l.estimate_id', 'l.id as line_id', 'r.name as room', 'r.drying_days');
-}
-
 export interface LogView {
   detail: 'summary' | 'readings';
   area?: string;
@@ -135,8 +117,11 @@ export interface LogView {
   toDay?: number;
 }
 
-/** The log as get_drying_log answers it; `view` narrows it to one area or a range of days. */
-export function toDryingLog(record: DryingRecord, billed: BilledLine[], view: LogView = { detail: 'summary' }): DryingLog {
+/**
+ * The log as get_drying_log answers it, from its rows alone; `view` narrows it to one area or a
+ * range of days. The estimate's warnings are added after (withBilledWarnings).
+ */
+export function toDryingLog(record: DryingRecord, view: LogView = { detail: 'summary' }): DryingLog {
   const { log, job } = record;
   const names = new Map(record.areas.map((a) => [a.id, a.name]));
   const areaName = (id: string | null): string | null => (id ? (names.get(id) ?? null) : null);
@@ -165,7 +150,6 @@ export function toDryingLog(record: DryingRecord, billed: BilledLine[], view: Lo
     const latestOf = (location: ReadingLocation) => (conditionsIn.get(area.name) ?? []).filter((c) => c.location === location && c.gpp !== null).at(-1) ?? null;
     const depression = depressionsIn.get(area.name)?.at(-1);
     const latestDay = latestDayIn.get(area.id) ?? null;
-    if (dryness.dryDay !== null) warnings.push(...billedPastDry(billed, area, dryness.dryDay));
     return {
       id: area.id,
       name: area.name,
@@ -234,7 +218,13 @@ function grainDepressions(conditions: AirCondition[]): GrainDepression[] {
   return result.sort((a, b) => a.day - b.day);
 }
 
-function billedPastDry(billed: BilledLine[], area: AreaRow, dryDay: number): DryingWarning[] {
+/** The log with a warning for each day-billed line billed past the day its room's area read dry. */
+export function withBilledWarnings(log: DryingLog, billed: BilledLine[]): DryingLog {
+  const pastDry = log.areas.flatMap((area) => (area.dry_day === null ? [] : billedPastDry(billed, area, area.dry_day)));
+  return pastDry.length ? { ...log, warnings: [...log.warnings, ...pastDry] } : log;
+}
+
+function billedPastDry(billed: BilledLine[], area: Pick<AreaRow, 'name'>, dryDay: number): DryingWarning[] {
   return billed
     .filter((line) => line.room.toLowerCase() === area.name.toLowerCase() && line.drying_days > dryDay)
     .map((line) => ({
