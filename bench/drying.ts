@@ -1,7 +1,8 @@
 /**
  * The drying log's cases: a whole month of readings for a job in one request (8 areas × 30 days ×
  * 5 readings = 1,200), one reading next to one note (what a technician sends most), and reading
- * back a full 30-day log.
+ * back a full 30-day log (the same 20 logs over and over, as people and assistants look at a job's
+ * log between visits: mostly its kept summary).
  */
 import { randomUUID } from 'node:crypto';
 import type { HttpCase } from './measure';
