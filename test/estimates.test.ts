@@ -1,5 +1,5 @@
 /** Estimates: credits, regional prices, rooms, day-billed lines, per-line errors, totals to the cent. */
-import { ADMIN_TOKEN, as, createCompany, opId, startApp, type TestApp, type TestCompany } from './support/app';
+import { ADMIN_TOKEN, as, createCompany, feedSettled, opId, startApp, type TestApp, type TestCompany } from './support/app';
 
 let t: TestApp;
 let co: TestCompany;
@@ -261,6 +261,7 @@ describe('estimate writes go through the pipeline', () => {
     const created = await as(t, co.writeKey).post(`/api/v1/jobs/${jobId}/estimates`).send({ operation_id: opId() }).expect(201);
     const estimateId = created.body.estimate.id;
     await as(t, co.writeKey).post(`/api/v1/estimates/${estimateId}/rooms`).send({ rooms: [{ name: 'Kitchen', drying_days: 2 }] }).expect(200);
+    await feedSettled(t);
     const feed = await as(t, co.readKey).get('/api/v1/changes?kind=estimates&limit=100').expect(200);
     expect(feed.body.data.slice(-2).map((e: { action: string }) => e.action)).toEqual(['estimate.created', 'estimate.rooms_added']);
     await as(t, co.writeKey).post('/api/v1/undo').send({}).expect(200);

@@ -1,5 +1,5 @@
 /** Issue 4 tools over HTTP: overview, board moves, cancel and reopen, people, assignees, notes, activity. */
-import { as, createCompany, opId, startApp, type TestApp, type TestCompany } from './support/app';
+import { as, createCompany, feedSettled, opId, startApp, type TestApp, type TestCompany } from './support/app';
 
 let t: TestApp;
 let co: TestCompany;
@@ -165,6 +165,7 @@ describe('notes', () => {
     expect(after[0]).toMatchObject({ action: 'note.retracted', note: null });
     expect(after.every((e: { note: unknown }) => e.note === null)).toBe(true);
     expect(JSON.stringify(after)).not.toContain('air movers');
+    await feedSettled(t);
     const feed = (await as(t, co.readKey).get('/api/v1/changes?kind=notes&limit=100').expect(200)).body.data.map((e: { action: string }) => e.action);
     expect(feed.slice(-3)).toEqual(['note.added', 'note.corrected', 'note.retracted']);
   });
