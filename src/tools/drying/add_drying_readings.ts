@@ -112,12 +112,10 @@ function dayOfRow(row: Row, startDate: string, errors: FieldError[]): number | n
 }
 
 /** The log, started if the job has none: today, planned for 3 days or up to the latest day read. */
-async function logFor(ctx: WriteContext, job: Awaited<ReturnType<typeof resolveJob>>, rows: Row[]) {
-  const existing = await findLog(ctx.db, ctx.caller, job.id);
+async function logFor(ctx: WriteContext, job: Awaited<ReturnType<typeof resolveJob>>, existing: LogRow | null, startDate: string, readings: Checked[]) {
   if (existing) return { log: existing, started: null };
-  const startDate = await todayOf(ctx.db, ctx.caller);
-  const lastDay = Math.max(0, ...check(rows, startDate).map((r) => r.day));
-  const areaNames = [...new Set(rows.map((r) => r.area?.trim()).filter((name): name is string => !!name))];
+  const lastDay = Math.max(0, ...readings.map((r) => r.day));
+  const areaNames = [...new Set(readings.map((r) => r.areaName).filter((name): name is string => name !== null))];
   const started = await startLog(ctx, job, { startDate, plannedDays: Math.max(DEFAULT_PLANNED_DAYS, lastDay), areaNames, startedBy: 'add_drying_readings' });
   return { log: started.log, started };
 }
@@ -135,9 +133,11 @@ async function extendPlans(ctx: WriteContext, log: LogRow, areas: AreaRow[], rea
 export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (ctx, { path, body }) => {
   const { db, caller } = ctx;
   const job = await resolveJob(db, caller, path.job_id);
-  const rows = rowsOf(body);
-  const { log, started } = await logFor(ctx, job, rows);
-  const readings = check(rows, log.start_date);
+  const existing = await findLog(db, caller, job.id);
+  // Checked once, against the log's start date or, for a log this call starts, today.
+  const startDate = existing?.start_date ?? (await todayOf(db, caller));
+  const readings = check(rowsOf(body), startDate);
+  const { log, started } = await logFor(ctx, job, existing, startDate, readings);
   const plannedBefore = started ? null : log.planned_days;
   const areas = [...log.areas];
   const areasAdded = await addMissingAreas(ctx, log, areas, readings.map((r) => r.areaName).filter((name): name is string => name !== null));
