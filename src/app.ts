@@ -21,6 +21,7 @@ import { ApiError } from './platform/errors';
 import type { Deps } from './platform/pipeline';
 import { feedHorizon } from './platform/changes';
 import { CompanySlots } from './platform/fair-share';
+import { addUploadRoute, linkRoutes } from './tools/media/media-routes';
 
 const JSON_LIMIT = '1mb';
 const REQUEST_ID = /^[\w.-]{1,64}$/;
@@ -67,6 +68,9 @@ export function createApp(given: Omit<Deps, 'slots'> & { logger: Logger; redis?:
   // 401 whatever its body, and every answer to a key (a 413 or bad JSON too) counts and carries
   // the RateLimit headers. MCP is charged once its messages are read: by the tool calls in them.
   app.use('/api/v1', withKey, chargeEachRequest(limiter), json);
+  // Multipart uploads and signed links are checked by their own routes, before the validator.
+  addUploadRoute(app, deps);
+  app.use(linkRoutes(deps, limiter));
   app.use('/admin/v1', requireAdminToken(deps.config.adminToken, limiter), json);
   app.use('/mcp', checkMcpHost(deps.config)); // DNS-rebinding protection, before the key and the body
   app.post('/mcp', withKey, json, chargeMcpMessages(limiter), mcpEndpoint(deps));

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { hostKey, originKey } from './platform/host-check';
+import type { FileStoreSettings } from './files/store';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positive = z.coerce.number().int().min(1);
@@ -37,6 +38,17 @@ const schema = z.object({
   CHAT_POLL_MS: positive.default(1000),
   CHAT_MAX_IN_FLIGHT: positive.default(16),
   CHAT_MAX_IN_FLIGHT_PER_TARGET: positive.default(1),
+  FILES_DIR: z.string().min(1).optional(),
+  S3_BUCKET: z.string().min(3).optional(),
+  S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false'),
+  AWS_ACCESS_KEY_ID: z.string().min(1).optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  LINK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  FILE_LINK_SECONDS: z.coerce.number().int().min(60).max(7 * 86400).default(3600),
+  UPLOAD_LINK_SECONDS: z.coerce.number().int().min(300).max(7 * 86400).default(86400),
+  MEDIA_WORKERS: positive.max(16).default(2),
   NODE_ENV: z.string().optional(),
 });
 
@@ -64,6 +76,12 @@ export interface Config {
   demoSeed: boolean;
   /** Chat webhooks: private/loopback targets allowed (tests only), first retry delay, polling, deliveries at once (per node, per webhook). */
   chat: { allowPrivateTargets: boolean; retryBaseMs: number; pollMs: number; maxInFlight: number; maxInFlightPerTarget: number };
+  /** Where files are kept: a directory (default DATA_DIR/files), or S3-compatible storage when a bucket is set. */
+  files: FileStoreSettings;
+  /** Signed links: the shared secret (else one kept in the database), the lifetime of file links and of upload-page links. */
+  links: { secret?: string; fileSeconds: number; uploadSeconds: number };
+  /** Worker threads decoding and resizing images. */
+  mediaWorkers: number;
   /** Check every answer against the spec (on in tests: an off-spec answer fails its test). */
   validateResponses: boolean;
 }
@@ -106,6 +124,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxInFlight: e.CHAT_MAX_IN_FLIGHT,
       maxInFlightPerTarget: e.CHAT_MAX_IN_FLIGHT_PER_TARGET,
     },
+    files: {
+      filesDir: path.resolve(e.FILES_DIR ?? path.join(e.DATA_DIR, 'files')),
+      s3: e.S3_BUCKET
+        ? {
+            bucket: e.S3_BUCKET,
+            endpoint: e.S3_ENDPOINT,
+            region: e.S3_REGION,
+            forcePathStyle: e.S3_FORCE_PATH_STYLE === 'true',
+            credentials: e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY ? { accessKeyId: e.AWS_ACCESS_KEY_ID, secretAccessKey: e.AWS_SECRET_ACCESS_KEY } : undefined,
+          }
+        : null,
+    },
+    links: { secret: e.LINK_SECRET, fileSeconds: e.FILE_LINK_SECONDS, uploadSeconds: e.UPLOAD_LINK_SECONDS },
+    mediaWorkers: e.MEDIA_WORKERS,
     validateResponses: e.NODE_ENV === 'test',
   };
 }

@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   await migrateToLatest(db);
 
   const node = await startNodeServices(db, config, logger);
-  const app = createApp({ db, config, logger, redis: node.redis });
+  const app = createApp({ db, config, logger, redis: node.redis, media: node.media });
   const server = createServer(app);
   const bound = await listen(server, config.port, config.host).then(
     () => null,
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   server.on('error', (error) => logger.error({ err: error }, 'server error'));
 
   const isEmpty = !(await db('companies').first('id'));
-  const demo = config.demoSeed && isEmpty ? await seedDemo(db, config) : null;
+  const demo = config.demoSeed && isEmpty ? await seedDemo(db, config, node.media) : null;
   const chat = startChatDelivery({ db, config, logger });
   printWelcome(config, demo);
 

@@ -27,7 +27,8 @@ it('get_context tells whose key it is', async () => {
 it('get_guide lists exactly the tools the key can use, with naming and recipes', async () => {
   type Toolset = { name: string; tools: string[] };
   const namesOf = (guide: { toolsets: Toolset[] }) => guide.toolsets.flatMap((set) => set.tools);
-  const tools = Object.values(operations).filter((op) => op.scope !== 'admin');
+  // What an assistant can call: every tool but the admin ones and the HTTP-only upload.
+  const tools = Object.values(operations).filter((op) => op.scope !== 'admin' && op.mcp);
   const write = (await as(t, co.writeKey).get('/api/v1/guide').expect(200)).body;
   expect(namesOf(write).sort()).toEqual(tools.map((op) => op.name).sort());
   // By toolset, in the order of the MCP tool list, each tool named once.

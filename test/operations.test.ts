@@ -87,7 +87,7 @@ describe('request logs', () => {
         done();
       },
     });
-    const app = createApp({ db: t.db, config: t.config, logger: pino({ level: 'info' }, sink) });
+    const app = createApp({ db: t.db, config: t.config, media: t.media, logger: pino({ level: 'info' }, sink) });
     const server = app.listen(0, '127.0.0.1');
     try {
       await request(server).get('/api/v1/jobs?q=Maria%20Alvarez&limit=5').set('Authorization', `Bearer ${co.readKey}`).expect(200);

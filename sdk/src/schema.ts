@@ -1066,6 +1066,144 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/jobs/{job_id}/photos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a job's photos, newest first, with the count per room
+         * @description The job's photos, newest first by the time they were taken, paged. `room` narrows to one
+         *     room (its name, any case, or `Unsorted` for photos without a room). `rooms` gives every
+         *     room of the job with its number of photos (also those with none, and `Unsorted`), for
+         *     the whole job whatever `room` is. Each photo's `links` open its web rendition and
+         *     thumbnail without a key until `links.expires_at`.
+         */
+        get: operations["list_job_photos"];
+        put?: never;
+        /**
+         * Upload photos to a job (multipart; HTTP only)
+         * @description Adds photos to a job in one `multipart/form-data` request: one part named `photo` per
+         *     photo (its file name is kept as the photo's name unless `meta` gives one) and one part
+         *     named `meta` holding JSON: `operation_id`, an optional `room` for every photo, and an
+         *     optional `photos` array whose i-th entry gives the `room`, `caption` and `name` of the
+         *     i-th `photo` part (its length must then equal the number of photos).
+         *
+         *     Each photo is checked by its content, never by its file name or declared type: JPEG,
+         *     PNG and HEIC/HEIF are accepted (a PNG named `.jpg` is a PNG); anything else answers 415
+         *     `unsupported_media_type`, a truncated or corrupt image 422 `invalid_file` and an image
+         *     over 100 megapixels 422 `image_too_large` (read from its header, before it is decoded),
+         *     each naming the part. Limits: 30 MiB a photo, 50 photos and 200 MiB a request (413
+         *     `payload_too_large`), `meta` 64 KiB. A request is all or nothing: when one part is
+         *     refused, no photo is saved and no file is left in storage.
+         *
+         *     For each photo the service keeps the original as sent with its SHA-256, and makes a web
+         *     rendition (JPEG, long side 2048 px) and a thumbnail (JPEG, long side 400 px) with the
+         *     EXIF orientation applied and without any metadata: a photo's location is never in a
+         *     link, a rendition or an answer. `taken_at` is the EXIF `DateTimeOriginal` with its
+         *     offset (`taken_at_source: exif`), without an offset read in the company's timezone
+         *     (`exif_without_offset`), else the upload time (`upload_time`).
+         *
+         *     The same photo (same SHA-256) sent again to the same job is not stored twice: it is
+         *     answered as the existing photo with `duplicate: true` (its room, caption and name are
+         *     left as they were). A room the job lacks is added to the job's rooms (the rooms of its
+         *     estimates and those added by photos; names match without regard to case); a photo
+         *     without a room is in `Unsorted`. A replayed `operation_id` answers the first result and
+         *     stores nothing again, also when the files are sent again; the same `operation_id` with
+         *     other files or details answers 409 `operation_id_conflict`.
+         *
+         *     Not offered over MCP (an assistant cannot send files): use `get_photo_upload_link`.
+         */
+        post: operations["upload_job_photos"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Add, change or clear the caption or name of several photos
+         * @description Sets the `caption` and/or `name` of up to 100 photos of the job at once; `null` clears
+         *     one, a field left out is kept. Every photo id must be a photo of this job (404 naming
+         *     the first that is not, and nothing is changed). A photo listed twice is refused (400).
+         */
+        patch: operations["update_photos"];
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/photos/rooms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * File photos into a room, or back to Unsorted
+         * @description Puts up to 200 photos of the job into one room (any case; a room the job lacks is added
+         *     to it) or, with `room` null or `Unsorted`, back to `Unsorted`. Every photo id must be a
+         *     photo of this job (404 naming the first that is not, and nothing is changed). Photos
+         *     already in that room are left as they are (`unchanged`).
+         */
+        post: operations["move_photos"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/photos/upload-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A link to a page for uploading photos to a job from a phone
+         * @description Returns a link to a page served by the service where a person picks photos (or takes
+         *     them with the phone's camera) and uploads them to this job, into a room chosen on the
+         *     page (`room` preselects one). The link carries no API key: it is signed, bound to the
+         *     job and to this key's person (uploads are attributed to them, `uploaded_via:
+         *     upload_page`), and works until `expires_at`: 24 hours by default, or `expires_in`
+         *     seconds (5 minutes to 7 days). Revoking the key ends the link. Each file is sent on its
+         *     own with its own `operation_id`, so a retry on a weak signal never stores it twice.
+         */
+        get: operations["get_photo_upload_link"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/photos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show photos as pictures (image blocks over MCP, links over HTTP)
+         * @description Shows up to 8 photos: the ones named by `photo_ids` (repeat the parameter), or the
+         *     newest of a job (`job_id`, optionally one `room`). Each comes with its room, caption,
+         *     name, time taken and a link to its web rendition. Over MCP the answer also holds each
+         *     photo as an image content block (JPEG, long side at most 1024 px, the whole answer
+         *     under 1 MB: pictures are made smaller when many are asked for) after a text line naming
+         *     it. Give `photo_ids` or `job_id`, not both; an id of a photo this company does not have
+         *     answers 404.
+         */
+        get: operations["view_photos"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/price-list": {
         parameters: {
             query?: never;
@@ -1151,7 +1289,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "undo_not_possible" | "payload_too_large" | "unsupported_media_type" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "rate_limited" | "admin_api_disabled" | "internal_error";
+            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "undo_not_possible" | "payload_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "link_invalid" | "link_expired" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "rate_limited" | "admin_api_disabled" | "internal_error";
             /** @description One entry for each field that is wrong. */
             errors?: components["schemas"]["FieldError"][];
             /** @description For a 422, the names that would have been accepted. */
@@ -1253,7 +1391,7 @@ export interface components {
             at: string;
         };
         /** @description One shape per action, told apart by `action` (the entry's own). Statuses, teammates and contacts are named by id and name; estimate entries give the estimate's total after the change; an overview change lists only the fields that changed. Ignore actions you do not know; new tools add new ones. */
-        ChangeData: components["schemas"]["ChangeDataJobCreated"] | components["schemas"]["ChangeDataJobStatusMoved"] | components["schemas"]["ChangeDataJobOverviewUpdated"] | components["schemas"]["ChangeDataJobCancelled"] | components["schemas"]["ChangeDataJobReopened"] | components["schemas"]["ChangeDataJobAssigned"] | components["schemas"]["ChangeDataJobUnassigned"] | components["schemas"]["ChangeDataContactAdded"] | components["schemas"]["ChangeDataContactLinked"] | components["schemas"]["ChangeDataContactUpdated"] | components["schemas"]["ChangeDataNoteAdded"] | components["schemas"]["ChangeDataNoteCorrected"] | components["schemas"]["ChangeDataNoteRetracted"] | components["schemas"]["ChangeDataEstimateCreated"] | components["schemas"]["ChangeDataEstimateRoomsAdded"] | components["schemas"]["ChangeDataEstimateRoomUpdated"] | components["schemas"]["ChangeDataEstimateLinesAdded"] | components["schemas"]["ChangeDataEstimateLineUpdated"] | components["schemas"]["ChangeDataEstimateLineRemoved"] | components["schemas"]["ChangeDataDryingLogStarted"] | components["schemas"]["ChangeDataDryingReadingsAdded"] | components["schemas"]["ChangeDataDryingSettingsChanged"] | components["schemas"]["ChangeDataDryingDaySkipped"] | components["schemas"]["ChangeDataDryingNoteAdded"] | components["schemas"]["ChangeDataActionUndone"];
+        ChangeData: components["schemas"]["ChangeDataJobCreated"] | components["schemas"]["ChangeDataJobStatusMoved"] | components["schemas"]["ChangeDataJobOverviewUpdated"] | components["schemas"]["ChangeDataJobCancelled"] | components["schemas"]["ChangeDataJobReopened"] | components["schemas"]["ChangeDataJobAssigned"] | components["schemas"]["ChangeDataJobUnassigned"] | components["schemas"]["ChangeDataContactAdded"] | components["schemas"]["ChangeDataContactLinked"] | components["schemas"]["ChangeDataContactUpdated"] | components["schemas"]["ChangeDataNoteAdded"] | components["schemas"]["ChangeDataNoteCorrected"] | components["schemas"]["ChangeDataNoteRetracted"] | components["schemas"]["ChangeDataEstimateCreated"] | components["schemas"]["ChangeDataEstimateRoomsAdded"] | components["schemas"]["ChangeDataEstimateRoomUpdated"] | components["schemas"]["ChangeDataEstimateLinesAdded"] | components["schemas"]["ChangeDataEstimateLineUpdated"] | components["schemas"]["ChangeDataEstimateLineRemoved"] | components["schemas"]["ChangeDataDryingLogStarted"] | components["schemas"]["ChangeDataDryingReadingsAdded"] | components["schemas"]["ChangeDataDryingSettingsChanged"] | components["schemas"]["ChangeDataDryingDaySkipped"] | components["schemas"]["ChangeDataDryingNoteAdded"] | components["schemas"]["ChangeDataPhotosUploaded"] | components["schemas"]["ChangeDataPhotosMoved"] | components["schemas"]["ChangeDataPhotosUpdated"] | components["schemas"]["ChangeDataActionUndone"];
         ChangeDataJobCreated: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1422,6 +1560,42 @@ export interface components {
              */
             action: "action.undone";
             undone: components["schemas"]["ChangeUndoneEntry"];
+        };
+        /** @description Kind `files`. Photos were added to the job (duplicates of photos it had are not counted). */
+        ChangeDataPhotosUploaded: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "photos.uploaded";
+            photo_ids: components["schemas"]["PhotoId"][];
+            count: number;
+            /** @description The rooms the new photos went to (`Unsorted` included). */
+            rooms: string[];
+            rooms_added: string[];
+            /** @enum {string} */
+            via: "api" | "upload_page";
+        };
+        /** @description Kind `files`. Photos were filed into a room (or back to `Unsorted`). */
+        ChangeDataPhotosMoved: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "photos.moved";
+            photo_ids: components["schemas"]["PhotoId"][];
+            room: string;
+            rooms_added: string[];
+        };
+        /** @description Kind `files`. Captions or names of photos changed; `fields` says which were set. */
+        ChangeDataPhotosUpdated: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "photos.updated";
+            photo_ids: components["schemas"]["PhotoId"][];
+            fields: ("caption" | "name")[];
         };
         /** @description Kind `schedule`. A drying log was started (by `started_by`), with its plan and areas. */
         ChangeDataDryingLogStarted: {
@@ -2243,6 +2417,140 @@ export interface components {
             job_id: components["schemas"]["JobId"];
             assignees: components["schemas"]["PersonRef"][];
         };
+        /** @example pho_9Xk2mQ4rT7vB */
+        PhotoId: string;
+        /**
+         * @description A room's name (any case); `Unsorted` means no room.
+         * @example Kitchen
+         */
+        RoomName: string;
+        PhotoCaption: string | null;
+        PhotoName: string | null;
+        /** @description The `meta` part of an upload, as JSON. */
+        PhotoUploadMeta: {
+            operation_id: components["schemas"]["OperationId"];
+            room?: components["schemas"]["RoomName"];
+            /** @description The i-th entry belongs to the i-th `photo` part; its `room` wins over the request's. */
+            photos?: {
+                room?: components["schemas"]["RoomName"];
+                caption?: components["schemas"]["PhotoCaption"];
+                name?: components["schemas"]["PhotoName"];
+            }[];
+        };
+        Photo: {
+            id: components["schemas"]["PhotoId"];
+            job_id: components["schemas"]["JobId"];
+            /** @description The room's name, or `Unsorted`. */
+            room: string;
+            caption: string | null;
+            /** @description The name given, else the file name it was uploaded with. */
+            name: string | null;
+            /** Format: date-time */
+            taken_at: string;
+            /**
+             * @description `exif`: the camera's time with its offset; `exif_without_offset`: the camera's time read in the company's timezone; `upload_time`: no time in the photo.
+             * @enum {string}
+             */
+            taken_at_source: "exif" | "exif_without_offset" | "upload_time";
+            /**
+             * @description The original's format, by its content.
+             * @enum {string}
+             */
+            format: "jpeg" | "png" | "heic";
+            /** @description As displayed (orientation applied). */
+            width: number;
+            height: number;
+            /** @description The original's size. */
+            bytes: number;
+            /** @description SHA-256 of the original, in hex. */
+            sha256: string;
+            uploaded_by: components["schemas"]["PersonRef"];
+            /** @enum {string} */
+            uploaded_via: "api" | "upload_page";
+            /** Format: date-time */
+            uploaded_at: string;
+            links: components["schemas"]["PhotoLinks"];
+        };
+        /** @description Signed links that need no key (JPEG renditions; the original is never linked, so no location data leaves). */
+        PhotoLinks: {
+            /**
+             * Format: uri
+             * @description The web rendition (long side 2048 px).
+             */
+            web: string;
+            /**
+             * Format: uri
+             * @description The thumbnail (long side 400 px).
+             */
+            thumbnail: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        PhotoUpload: {
+            job_id: components["schemas"]["JobId"];
+            photos: (components["schemas"]["Photo"] & {
+                /** @description True when the job already had this photo (same SHA-256); nothing was stored. */
+                duplicate: boolean;
+            })[];
+            added: number;
+            duplicates: number;
+            rooms_added: string[];
+        };
+        PhotoList: {
+            job_id: components["schemas"]["JobId"];
+            data: components["schemas"]["Photo"][];
+            next_cursor: components["schemas"]["Cursor"];
+            /** @description Photos of the job (all rooms). */
+            total: number;
+            /** @description Every room of the job with its number of photos, `Unsorted` last. */
+            rooms: components["schemas"]["RoomCount"][];
+        };
+        RoomCount: {
+            name: string;
+            count: number;
+        };
+        PhotosChanged: {
+            job_id: components["schemas"]["JobId"];
+            photos: components["schemas"]["Photo"][];
+        };
+        PhotosMoved: {
+            job_id: components["schemas"]["JobId"];
+            /** @description Where the photos are now (`Unsorted` for none). */
+            room: string;
+            moved: components["schemas"]["PhotoId"][];
+            /** @description Photos that were in that room already. */
+            unchanged: components["schemas"]["PhotoId"][];
+            rooms_added: string[];
+        };
+        PhotoUploadLink: {
+            /** Format: uri */
+            url: string;
+            /** Format: date-time */
+            expires_at: string;
+            job_id: components["schemas"]["JobId"];
+            job_number: number;
+            room: string | null;
+        };
+        PhotoViews: {
+            photos: components["schemas"]["PhotoView"][];
+        };
+        PhotoView: {
+            id: components["schemas"]["PhotoId"];
+            job_id: components["schemas"]["JobId"];
+            job_number: number;
+            room: string;
+            caption: string | null;
+            name: string | null;
+            /** Format: date-time */
+            taken_at: string;
+            /**
+             * Format: uri
+             * @description The web rendition (signed link).
+             */
+            url: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
         PriceListItem: {
             /** @example DRY-AM-STD */
             code: string;
@@ -2417,6 +2725,24 @@ export interface components {
         };
         /** @description The company has no estimate credit left (`insufficient_credits`); nothing was saved. */
         InsufficientCredits: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A part is not an accepted kind of file, judged by its content (`unsupported_media_type`), or the body is not multipart; `detail` names the part and what it looks like. */
+        UnsupportedFile: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A part is a truncated or corrupt image (`invalid_file`) or over 100 megapixels (`image_too_large`); `detail` names the part. */
+        InvalidFile: {
             headers: {
                 [name: string]: unknown;
             };
@@ -4571,6 +4897,257 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_job_photos: {
+        parameters: {
+            query?: {
+                /** @description Only this room (any case), or `Unsorted`. */
+                room?: components["schemas"]["RoomName"];
+                /** @description Page size, 1 to 100. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of photos and the count per room. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PhotoList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    upload_job_photos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    meta: components["schemas"]["PhotoUploadMeta"];
+                    /** @description One part per photo, in the order of `meta.photos`. */
+                    photo: string | string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The photos as saved, in the order of the parts; a part whose photo the job already had is that photo, with `duplicate` true. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PhotoUpload"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedFile"];
+            422: components["responses"]["InvalidFile"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    update_photos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation_id": "4c2d7e1a-9b3f-4e5d-8a6c-1f2e3d4c5b6a",
+                 *       "photos": [
+                 *         {
+                 *           "photo_id": "pho_9Xk2mQ4rT7vB",
+                 *           "caption": "Wet drywall behind the dishwasher"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    operation_id: components["schemas"]["OperationId"];
+                    photos: {
+                        photo_id: components["schemas"]["PhotoId"];
+                        caption?: components["schemas"]["PhotoCaption"];
+                        name?: components["schemas"]["PhotoName"];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The photos as saved. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PhotosChanged"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    move_photos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation_id": "7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                 *       "photo_ids": [
+                 *         "pho_9Xk2mQ4rT7vB"
+                 *       ],
+                 *       "room": "Kitchen"
+                 *     }
+                 */
+                "application/json": {
+                    operation_id: components["schemas"]["OperationId"];
+                    photo_ids: components["schemas"]["PhotoId"][];
+                    /** @description The room, or null (or `Unsorted`) for no room. */
+                    room: components["schemas"]["RoomName"] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The photos moved, those already there, and the rooms added to the job. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PhotosMoved"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_photo_upload_link: {
+        parameters: {
+            query?: {
+                /** @description The room the page preselects (any case; a new name is added to the job on the first upload). */
+                room?: components["schemas"]["RoomName"];
+                /** @description The link's lifetime in seconds (300 to 604800); default 86400. */
+                expires_in?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload page's link. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PhotoUploadLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    view_photos: {
+        parameters: {
+            query?: {
+                /** @description Photos to show (repeat the parameter for several). */
+                photo_ids?: components["schemas"]["PhotoId"][];
+                /** @description Show the newest photos of this job (id, 16 or */
+                job_id?: components["schemas"]["JobRef"];
+                /** @description With `job_id`, only this room (or `Unsorted`). */
+                room?: components["schemas"]["RoomName"];
+                /** @description With `job_id`, how many photos (1 to 8). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The photos with their links. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PhotoViews"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

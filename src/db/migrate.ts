@@ -7,6 +7,7 @@ import * as undoneOperations from './migrations/005_undone_operations';
 import * as changeData from './migrations/006_change_data';
 import * as dryingLog from './migrations/007_drying_log';
 import * as dryingRevisions from './migrations/008_drying_revisions';
+import * as photos from './migrations/009_photos';
 import { syncStandards } from '../tools/standards/corpus';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
@@ -19,6 +20,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '006_change_data': changeData,
   '007_drying_log': dryingLog,
   '008_drying_revisions': dryingRevisions,
+  '009_photos': photos,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -9,6 +9,7 @@ import { createCompany } from '../tools/admin/company-setup';
 import { newApiKey, newId } from '../platform/ids';
 import { findCaller } from '../platform/auth';
 import { runTool } from '../platform/pipeline';
+import type { MediaServices } from '../tools/media/media-services';
 import { CompanySlots } from '../platform/fair-share';
 import type { BodyOf } from '../platform/handler';
 
@@ -32,7 +33,7 @@ export interface DemoKeys {
   readKey: string;
 }
 
-export async function seedDemo(db: Knex, config: Config): Promise<DemoKeys> {
+export async function seedDemo(db: Knex, config: Config, media: MediaServices): Promise<DemoKeys> {
   const company = await createCompany(db, { name: 'Blue River Restoration', timezone: 'America/Chicago', pricing_region: 'IL', credits: 10 });
   const people = await db('people')
     .insert(TEAM.map((p) => ({ id: newId('per'), company_id: company.id, ...p })))
@@ -46,7 +47,7 @@ export async function seedDemo(db: Knex, config: Config): Promise<DemoKeys> {
     }),
   );
   const caller = (await findCaller(db, writeKey))!;
-  const deps = { db, config, slots: new CompanySlots(1) };
+  const deps = { db, config, media, slots: new CompanySlots(1) };
   for (const job of JOBS) {
     await runTool(deps, 'create_job', caller, { path: {}, query: {}, body: { operation_id: randomUUID(), ...job } });
   }

@@ -46,6 +46,11 @@ export const toolsets: { name: string; tag: string; description: string }[] = [
     "description": "The drying log of a water-mitigation job (areas, days, readings, notes), with psychrometrics and dry goals computed by the service."
   },
   {
+    "name": "files",
+    "tag": "Files",
+    "description": "A job's photos (upload from a script or a phone page, rooms, captions, pictures an assistant can see)."
+  },
+  {
     "name": "standards",
     "tag": "Standards",
     "description": "Guidance passages on water damage, drying, mold and safety from public-domain sources."
@@ -4044,6 +4049,403 @@ export const mcpTools: McpToolDefinition[] = [
     "annotations": {
       "title": "Change drying settings",
       "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
+    "name": "get_photo_upload_link",
+    "toolset": "files",
+    "scope": "write",
+    "title": "Get a photo upload link",
+    "description": "Get a link to a phone-friendly page for uploading photos to a job (optional room; expires in 24 h or expires_in seconds). Give the url to the person.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        },
+        "room": {
+          "type": "string",
+          "description": "The room the page preselects (any case; a new name is added to the job on the first upload)."
+        },
+        "expires_in": {
+          "type": "integer",
+          "minimum": 300,
+          "maximum": 604800,
+          "description": "The link's lifetime in seconds (300 to 604800); default 86400."
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "url": {
+          "type": "string"
+        },
+        "expires_at": {
+          "type": "string"
+        },
+        "job_id": {
+          "type": "string"
+        },
+        "job_number": {
+          "type": "integer"
+        },
+        "room": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      }
+    },
+    "annotations": {
+      "title": "Get a photo upload link",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
+    "name": "list_job_photos",
+    "toolset": "files",
+    "scope": "read",
+    "title": "List a job's photos",
+    "description": "List a job's photos newest first (room, caption, name, time taken, uploader, links); room filters (or Unsorted); rooms gives the count per room.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        },
+        "room": {
+          "type": "string",
+          "description": "Only this room (any case), or `Unsorted`."
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 25,
+          "description": "Page size, 1 to 100."
+        },
+        "cursor": {
+          "type": "string",
+          "description": "The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list)."
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string"
+        },
+        "data": {
+          "type": "array"
+        },
+        "next_cursor": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "total": {
+          "type": "integer"
+        },
+        "rooms": {
+          "type": "array"
+        }
+      }
+    },
+    "annotations": {
+      "title": "List a job's photos",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
+    "name": "move_photos",
+    "toolset": "files",
+    "scope": "write",
+    "title": "Move photos to a room",
+    "description": "File photos of a job into a room (added to the job if new), or back to Unsorted with room null. Returns the photos moved and rooms added.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        },
+        "operation_id": {
+          "type": "string",
+          "description": "Your id of this write; resend it to retry safely."
+        },
+        "photo_ids": {
+          "type": "array",
+          "minItems": 1,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "pattern": "^pho_[0-9A-Za-z]+$"
+          }
+        },
+        "room": {
+          "description": "The room, or null (or `Unsorted`) for no room.",
+          "oneOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id",
+        "photo_ids",
+        "room"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string"
+        },
+        "room": {
+          "type": "string"
+        },
+        "moved": {
+          "type": "array"
+        },
+        "unchanged": {
+          "type": "array"
+        },
+        "rooms_added": {
+          "type": "array"
+        }
+      }
+    },
+    "annotations": {
+      "title": "Move photos to a room",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
+    "name": "update_photos",
+    "toolset": "files",
+    "scope": "write",
+    "title": "Caption or rename photos",
+    "description": "Set or clear (null) the caption and/or name of several photos of a job. Returns the photos as saved.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        },
+        "operation_id": {
+          "type": "string",
+          "description": "Your id of this write; resend it to retry safely."
+        },
+        "photos": {
+          "type": "array",
+          "minItems": 1,
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "photo_id"
+            ],
+            "minProperties": 2,
+            "properties": {
+              "photo_id": {
+                "type": "string",
+                "pattern": "^pho_[0-9A-Za-z]+$"
+              },
+              "caption": {
+                "anyOf": [
+                  {
+                    "type": "string"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "name": {
+                "anyOf": [
+                  {
+                    "type": "string"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              }
+            }
+          }
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id",
+        "photos"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string"
+        },
+        "photos": {
+          "type": "array"
+        }
+      }
+    },
+    "annotations": {
+      "title": "Caption or rename photos",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
+    "name": "view_photos",
+    "toolset": "files",
+    "scope": "read",
+    "title": "View photos",
+    "description": "Look at photos: by photo_ids, or the newest of a job (job_id, optional room), up to 8. Returns each as an image with room, caption and time taken.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "photo_ids": {
+          "type": "array",
+          "minItems": 1,
+          "items": {
+            "type": "string",
+            "pattern": "^pho_[0-9A-Za-z]+$"
+          },
+          "description": "Photos to show (repeat the parameter for several)."
+        },
+        "job_id": {
+          "description": "Show the newest photos of this job (id, 16 or",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        },
+        "room": {
+          "type": "string",
+          "description": "With `job_id`, only this room (or `Unsorted`)."
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 8,
+          "default": 4,
+          "description": "With `job_id`, how many photos (1 to 8)."
+        }
+      },
+      "required": [],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "photos": {
+          "type": "array"
+        }
+      }
+    },
+    "annotations": {
+      "title": "View photos",
+      "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false

@@ -69,13 +69,16 @@ export type OperationName =
   | "get_guide"
   | "get_job"
   | "get_job_activity"
+  | "get_photo_upload_link"
   | "get_price_list_item"
   | "list_changes"
+  | "list_job_photos"
   | "list_job_statuses"
   | "list_referral_sources"
   | "list_team"
   | "lookup_customer"
   | "move_job_status"
+  | "move_photos"
   | "remove_line_item"
   | "reopen_job"
   | "retract_note"
@@ -88,7 +91,10 @@ export type OperationName =
   | "update_drying_settings"
   | "update_job_overview"
   | "update_line_item"
-  | "update_room";
+  | "update_photos"
+  | "update_room"
+  | "upload_job_photos"
+  | "view_photos";
 
 export type ReadOperationName =
   | "find_jobs"
@@ -100,12 +106,14 @@ export type ReadOperationName =
   | "get_job_activity"
   | "get_price_list_item"
   | "list_changes"
+  | "list_job_photos"
   | "list_job_statuses"
   | "list_referral_sources"
   | "list_team"
   | "lookup_customer"
   | "search_price_list"
-  | "search_standards";
+  | "search_standards"
+  | "view_photos";
 
 export type WriteOperationName =
   | "add_contact"
@@ -120,7 +128,9 @@ export type WriteOperationName =
   | "create_drying_log"
   | "create_estimate"
   | "create_job"
+  | "get_photo_upload_link"
   | "move_job_status"
+  | "move_photos"
   | "remove_line_item"
   | "reopen_job"
   | "retract_note"
@@ -131,7 +141,9 @@ export type WriteOperationName =
   | "update_drying_settings"
   | "update_job_overview"
   | "update_line_item"
-  | "update_room";
+  | "update_photos"
+  | "update_room"
+  | "upload_job_photos";
 
 export type AdminOperationName =
   | "admin_add_credits"
@@ -9717,6 +9729,121 @@ export const operations: Record<OperationName, OperationSpec> = {
                       },
                       {
                         "type": "object",
+                        "description": "Kind `files`. Photos were added to the job (duplicates of photos it had are not counted).",
+                        "required": [
+                          "action",
+                          "photo_ids",
+                          "count",
+                          "rooms",
+                          "rooms_added",
+                          "via"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "photos.uploaded"
+                          },
+                          "photo_ids": {
+                            "type": "array",
+                            "items": {
+                              "type": "string",
+                              "pattern": "^pho_[0-9A-Za-z]+$",
+                              "example": "pho_9Xk2mQ4rT7vB"
+                            }
+                          },
+                          "count": {
+                            "type": "integer"
+                          },
+                          "rooms": {
+                            "type": "array",
+                            "description": "The rooms the new photos went to (`Unsorted` included).",
+                            "items": {
+                              "type": "string"
+                            }
+                          },
+                          "rooms_added": {
+                            "type": "array",
+                            "items": {
+                              "type": "string"
+                            }
+                          },
+                          "via": {
+                            "type": "string",
+                            "enum": [
+                              "api",
+                              "upload_page"
+                            ]
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "description": "Kind `files`. Photos were filed into a room (or back to `Unsorted`).",
+                        "required": [
+                          "action",
+                          "photo_ids",
+                          "room",
+                          "rooms_added"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "photos.moved"
+                          },
+                          "photo_ids": {
+                            "type": "array",
+                            "items": {
+                              "type": "string",
+                              "pattern": "^pho_[0-9A-Za-z]+$",
+                              "example": "pho_9Xk2mQ4rT7vB"
+                            }
+                          },
+                          "room": {
+                            "type": "string"
+                          },
+                          "rooms_added": {
+                            "type": "array",
+                            "items": {
+                              "type": "string"
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "description": "Kind `files`. Captions or names of photos changed; `fields` says which were set.",
+                        "required": [
+                          "action",
+                          "photo_ids",
+                          "fields"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "photos.updated"
+                          },
+                          "photo_ids": {
+                            "type": "array",
+                            "items": {
+                              "type": "string",
+                              "pattern": "^pho_[0-9A-Za-z]+$",
+                              "example": "pho_9Xk2mQ4rT7vB"
+                            }
+                          },
+                          "fields": {
+                            "type": "array",
+                            "items": {
+                              "type": "string",
+                              "enum": [
+                                "caption",
+                                "name"
+                              ]
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
                         "required": [
                           "action",
                           "undone"
@@ -9774,6 +9901,9 @@ export const operations: Record<OperationName, OperationSpec> = {
                         "drying.settings_changed": "#/components/schemas/ChangeDataDryingSettingsChanged",
                         "drying.day_skipped": "#/components/schemas/ChangeDataDryingDaySkipped",
                         "drying.note_added": "#/components/schemas/ChangeDataDryingNoteAdded",
+                        "photos.uploaded": "#/components/schemas/ChangeDataPhotosUploaded",
+                        "photos.moved": "#/components/schemas/ChangeDataPhotosMoved",
+                        "photos.updated": "#/components/schemas/ChangeDataPhotosUpdated",
                         "action.undone": "#/components/schemas/ChangeDataActionUndone"
                       }
                     }
@@ -9892,6 +10022,98 @@ export const operations: Record<OperationName, OperationSpec> = {
             "null"
           ],
           "description": "Send it back as `cursor` to get the next page; `null` when there is no further page."
+        }
+      }
+    }
+  },
+  get_photo_upload_link: {
+    "name": "get_photo_upload_link",
+    "method": "GET",
+    "path": "/api/v1/jobs/{job_id}/photos/upload-link",
+    "expressPath": "/api/v1/jobs/:job_id/photos/upload-link",
+    "tag": "Files",
+    "summary": "A link to a page for uploading photos to a job from a phone",
+    "description": "Returns a link to a page served by the service where a person picks photos (or takes\nthem with the phone's camera) and uploads them to this job, into a room chosen on the\npage (`room` preselects one). The link carries no API key: it is signed, bound to the\njob and to this key's person (uploads are attributed to them, `uploaded_via:\nupload_page`), and works until `expires_at`: 24 hours by default, or `expires_in`\nseconds (5 minutes to 7 days). Revoking the key ends the link. Each file is sent on its\nown with its own `operation_id`, so a retry on a weak signal never stores it twice.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Get a photo upload link",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [
+      "room",
+      "expires_in"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
+          "example": "#16"
+        },
+        "room": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
+          "description": "The room the page preselects (any case; a new name is added to the job on the first upload).",
+          "example": "Kitchen"
+        },
+        "expires_in": {
+          "type": "integer",
+          "minimum": 300,
+          "maximum": 604800,
+          "description": "The link's lifetime in seconds (300 to 604800); default 86400."
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "url",
+        "expires_at",
+        "job_id",
+        "job_number",
+        "room"
+      ],
+      "properties": {
+        "url": {
+          "type": "string",
+          "format": "uri"
+        },
+        "expires_at": {
+          "type": "string",
+          "format": "date-time"
+        },
+        "job_id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "job_number": {
+          "type": "integer"
+        },
+        "room": {
+          "type": [
+            "string",
+            "null"
+          ]
         }
       }
     }
@@ -11165,6 +11387,121 @@ export const operations: Record<OperationName, OperationSpec> = {
                       },
                       {
                         "type": "object",
+                        "description": "Kind `files`. Photos were added to the job (duplicates of photos it had are not counted).",
+                        "required": [
+                          "action",
+                          "photo_ids",
+                          "count",
+                          "rooms",
+                          "rooms_added",
+                          "via"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "photos.uploaded"
+                          },
+                          "photo_ids": {
+                            "type": "array",
+                            "items": {
+                              "type": "string",
+                              "pattern": "^pho_[0-9A-Za-z]+$",
+                              "example": "pho_9Xk2mQ4rT7vB"
+                            }
+                          },
+                          "count": {
+                            "type": "integer"
+                          },
+                          "rooms": {
+                            "type": "array",
+                            "description": "The rooms the new photos went to (`Unsorted` included).",
+                            "items": {
+                              "type": "string"
+                            }
+                          },
+                          "rooms_added": {
+                            "type": "array",
+                            "items": {
+                              "type": "string"
+                            }
+                          },
+                          "via": {
+                            "type": "string",
+                            "enum": [
+                              "api",
+                              "upload_page"
+                            ]
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "description": "Kind `files`. Photos were filed into a room (or back to `Unsorted`).",
+                        "required": [
+                          "action",
+                          "photo_ids",
+                          "room",
+                          "rooms_added"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "photos.moved"
+                          },
+                          "photo_ids": {
+                            "type": "array",
+                            "items": {
+                              "type": "string",
+                              "pattern": "^pho_[0-9A-Za-z]+$",
+                              "example": "pho_9Xk2mQ4rT7vB"
+                            }
+                          },
+                          "room": {
+                            "type": "string"
+                          },
+                          "rooms_added": {
+                            "type": "array",
+                            "items": {
+                              "type": "string"
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "description": "Kind `files`. Captions or names of photos changed; `fields` says which were set.",
+                        "required": [
+                          "action",
+                          "photo_ids",
+                          "fields"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "photos.updated"
+                          },
+                          "photo_ids": {
+                            "type": "array",
+                            "items": {
+                              "type": "string",
+                              "pattern": "^pho_[0-9A-Za-z]+$",
+                              "example": "pho_9Xk2mQ4rT7vB"
+                            }
+                          },
+                          "fields": {
+                            "type": "array",
+                            "items": {
+                              "type": "string",
+                              "enum": [
+                                "caption",
+                                "name"
+                              ]
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
                         "required": [
                           "action",
                           "undone"
@@ -11222,6 +11559,9 @@ export const operations: Record<OperationName, OperationSpec> = {
                         "drying.settings_changed": "#/components/schemas/ChangeDataDryingSettingsChanged",
                         "drying.day_skipped": "#/components/schemas/ChangeDataDryingDaySkipped",
                         "drying.note_added": "#/components/schemas/ChangeDataDryingNoteAdded",
+                        "photos.uploaded": "#/components/schemas/ChangeDataPhotosUploaded",
+                        "photos.moved": "#/components/schemas/ChangeDataPhotosMoved",
+                        "photos.updated": "#/components/schemas/ChangeDataPhotosUpdated",
                         "action.undone": "#/components/schemas/ChangeDataActionUndone"
                       }
                     }
@@ -11241,6 +11581,263 @@ export const operations: Record<OperationName, OperationSpec> = {
         "next_cursor": {
           "type": "string",
           "description": "Always present. Send it back as `cursor` for newer entries."
+        }
+      }
+    }
+  },
+  list_job_photos: {
+    "name": "list_job_photos",
+    "method": "GET",
+    "path": "/api/v1/jobs/{job_id}/photos",
+    "expressPath": "/api/v1/jobs/:job_id/photos",
+    "tag": "Files",
+    "summary": "List a job's photos, newest first, with the count per room",
+    "description": "The job's photos, newest first by the time they were taken, paged. `room` narrows to one\nroom (its name, any case, or `Unsorted` for photos without a room). `rooms` gives every\nroom of the job with its number of photos (also those with none, and `Unsorted`), for\nthe whole job whatever `room` is. Each photo's `links` open its web rendition and\nthumbnail without a key until `links.expires_at`.",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "List a job's photos",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [
+      "room",
+      "limit",
+      "cursor"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
+          "example": "#16"
+        },
+        "room": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
+          "description": "Only this room (any case), or `Unsorted`.",
+          "example": "Kitchen"
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 25,
+          "description": "Page size, 1 to 100."
+        },
+        "cursor": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list)."
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "job_id",
+        "data",
+        "next_cursor",
+        "rooms",
+        "total"
+      ],
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "data": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "job_id",
+              "room",
+              "caption",
+              "name",
+              "taken_at",
+              "taken_at_source",
+              "format",
+              "width",
+              "height",
+              "bytes",
+              "sha256",
+              "uploaded_by",
+              "uploaded_via",
+              "uploaded_at",
+              "links"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^pho_[0-9A-Za-z]+$",
+                "example": "pho_9Xk2mQ4rT7vB"
+              },
+              "job_id": {
+                "type": "string",
+                "pattern": "^job_[0-9A-Za-z]+$",
+                "example": "job_7Qm2KxR9aB1c"
+              },
+              "room": {
+                "type": "string",
+                "description": "The room's name, or `Unsorted`."
+              },
+              "caption": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "name": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The name given, else the file name it was uploaded with."
+              },
+              "taken_at": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "taken_at_source": {
+                "type": "string",
+                "enum": [
+                  "exif",
+                  "exif_without_offset",
+                  "upload_time"
+                ],
+                "description": "`exif`: the camera's time with its offset; `exif_without_offset`: the camera's time read in the company's timezone; `upload_time`: no time in the photo."
+              },
+              "format": {
+                "type": "string",
+                "enum": [
+                  "jpeg",
+                  "png",
+                  "heic"
+                ],
+                "description": "The original's format, by its content."
+              },
+              "width": {
+                "type": "integer",
+                "description": "As displayed (orientation applied)."
+              },
+              "height": {
+                "type": "integer"
+              },
+              "bytes": {
+                "type": "integer",
+                "description": "The original's size."
+              },
+              "sha256": {
+                "type": "string",
+                "description": "SHA-256 of the original, in hex."
+              },
+              "uploaded_by": {
+                "type": "object",
+                "description": "A teammate, as shown on records they made or are assigned to.",
+                "required": [
+                  "id",
+                  "name"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^per_[0-9A-Za-z]+$",
+                    "example": "per_3bT9kLx0Qw2e"
+                  },
+                  "name": {
+                    "type": "string"
+                  }
+                }
+              },
+              "uploaded_via": {
+                "type": "string",
+                "enum": [
+                  "api",
+                  "upload_page"
+                ]
+              },
+              "uploaded_at": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "links": {
+                "type": "object",
+                "required": [
+                  "web",
+                  "thumbnail",
+                  "expires_at"
+                ],
+                "description": "Signed links that need no key (JPEG renditions; the original is never linked, so no location data leaves).",
+                "properties": {
+                  "web": {
+                    "type": "string",
+                    "format": "uri",
+                    "description": "The web rendition (long side 2048 px)."
+                  },
+                  "thumbnail": {
+                    "type": "string",
+                    "format": "uri",
+                    "description": "The thumbnail (long side 400 px)."
+                  },
+                  "expires_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "next_cursor": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "Send it back as `cursor` to get the next page; `null` when there is no further page."
+        },
+        "total": {
+          "type": "integer",
+          "description": "Photos of the job (all rooms)."
+        },
+        "rooms": {
+          "type": "array",
+          "description": "Every room of the job with its number of photos, `Unsorted` last.",
+          "items": {
+            "type": "object",
+            "required": [
+              "name",
+              "count"
+            ],
+            "properties": {
+              "name": {
+                "type": "string"
+              },
+              "count": {
+                "type": "integer"
+              }
+            }
+          }
         }
       }
     }
@@ -12048,6 +12645,133 @@ export const operations: Record<OperationName, OperationSpec> = {
         "updated_at": {
           "type": "string",
           "format": "date-time"
+        }
+      }
+    }
+  },
+  move_photos: {
+    "name": "move_photos",
+    "method": "POST",
+    "path": "/api/v1/jobs/{job_id}/photos/rooms",
+    "expressPath": "/api/v1/jobs/:job_id/photos/rooms",
+    "tag": "Files",
+    "summary": "File photos into a room, or back to Unsorted",
+    "description": "Puts up to 200 photos of the job into one room (any case; a room the job lacks is added\nto it) or, with `room` null or `Unsorted`, back to `Unsorted`. Every photo id must be a\nphoto of this job (404 naming the first that is not, and nothing is changed). Photos\nalready in that room are left as they are (`unchanged`).",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Move photos to a room",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "photo_ids",
+      "room"
+    ],
+    "hasBody": true,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
+          "example": "#16"
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "photo_ids": {
+          "type": "array",
+          "minItems": 1,
+          "maxItems": 200,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "pattern": "^pho_[0-9A-Za-z]+$",
+            "example": "pho_9Xk2mQ4rT7vB"
+          }
+        },
+        "room": {
+          "description": "The room, or null (or `Unsorted`) for no room.",
+          "oneOf": [
+            {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 100,
+              "description": "A room's name (any case); `Unsorted` means no room.",
+              "example": "Kitchen"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id",
+        "photo_ids",
+        "room"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "job_id",
+        "room",
+        "moved",
+        "unchanged",
+        "rooms_added"
+      ],
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "room": {
+          "type": "string",
+          "description": "Where the photos are now (`Unsorted` for none)."
+        },
+        "moved": {
+          "type": "array",
+          "items": {
+            "type": "string",
+            "pattern": "^pho_[0-9A-Za-z]+$",
+            "example": "pho_9Xk2mQ4rT7vB"
+          }
+        },
+        "unchanged": {
+          "type": "array",
+          "description": "Photos that were in that room already.",
+          "items": {
+            "type": "string",
+            "pattern": "^pho_[0-9A-Za-z]+$",
+            "example": "pho_9Xk2mQ4rT7vB"
+          }
+        },
+        "rooms_added": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
         }
       }
     }
@@ -15352,6 +16076,254 @@ export const operations: Record<OperationName, OperationSpec> = {
       }
     }
   },
+  update_photos: {
+    "name": "update_photos",
+    "method": "PATCH",
+    "path": "/api/v1/jobs/{job_id}/photos",
+    "expressPath": "/api/v1/jobs/:job_id/photos",
+    "tag": "Files",
+    "summary": "Add, change or clear the caption or name of several photos",
+    "description": "Sets the `caption` and/or `name` of up to 100 photos of the job at once; `null` clears\none, a field left out is kept. Every photo id must be a photo of this job (404 naming\nthe first that is not, and nothing is changed). A photo listed twice is refused (400).",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Caption or rename photos",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "photos"
+    ],
+    "hasBody": true,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
+          "example": "#16"
+        },
+        "operation_id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
+          "x-mcp-description": "Your id of this write; resend it to retry safely.",
+          "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "photos": {
+          "type": "array",
+          "minItems": 1,
+          "maxItems": 100,
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "photo_id"
+            ],
+            "minProperties": 2,
+            "properties": {
+              "photo_id": {
+                "type": "string",
+                "pattern": "^pho_[0-9A-Za-z]+$",
+                "example": "pho_9Xk2mQ4rT7vB"
+              },
+              "caption": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 500
+              },
+              "name": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "minLength": 1,
+                "maxLength": 200
+              }
+            }
+          }
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id",
+        "photos"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "job_id",
+        "photos"
+      ],
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "photos": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "job_id",
+              "room",
+              "caption",
+              "name",
+              "taken_at",
+              "taken_at_source",
+              "format",
+              "width",
+              "height",
+              "bytes",
+              "sha256",
+              "uploaded_by",
+              "uploaded_via",
+              "uploaded_at",
+              "links"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^pho_[0-9A-Za-z]+$",
+                "example": "pho_9Xk2mQ4rT7vB"
+              },
+              "job_id": {
+                "type": "string",
+                "pattern": "^job_[0-9A-Za-z]+$",
+                "example": "job_7Qm2KxR9aB1c"
+              },
+              "room": {
+                "type": "string",
+                "description": "The room's name, or `Unsorted`."
+              },
+              "caption": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "name": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The name given, else the file name it was uploaded with."
+              },
+              "taken_at": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "taken_at_source": {
+                "type": "string",
+                "enum": [
+                  "exif",
+                  "exif_without_offset",
+                  "upload_time"
+                ],
+                "description": "`exif`: the camera's time with its offset; `exif_without_offset`: the camera's time read in the company's timezone; `upload_time`: no time in the photo."
+              },
+              "format": {
+                "type": "string",
+                "enum": [
+                  "jpeg",
+                  "png",
+                  "heic"
+                ],
+                "description": "The original's format, by its content."
+              },
+              "width": {
+                "type": "integer",
+                "description": "As displayed (orientation applied)."
+              },
+              "height": {
+                "type": "integer"
+              },
+              "bytes": {
+                "type": "integer",
+                "description": "The original's size."
+              },
+              "sha256": {
+                "type": "string",
+                "description": "SHA-256 of the original, in hex."
+              },
+              "uploaded_by": {
+                "type": "object",
+                "description": "A teammate, as shown on records they made or are assigned to.",
+                "required": [
+                  "id",
+                  "name"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^per_[0-9A-Za-z]+$",
+                    "example": "per_3bT9kLx0Qw2e"
+                  },
+                  "name": {
+                    "type": "string"
+                  }
+                }
+              },
+              "uploaded_via": {
+                "type": "string",
+                "enum": [
+                  "api",
+                  "upload_page"
+                ]
+              },
+              "uploaded_at": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "links": {
+                "type": "object",
+                "required": [
+                  "web",
+                  "thumbnail",
+                  "expires_at"
+                ],
+                "description": "Signed links that need no key (JPEG renditions; the original is never linked, so no location data leaves).",
+                "properties": {
+                  "web": {
+                    "type": "string",
+                    "format": "uri",
+                    "description": "The web rendition (long side 2048 px)."
+                  },
+                  "thumbnail": {
+                    "type": "string",
+                    "format": "uri",
+                    "description": "The thumbnail (long side 400 px)."
+                  },
+                  "expires_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  },
   update_room: {
     "name": "update_room",
     "method": "PATCH",
@@ -15889,6 +16861,367 @@ export const operations: Record<OperationName, OperationSpec> = {
         "updated_at": {
           "type": "string",
           "format": "date-time"
+        }
+      }
+    }
+  },
+  upload_job_photos: {
+    "name": "upload_job_photos",
+    "method": "POST",
+    "path": "/api/v1/jobs/{job_id}/photos",
+    "expressPath": "/api/v1/jobs/:job_id/photos",
+    "tag": "Files",
+    "summary": "Upload photos to a job (multipart; HTTP only)",
+    "description": "Adds photos to a job in one `multipart/form-data` request: one part named `photo` per\nphoto (its file name is kept as the photo's name unless `meta` gives one) and one part\nnamed `meta` holding JSON: `operation_id`, an optional `room` for every photo, and an\noptional `photos` array whose i-th entry gives the `room`, `caption` and `name` of the\ni-th `photo` part (its length must then equal the number of photos).\n\nEach photo is checked by its content, never by its file name or declared type: JPEG,\nPNG and HEIC/HEIF are accepted (a PNG named `.jpg` is a PNG); anything else answers 415\n`unsupported_media_type`, a truncated or corrupt image 422 `invalid_file` and an image\nover 100 megapixels 422 `image_too_large` (read from its header, before it is decoded),\neach naming the part. Limits: 30 MiB a photo, 50 photos and 200 MiB a request (413\n`payload_too_large`), `meta` 64 KiB. A request is all or nothing: when one part is\nrefused, no photo is saved and no file is left in storage.\n\nFor each photo the service keeps the original as sent with its SHA-256, and makes a web\nrendition (JPEG, long side 2048 px) and a thumbnail (JPEG, long side 400 px) with the\nEXIF orientation applied and without any metadata: a photo's location is never in a\nlink, a rendition or an answer. `taken_at` is the EXIF `DateTimeOriginal` with its\noffset (`taken_at_source: exif`), without an offset read in the company's timezone\n(`exif_without_offset`), else the upload time (`upload_time`).\n\nThe same photo (same SHA-256) sent again to the same job is not stored twice: it is\nanswered as the existing photo with `duplicate: true` (its room, caption and name are\nleft as they were). A room the job lacks is added to the job's rooms (the rooms of its\nestimates and those added by photos; names match without regard to case); a photo\nwithout a room is in `Unsorted`. A replayed `operation_id` answers the first result and\nstores nothing again, also when the files are sent again; the same `operation_id` with\nother files or details answers 409 `operation_id_conflict`.\n\nNot offered over MCP (an assistant cannot send files): use `get_photo_upload_link`.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 201,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
+          "example": "#16"
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "job_id",
+        "photos",
+        "added",
+        "duplicates",
+        "rooms_added"
+      ],
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "photos": {
+          "type": "array",
+          "items": {
+            "allOf": [
+              {
+                "type": "object",
+                "required": [
+                  "id",
+                  "job_id",
+                  "room",
+                  "caption",
+                  "name",
+                  "taken_at",
+                  "taken_at_source",
+                  "format",
+                  "width",
+                  "height",
+                  "bytes",
+                  "sha256",
+                  "uploaded_by",
+                  "uploaded_via",
+                  "uploaded_at",
+                  "links"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^pho_[0-9A-Za-z]+$",
+                    "example": "pho_9Xk2mQ4rT7vB"
+                  },
+                  "job_id": {
+                    "type": "string",
+                    "pattern": "^job_[0-9A-Za-z]+$",
+                    "example": "job_7Qm2KxR9aB1c"
+                  },
+                  "room": {
+                    "type": "string",
+                    "description": "The room's name, or `Unsorted`."
+                  },
+                  "caption": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "name": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "The name given, else the file name it was uploaded with."
+                  },
+                  "taken_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  },
+                  "taken_at_source": {
+                    "type": "string",
+                    "enum": [
+                      "exif",
+                      "exif_without_offset",
+                      "upload_time"
+                    ],
+                    "description": "`exif`: the camera's time with its offset; `exif_without_offset`: the camera's time read in the company's timezone; `upload_time`: no time in the photo."
+                  },
+                  "format": {
+                    "type": "string",
+                    "enum": [
+                      "jpeg",
+                      "png",
+                      "heic"
+                    ],
+                    "description": "The original's format, by its content."
+                  },
+                  "width": {
+                    "type": "integer",
+                    "description": "As displayed (orientation applied)."
+                  },
+                  "height": {
+                    "type": "integer"
+                  },
+                  "bytes": {
+                    "type": "integer",
+                    "description": "The original's size."
+                  },
+                  "sha256": {
+                    "type": "string",
+                    "description": "SHA-256 of the original, in hex."
+                  },
+                  "uploaded_by": {
+                    "type": "object",
+                    "description": "A teammate, as shown on records they made or are assigned to.",
+                    "required": [
+                      "id",
+                      "name"
+                    ],
+                    "properties": {
+                      "id": {
+                        "type": "string",
+                        "pattern": "^per_[0-9A-Za-z]+$",
+                        "example": "per_3bT9kLx0Qw2e"
+                      },
+                      "name": {
+                        "type": "string"
+                      }
+                    }
+                  },
+                  "uploaded_via": {
+                    "type": "string",
+                    "enum": [
+                      "api",
+                      "upload_page"
+                    ]
+                  },
+                  "uploaded_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  },
+                  "links": {
+                    "type": "object",
+                    "required": [
+                      "web",
+                      "thumbnail",
+                      "expires_at"
+                    ],
+                    "description": "Signed links that need no key (JPEG renditions; the original is never linked, so no location data leaves).",
+                    "properties": {
+                      "web": {
+                        "type": "string",
+                        "format": "uri",
+                        "description": "The web rendition (long side 2048 px)."
+                      },
+                      "thumbnail": {
+                        "type": "string",
+                        "format": "uri",
+                        "description": "The thumbnail (long side 400 px)."
+                      },
+                      "expires_at": {
+                        "type": "string",
+                        "format": "date-time"
+                      }
+                    }
+                  }
+                }
+              },
+              {
+                "type": "object",
+                "required": [
+                  "duplicate"
+                ],
+                "properties": {
+                  "duplicate": {
+                    "type": "boolean",
+                    "description": "True when the job already had this photo (same SHA-256); nothing was stored."
+                  }
+                }
+              }
+            ]
+          }
+        },
+        "added": {
+          "type": "integer"
+        },
+        "duplicates": {
+          "type": "integer"
+        },
+        "rooms_added": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        }
+      }
+    }
+  },
+  view_photos: {
+    "name": "view_photos",
+    "method": "GET",
+    "path": "/api/v1/photos",
+    "expressPath": "/api/v1/photos",
+    "tag": "Files",
+    "summary": "Show photos as pictures (image blocks over MCP, links over HTTP)",
+    "description": "Shows up to 8 photos: the ones named by `photo_ids` (repeat the parameter), or the\nnewest of a job (`job_id`, optionally one `room`). Each comes with its room, caption,\nname, time taken and a link to its web rendition. Over MCP the answer also holds each\nphoto as an image content block (JPEG, long side at most 1024 px, the whole answer\nunder 1 MB: pictures are made smaller when many are asked for) after a text line naming\nit. Give `photo_ids` or `job_id`, not both; an id of a photo this company does not have\nanswers 404.",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "View photos",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [],
+    "queryParams": [
+      "photo_ids",
+      "job_id",
+      "room",
+      "limit"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "photo_ids": {
+          "type": "array",
+          "minItems": 1,
+          "maxItems": 8,
+          "items": {
+            "type": "string",
+            "pattern": "^pho_[0-9A-Za-z]+$",
+            "example": "pho_9Xk2mQ4rT7vB"
+          },
+          "description": "Photos to show (repeat the parameter for several)."
+        },
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "Show the newest photos of this job (id, 16 or",
+          "x-mcp-accepts-number": true,
+          "example": "#16"
+        },
+        "room": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
+          "description": "With `job_id`, only this room (or `Unsorted`).",
+          "example": "Kitchen"
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 8,
+          "default": 4,
+          "description": "With `job_id`, how many photos (1 to 8)."
+        }
+      },
+      "required": [],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "photos"
+      ],
+      "properties": {
+        "photos": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "job_id",
+              "job_number",
+              "room",
+              "caption",
+              "name",
+              "taken_at",
+              "url",
+              "expires_at"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^pho_[0-9A-Za-z]+$",
+                "example": "pho_9Xk2mQ4rT7vB"
+              },
+              "job_id": {
+                "type": "string",
+                "pattern": "^job_[0-9A-Za-z]+$",
+                "example": "job_7Qm2KxR9aB1c"
+              },
+              "job_number": {
+                "type": "integer"
+              },
+              "room": {
+                "type": "string"
+              },
+              "caption": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "name": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "taken_at": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "url": {
+                "type": "string",
+                "format": "uri",
+                "description": "The web rendition (signed link)."
+              },
+              "expires_at": {
+                "type": "string",
+                "format": "date-time"
+              }
+            }
+          }
         }
       }
     }

@@ -31,10 +31,19 @@ function bearerToken(req: Request): string | null {
 }
 
 export async function findCaller(db: Knex, key: string): Promise<Caller | null> {
+  return callerWhere(db, { 'k.secret_hash': hashSecret(key) });
+}
+
+/** The caller a key id acts as, while the key is not revoked: for links a key made (the upload page). */
+export async function findCallerOfKeyId(db: Knex, keyId: string): Promise<Caller | null> {
+  return callerWhere(db, { 'k.id': keyId });
+}
+
+async function callerWhere(db: Knex, where: Record<string, string>): Promise<Caller | null> {
   const row = await db('api_keys as k')
     .join('people as p', 'p.id', 'k.person_id')
     .join('companies as c', 'c.id', 'k.company_id')
-    .where({ 'k.secret_hash': hashSecret(key) })
+    .where(where)
     .whereNull('k.revoked_at')
     .first(
       'k.id as key_id', 'k.prefix', 'k.scope', 'k.last_used_at', 'p.id as person_id', 'p.name as person_name',

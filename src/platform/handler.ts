@@ -9,13 +9,16 @@ import type { AdminOperationName, OperationName, ReadOperationName, WriteOperati
 import type { Config } from '../config';
 import type { RecordedWrites } from './undo';
 import type { ChangeLog } from './changes';
+import type { LinkSigner } from './links';
+import type { PreparedUpload } from '../tools/media/prepared-upload';
 
 type Op<N extends OperationName> = operations[N];
 type Never<T> = [T] extends [never] ? Record<string, never> : T extends undefined ? Record<string, never> : T;
 
 export type PathOf<N extends OperationName> = Never<Op<N>['parameters']['path']>;
 export type QueryOf<N extends OperationName> = Never<NonNullable<Op<N>['parameters']['query']>>;
-export type BodyOf<N extends OperationName> = Op<N> extends { requestBody?: { content: { 'application/json': infer B } } }
+/** A multipart upload reaches its handler as its intake prepared it (src/tools/media/photo-intake.ts). */
+export type BodyOf<N extends OperationName> = N extends 'upload_job_photos' ? PreparedUpload : Op<N> extends { requestBody?: { content: { 'application/json': infer B } } }
   ? B
   : Record<string, never>;
 
@@ -57,6 +60,8 @@ export interface ReadContext {
   caller: Caller;
   config: Config;
   progress: Progress;
+  /** Signs the links answers hand out (files, pages). */
+  links: LinkSigner;
 }
 
 /** A write runs inside one transaction; `rows` and `changes` feed undo and the change feed. */

@@ -22,6 +22,8 @@ export function toApiError(error: unknown): ApiError {
   }
   switch (e.status) {
     case 400:
+      // Express's router, matching a route's parameters, cannot decode `%ED%A0%80`.
+      if (!e.errors && /^Failed to decode param/.test(e.message ?? '')) return invalidRequest([{ path: '/path', message: 'is not a valid percent-encoded URL path' }]);
       return invalidRequest((e.errors ?? []).map((item) => ({ path: fieldPath(item.path, item.errorCode), message: fieldMessage(item.message) })));
     case 404:
       return new ApiError(404, 'not_found', 'There is no such endpoint. See /api/v1/openapi.json.');

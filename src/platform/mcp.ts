@@ -17,12 +17,13 @@ import { operations, type OperationSpec, type ReadOperationName, type WriteOpera
 import { mcpTools, type McpToolDefinition } from '../generated/mcp-tools';
 import { ApiError, invalidRequest, type FieldError } from './errors';
 import { callerOf } from './auth';
-import type { Caller, ToolInput } from './handler';
-import { runTool, type Deps } from './pipeline';
+import type { Caller, Output, ToolInput } from './handler';
+import { checkScope, runTool, type Deps } from './pipeline';
 import { offeredTo, selectionOf, type ToolSelection } from './mcp-toolsets';
 import { progressOf, wantsProgress } from './mcp-progress';
 import { toApiError } from './http-errors';
 import { refuseUnstorableText } from './inputs';
+import { mcpContentOf } from '../tools/mcp-content';
 
 /** A tools/call request as sent; `callTool` checks its arguments against the tool's schema. */
 const ToolCallAsSent = z.object({
@@ -86,9 +87,7 @@ async function callTool(deps: Deps, name: string, sent: unknown, { caller, selec
   try {
     const def = definitions.get(name);
     if (!def) throw new ApiError(404, 'not_found', `There is no tool named ${name}. Call get_guide for the list.`);
-    if (def.scope === 'write' && caller.scope !== 'write') {
-      throw new ApiError(403, 'write_key_required', `${name} changes data and needs a write key; this key is read-only.`);
-    }
+    checkScope(def.name as ToolName, caller);
     if (!offeredTo(def, caller, selection)) {
       throw new ApiError(404, 'not_found', `${name} is not offered to this client: it asked for ${selection.describe()}.`);
     }
@@ -99,7 +98,8 @@ async function callTool(deps: Deps, name: string, sent: unknown, { caller, selec
     refuseUnstorableText(args);
     const answer = await runTool(deps, op.name as ToolName, caller, inputOf(op, args as Record<string, unknown>), progressOf(extra));
     const body = answer.body ?? {};
-    return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body as Record<string, unknown> };
+    const content = await mcpContentOf(deps, caller, op.name as ToolName, body as Output<ToolName>);
+    return { content, structuredContent: body as Record<string, unknown> };
   } catch (error) {
     const apiError = toApiError(error);
     if (apiError.status >= 500) req.log.error({ err: error, tool: name }, 'tool call failed');

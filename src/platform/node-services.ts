@@ -1,7 +1,8 @@
 /**
  * What every node of the service runs beside its HTTP server: the Redis connection that shares
  * rate-limit counts between nodes (REDIS_URL), the listener that hears key revocations made on
- * other nodes (PostgreSQL), and the periodic purge of expired idempotency records.
+ * other nodes (PostgreSQL), the file store with the image workers, and the periodic purge of
+ * expired idempotency records and of stored files no photo uses.
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -9,6 +10,8 @@ import { Redis } from 'ioredis';
 import type { Config } from '../config';
 import { KeyChangeListener } from './key-cache';
 import { purgeExpiredAnswers } from './idempotency';
+import { startMedia, type MediaServices } from '../tools/media/media-services';
+import { sweepUnusedFiles } from '../tools/media/file-sweeper';
 
 const PURGE_EVERY_MS = 60 * 60_000;
 /** The first purge waits for start-up to be over. */
@@ -16,6 +19,7 @@ const FIRST_PURGE_AFTER_MS = 60_000;
 
 export interface NodeServices {
   redis: Redis | null;
+  media: MediaServices;
   stop(): Promise<void>;
 }
 
@@ -24,12 +28,16 @@ export async function startNodeServices(db: Knex, config: Config, logger: Logger
   const keys = config.databaseUrl ? new KeyChangeListener(config.databaseUrl, logger) : null;
   await keys?.start();
 
+  const media = await startMedia(db, config);
   const purge = async () => {
     try {
       const deleted = await purgeExpiredAnswers(db, config.idempotencyRetentionDays);
       if (deleted > 0) logger.info({ deleted }, 'purged expired idempotency records');
+      // Files no photo uses any more are kept as long as a replay could still show them.
+      const files = await sweepUnusedFiles(db, media.files, config.idempotencyRetentionDays);
+      if (files > 0) logger.info({ files }, 'deleted stored files no photo uses');
     } catch (error) {
-      logger.error({ err: error }, 'idempotency purge failed');
+      logger.error({ err: error }, 'purge failed');
     }
   };
   const timer = setInterval(() => void purge(), PURGE_EVERY_MS);
@@ -39,7 +47,9 @@ export async function startNodeServices(db: Knex, config: Config, logger: Logger
 
   return {
     redis,
+    media,
     async stop() {
+      await media.stop();
       clearInterval(timer);
       clearTimeout(first);
       await keys?.stop();

@@ -16,11 +16,13 @@ import { findAnswer, fingerprint, storedAnswer, type StoredAnswer } from './idem
 import { sendTogether } from '../db/together';
 import { lockSubject } from './locks';
 import type { CompanySlots } from './fair-share';
+import type { MediaServices } from '../tools/media/media-services';
 
 export interface Deps {
   db: Knex;
   config: Config;
   slots: CompanySlots;
+  media: MediaServices;
 }
 
 export interface ToolAnswer extends StoredAnswer {
@@ -35,27 +37,44 @@ export async function runTool(deps: Deps, name: ReadOperationName | WriteOperati
   return deps.slots.run(caller.companyId, () => runInSlot(deps, name, caller, input, progress));
 }
 
+/** A read key may call read tools only. */
+export function checkScope(name: ReadOperationName | WriteOperationName, caller: Caller): void {
+  if (operations[name].scope === 'write' && caller.scope !== 'write') {
+    throw new ApiError(403, 'write_key_required', `${name} changes data and needs a write key; this key is read-only.`);
+  }
+}
+
 async function runInSlot(deps: Deps, name: ReadOperationName | WriteOperationName, caller: Caller, input: AnyInput, progress: Progress): Promise<ToolAnswer> {
   const op = operations[name];
-  if (op.scope === 'write') {
-    if (caller.scope !== 'write') {
-      throw new ApiError(403, 'write_key_required', `${name} changes data and needs a write key; this key is read-only.`);
-    }
-    return runWrite(deps, name as WriteOperationName, caller, input, progress);
-  }
+  checkScope(name, caller);
+  if (op.scope === 'write') return runWrite(deps, name as WriteOperationName, caller, input, progress);
   const handler = handlers[name] as (ctx: ReadContext, input: AnyInput) => Promise<unknown>;
-  const body = await handler({ db: deps.db, caller, config: deps.config, progress }, input);
+  const body = await handler({ db: deps.db, caller, config: deps.config, progress, links: deps.media.links }, input);
   return { status: op.successStatus, body, replayed: false };
 }
 
+/** Writes with a body carry operation_id in it; DELETEs, which have none, in the query. */
+function operationIdOf(input: AnyInput): string | undefined {
+  return (input.body as { operation_id?: string }).operation_id ?? (input.query as { operation_id?: string }).operation_id;
+}
+
+/**
+ * The stored answer of an earlier request with this input's operation_id (409 when its details
+ * differ), or null. An intake that must do costly work before its write asks this first.
+ */
+export async function earlierAnswer(deps: Deps, name: WriteOperationName, caller: Caller, input: AnyInput): Promise<ToolAnswer | null> {
+  const operationId = operationIdOf(input);
+  const earlier = operationId ? await findAnswer(deps.db, caller, operationId, fingerprint(name, input)) : null;
+  return earlier ? { ...earlier, replayed: true } : null;
+}
+
 async function runWrite(deps: Deps, name: WriteOperationName, caller: Caller, input: AnyInput, progress: Progress): Promise<ToolAnswer> {
-  // Writes with a body carry operation_id in it; DELETEs, which have none, in the query.
-  const operationId = (input.body as { operation_id?: string }).operation_id ?? (input.query as { operation_id?: string }).operation_id;
+  const operationId = operationIdOf(input);
   const print = fingerprint(name, input);
 
   // A replay is answered without opening a transaction.
-  const earlier = operationId ? await findAnswer(deps.db, caller, operationId, print) : null;
-  if (earlier) return { ...earlier, replayed: true };
+  const earlier = await earlierAnswer(deps, name, caller, input);
+  if (earlier) return earlier;
 
   for (let attempt = 1; ; attempt++) {
     try {
@@ -83,7 +102,7 @@ async function writeOnce(deps: Deps, name: WriteOperationName, caller: Caller, i
   const handler = handlers[name] as (ctx: WriteContext, input: AnyInput) => Promise<unknown>;
   const { answer, tail } = await deps.db.transaction(async (trx) => {
     await lockSubject(trx, caller.companyId, input.path);
-    const ctx: WriteContext = { db: trx, caller, config: deps.config, progress, rows: new RecordedWrites(trx, caller.companyId), changes: new ChangeLog() };
+    const ctx: WriteContext = { db: trx, caller, config: deps.config, progress, links: deps.media.links, rows: new RecordedWrites(trx, caller.companyId), changes: new ChangeLog() };
     const body = await handler(ctx, input);
     const answer = { status: operations[name].successStatus, body };
     const [described] = ctx.changes.entries;

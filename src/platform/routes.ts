@@ -13,7 +13,8 @@ function inputOf(req: Request): ToolInput<OperationName> {
   return input as unknown as ToolInput<OperationName>;
 }
 
-function send(res: Response, status: number, body: unknown, replayed = false): void {
+/** A tool's answer as HTTP: its status and JSON body, marked when it is a replay. */
+export function send(res: Response, status: number, body: unknown, replayed = false): void {
   if (replayed) res.setHeader('Idempotent-Replayed', 'true');
   if (body === undefined) res.status(status).end();
   else res.status(status).json(body);

@@ -28,7 +28,9 @@ export type UndoableTable =
   | 'drying_skips'
   | 'estimates'
   | 'estimate_rooms'
-  | 'estimate_lines';
+  | 'estimate_lines'
+  | 'photos'
+  | 'job_rooms';
 
 type Row = Record<string, unknown> & { id: string; version: number };
 

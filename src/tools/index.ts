@@ -37,6 +37,12 @@ import { update_drying_settings } from './drying/update_drying_settings';
 import { add_drying_readings } from './drying/add_drying_readings';
 import { add_drying_note } from './drying/add_drying_note';
 import { skip_drying_day } from './drying/skip_drying_day';
+import { upload_job_photos } from './media/upload_job_photos';
+import { list_job_photos } from './media/list_job_photos';
+import { view_photos } from './media/view_photos';
+import { move_photos } from './media/move_photos';
+import { update_photos } from './media/update_photos';
+import { get_photo_upload_link } from './media/get_photo_upload_link';
 import { admin_set_estimate_rates } from './admin/admin_set_estimate_rates';
 import { list_changes } from './changes/list_changes';
 import { undo_my_last_action } from './changes/undo_my_last_action';
@@ -91,6 +97,12 @@ export const handlers: HandlerTable = {
   add_drying_readings,
   add_drying_note,
   skip_drying_day,
+  upload_job_photos,
+  list_job_photos,
+  view_photos,
+  move_photos,
+  update_photos,
+  get_photo_upload_link,
   search_standards,
   list_changes,
   undo_my_last_action,

@@ -6,6 +6,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import request, { type Response } from 'supertest';
 import { pino } from 'pino';
 import type { Knex } from 'knex';
@@ -15,12 +18,14 @@ import { openDatabase } from '../../src/db/connect';
 import { migrateToLatest } from '../../src/db/migrate';
 import { SETTLED_TXID } from '../../src/platform/changes';
 import { startNodeServices } from '../../src/platform/node-services';
+import type { MediaServices } from '../../src/tools/media/media-services';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 export interface TestApp {
   url: string;
   db: Knex;
+  media: MediaServices;
   config: Config;
   http: ReturnType<typeof request>;
   close(): Promise<void>;
@@ -31,6 +36,8 @@ export interface TestApp {
  * again on the same data (on PostgreSQL the data outlives the app anyway).
  */
 export async function startApp(env: Record<string, string> = {}, options: { dataDir?: string } = {}): Promise<TestApp> {
+  // Each app keeps its files in a directory of its own, removed when it closes.
+  const filesDir = await mkdtemp(path.join(tmpdir(), 'jms-files-'));
   const config = loadConfig({
     NODE_ENV: 'test',
     ADMIN_TOKEN,
@@ -41,13 +48,14 @@ export async function startApp(env: Record<string, string> = {}, options: { data
     AUTH_FAILURES_PER_MINUTE: '100000',
     AUTH_FAILURES_BURST: '100000',
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+    FILES_DIR: filesDir,
     ...env,
   });
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: options.dataDir ?? null });
   if (!config.databaseUrl) await migrateToLatest(db);
-  const logger = pino({ level: 'silent' });
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const node = await startNodeServices(db, config, logger);
-  const app = createApp({ db, config, logger, redis: node.redis });
+  const app = createApp({ db, config, logger, redis: node.redis, media: node.media });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -55,6 +63,7 @@ export async function startApp(env: Record<string, string> = {}, options: { data
   return {
     url,
     db,
+    media: node.media,
     config: { ...config, publicUrl: url },
     http: request(url),
     async close() {
@@ -62,6 +71,7 @@ export async function startApp(env: Record<string, string> = {}, options: { data
       await new Promise((resolve) => server.close(resolve));
       await node.stop();
       await db.destroy();
+      await rm(filesDir, { recursive: true, force: true });
     },
   };
 }

@@ -20,7 +20,7 @@ const source = (spec.info as unknown as { 'x-guide': GuideSource })['x-guide'];
 const guides = new Map<Scope, Guide>();
 
 function usable(op: OperationSpec, scope: Scope): boolean {
-  return op.scope === 'read' || (op.scope === 'write' && scope === 'write');
+  return op.mcp && (op.scope === 'read' || (op.scope === 'write' && scope === 'write'));
 }
 
 function buildGuide(scope: Scope): Guide {

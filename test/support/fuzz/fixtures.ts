@@ -4,6 +4,7 @@
  * operations may change (rotate and revoke its keys, replace its board) without locking the
  * fuzzer out. Their ids and names become the hints that let generated requests find records.
  */
+import { pngOf } from '../photo-files';
 import { PRICE_LIST } from '../../../src/reference/price-list';
 import { DEFAULT_REFERRAL_SOURCES, DEFAULT_STATUSES } from '../../../src/tools/admin/company-setup';
 import { ADMIN_TOKEN, as, createCompany, opId, type TestApp, type TestCompany } from '../app';
@@ -72,12 +73,26 @@ export async function buildWorld(t: TestApp): Promise<FuzzWorld> {
   for (const job of jobs.slice(0, 3)) {
     await write.post(`/api/v1/jobs/${job.id}/drying-log`).send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }, { name: 'Hall' }], planned_days: 30 }).expect(201);
   }
+  // Photos on the first jobs, so that move_photos, update_photos and view_photos find some.
+  const photos: string[] = [];
+  for (const [index, job] of jobs.slice(0, 2).entries()) {
+    const sent = await t.http
+      .post(`/api/v1/jobs/${job.id}/photos`)
+      .set('Authorization', `Bearer ${api.writeKey}`)
+      .field('meta', JSON.stringify({ operation_id: opId(), room: 'Kitchen' }))
+      .attach('photo', await pngOf(40 + index, 30), 'kitchen.png')
+      .attach('photo', await pngOf(30, 40 + index), 'hall.png')
+      .expect(201);
+    photos.push(...sent.body.photos.map((p: { id: string }) => p.id));
+  }
   const keys = (await admin(`/admin/v1/companies/${target.id}/keys`).expect(200)).body.data.map((k: { id: string }) => k.id);
   const categories = [...new Set(PRICE_LIST.map((item) => item.category))];
 
   const hints: Hints = {
     job_id: [...jobs.map((j) => j.id), ...jobs.map((j) => `#${j.job_number}`), ...jobs.map((j) => String(j.job_number))],
     note_id: notes,
+    photo_id: photos,
+    photo_ids: photos,
     contact_id: contacts,
     estimate_id: [estimates[0], estimates[0], estimates[0], estimates[1]],
     room_id: rooms,

@@ -1,0 +1,133 @@
+/**
+ * Photos as the spec shows them, and a job's rooms. A photo row points at its stored file (one
+ * per company and content); the answer's links are signed and open the renditions only.
+ */
+import type { Knex } from 'knex';
+import type { components } from '../../generated/api';
+import type { Caller, ReadContext, WriteContext } from '../../platform/handler';
+import { newId } from '../../platform/ids';
+import { LinkSigner } from '../../platform/links';
+import { notFound } from '../../platform/errors';
+
+export type Photo = components['schemas']['Photo'];
+export type PhotoVariant = 'original' | 'web' | 'thumbnail';
+
+/** Photos without a room are listed, and filed back, under this name. */
+export const UNSORTED = 'Unsorted';
+
+export interface PhotoRow {
+  id: string;
+  job_id: string;
+  sha256: string;
+  room: string | null;
+  caption: string | null;
+  name: string | null;
+  taken_at: Date;
+  taken_at_source: Photo['taken_at_source'];
+  uploaded_by: string;
+  uploader_name: string;
+  uploaded_via: Photo['uploaded_via'];
+  created_at: Date;
+  format: Photo['format'];
+  bytes: number | string;
+  width: number;
+  height: number;
+}
+
+/** Where a stored file's variants are kept: by company and content, so that no company can reach another's. */
+export function storageKey(companyId: string, sha256: string, variant: PhotoVariant): string {
+  return `${companyId}/photos/${sha256}/${variant}`;
+}
+
+/** The company's photos with their stored file's facts and uploader. */
+export function photosQuery(db: Knex, companyId: string): Knex.QueryBuilder {
+  return db('photos as ph')
+    .join('stored_files as f', function () {
+      this.on('f.company_id', 'ph.company_id').andOn('f.sha256', 'ph.sha256');
+    })
+    .join('people as p', 'p.id', 'ph.uploaded_by')
+    .where('ph.company_id', companyId)
+    .select('ph.*', 'p.name as uploader_name', 'f.format', 'f.bytes', 'f.width', 'f.height');
+}
+
+/** Photos of one job by id, in the order asked; 404 naming the first that the job does not have. */
+export async function photosOfJob(db: Knex, companyId: string, jobId: string, ids: string[]): Promise<PhotoRow[]> {
+  const rows = (await photosQuery(db, companyId).where('ph.job_id', jobId).whereIn('ph.id', ids)) as PhotoRow[];
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const missing = ids.find((id) => !byId.has(id));
+  if (missing) throw notFound(`photo ${missing} on this job`);
+  return ids.map((id) => byId.get(id)!);
+}
+
+export interface SignedPhotoLink {
+  url: string;
+  expires: number;
+}
+
+/** A signed link to one rendition of a photo. */
+export async function photoLink(ctx: Pick<ReadContext, 'links' | 'config'>, companyId: string, photoId: string, variant: Exclude<PhotoVariant, 'original'>): Promise<SignedPhotoLink> {
+  const expires = LinkSigner.expiryIn(ctx.config.links.fileSeconds);
+  const object = `${photoId}/${variant}`;
+  const signature = await ctx.links.sign({ purpose: 'photo', companyId, object, expires });
+  const query = new URLSearchParams({ c: companyId, e: String(expires), s: signature });
+  return { url: `${ctx.config.publicUrl}/files/photos/${object}?${query}`, expires };
+}
+
+export async function toPhoto(ctx: Pick<ReadContext, 'links' | 'config'>, caller: Caller, row: PhotoRow): Promise<Photo> {
+  const [web, thumbnail] = await Promise.all([photoLink(ctx, caller.companyId, row.id, 'web'), photoLink(ctx, caller.companyId, row.id, 'thumbnail')]);
+  return {
+    id: row.id,
+    job_id: row.job_id,
+    room: row.room ?? UNSORTED,
+    caption: row.caption,
+    name: row.name,
+    taken_at: new Date(row.taken_at).toISOString(),
+    taken_at_source: row.taken_at_source,
+    format: row.format,
+    width: row.width,
+    height: row.height,
+    bytes: Number(row.bytes),
+    sha256: row.sha256,
+    uploaded_by: { id: row.uploaded_by, name: row.uploader_name },
+    uploaded_via: row.uploaded_via,
+    uploaded_at: new Date(row.created_at).toISOString(),
+    links: { web: web.url, thumbnail: thumbnail.url, expires_at: new Date(web.expires * 1000).toISOString() },
+  };
+}
+
+/** The job's rooms: its estimates' rooms (in their order), then those photos added. */
+export async function jobRooms(db: Knex, jobId: string): Promise<string[]> {
+  const rows = await db
+    .select('name')
+    .from(
+      db('estimate_rooms as r')
+        .join('estimates as e', 'e.id', 'r.estimate_id')
+        .where('e.job_id', jobId)
+        .select('r.name', db.raw('0 as source'), 'e.created_at as at', 'r.position')
+        .unionAll(db('job_rooms').where({ job_id: jobId }).select('name', db.raw('1 as source'), 'created_at as at', db.raw('0 as position')))
+        .as('rooms'),
+    )
+    .orderBy(['source', 'at', 'position']);
+  const seen = new Set<string>();
+  return rows.map((row: { name: string }) => row.name).filter((name) => !seen.has(name.toLowerCase()) && seen.add(name.toLowerCase()));
+}
+
+/** The room as the job spells it, `null` for Unsorted, or the new name as given (trimmed). */
+export function roomNamed(given: string | null | undefined, rooms: string[]): string | null {
+  const name = given?.trim();
+  if (!name || name.toLowerCase() === UNSORTED.toLowerCase()) return null;
+  return rooms.find((room) => room.toLowerCase() === name.toLowerCase()) ?? name;
+}
+
+/** Adds to the job the rooms among `names` it lacks (undoable); returns the names added. */
+export async function addJobRooms(ctx: WriteContext, jobId: string, rooms: string[], names: (string | null)[]): Promise<string[]> {
+  const known = new Set(rooms.map((room) => room.toLowerCase()));
+  const added: string[] = [];
+  for (const name of names) {
+    if (name === null || known.has(name.toLowerCase())) continue;
+    known.add(name.toLowerCase());
+    added.push(name);
+  }
+  await ctx.rows.insertMany('job_rooms', added.map((name) => ({ id: newId('jroom'), job_id: jobId, name })));
+  return added;
+}

@@ -1,0 +1,154 @@
+/**
+ * Reads a multipart upload as it streams in: each file part goes straight to a temporary file
+ * while its SHA-256 is computed and its first bytes are kept for sniffing, so that no file is
+ * ever held whole in memory. Limits are enforced while reading; a refused request is read to
+ * its end (so that the client gets the answer instead of a reset) and nothing of it is kept.
+ */
+import { createHash } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Transform } from 'node:stream';
+import busboy from 'busboy';
+import type { Request } from 'express';
+import { ApiError, invalidRequest } from '../../platform/errors';
+
+export interface UploadLimits {
+  /** The name of the file parts. */
+  filePart: string;
+  fileBytes: number;
+  files: number;
+  totalBytes: number;
+  metaBytes: number;
+}
+
+export interface ReceivedFile {
+  /** 1-based, among the file parts. */
+  part: number;
+  fileName: string | null;
+  path: string;
+  bytes: number;
+  sha256: string;
+  /** The first bytes, for telling what the content is. */
+  head: Buffer;
+}
+
+export interface ReceivedUpload {
+  meta: string | null;
+  files: ReceivedFile[];
+  /** A temporary directory holding the files; the caller removes it with `discard`. */
+  dir: string;
+}
+
+const HEAD_BYTES = 64;
+const MiB = 1024 * 1024;
+
+export function partName(file: Pick<ReceivedFile, 'part' | 'fileName'>, what = 'photo'): string {
+  return `${what} part ${file.part}${file.fileName ? ` (${file.fileName})` : ''}`;
+}
+
+export async function discard(upload: Pick<ReceivedUpload, 'dir'>): Promise<void> {
+  await rm(upload.dir, { recursive: true, force: true });
+}
+
+export async function receiveParts(req: Request, limits: UploadLimits): Promise<ReceivedUpload> {
+  if (!req.is('multipart/form-data')) {
+    throw new ApiError(415, 'unsupported_media_type', `Send the upload as multipart/form-data: a part named meta (JSON) and one part named ${limits.filePart} per file.`);
+  }
+  const declared = Number(req.headers['content-length']);
+  const dir = await mkdtemp(path.join(tmpdir(), 'jms-upload-'));
+  try {
+    if (declared > limits.totalBytes + limits.metaBytes + 64 * 1024) throw tooLarge(`The request is ${mib(declared)}; at most ${mib(limits.totalBytes)} of files can be sent at once.`);
+    return { ...(await readParts(req, limits, dir)), dir };
+  } catch (error) {
+    await discard({ dir });
+    throw error;
+  }
+}
+
+function readParts(req: Request, limits: UploadLimits, dir: string): Promise<Omit<ReceivedUpload, 'dir'>> {
+  return new Promise((resolve, reject) => {
+    const files: ReceivedFile[] = [];
+    const writes: Promise<void>[] = [];
+    const sinks: WriteStream[] = [];
+    let meta: string | null = null;
+    let total = 0;
+    let refused: ApiError | null = null;
+    const parser = busboy({ headers: req.headers, limits: { fileSize: limits.fileBytes, files: limits.files, fields: 1, fieldSize: limits.metaBytes, parts: limits.files + 1 } });
+
+    // After a refusal the rest of the body is read and thrown away, then the refusal is answered.
+    const refuse = (error: ApiError) => {
+      if (refused) return;
+      refused = error;
+      req.unpipe(parser);
+      // The parser gets no more data; the files it was writing are closed (their parts never end).
+      for (const sink of sinks) sink.destroy();
+      if (req.readableEnded) reject(error);
+      else req.resume();
+    };
+    req.on('end', () => refused && reject(refused));
+    req.on('error', (error) => reject(error));
+
+    parser.on('file', (name, stream, info) => {
+      if (refused || name !== limits.filePart) {
+        refuse(invalidRequest([{ path: `/body/${name}`, message: `is not a part of this upload: send meta and ${limits.filePart} parts` }]));
+        stream.resume();
+        return;
+      }
+      const file: ReceivedFile = { part: files.length + 1, fileName: cleanFileName(info.filename), path: path.join(dir, `part-${files.length + 1}`), bytes: 0, sha256: '', head: Buffer.alloc(0) };
+      files.push(file);
+      const hash = createHash('sha256');
+      const count = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          file.bytes += chunk.length;
+          total += chunk.length;
+          if (file.head.length < HEAD_BYTES) file.head = Buffer.concat([file.head, chunk.subarray(0, HEAD_BYTES - file.head.length)]);
+          hash.update(chunk);
+          if (total > limits.totalBytes) refuse(tooLarge(`The files add up to more than ${mib(limits.totalBytes)}; send them in several requests.`));
+          done(null, chunk);
+        },
+      });
+      stream.on('limit', () => refuse(tooLarge(`${partName(file)} is over ${mib(limits.fileBytes)}.`)));
+      const sink = createWriteStream(file.path);
+      sinks.push(sink);
+      const written = pipeline(stream, count, sink).then(() => {
+        file.sha256 = hash.digest('hex');
+      });
+      // A refusal closes this part's file: that failure is not news.
+      written.catch(() => undefined);
+      writes.push(written);
+    });
+    parser.on('field', (name, value, info) => {
+      if (name !== 'meta') return refuse(invalidRequest([{ path: `/body/${name}`, message: `is not a part of this upload: send meta and ${limits.filePart} parts` }]));
+      if (info.valueTruncated) return refuse(tooLarge(`The meta part is over ${limits.metaBytes / 1024} KiB.`));
+      meta = value;
+    });
+    parser.on('filesLimit', () => refuse(tooLarge(`At most ${limits.files} files can be sent in one request.`)));
+    parser.on('partsLimit', () => refuse(tooLarge(`At most ${limits.files} files and one meta part can be sent in one request.`)));
+    parser.on('fieldsLimit', () => refuse(invalidRequest([{ path: '/body/meta', message: 'must be sent once' }])));
+    parser.on('error', (error: Error) => refuse(invalidRequest([{ path: '/body', message: `is not readable multipart/form-data (${error.message})` }])));
+    parser.on('close', () => {
+      Promise.all(writes).then(
+        () => (refused ? undefined : resolve({ meta, files })),
+        (error: unknown) => refuse(error instanceof ApiError ? error : invalidRequest([{ path: '/body', message: `could not be read (${String(error)})` }])),
+      );
+    });
+    req.pipe(parser);
+  });
+}
+
+function tooLarge(detail: string): ApiError {
+  return new ApiError(413, 'payload_too_large', detail);
+}
+
+function mib(bytes: number): string {
+  return `${Math.round((bytes / MiB) * 10) / 10} MiB`;
+}
+
+/** The file name as sent, without any folder part and without control characters. */
+function cleanFileName(name: string | undefined): string | null {
+  const base = (name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return base ? base.slice(0, 200) : null;
+}

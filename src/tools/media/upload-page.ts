@@ -1,0 +1,116 @@
+/**
+ * The upload page a person opens from `get_photo_upload_link`: plain HTML, CSS and a little JS
+ * served by the service. Each file is sent on its own (multipart, like `upload_job_photos`) with
+ * an operation_id made for it once, so that a retry after a failure never stores it twice.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Request } from 'express';
+import type { ApiError } from '../../platform/errors';
+import type { LinkFacts } from '../../platform/links';
+
+export interface UploadLinkFacts extends LinkFacts {
+  room: string | null;
+}
+
+/** What an upload link says: its company, job, key, room and expiry (`c`, path, `k`, `r`, `e`). */
+export function uploadLinkFacts(req: Request): UploadLinkFacts {
+  const room = typeof req.query.r === 'string' && req.query.r !== '' ? req.query.r : null;
+  return {
+    purpose: 'upload',
+    companyId: String(req.query.c ?? ''),
+    object: String(req.params.job_id),
+    extra: `${String(req.query.k ?? '')}\n${room ?? ''}`,
+    expires: Number(req.query.e),
+    room,
+  };
+}
+
+/** The query of an upload link for these facts and signature. */
+export function uploadLinkQuery(facts: UploadLinkFacts, keyId: string, signature: string): string {
+  const query = new URLSearchParams({ c: facts.companyId, k: keyId, ...(facts.room ? { r: facts.room } : {}), e: String(facts.expires), s: signature });
+  return query.toString();
+}
+
+const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export interface PageJob {
+  job_number: number;
+  title: string | null;
+  room: string | null;
+  rooms: string[];
+}
+
+export function uploadPage(job: PageJob): { html: string; nonce: string } {
+  const nonce = randomBytes(16).toString('base64');
+  const options = [...new Set([...job.rooms, ...(job.room ? [job.room] : [])])]
+    .map((room) => `<option${room.toLowerCase() === job.room?.toLowerCase() ? ' selected' : ''}>${escape(room)}</option>`)
+    .join('');
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Photos for job #${job.job_number}</title>
+<style nonce="${nonce}">
+body{font-family:system-ui,-apple-system,sans-serif;margin:0;padding:16px;max-width:560px;margin-inline:auto;color:#1b1f23;background:#f6f7f9}
+h1{font-size:1.3rem;margin:0 0 4px}p.job{margin:0 0 16px;color:#555}
+label{display:block;font-weight:600;margin:12px 0 6px}
+select,input[type=text]{width:100%;box-sizing:border-box;font-size:1rem;padding:10px;border:1px solid #bbb;border-radius:8px;background:#fff}
+.pick{display:flex;gap:10px;margin-top:16px}
+.pick label{flex:1;margin:0;text-align:center;padding:16px 8px;border-radius:10px;background:#0b5fff;color:#fff;font-size:1.05rem;cursor:pointer}
+.pick label.secondary{background:#fff;color:#0b5fff;border:2px solid #0b5fff}
+.pick label:focus-within{outline:3px solid #ffbf47;outline-offset:2px}
+.pick input{position:absolute;opacity:0;width:1px;height:1px}
+ul{list-style:none;padding:0;margin:16px 0}li{background:#fff;border-radius:8px;padding:10px;margin-bottom:8px;border:1px solid #ddd}
+li .name{font-weight:600;word-break:break-all}li .state{font-size:.9rem;color:#555}
+progress{width:100%;height:10px}li.done .state{color:#137333}li.failed .state{color:#b3261e}
+button{font-size:1rem;padding:8px 14px;border-radius:8px;border:1px solid #b3261e;background:#fff;color:#b3261e;margin-top:6px}
+#newroom[hidden]{display:none}
+</style></head><body>
+<h1>Add photos</h1><p class="job">Job #${job.job_number}${job.title ? ` · ${escape(job.title)}` : ''}</p>
+<label for="room">Room</label>
+<select id="room"><option value="">Unsorted</option>${options}<option value="__new">New room…</option></select>
+<div id="newroom" hidden><label for="roomname">New room's name</label><input id="roomname" type="text" maxlength="100" autocomplete="off"></div>
+<div class="pick">
+<label for="camera">Take photo<input id="camera" type="file" accept="image/*" capture="environment"></label>
+<label for="library" class="secondary">Choose from library<input id="library" type="file" accept="image/jpeg,image/png,image/heic,image/heif,.heic,.heif" multiple></label>
+</div>
+<ul id="files" aria-live="polite"></ul>
+<script nonce="${nonce}">
+(function(){
+var list=document.getElementById('files'),room=document.getElementById('room'),newBox=document.getElementById('newroom'),newName=document.getElementById('roomname');
+room.addEventListener('change',function(){newBox.hidden=room.value!=='__new';if(!newBox.hidden)newName.focus();});
+function opId(){if(window.crypto&&crypto.randomUUID)return crypto.randomUUID();var b=new Uint8Array(16);crypto.getRandomValues(b);return Array.prototype.map.call(b,function(x){return(x+256).toString(16).slice(1)}).join('');}
+function chosenRoom(){if(room.value==='__new')return newName.value.trim();return room.value;}
+function send(item){
+  item.li.className='';item.state.textContent='Uploading…';item.bar.value=0;item.retry.hidden=true;
+  var form=new FormData(),meta={operation_id:item.op};if(item.room)meta.room=item.room;
+  form.append('meta',JSON.stringify(meta));form.append('photo',item.file,item.file.name);
+  var xhr=new XMLHttpRequest();xhr.open('POST',location.pathname+'/photos'+location.search);xhr.setRequestHeader('Accept','application/json');
+  xhr.upload.onprogress=function(e){if(e.lengthComputable)item.bar.value=e.loaded/e.total;};
+  xhr.onload=function(){var body={};try{body=JSON.parse(xhr.responseText)}catch(e){}
+    if(xhr.status===201){item.li.className='done';item.bar.value=1;var p=body.photos&&body.photos[0];item.state.textContent=(p&&p.duplicate?'Already on the job':'Saved')+(p?' · '+p.room:'');}
+    else fail(item,body.detail||('The service answered '+xhr.status+'.'),xhr.status>=500||xhr.status===429);};
+  xhr.onerror=function(){fail(item,'No connection. Check the signal and retry.',true);};
+  xhr.send(form);
+}
+function fail(item,why,canRetry){item.li.className='failed';item.state.textContent=why;item.retry.hidden=!canRetry;}
+function add(files){
+  for(var i=0;i<files.length;i++){
+    var li=document.createElement('li'),name=document.createElement('div'),bar=document.createElement('progress'),state=document.createElement('div'),retry=document.createElement('button');
+    name.className='name';state.className='state';name.textContent=files[i].name;bar.max=1;bar.value=0;retry.type='button';retry.textContent='Retry';retry.hidden=true;
+    bar.setAttribute('aria-label','Upload of '+files[i].name);
+    li.appendChild(name);li.appendChild(bar);li.appendChild(state);li.appendChild(retry);list.appendChild(li);
+    var item={file:files[i],op:opId(),room:chosenRoom(),li:li,bar:bar,state:state,retry:retry};
+    retry.addEventListener('click',send.bind(null,item));send(item);
+  }
+}
+['camera','library'].forEach(function(id){var input=document.getElementById(id);input.addEventListener('change',function(){add(input.files);input.value='';});});
+})();
+</script></body></html>`;
+  return { html, nonce };
+}
+
+export function errorPage(problem: ApiError): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(problem.code === 'link_expired' ? 'Link expired' : 'Link not available')}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:560px;margin:0 auto;padding:24px 16px;color:#1b1f23}h1{font-size:1.3rem}</style></head>
+<body><h1>${escape(problem.code === 'link_expired' ? 'This link has expired' : 'This link does not work')}</h1><p>${escape(problem.detail)}</p><p>Ask the office for a new link.</p></body></html>`;
+}

@@ -1,0 +1,285 @@
+/**
+ * The upload page in a real browser: Debian's Chromium, headless, driven by playwright-core in a
+ * phone-sized context. It opens a link from `get_photo_upload_link`, checks what a person sees and
+ * can reach by keyboard, uploads a JPEG and a HEIC from the library and a JPEG from the camera into
+ * a new room, and makes uploads fail on the way there and on the way back to show that Retry never
+ * stores a photo twice. An expired link shows its own page. Screenshots go to test/artifacts/.
+ *
+ * Without Chromium the tests are skipped with a note, unless REQUIRE_BROWSER=1 (CI), where that
+ * is a failure.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
+import type { components } from '../src/generated/api';
+import { as, createCompany, opId, startApp, type TestApp, type TestCompany } from './support/app';
+
+type PhotoList = components['schemas']['PhotoList'];
+type PhotoUploadLink = components['schemas']['PhotoUploadLink'];
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+const HEIC_FIXTURE = path.join(__dirname, 'fixtures/photos/phone.heic');
+const ARTIFACTS = path.join(__dirname, 'artifacts');
+const IPHONE_UA =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+
+if (!HAVE_CHROMIUM) {
+  if (process.env.REQUIRE_BROWSER === '1') {
+    it('has Chromium to run the upload page in', () => {
+      throw new Error(
+        `REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH.`,
+      );
+    });
+  } else {
+    console.warn(`upload-page.browser.test.ts: skipped, no Chromium at ${CHROMIUM} (set REQUIRE_BROWSER=1 to make this a failure).`);
+  }
+}
+
+(HAVE_CHROMIUM ? describe : describe.skip)('the upload page on a phone', () => {
+  let t: TestApp;
+  let co: TestCompany;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let job: { id: string; job_number: number };
+  let link: PhotoUploadLink;
+  let scratch: string;
+  let shade = 0;
+
+  beforeAll(async () => {
+    scratch = await mkdtemp(path.join(tmpdir(), 'upload-page-'));
+    await mkdir(ARTIFACTS, { recursive: true });
+    const launching = chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
+    });
+    launching.catch(() => undefined); // awaited below; this only keeps a failed launch from being reported as unhandled meanwhile
+    t = await startApp();
+    browser = await launching;
+    co = await createCompany(t);
+    context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 3,
+      isMobile: true,
+      hasTouch: true,
+      userAgent: IPHONE_UA,
+      locale: 'en-US',
+    });
+    page = await context.newPage();
+    job = (await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Pat Phone', title: 'Burst pipe under sink' }).expect(201)).body;
+    link = (await as(t, co.writeKey).get(`/api/v1/jobs/${job.id}/photos/upload-link?room=Kitchen`).expect(200)).body;
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    if (scratch) await rm(scratch, { recursive: true, force: true });
+  });
+
+  /** The link's page on the test server (the link itself names the configured public URL). */
+  const onTestServer = (url: string): string => {
+    const u = new URL(url);
+    return `${t.url}${u.pathname}${u.search}`;
+  };
+
+  const photos = async (): Promise<PhotoList> => (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/photos?limit=100`).expect(200)).body;
+
+  /** A small JPEG whose content (and so SHA-256) differs from every other one made here. */
+  async function jpeg(): Promise<Buffer> {
+    shade += 1;
+    const background = { r: (shade * 53) % 256, g: (shade * 97) % 256, b: (shade * 151) % 256 };
+    return sharp({ create: { width: 1200, height: 900, channels: 3, background } })
+      .composite([{ input: Buffer.from(`<svg width="1200" height="900"><rect x="100" y="100" width="${200 + shade * 40}" height="300" fill="white"/></svg>`), top: 0, left: 0 }])
+      .jpeg({ quality: 80 })
+      .toBuffer();
+  }
+
+  /** The HEIC fixture, else one made with Debian's heif-enc. */
+  async function heic(): Promise<Buffer> {
+    if (existsSync(HEIC_FIXTURE)) return readFile(HEIC_FIXTURE);
+    const source = path.join(scratch, 'source.jpg');
+    const out = path.join(scratch, 'phone.heic');
+    await writeFile(source, await sharp({ create: { width: 640, height: 480, channels: 3, background: { r: 30, g: 120, b: 200 } } }).jpeg().toBuffer());
+    execFileSync('/usr/bin/heif-enc', ['-q', '50', source, '-o', out]);
+    return readFile(out);
+  }
+
+  /** Waits until the page's list has `count` items and each one's state matches `done` (or until one matches `stop`). */
+  async function states(count: number, done: RegExp, timeoutMs = 15_000): Promise<string[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const texts = await page.locator('#files li .state').allTextContents();
+      if (texts.length >= count && texts.slice(-count).every((text) => done.test(text))) return texts.slice(-count);
+      if (Date.now() > deadline) throw new Error(`the last ${count} items did not reach ${done} within ${timeoutMs} ms; states: ${JSON.stringify(texts)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** Whether an intercepted request is an upload of the page. */
+  const isUpload = (url: URL): boolean => url.pathname === `/upload/${job.id}/photos`;
+
+  it('opens from get_photo_upload_link with Kitchen chosen, big controls and a keyboard path', async () => {
+    const response = await page.goto(onTestServer(link.url));
+    expect(response?.status()).toBe(200);
+    expect(await page.title()).toBe(`Photos for job #${job.job_number}`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Add photos');
+    expect(await page.locator('p.job').textContent()).toContain(`Job #${job.job_number}`);
+
+    // The two buttons are labels around file inputs; their text is the inputs' accessible name.
+    expect((await page.locator('label[for=camera]').innerText()).trim()).toBe('Take photo');
+    expect((await page.locator('label[for=library]').innerText()).trim()).toBe('Choose from library');
+    const camera = page.getByLabel('Take photo');
+    const library = page.getByLabel('Choose from library');
+    expect(await camera.getAttribute('id')).toBe('camera');
+    expect(await camera.getAttribute('capture')).toBe('environment');
+    expect(await camera.getAttribute('accept')).toBe('image/*');
+    expect(await library.getAttribute('id')).toBe('library');
+    expect(await library.getAttribute('multiple')).not.toBeNull();
+
+    const room = page.getByLabel('Room', { exact: true });
+    expect(await room.getAttribute('id')).toBe('room');
+    expect(await room.inputValue()).toBe('Kitchen');
+    expect(await room.locator('option:checked').textContent()).toBe('Kitchen');
+    expect(await room.locator('option').allTextContents()).toEqual(['Unsorted', 'Kitchen', 'New room…']);
+    expect(await page.locator('#newroom').isHidden()).toBe(true);
+
+    // Touch targets: the two buttons at least 44 px high and side by side within the screen.
+    for (const name of ['camera', 'library']) {
+      const box = (await page.locator(`label[for=${name}]`).boundingBox())!;
+      expect(box.height).toBeGreaterThanOrEqual(44);
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    }
+    expect((await room.boundingBox())!.height).toBeGreaterThanOrEqual(40);
+    // Nothing wider than the phone.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+
+    // Keyboard: Tab goes to the room, then the camera, then the library; the focused button shows it.
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    const order: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      await page.keyboard.press('Tab');
+      order.push(await page.evaluate(() => document.activeElement?.id ?? ''));
+    }
+    expect(order).toEqual(['room', 'camera', 'library']);
+    const outline = await page.locator('label[for=library]').evaluate((el) => getComputedStyle(el).outlineStyle);
+    expect(outline).toBe('solid');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+
+    await page.screenshot({ path: path.join(ARTIFACTS, 'upload-page-start.png'), fullPage: true });
+  });
+
+  it('uploads a JPEG and a HEIC from the library into Kitchen', async () => {
+    await page.locator('#library').setInputFiles([
+      { name: 'IMG_0001.JPG', mimeType: 'image/jpeg', buffer: await jpeg() },
+      { name: 'IMG_0002.HEIC', mimeType: 'image/heic', buffer: await heic() },
+    ]);
+    expect(await states(2, /^Saved · Kitchen$/)).toEqual(['Saved · Kitchen', 'Saved · Kitchen']);
+    expect(await page.locator('#files li .name').allTextContents()).toEqual(['IMG_0001.JPG', 'IMG_0002.HEIC']);
+    expect(await page.locator('#files li.done').count()).toBe(2);
+    expect(await page.locator('#files li button:visible').count()).toBe(0);
+
+    const list = await photos();
+    expect(list.total).toBe(2);
+    expect(list.data.map((p) => p.room)).toEqual(['Kitchen', 'Kitchen']);
+    expect(list.data.map((p) => p.format).sort()).toEqual(['heic', 'jpeg']);
+    expect(list.data.every((p) => p.uploaded_via === 'upload_page')).toBe(true);
+    expect(list.data.map((p) => p.name).sort()).toEqual(['IMG_0001.JPG', 'IMG_0002.HEIC']);
+  });
+
+  it('takes a photo with the camera into a new room', async () => {
+    await page.getByLabel('Room', { exact: true }).selectOption({ label: 'New room…' });
+    const name = page.getByLabel("New room's name");
+    expect(await name.isVisible()).toBe(true);
+    expect(await name.evaluate((el) => el === document.activeElement)).toBe(true);
+    await name.fill('Laundry');
+    await page.locator('#camera').setInputFiles({ name: 'image.jpg', mimeType: 'image/jpeg', buffer: await jpeg() });
+    expect(await states(1, /^Saved/)).toEqual(['Saved · Laundry']);
+
+    const list = await photos();
+    expect(list.total).toBe(3);
+    const laundry = list.data.filter((p) => p.room === 'Laundry');
+    expect(laundry).toHaveLength(1);
+    expect(laundry[0]).toMatchObject({ format: 'jpeg', uploaded_via: 'upload_page', name: 'image.jpg' });
+  });
+
+  it('retries an upload that never reached the service and stores it once', async () => {
+    const before = (await photos()).total;
+    let attempts = 0;
+    const failFirst = async (route: Route) => {
+      attempts += 1;
+      if (attempts === 1) await route.abort('failed');
+      else await route.continue();
+    };
+    await page.route(isUpload, failFirst);
+    await page.locator('#library').setInputFiles({ name: 'weak-signal.jpg', mimeType: 'image/jpeg', buffer: await jpeg() });
+    expect(await states(1, /No connection/)).toEqual(['No connection. Check the signal and retry.']);
+    const item = page.locator('#files li').last();
+    expect(await item.getAttribute('class')).toBe('failed');
+    const retry = item.getByRole('button', { name: 'Retry' });
+    expect(await retry.isVisible()).toBe(true);
+    expect((await retry.boundingBox())!.height).toBeGreaterThanOrEqual(36);
+    expect((await photos()).total).toBe(before);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'upload-page-retry.png'), fullPage: true });
+
+    await page.unroute(isUpload, failFirst);
+    await retry.click();
+    expect(await states(1, /^Saved/)).toEqual(['Saved · Laundry']);
+    expect(await retry.isVisible()).toBe(false);
+    expect(attempts).toBe(1);
+    expect((await photos()).total).toBe(before + 1);
+  });
+
+  it('retries an upload whose answer was lost and replays it instead of storing it again', async () => {
+    await page.getByLabel('Room', { exact: true }).selectOption({ label: 'Kitchen' });
+    const before = (await photos()).total;
+    let served: number | null = null;
+    const loseAnswer = async (route: Route) => {
+      if (served !== null) return route.continue();
+      const answer = await route.fetch(); // the service receives and stores the photo…
+      served = answer.status();
+      await route.abort('connectionreset'); // …and the phone never hears back
+    };
+    await page.route(isUpload, loseAnswer);
+    await page.locator('#library').setInputFiles({ name: 'lost-answer.jpg', mimeType: 'image/jpeg', buffer: await jpeg() });
+    expect(await states(1, /No connection/)).toEqual(['No connection. Check the signal and retry.']);
+    expect(served).toBe(201);
+    expect((await photos()).total).toBe(before + 1);
+
+    await page.unroute(isUpload, loseAnswer);
+    const item = page.locator('#files li').last();
+    await item.getByRole('button', { name: 'Retry' }).click();
+    expect(await states(1, /^Saved/)).toEqual(['Saved · Kitchen']);
+    const list = await photos();
+    expect(list.total).toBe(before + 1);
+    expect(list.data.filter((p) => p.name === 'lost-answer.jpg')).toHaveLength(1);
+
+    await page.screenshot({ path: path.join(ARTIFACTS, 'upload-page.png'), fullPage: true });
+  });
+
+  it('shows an expired link as expired (410)', async () => {
+    const keyId = new URL(link.url).searchParams.get('k')!;
+    expect(keyId).toBeTruthy();
+    const expires = Math.floor(Date.now() / 1000) - 60;
+    const facts = { purpose: 'upload' as const, companyId: co.id, object: job.id, extra: `${keyId}\n`, expires };
+    const s = await t.media.links.sign(facts);
+    const expired = await context.newPage();
+    try {
+      const response = await expired.goto(`${t.url}/upload/${job.id}?c=${co.id}&k=${keyId}&e=${expires}&s=${s}`);
+      expect(response?.status()).toBe(410);
+      expect(await expired.getByRole('heading', { level: 1 }).textContent()).toBe('This link has expired');
+      expect(await expired.locator('body').innerText()).toContain('Ask the office for a new link.');
+      expect(await expired.locator('#library').count()).toBe(0);
+      await expired.screenshot({ path: path.join(ARTIFACTS, 'upload-page-expired.png'), fullPage: true });
+    } finally {
+      await expired.close();
+    }
+  });
+});
