@@ -275,7 +275,7 @@ if (!HAVE_CHROMIUM) {
       const response = await expired.goto(`${t.url}/upload/${job.id}?c=${co.id}&k=${keyId}&e=${expires}&s=${s}`);
       expect(response?.status()).toBe(410);
       expect(await expired.getByRole('heading', { level: 1 }).textContent()).toBe('This link has expired');
-      expect(await expired.locator('body').innerText()).toContain('Ask the office for a new link.');
+      expect(await expired.locator('body').innerText()).toContain('Ask for a new link.');
       expect(await expired.locator('#library').count()).toBe(0);
       await expired.screenshot({ path: path.join(ARTIFACTS, 'upload-page-expired.png'), fullPage: true });
     } finally {

@@ -51,7 +51,7 @@ export class LinkSigner {
       throw new ApiError(403, 'link_invalid', 'This link is not valid: it may have been cut short or changed. Ask for a new link.');
     }
     if (facts.expires * 1000 < Date.now()) {
-      throw new ApiError(410, 'link_expired', `This link expired on ${new Date(facts.expires * 1000).toISOString()}. Ask for a new link.`);
+      throw new ApiError(410, 'link_expired', `This link expired on ${new Date(facts.expires * 1000).toUTCString()}. Ask for a new link.`);
     }
   }
 

@@ -54,7 +54,7 @@ h1{font-size:1.3rem;margin:0 0 4px}p.job{margin:0 0 16px;color:#555}
 label{display:block;font-weight:600;margin:12px 0 6px}
 select,input[type=text]{width:100%;box-sizing:border-box;font-size:1rem;padding:10px;border:1px solid #bbb;border-radius:8px;background:#fff}
 .pick{display:flex;gap:10px;margin-top:16px}
-.pick label{flex:1;margin:0;text-align:center;padding:16px 8px;border-radius:10px;background:#0b5fff;color:#fff;font-size:1.05rem;cursor:pointer}
+.pick label{flex:1;margin:0;display:flex;align-items:center;justify-content:center;min-height:56px;text-align:center;padding:12px 8px;border-radius:10px;background:#0b5fff;color:#fff;font-size:1.05rem;cursor:pointer}
 .pick label.secondary{background:#fff;color:#0b5fff;border:2px solid #0b5fff}
 .pick label:focus-within{outline:3px solid #ffbf47;outline-offset:2px}
 .pick input{position:absolute;opacity:0;width:1px;height:1px}
@@ -112,5 +112,5 @@ export function errorPage(problem: ApiError): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(problem.code === 'link_expired' ? 'Link expired' : 'Link not available')}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:560px;margin:0 auto;padding:24px 16px;color:#1b1f23}h1{font-size:1.3rem}</style></head>
-<body><h1>${escape(problem.code === 'link_expired' ? 'This link has expired' : 'This link does not work')}</h1><p>${escape(problem.detail)}</p><p>Ask the office for a new link.</p></body></html>`;
+<body><h1>${escape(problem.code === 'link_expired' ? 'This link has expired' : 'This link does not work')}</h1><p>${escape(problem.detail)}</p></body></html>`;
 }
