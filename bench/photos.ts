@@ -85,7 +85,7 @@ async function photoJpeg(seed: number): Promise<Buffer> {
   let x = seed * 7919 + 1;
   for (let i = 0; i < pixels.length; i++) {
     x = (x * 1103515245 + 12345) >>> 0;
-    pixels[i] = ((i % (width * 3)) >> 4) + (x >>> 29);
+    pixels[i] = ((i % (width * 3)) >> 5) + (x >>> 27);
   }
   return sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
 }

@@ -8,10 +8,8 @@
  * Without Chromium the tests are skipped with a note, unless REQUIRE_BROWSER=1 (CI), where that
  * is a failure.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
@@ -23,7 +21,7 @@ type PhotoUploadLink = components['schemas']['PhotoUploadLink'];
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const HEIC_FIXTURE = path.join(__dirname, 'fixtures/photos/phone.heic');
+const HEIC_FIXTURE = path.join(__dirname, 'fixtures/heic/phone.heic');
 const ARTIFACTS = path.join(__dirname, 'artifacts');
 const IPHONE_UA =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
@@ -48,11 +46,9 @@ if (!HAVE_CHROMIUM) {
   let page: Page;
   let job: { id: string; job_number: number };
   let link: PhotoUploadLink;
-  let scratch: string;
   let shade = 0;
 
   beforeAll(async () => {
-    scratch = await mkdtemp(path.join(tmpdir(), 'upload-page-'));
     await mkdir(ARTIFACTS, { recursive: true });
     const launching = chromium.launch({
       executablePath: CHROMIUM,
@@ -79,7 +75,6 @@ if (!HAVE_CHROMIUM) {
   afterAll(async () => {
     await browser?.close();
     await t?.close();
-    if (scratch) await rm(scratch, { recursive: true, force: true });
   });
 
   /** The link's page on the test server (the link itself names the configured public URL). */
@@ -100,17 +95,10 @@ if (!HAVE_CHROMIUM) {
       .toBuffer();
   }
 
-  /** The HEIC fixture, else one made with Debian's heif-enc. */
-  async function heic(): Promise<Buffer> {
-    if (existsSync(HEIC_FIXTURE)) return readFile(HEIC_FIXTURE);
-    const source = path.join(scratch, 'source.jpg');
-    const out = path.join(scratch, 'phone.heic');
-    await writeFile(source, await sharp({ create: { width: 640, height: 480, channels: 3, background: { r: 30, g: 120, b: 200 } } }).jpeg().toBuffer());
-    execFileSync('/usr/bin/heif-enc', ['-q', '50', source, '-o', out]);
-    return readFile(out);
-  }
+  /** An iPhone-like HEIC (test/fixtures/heic/README.md). */
+  const heic = (): Promise<Buffer> => readFile(HEIC_FIXTURE);
 
-  /** Waits until the page's list has `count` items and each one's state matches `done` (or until one matches `stop`). */
+  /** Waits until the last `count` items of the page's list all have a state matching `done`. */
   async function states(count: number, done: RegExp, timeoutMs = 15_000): Promise<string[]> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {

@@ -11,8 +11,10 @@ import sharp, { type Sharp } from 'sharp';
 import decodeHeic from 'heic-decode';
 import exifr from 'exifr';
 
-// The pool's size bounds the CPU: each thread decodes with one of libvips' threads.
+// The pool's size bounds the CPU: each thread decodes with one of libvips' threads. Nothing is
+// decoded twice, so libvips' operation cache would only hold memory.
 sharp.concurrency(1);
+sharp.cache(false);
 
 export type PhotoFormat = 'jpeg' | 'png' | 'heic';
 

@@ -52,6 +52,7 @@ export function uploadPage(job: PageJob): { html: string; nonce: string } {
 body{font-family:system-ui,-apple-system,sans-serif;margin:0;padding:16px;max-width:560px;margin-inline:auto;color:#1b1f23;background:#f6f7f9}
 h1{font-size:1.3rem;margin:0 0 4px}p.job{margin:0 0 16px;color:#555}
 label{display:block;font-weight:600;margin:12px 0 6px}
+select,input,button{font:inherit}
 select,input[type=text]{width:100%;box-sizing:border-box;font-size:1rem;padding:10px;border:1px solid #bbb;border-radius:8px;background:#fff}
 .pick{display:flex;gap:10px;margin-top:16px}
 .pick label{flex:1;margin:0;display:flex;align-items:center;justify-content:center;min-height:56px;text-align:center;padding:12px 8px;border-radius:10px;background:#0b5fff;color:#fff;font-size:1.05rem;cursor:pointer}
@@ -61,13 +62,14 @@ select,input[type=text]{width:100%;box-sizing:border-box;font-size:1rem;padding:
 ul{list-style:none;padding:0;margin:16px 0}li{background:#fff;border-radius:8px;padding:10px;margin-bottom:8px;border:1px solid #ddd}
 li .name{font-weight:600;word-break:break-all}li .state{font-size:.9rem;color:#555}
 progress{width:100%;height:10px}li.done .state{color:#137333}li.failed .state{color:#b3261e}
-button{font-size:1rem;padding:8px 14px;border-radius:8px;border:1px solid #b3261e;background:#fff;color:#b3261e;margin-top:6px}
-#newroom[hidden]{display:none}
+button{font-size:1rem;min-height:44px;min-width:88px;padding:10px 20px;border-radius:8px;border:1px solid #b3261e;background:#fff;color:#b3261e;margin-top:6px}
+#newroom[hidden],#roomhint[hidden]{display:none}
+#roomhint{color:#b3261e;margin:6px 0 0}
 </style></head><body>
 <h1>Add photos</h1><p class="job">Job #${job.job_number}${job.title ? ` · ${escape(job.title)}` : ''}</p>
 <label for="room">Room</label>
 <select id="room"><option value="">Unsorted</option>${options}<option value="__new">New room…</option></select>
-<div id="newroom" hidden><label for="roomname">New room's name</label><input id="roomname" type="text" maxlength="100" autocomplete="off"></div>
+<div id="newroom" hidden><label for="roomname">New room's name</label><input id="roomname" type="text" maxlength="100" autocomplete="off" aria-describedby="roomhint"><p id="roomhint" hidden>Type the room's name first, then pick the photos again.</p></div>
 <div class="pick">
 <label for="camera">Take photo<input id="camera" type="file" accept="image/*" capture="environment"></label>
 <label for="library" class="secondary">Choose from library<input id="library" type="file" accept="image/jpeg,image/png,image/heic,image/heif,.heic,.heif" multiple></label>
@@ -75,12 +77,17 @@ button{font-size:1rem;padding:8px 14px;border-radius:8px;border:1px solid #b3261
 <ul id="files" aria-live="polite"></ul>
 <script nonce="${nonce}">
 (function(){
-var list=document.getElementById('files'),room=document.getElementById('room'),newBox=document.getElementById('newroom'),newName=document.getElementById('roomname');
-room.addEventListener('change',function(){newBox.hidden=room.value!=='__new';if(!newBox.hidden)newName.focus();});
+var list=document.getElementById('files'),room=document.getElementById('room'),newBox=document.getElementById('newroom'),newName=document.getElementById('roomname'),hint=document.getElementById('roomhint');
+room.addEventListener('change',function(){newBox.hidden=room.value!=='__new';hint.hidden=true;if(!newBox.hidden)newName.focus();});
+newName.addEventListener('input',function(){if(newName.value.trim())hint.hidden=true;});
 function opId(){if(window.crypto&&crypto.randomUUID)return crypto.randomUUID();var b=new Uint8Array(16);crypto.getRandomValues(b);return Array.prototype.map.call(b,function(x){return(x+256).toString(16).slice(1)}).join('');}
 function chosenRoom(){if(room.value==='__new')return newName.value.trim();return room.value;}
+var queue=[],active=0,AT_ONCE=3;
+function enqueue(item){item.li.className='';item.state.textContent='Waiting…';item.bar.value=0;item.retry.hidden=true;queue.push(item);pump();}
+function pump(){while(active<AT_ONCE&&queue.length){active++;send(queue.shift());}}
+window.addEventListener('beforeunload',function(e){if(active||queue.length){e.preventDefault();e.returnValue='';}});
 function send(item){
-  item.li.className='';item.state.textContent='Uploading…';item.bar.value=0;item.retry.hidden=true;
+  item.state.textContent='Uploading…';
   var form=new FormData(),meta={operation_id:item.op};if(item.room)meta.room=item.room;
   form.append('meta',JSON.stringify(meta));form.append('photo',item.file,item.file.name);
   var xhr=new XMLHttpRequest();xhr.open('POST',location.pathname+'/photos'+location.search);xhr.setRequestHeader('Accept','application/json');
@@ -89,17 +96,19 @@ function send(item){
     if(xhr.status===201){item.li.className='done';item.bar.value=1;var p=body.photos&&body.photos[0];item.state.textContent=(p&&p.duplicate?'Already on the job':'Saved')+(p?' · '+p.room:'');}
     else fail(item,body.detail||('The service answered '+xhr.status+'.'),xhr.status>=500||xhr.status===429);};
   xhr.onerror=function(){fail(item,'No connection. Check the signal and retry.',true);};
+  xhr.onloadend=function(){active--;pump();};
   xhr.send(form);
 }
 function fail(item,why,canRetry){item.li.className='failed';item.state.textContent=why;item.retry.hidden=!canRetry;}
 function add(files){
+  if(room.value==='__new'&&!newName.value.trim()){hint.hidden=false;newName.focus();return;}
   for(var i=0;i<files.length;i++){
     var li=document.createElement('li'),name=document.createElement('div'),bar=document.createElement('progress'),state=document.createElement('div'),retry=document.createElement('button');
     name.className='name';state.className='state';name.textContent=files[i].name;bar.max=1;bar.value=0;retry.type='button';retry.textContent='Retry';retry.hidden=true;
     bar.setAttribute('aria-label','Upload of '+files[i].name);
     li.appendChild(name);li.appendChild(bar);li.appendChild(state);li.appendChild(retry);list.appendChild(li);
     var item={file:files[i],op:opId(),room:chosenRoom(),li:li,bar:bar,state:state,retry:retry};
-    retry.addEventListener('click',send.bind(null,item));send(item);
+    retry.addEventListener('click',enqueue.bind(null,item));enqueue(item);
   }
 }
 ['camera','library'].forEach(function(id){var input=document.getElementById(id);input.addEventListener('change',function(){add(input.files);input.value='';});});
