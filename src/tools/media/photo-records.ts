@@ -73,15 +73,15 @@ export async function photoLink(ctx: Pick<ReadContext, 'links' | 'config'>, comp
   return { url: `${ctx.config.publicUrl}/files/photos/${object}?${query}`, expires };
 }
 
+/** What every answer says of a photo: where it is filed and what it shows. */
+export function photoLabels(row: PhotoRow): Pick<Photo, 'id' | 'job_id' | 'room' | 'caption' | 'name' | 'taken_at'> {
+  return { id: row.id, job_id: row.job_id, room: row.room ?? UNSORTED, caption: row.caption, name: row.name, taken_at: new Date(row.taken_at).toISOString() };
+}
+
 export async function toPhoto(ctx: Pick<ReadContext, 'links' | 'config'>, caller: Caller, row: PhotoRow): Promise<Photo> {
   const [web, thumbnail] = await Promise.all([photoLink(ctx, caller.companyId, row.id, 'web'), photoLink(ctx, caller.companyId, row.id, 'thumbnail')]);
   return {
-    id: row.id,
-    job_id: row.job_id,
-    room: row.room ?? UNSORTED,
-    caption: row.caption,
-    name: row.name,
-    taken_at: new Date(row.taken_at).toISOString(),
+    ...photoLabels(row),
     taken_at_source: row.taken_at_source,
     format: row.format,
     width: row.width,

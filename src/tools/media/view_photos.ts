@@ -1,7 +1,7 @@
 import type { ReadHandler } from '../../platform/handler';
 import { invalidRequest, notFound } from '../../platform/errors';
 import { resolveJob } from '../jobs/job-records';
-import { jobRooms, photoLink, photosQuery, roomNamed, UNSORTED, type PhotoRow } from './photo-records';
+import { jobRooms, photoLabels, photoLink, photosQuery, roomNamed, type PhotoRow } from './photo-records';
 
 const DEFAULT_LIMIT = 4;
 
@@ -33,13 +33,8 @@ export const view_photos: ReadHandler<'view_photos'> = async (ctx, { query }) =>
       ordered.map(async (row) => {
         const web = await photoLink(ctx, caller.companyId, row.id, 'web');
         return {
-          id: row.id,
-          job_id: row.job_id,
+          ...photoLabels(row),
           job_number: row.job_number,
-          room: row.room ?? UNSORTED,
-          caption: row.caption,
-          name: row.name,
-          taken_at: new Date(row.taken_at).toISOString(),
           url: web.url,
           expires_at: new Date(web.expires * 1000).toISOString(),
         };
