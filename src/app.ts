@@ -21,7 +21,7 @@ import { ApiError } from './platform/errors';
 import type { Deps } from './platform/pipeline';
 import { feedHorizon } from './platform/changes';
 import { CompanySlots } from './platform/fair-share';
-import { addUploadRoute, linkRoutes } from './tools/media/media-routes';
+import { addUploadRoutes, linkRoutes } from './tools/media/media-routes';
 
 const JSON_LIMIT = '1mb';
 const REQUEST_ID = /^[\w.-]{1,64}$/;
@@ -69,7 +69,7 @@ export function createApp(given: Omit<Deps, 'slots'> & { logger: Logger; redis?:
   // the RateLimit headers. MCP is charged once its messages are read: by the tool calls in them.
   app.use('/api/v1', withKey, chargeEachRequest(limiter), json);
   // Multipart uploads and signed links are checked by their own routes, before the validator.
-  addUploadRoute(app, deps);
+  addUploadRoutes(app, deps);
   app.use(linkRoutes(deps, limiter));
   app.use('/admin/v1', requireAdminToken(deps.config.adminToken, limiter), json);
   app.use('/mcp', checkMcpHost(deps.config)); // DNS-rebinding protection, before the key and the body

@@ -51,6 +51,9 @@ const schema = z.object({
   UPLOAD_LINK_SECONDS: z.coerce.number().int().min(300).max(7 * 86400).default(86400),
   // One core is left to the event loop: on 2 cores, 2 decoding threads made get_job's p99 2.5× its idle value, 1 kept it within 1×.
   MEDIA_WORKERS: positive.max(16).default(Math.max(1, availableParallelism() - 1)),
+  VIDEO_MAX_BYTES: positive.max(5 * 1024 ** 3).default(1024 ** 3),
+  // OCR runs one tesseract process per page with one thread each (OpenMP on 2 cores made a page 14–19 s instead of 2.2 s).
+  OCR_WORKERS: positive.max(16).default(Math.max(1, availableParallelism() - 1)),
   NODE_ENV: z.string().optional(),
 });
 
@@ -82,8 +85,12 @@ export interface Config {
   files: FileStoreSettings;
   /** Signed links: the shared secret (else one kept in the database), the lifetime of file links and of upload-page links. */
   links: { secret?: string; fileSeconds: number; uploadSeconds: number };
-  /** Worker threads decoding and resizing images. */
+  /** Worker threads decoding and resizing images; also the videos examined (ffprobe, ffmpeg) at once. */
   mediaWorkers: number;
+  /** The largest video accepted (a request may hold twice this). */
+  videoMaxBytes: number;
+  /** Document pages read by OCR at once. */
+  ocrWorkers: number;
   /** Check every answer against the spec (on in tests: an off-spec answer fails its test). */
   validateResponses: boolean;
 }
@@ -140,6 +147,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     links: { secret: e.LINK_SECRET, fileSeconds: e.FILE_LINK_SECONDS, uploadSeconds: e.UPLOAD_LINK_SECONDS },
     mediaWorkers: e.MEDIA_WORKERS,
+    videoMaxBytes: e.VIDEO_MAX_BYTES,
+    ocrWorkers: e.OCR_WORKERS,
     validateResponses: e.NODE_ENV === 'test',
   };
 }

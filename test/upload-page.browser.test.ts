@@ -15,6 +15,8 @@ import sharp from 'sharp';
 import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
 import type { components } from '../src/generated/api';
 import { as, createCompany, opId, startApp, type TestApp, type TestCompany } from './support/app';
+import { pdfOf } from './support/document-files';
+import { makeTestVideos } from './support/video-files';
 
 type PhotoList = components['schemas']['PhotoList'];
 type PhotoUploadLink = components['schemas']['PhotoUploadLink'];
@@ -115,8 +117,8 @@ if (!HAVE_CHROMIUM) {
   it('opens from get_photo_upload_link with Kitchen chosen, big controls and a keyboard path', async () => {
     const response = await page.goto(onTestServer(link.url));
     expect(response?.status()).toBe(200);
-    expect(await page.title()).toBe(`Photos for job #${job.job_number}`);
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Add photos');
+    expect(await page.title()).toBe(`Photos, videos and documents for job #${job.job_number}`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Add photos, videos and documents');
     expect(await page.locator('p.job').textContent()).toContain(`Job #${job.job_number}`);
 
     // The two buttons are labels around file inputs; their text is the inputs' accessible name.
@@ -181,6 +183,29 @@ if (!HAVE_CHROMIUM) {
     expect(list.data.every((p) => p.uploaded_via === 'upload_page')).toBe(true);
     expect(list.data.map((p) => p.name).sort()).toEqual(['IMG_0001.JPG', 'IMG_0002.HEIC']);
   });
+
+  it('files a video from the library and a PDF picked as a document by their kind', async () => {
+    const videos = await makeTestVideos();
+    try {
+      await page.locator('#library').setInputFiles({ name: 'walkthrough.mp4', mimeType: 'video/mp4', buffer: videos.mp4 });
+      expect(await states(1, /^Saved/)).toEqual(['Saved · Kitchen']);
+      expect(await page.getByLabel('Add a document').getAttribute('multiple')).not.toBeNull();
+      await page.locator('#document').setInputFiles({ name: 'Moisture map.pdf', mimeType: 'application/pdf', buffer: pdfOf([{ lines: ['MOISTURE MAP'] }]) });
+      expect(await states(1, /^Saved/)).toEqual(['Saved · Kitchen']);
+    } finally {
+      await videos.remove();
+    }
+    const reader = as(t, co.readKey);
+    const listedVideos = (await reader.get(`/api/v1/jobs/${job.id}/videos`).expect(200)).body;
+    expect(listedVideos.data).toHaveLength(1);
+    expect(listedVideos.data[0]).toMatchObject({ name: 'walkthrough.mp4', room: 'Kitchen', format: 'mp4', uploaded_via: 'upload_page' });
+    const documents = (await reader.get(`/api/v1/jobs/${job.id}/documents`).expect(200)).body;
+    expect(documents.data).toHaveLength(1);
+    expect(documents.data[0]).toMatchObject({ name: 'Moisture map.pdf', kind: 'pdf', room: 'Kitchen', uploaded_via: 'upload_page', page_count: 1 });
+    // Neither went to the photos.
+    expect((await photos()).total).toBe(2);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'upload-page-kinds.png'), fullPage: true });
+  }, 60_000);
 
   it('takes a photo with the camera into a new room', async () => {
     await page.getByLabel('Room', { exact: true }).selectOption({ label: 'New room…' });

@@ -8,6 +8,7 @@ import * as changeData from './migrations/006_change_data';
 import * as dryingLog from './migrations/007_drying_log';
 import * as dryingRevisions from './migrations/008_drying_revisions';
 import * as photos from './migrations/009_photos';
+import * as videosDocuments from './migrations/010_videos_documents';
 import { syncStandards } from '../tools/standards/corpus';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
@@ -21,6 +22,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '007_drying_log': dryingLog,
   '008_drying_revisions': dryingRevisions,
   '009_photos': photos,
+  '010_videos_documents': videosDocuments,
 };
 
 const source: Knex.MigrationSource<string> = {

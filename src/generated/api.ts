@@ -415,6 +415,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/jobs/{job_id}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the documents on a job's Files tab, newest first
+         * @description The job's documents, newest first by upload time, paged; `room` and `kind` narrow the
+         *     list. Each has its name, kind, size, page count, uploader, room, whether
+         *     `read_document` can read it, and a signed `download` link that needs no key until
+         *     `links.expires_at`.
+         */
+        get: operations["list_job_documents"];
+        put?: never;
+        /**
+         * Upload documents to a job's Files tab (multipart; HTTP only)
+         * @description Adds documents to a job in one `multipart/form-data` request, the same way as
+         *     `upload_job_photos`: one part named `document` per file and one part named `meta`
+         *     holding JSON (`operation_id`, an optional `room` for every document, and an optional
+         *     `documents` array whose i-th entry gives the `room` and `name` of the i-th part).
+         *
+         *     Each file is checked by its content: PDF (opened with poppler), images (JPEG, PNG,
+         *     HEIC, decoded as photos are; a photographed receipt is read by OCR), Word, Excel and
+         *     PowerPoint files (`.docx`, `.xlsx`, `.pptx` by their contents; the older `.doc`, `.xls`,
+         *     `.ppt` by an OLE2 container with that file name). Anything else answers 415
+         *     `unsupported_media_type`; a broken PDF or image 422 `invalid_file`; a PDF of more than
+         *     2,000 pages or with a page side over 200 inches 422 `document_too_large` (PDF bombs),
+         *     each naming the part. A PDF that needs a password to open is kept, but cannot be read
+         *     (`readable: false`). Limits: 50 MiB a document, 20 documents and 200 MiB a request (413
+         *     `payload_too_large`). A request is all or nothing. The same file (SHA-256) sent again to
+         *     the job is answered as the existing document with `duplicate: true`; rooms, replays and
+         *     conflicts work as for photos.
+         *
+         *     Not offered over MCP: use `get_photo_upload_link`, whose page takes documents too.
+         */
+        post: operations["upload_job_documents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/documents/{document_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a document's text page by page (OCR for scanned pages), or find words in it
+         * @description The text of a PDF page by page (`page_from`, `page_count`: 10 pages by default, 50 at
+         *     most), each page saying where its text came from: the PDF's text layer (`text_layer`)
+         *     or, when a page has none or one too poor to trust, OCR of the page rendered at up to
+         *     300 dpi (`ocr`, English, read offline). An image document is one page, read by OCR.
+         *     With `q`, the whole document is searched instead (words in any case, all of them on the
+         *     page) and `matches` gives each matching page with short excerpts.
+         *
+         *     OCR takes seconds a page, so it runs in the background on a bounded pool and every
+         *     page read is kept: the next read of that page answers from the cache. A call waits up
+         *     to `wait_seconds` (default 5) for the pages it asked for, then answers with the pages
+         *     that are ready and lists the others in `pending`: call again (same parameters) to get
+         *     them. One call hands at most 50 pages to OCR (a search of a long scan reads it over
+         *     several calls). Over MCP a call that sends a `progressToken` gets a progress notification as
+         *     each page is read.
+         *
+         *     A PDF that needs a password answers 422 `document_encrypted`; a Word, Excel or
+         *     PowerPoint file 422 `document_unreadable` (download it with its link instead). A
+         *     document of another company answers 404.
+         */
+        get: operations["read_document"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/jobs/{job_id}/drying-log": {
         parameters: {
             query?: never;
@@ -1162,7 +1243,7 @@ export interface paths {
         /**
          * A link to a page for uploading photos to a job from a phone
          * @description Returns a link to a page served by the service where a person picks photos (or takes
-         *     them with the phone's camera) and uploads them to this job, into a room chosen on the
+         *     them with the phone's camera), videos and documents and uploads them to this job, into a room chosen on the
          *     page (`room` preselects one). The link carries no API key: it is signed, bound to the
          *     job and to this key's person (uploads are attributed to them, `uploaded_via:
          *     upload_page`), and works until `expires_at`: 24 hours by default, or `expires_in`
@@ -1187,13 +1268,14 @@ export interface paths {
         };
         /**
          * Show photos as pictures (image blocks over MCP, links over HTTP)
-         * @description Shows up to 8 photos: the ones named by `photo_ids` (repeat the parameter), or the
-         *     newest of a job (`job_id`, optionally one `room`). Each comes with its room, caption,
-         *     name, time taken and a link to its web rendition. Over MCP the answer also holds each
-         *     photo as an image content block (JPEG, long side at most 1024 px, the whole answer
-         *     under 1 MB: pictures are made smaller when many are asked for) after a text line naming
-         *     it. Give `photo_ids` or `job_id`, not both; an id of a photo this company does not have
-         *     answers 404.
+         * @description Shows up to 8 photos and videos: the ones named by `photo_ids` (photo or video ids;
+         *     repeat the parameter), or the newest of a job (`job_id`, optionally one `room`), by the
+         *     time they were taken or recorded. A video is shown by its still frame, with its length.
+         *     Each comes with its room, caption, name, time taken and a link to its web rendition (a
+         *     video's still). Over MCP the answer also holds each as an image content block (JPEG,
+         *     long side at most 1024 px, the whole answer under 1 MB: pictures are made smaller when
+         *     many are asked for) after a text line naming it. Give `photo_ids` or `job_id`, not
+         *     both; an id this company does not have answers 404.
          */
         get: operations["view_photos"];
         put?: never;
@@ -1277,6 +1359,53 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/jobs/{job_id}/videos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a job's videos, newest first
+         * @description The job's videos, newest first by `recorded_at`, paged; `room` narrows to one room (or
+         *     `Unsorted`). Each has its room, caption, length, size and signed links that need no
+         *     key until `links.expires_at`: `play` streams the video (HTTP range requests, so that a
+         *     browser's player can seek) and `still` is its still frame.
+         */
+        get: operations["list_job_videos"];
+        put?: never;
+        /**
+         * Upload videos to a job (multipart; HTTP only)
+         * @description Adds videos to a job in one `multipart/form-data` request, the same way as
+         *     `upload_job_photos`: one part named `video` per video and one part named `meta` holding
+         *     JSON (`operation_id`, an optional `room` for every video, and an optional `videos` array
+         *     whose i-th entry gives the `room`, `caption` and `name` of the i-th `video` part).
+         *
+         *     Each video is checked by its content: MP4, MOV (QuickTime) and WebM whose video stream
+         *     `ffprobe` can read; anything else answers 415 `unsupported_media_type`, a truncated or
+         *     unreadable video 422 `invalid_file`, each naming the part. The service reads its length,
+         *     dimensions (as displayed) and codec, and makes a still frame (JPEG, long side at most
+         *     2048 px, at one second in) without metadata; this work runs in bounded child processes
+         *     with a time limit. Limits: 1 GiB a video (the service's `VIDEO_MAX_BYTES`), 10 videos
+         *     and twice that size a request (413 `payload_too_large`). Files stream to storage; a
+         *     request is all or nothing.
+         *
+         *     `recorded_at` is the recording time the file states (`recorded_at_source: metadata`),
+         *     else the upload time (`upload_time`). The same video (SHA-256) sent again to the job is
+         *     answered as the existing one with `duplicate: true`; rooms, replays and conflicts work
+         *     as for photos. When the service's machine lacks `ffmpeg`, this answers 503
+         *     `feature_unavailable`.
+         *
+         *     Not offered over MCP: use `get_photo_upload_link`, whose page takes videos too.
+         */
+        post: operations["upload_job_videos"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1289,7 +1418,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "undo_not_possible" | "payload_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "link_invalid" | "link_expired" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "rate_limited" | "admin_api_disabled" | "internal_error";
+            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "undo_not_possible" | "payload_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "rate_limited" | "admin_api_disabled" | "internal_error";
             /** @description One entry for each field that is wrong. */
             errors?: components["schemas"]["FieldError"][];
             /** @description For a 422, the names that would have been accepted. */
@@ -1391,7 +1520,7 @@ export interface components {
             at: string;
         };
         /** @description One shape per action, told apart by `action` (the entry's own). Statuses, teammates and contacts are named by id and name; estimate entries give the estimate's total after the change; an overview change lists only the fields that changed. Ignore actions you do not know; new tools add new ones. */
-        ChangeData: components["schemas"]["ChangeDataJobCreated"] | components["schemas"]["ChangeDataJobStatusMoved"] | components["schemas"]["ChangeDataJobOverviewUpdated"] | components["schemas"]["ChangeDataJobCancelled"] | components["schemas"]["ChangeDataJobReopened"] | components["schemas"]["ChangeDataJobAssigned"] | components["schemas"]["ChangeDataJobUnassigned"] | components["schemas"]["ChangeDataContactAdded"] | components["schemas"]["ChangeDataContactLinked"] | components["schemas"]["ChangeDataContactUpdated"] | components["schemas"]["ChangeDataNoteAdded"] | components["schemas"]["ChangeDataNoteCorrected"] | components["schemas"]["ChangeDataNoteRetracted"] | components["schemas"]["ChangeDataEstimateCreated"] | components["schemas"]["ChangeDataEstimateRoomsAdded"] | components["schemas"]["ChangeDataEstimateRoomUpdated"] | components["schemas"]["ChangeDataEstimateLinesAdded"] | components["schemas"]["ChangeDataEstimateLineUpdated"] | components["schemas"]["ChangeDataEstimateLineRemoved"] | components["schemas"]["ChangeDataDryingLogStarted"] | components["schemas"]["ChangeDataDryingReadingsAdded"] | components["schemas"]["ChangeDataDryingSettingsChanged"] | components["schemas"]["ChangeDataDryingDaySkipped"] | components["schemas"]["ChangeDataDryingNoteAdded"] | components["schemas"]["ChangeDataPhotosUploaded"] | components["schemas"]["ChangeDataPhotosMoved"] | components["schemas"]["ChangeDataPhotosUpdated"] | components["schemas"]["ChangeDataActionUndone"];
+        ChangeData: components["schemas"]["ChangeDataJobCreated"] | components["schemas"]["ChangeDataJobStatusMoved"] | components["schemas"]["ChangeDataJobOverviewUpdated"] | components["schemas"]["ChangeDataJobCancelled"] | components["schemas"]["ChangeDataJobReopened"] | components["schemas"]["ChangeDataJobAssigned"] | components["schemas"]["ChangeDataJobUnassigned"] | components["schemas"]["ChangeDataContactAdded"] | components["schemas"]["ChangeDataContactLinked"] | components["schemas"]["ChangeDataContactUpdated"] | components["schemas"]["ChangeDataNoteAdded"] | components["schemas"]["ChangeDataNoteCorrected"] | components["schemas"]["ChangeDataNoteRetracted"] | components["schemas"]["ChangeDataEstimateCreated"] | components["schemas"]["ChangeDataEstimateRoomsAdded"] | components["schemas"]["ChangeDataEstimateRoomUpdated"] | components["schemas"]["ChangeDataEstimateLinesAdded"] | components["schemas"]["ChangeDataEstimateLineUpdated"] | components["schemas"]["ChangeDataEstimateLineRemoved"] | components["schemas"]["ChangeDataDryingLogStarted"] | components["schemas"]["ChangeDataDryingReadingsAdded"] | components["schemas"]["ChangeDataDryingSettingsChanged"] | components["schemas"]["ChangeDataDryingDaySkipped"] | components["schemas"]["ChangeDataDryingNoteAdded"] | components["schemas"]["ChangeDataPhotosUploaded"] | components["schemas"]["ChangeDataPhotosMoved"] | components["schemas"]["ChangeDataPhotosUpdated"] | components["schemas"]["ChangeDataVideosUploaded"] | components["schemas"]["ChangeDataDocumentsUploaded"] | components["schemas"]["ChangeDataActionUndone"];
         ChangeDataJobCreated: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1596,6 +1725,38 @@ export interface components {
             action: "photos.updated";
             photo_ids: components["schemas"]["PhotoId"][];
             fields: ("caption" | "name")[];
+        };
+        /** @description Kind `files`. Videos were added to the job (duplicates of videos it had are not counted). */
+        ChangeDataVideosUploaded: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "videos.uploaded";
+            video_ids: components["schemas"]["VideoId"][];
+            count: number;
+            /** @description Their length together. */
+            seconds: number;
+            rooms: string[];
+            rooms_added: string[];
+            /** @enum {string} */
+            via: "api" | "upload_page";
+        };
+        /** @description Kind `files`. Documents were added to the job's Files tab. */
+        ChangeDataDocumentsUploaded: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "documents.uploaded";
+            document_ids: components["schemas"]["DocumentId"][];
+            count: number;
+            names: (string | null)[];
+            /** @description The kind of each document, in the order of `document_ids`. */
+            kinds: components["schemas"]["DocumentKind"][];
+            rooms_added: string[];
+            /** @enum {string} */
+            via: "api" | "upload_page";
         };
         /** @description Kind `schedule`. A drying log was started (by `started_by`), with its plan and areas. */
         ChangeDataDryingLogStarted: {
@@ -1808,6 +1969,97 @@ export interface components {
         ReferralSource: {
             /** @example Plumber referral */
             name: string;
+        };
+        /** @example doc_7Hq2LmX9cV4s */
+        DocumentId: string;
+        /** @enum {string} */
+        DocumentKind: "pdf" | "image" | "word" | "spreadsheet" | "presentation";
+        /** @description The `meta` part of a document upload, as JSON. */
+        DocumentUploadMeta: {
+            operation_id: components["schemas"]["OperationId"];
+            room?: components["schemas"]["RoomName"];
+            /** @description The i-th entry belongs to the i-th `document` part; its `room` wins over the request's. */
+            documents?: {
+                room?: components["schemas"]["RoomName"];
+                name?: components["schemas"]["PhotoName"];
+            }[];
+        };
+        Document: {
+            id: components["schemas"]["DocumentId"];
+            job_id: components["schemas"]["JobId"];
+            /** @description The name given, else the file name it was uploaded with. */
+            name: string | null;
+            kind: components["schemas"]["DocumentKind"];
+            /**
+             * @description The file's format, by its content.
+             * @enum {string}
+             */
+            format: "pdf" | "jpeg" | "png" | "heic" | "docx" | "xlsx" | "pptx" | "doc" | "xls" | "ppt";
+            bytes: number;
+            sha256: string;
+            /** @description The room's name, or `Unsorted`. */
+            room: string;
+            /** @description Pages of a PDF (1 for an image); null for office files and for a PDF that needs a password. */
+            page_count: number | null;
+            /** @description Whether `read_document` can read it (PDFs that open without a password, and images). */
+            readable: boolean;
+            uploaded_by: components["schemas"]["PersonRef"];
+            /** @enum {string} */
+            uploaded_via: "api" | "upload_page";
+            /** Format: date-time */
+            uploaded_at: string;
+            links: {
+                /**
+                 * Format: uri
+                 * @description The file as uploaded, under its name, with its content type (signed; needs no key).
+                 */
+                download: string;
+                /** Format: date-time */
+                expires_at: string;
+            };
+        };
+        DocumentUpload: {
+            job_id: components["schemas"]["JobId"];
+            documents: (components["schemas"]["Document"] & {
+                /** @description True when the job already had this file (same SHA-256); nothing was stored. */
+                duplicate: boolean;
+            })[];
+            added: number;
+            duplicates: number;
+            rooms_added: string[];
+        };
+        DocumentList: {
+            job_id: components["schemas"]["JobId"];
+            data: components["schemas"]["Document"][];
+            next_cursor: components["schemas"]["Cursor"];
+            /** @description Documents of the job (all rooms and kinds). */
+            total: number;
+        };
+        DocumentText: {
+            document_id: components["schemas"]["DocumentId"];
+            job_id: components["schemas"]["JobId"];
+            name: string | null;
+            kind: components["schemas"]["DocumentKind"];
+            page_count: number;
+            /** @description Without `q`, the pages asked for that are read, in order. */
+            pages?: {
+                page: number;
+                /** @enum {string} */
+                source: "text_layer" | "ocr";
+                text: string;
+            }[];
+            /** @description With `q`, the pages read so far that hold every word, in order. */
+            matches?: {
+                page: number;
+                /** @enum {string} */
+                source: "text_layer" | "ocr";
+                /** @description Up to 3 short passages around the words found. */
+                excerpts: string[];
+            }[];
+            /** @description Pages (of those asked for; with `q`, of the whole document) that OCR is still reading. Call again to get them. */
+            pending: number[];
+            /** @description Without `q`, the first page after those asked for; null at the end (and with `q`). */
+            next_page_from: number | null;
         };
         /** @description A day of the drying log; day 1 is its start date. */
         DryingDay: number;
@@ -2420,6 +2672,11 @@ export interface components {
         /** @example pho_9Xk2mQ4rT7vB */
         PhotoId: string;
         /**
+         * @description A photo's id (pho_…) or a video's (vid_…).
+         * @example pho_9Xk2mQ4rT7vB
+         */
+        ViewableId: string;
+        /**
          * @description A room's name (any case); `Unsorted` means no room.
          * @example Kitchen
          */
@@ -2535,7 +2792,11 @@ export interface components {
             photos: components["schemas"]["PhotoView"][];
         };
         PhotoView: {
-            id: components["schemas"]["PhotoId"];
+            id: components["schemas"]["ViewableId"];
+            /** @enum {string} */
+            kind: "photo" | "video";
+            /** @description A video's length; null for a photo. */
+            duration_seconds: number | null;
             job_id: components["schemas"]["JobId"];
             job_number: number;
             room: string;
@@ -2545,7 +2806,7 @@ export interface components {
             taken_at: string;
             /**
              * Format: uri
-             * @description The web rendition (signed link).
+             * @description The web rendition, or a video's still frame (signed link).
              */
             url: string;
             /** Format: date-time */
@@ -2600,6 +2861,83 @@ export interface components {
             };
             /** @description Relevance, higher is better. */
             rank: number;
+        };
+        /** @example vid_3Lm8QzR2tY6w */
+        VideoId: string;
+        /** @description The `meta` part of a video upload, as JSON. */
+        VideoUploadMeta: {
+            operation_id: components["schemas"]["OperationId"];
+            room?: components["schemas"]["RoomName"];
+            /** @description The i-th entry belongs to the i-th `video` part; its `room` wins over the request's. */
+            videos?: {
+                room?: components["schemas"]["RoomName"];
+                caption?: components["schemas"]["PhotoCaption"];
+                name?: components["schemas"]["PhotoName"];
+            }[];
+        };
+        Video: {
+            id: components["schemas"]["VideoId"];
+            job_id: components["schemas"]["JobId"];
+            /** @description The room's name, or `Unsorted`. */
+            room: string;
+            caption: string | null;
+            /** @description The name given, else the file name it was uploaded with. */
+            name: string | null;
+            /** Format: date-time */
+            recorded_at: string;
+            /** @enum {string} */
+            recorded_at_source: "metadata" | "upload_time";
+            /** @description Length in seconds (to the millisecond). */
+            duration_seconds: number;
+            /**
+             * @description The container, by content.
+             * @enum {string}
+             */
+            format: "mp4" | "mov" | "webm";
+            /** @description The video stream's codec as ffprobe names it (h264, hevc, vp9, …). */
+            codec: string;
+            /** @description As displayed (rotation applied). */
+            width: number;
+            height: number;
+            bytes: number;
+            sha256: string;
+            uploaded_by: components["schemas"]["PersonRef"];
+            /** @enum {string} */
+            uploaded_via: "api" | "upload_page";
+            /** Format: date-time */
+            uploaded_at: string;
+            /** @description Signed links that need no key. */
+            links: {
+                /**
+                 * Format: uri
+                 * @description The video as uploaded, with its content type; honours Range requests.
+                 */
+                play: string;
+                /**
+                 * Format: uri
+                 * @description The still frame (JPEG).
+                 */
+                still: string;
+                /** Format: date-time */
+                expires_at: string;
+            };
+        };
+        VideoUpload: {
+            job_id: components["schemas"]["JobId"];
+            videos: (components["schemas"]["Video"] & {
+                /** @description True when the job already had this video (same SHA-256); nothing was stored. */
+                duplicate: boolean;
+            })[];
+            added: number;
+            duplicates: number;
+            rooms_added: string[];
+        };
+        VideoList: {
+            job_id: components["schemas"]["JobId"];
+            data: components["schemas"]["Video"][];
+            next_cursor: components["schemas"]["Cursor"];
+            /** @description Videos of the job (all rooms). */
+            total: number;
         };
     };
     responses: {
@@ -2714,6 +3052,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The document cannot be read as text (`document_encrypted`, `document_unreadable`); `detail` says why. */
+        DocumentNotReadable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The log has no area of that name (`unknown_area`); `valid_values` lists its areas. */
         UnknownArea: {
             headers: {
@@ -2741,8 +3088,17 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A part is a truncated or corrupt image (`invalid_file`) or over 100 megapixels (`image_too_large`); `detail` names the part. */
+        /** @description A part is a truncated or corrupt file (`invalid_file`), an image over 100 megapixels (`image_too_large`) or a PDF over the page limits (`document_too_large`); `detail` names the part. */
         InvalidFile: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The service's machine lacks a program this needs (`feature_unavailable`); `detail` names it. */
+        FeatureUnavailable: {
             headers: {
                 [name: string]: unknown;
             };
@@ -3526,6 +3882,124 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    list_job_documents: {
+        parameters: {
+            query?: {
+                /** @description Only this room (any case), or `Unsorted`. */
+                room?: components["schemas"]["RoomName"];
+                /** @description Only documents of this kind. */
+                kind?: components["schemas"]["DocumentKind"];
+                /** @description Page size, 1 to 100. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of documents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    upload_job_documents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    meta: components["schemas"]["DocumentUploadMeta"];
+                    /** @description One part per document, in the order of `meta.documents`. */
+                    document: string | string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The documents as saved, in the order of the parts. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentUpload"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedFile"];
+            422: components["responses"]["InvalidFile"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["FeatureUnavailable"];
+        };
+    };
+    read_document: {
+        parameters: {
+            query?: {
+                /** @description The first page to read (1-based). */
+                page_from?: number;
+                /** @description How many pages to read from `page_from`. */
+                page_count?: number;
+                /** @description Words to find; answers the matching pages of the whole document instead. */
+                q?: string;
+                /** @description How long to wait for pages that OCR is reading before answering with what is ready. */
+                wait_seconds?: number;
+            };
+            header?: never;
+            path: {
+                document_id: components["schemas"]["DocumentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pages read (or the matches), and the pages still pending. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentText"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["DocumentNotReadable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["FeatureUnavailable"];
         };
     };
     get_drying_log: {
@@ -5121,8 +5595,8 @@ export interface operations {
     view_photos: {
         parameters: {
             query?: {
-                /** @description Photos to show (repeat the parameter for several). */
-                photo_ids?: components["schemas"]["PhotoId"][];
+                /** @description Photos or videos to show (repeat the parameter for several). */
+                photo_ids?: components["schemas"]["ViewableId"][];
                 /** @description Show the newest photos of this job (id, 16 or */
                 job_id?: components["schemas"]["JobRef"];
                 /** @description With `job_id`, only this room (or `Unsorted`). */
@@ -5264,6 +5738,84 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    list_job_videos: {
+        parameters: {
+            query?: {
+                /** @description Only this room (any case), or `Unsorted`. */
+                room?: components["schemas"]["RoomName"];
+                /** @description Page size, 1 to 100. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of videos. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VideoList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    upload_job_videos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    meta: components["schemas"]["VideoUploadMeta"];
+                    /** @description One part per video, in the order of `meta.videos`. */
+                    video: string | string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The videos as saved, in the order of the parts. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VideoUpload"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedFile"];
+            422: components["responses"]["InvalidFile"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["FeatureUnavailable"];
         };
     };
 }

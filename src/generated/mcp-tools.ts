@@ -48,7 +48,7 @@ export const toolsets: { name: string; tag: string; description: string }[] = [
   {
     "name": "files",
     "tag": "Files",
-    "description": "A job's photos (upload from a script or a phone page, rooms, captions, pictures an assistant can see)."
+    "description": "A job's photos, videos and documents (upload from a script or a phone page, rooms, captions, pictures an assistant can see, documents read page by page)."
   },
   {
     "name": "standards",
@@ -4062,7 +4062,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "files",
     "scope": "write",
     "title": "Get a photo upload link",
-    "description": "Get a link to a phone-friendly page for uploading photos to a job (optional room; expires in 24 h or expires_in seconds). Give the url to the person.",
+    "description": "Get a link to a phone-friendly page for uploading photos, videos and documents to a job (optional room; expires in 24 h or expires_in seconds). Give the url to the person.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4124,6 +4124,94 @@ export const mcpTools: McpToolDefinition[] = [
     "annotations": {
       "title": "Get a photo upload link",
       "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
+    "name": "list_job_documents",
+    "toolset": "files",
+    "scope": "read",
+    "title": "List a job's documents",
+    "description": "List the documents of a job newest first (name, kind, pages, size, uploader, room, download link). Read one with read_document.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        },
+        "room": {
+          "type": "string",
+          "description": "Only this room (any case), or `Unsorted`."
+        },
+        "kind": {
+          "type": "string",
+          "enum": [
+            "pdf",
+            "image",
+            "word",
+            "spreadsheet",
+            "presentation"
+          ],
+          "description": "Only documents of this kind."
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 25,
+          "description": "Page size, 1 to 100."
+        },
+        "cursor": {
+          "type": "string",
+          "description": "The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list)."
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string"
+        },
+        "data": {
+          "type": "array"
+        },
+        "next_cursor": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "total": {
+          "type": "integer"
+        }
+      }
+    },
+    "annotations": {
+      "title": "List a job's documents",
+      "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -4203,6 +4291,83 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "annotations": {
       "title": "List a job's photos",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
+    "name": "list_job_videos",
+    "toolset": "files",
+    "scope": "read",
+    "title": "List a job's videos",
+    "description": "List a job's videos newest first (room, caption, length in seconds, uploader, play and still links); room filters.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        },
+        "room": {
+          "type": "string",
+          "description": "Only this room (any case), or `Unsorted`."
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 25,
+          "description": "Page size, 1 to 100."
+        },
+        "cursor": {
+          "type": "string",
+          "description": "The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list)."
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string"
+        },
+        "data": {
+          "type": "array"
+        },
+        "next_cursor": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "total": {
+          "type": "integer"
+        }
+      }
+    },
+    "annotations": {
+      "title": "List a job's videos",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -4296,6 +4461,104 @@ export const mcpTools: McpToolDefinition[] = [
     "numberArguments": [
       "job_id"
     ]
+  },
+  {
+    "name": "read_document",
+    "toolset": "files",
+    "scope": "read",
+    "title": "Read a document",
+    "description": "Read a job document's text page by page (page_from, page_count; scanned pages by OCR, pending ones listed), or find words with q (matching pages with excerpts).",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "document_id": {
+          "type": "string",
+          "pattern": "^doc_[0-9A-Za-z]+$"
+        },
+        "page_from": {
+          "type": "integer",
+          "minimum": 1,
+          "default": 1,
+          "description": "The first page to read (1-based)."
+        },
+        "page_count": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 50,
+          "default": 10,
+          "description": "How many pages to read from `page_from`."
+        },
+        "q": {
+          "type": "string",
+          "description": "Words to find; answers the matching pages of the whole document instead."
+        },
+        "wait_seconds": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 25,
+          "default": 5,
+          "description": "How long to wait for pages that OCR is reading before answering with what is ready."
+        }
+      },
+      "required": [
+        "document_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "document_id": {
+          "type": "string"
+        },
+        "job_id": {
+          "type": "string"
+        },
+        "name": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "kind": {
+          "type": "string"
+        },
+        "page_count": {
+          "type": "integer"
+        },
+        "pages": {
+          "type": "array"
+        },
+        "matches": {
+          "type": "array"
+        },
+        "pending": {
+          "type": "array"
+        },
+        "next_page_from": {
+          "anyOf": [
+            {
+              "type": "integer"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      }
+    },
+    "annotations": {
+      "title": "Read a document",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": []
   },
   {
     "name": "update_photos",
@@ -4395,7 +4658,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "files",
     "scope": "read",
     "title": "View photos",
-    "description": "Look at photos: by photo_ids, or the newest of a job (job_id, optional room), up to 8. Returns each as an image with room, caption and time taken.",
+    "description": "Look at photos (and videos' still frames): by photo_ids, or the newest of a job (job_id, optional room), up to 8. Returns each as an image with room, caption and time taken.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4404,9 +4667,10 @@ export const mcpTools: McpToolDefinition[] = [
           "minItems": 1,
           "items": {
             "type": "string",
-            "pattern": "^pho_[0-9A-Za-z]+$"
+            "description": "A photo's id (pho_…) or a video's (vid_…).",
+            "pattern": "^(pho|vid)_[0-9A-Za-z]+$"
           },
-          "description": "Photos to show (repeat the parameter for several)."
+          "description": "Photos or videos to show (repeat the parameter for several)."
         },
         "job_id": {
           "description": "Show the newest photos of this job (id, 16 or",

@@ -72,13 +72,16 @@ export type OperationName =
   | "get_photo_upload_link"
   | "get_price_list_item"
   | "list_changes"
+  | "list_job_documents"
   | "list_job_photos"
   | "list_job_statuses"
+  | "list_job_videos"
   | "list_referral_sources"
   | "list_team"
   | "lookup_customer"
   | "move_job_status"
   | "move_photos"
+  | "read_document"
   | "remove_line_item"
   | "reopen_job"
   | "retract_note"
@@ -93,7 +96,9 @@ export type OperationName =
   | "update_line_item"
   | "update_photos"
   | "update_room"
+  | "upload_job_documents"
   | "upload_job_photos"
+  | "upload_job_videos"
   | "view_photos";
 
 export type ReadOperationName =
@@ -106,11 +111,14 @@ export type ReadOperationName =
   | "get_job_activity"
   | "get_price_list_item"
   | "list_changes"
+  | "list_job_documents"
   | "list_job_photos"
   | "list_job_statuses"
+  | "list_job_videos"
   | "list_referral_sources"
   | "list_team"
   | "lookup_customer"
+  | "read_document"
   | "search_price_list"
   | "search_standards"
   | "view_photos";
@@ -143,7 +151,9 @@ export type WriteOperationName =
   | "update_line_item"
   | "update_photos"
   | "update_room"
-  | "upload_job_photos";
+  | "upload_job_documents"
+  | "upload_job_photos"
+  | "upload_job_videos";
 
 export type AdminOperationName =
   | "admin_add_credits"
@@ -9844,6 +9854,125 @@ export const operations: Record<OperationName, OperationSpec> = {
                       },
                       {
                         "type": "object",
+                        "description": "Kind `files`. Videos were added to the job (duplicates of videos it had are not counted).",
+                        "required": [
+                          "action",
+                          "video_ids",
+                          "count",
+                          "seconds",
+                          "rooms",
+                          "rooms_added",
+                          "via"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "videos.uploaded"
+                          },
+                          "video_ids": {
+                            "type": "array",
+                            "items": {
+                              "type": "string",
+                              "pattern": "^vid_[0-9A-Za-z]+$",
+                              "example": "vid_3Lm8QzR2tY6w"
+                            }
+                          },
+                          "count": {
+                            "type": "integer"
+                          },
+                          "seconds": {
+                            "type": "number",
+                            "description": "Their length together."
+                          },
+                          "rooms": {
+                            "type": "array",
+                            "items": {
+                              "type": "string"
+                            }
+                          },
+                          "rooms_added": {
+                            "type": "array",
+                            "items": {
+                              "type": "string"
+                            }
+                          },
+                          "via": {
+                            "type": "string",
+                            "enum": [
+                              "api",
+                              "upload_page"
+                            ]
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "description": "Kind `files`. Documents were added to the job's Files tab.",
+                        "required": [
+                          "action",
+                          "document_ids",
+                          "count",
+                          "names",
+                          "kinds",
+                          "rooms_added",
+                          "via"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "documents.uploaded"
+                          },
+                          "document_ids": {
+                            "type": "array",
+                            "items": {
+                              "type": "string",
+                              "pattern": "^doc_[0-9A-Za-z]+$",
+                              "example": "doc_7Hq2LmX9cV4s"
+                            }
+                          },
+                          "count": {
+                            "type": "integer"
+                          },
+                          "names": {
+                            "type": "array",
+                            "items": {
+                              "type": [
+                                "string",
+                                "null"
+                              ]
+                            }
+                          },
+                          "kinds": {
+                            "type": "array",
+                            "description": "The kind of each document, in the order of `document_ids`.",
+                            "items": {
+                              "type": "string",
+                              "enum": [
+                                "pdf",
+                                "image",
+                                "word",
+                                "spreadsheet",
+                                "presentation"
+                              ]
+                            }
+                          },
+                          "rooms_added": {
+                            "type": "array",
+                            "items": {
+                              "type": "string"
+                            }
+                          },
+                          "via": {
+                            "type": "string",
+                            "enum": [
+                              "api",
+                              "upload_page"
+                            ]
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
                         "required": [
                           "action",
                           "undone"
@@ -9904,6 +10033,8 @@ export const operations: Record<OperationName, OperationSpec> = {
                         "photos.uploaded": "#/components/schemas/ChangeDataPhotosUploaded",
                         "photos.moved": "#/components/schemas/ChangeDataPhotosMoved",
                         "photos.updated": "#/components/schemas/ChangeDataPhotosUpdated",
+                        "videos.uploaded": "#/components/schemas/ChangeDataVideosUploaded",
+                        "documents.uploaded": "#/components/schemas/ChangeDataDocumentsUploaded",
                         "action.undone": "#/components/schemas/ChangeDataActionUndone"
                       }
                     }
@@ -10033,7 +10164,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/jobs/:job_id/photos/upload-link",
     "tag": "Files",
     "summary": "A link to a page for uploading photos to a job from a phone",
-    "description": "Returns a link to a page served by the service where a person picks photos (or takes\nthem with the phone's camera) and uploads them to this job, into a room chosen on the\npage (`room` preselects one). The link carries no API key: it is signed, bound to the\njob and to this key's person (uploads are attributed to them, `uploaded_via:\nupload_page`), and works until `expires_at`: 24 hours by default, or `expires_in`\nseconds (5 minutes to 7 days). Revoking the key ends the link. Each file is sent on its\nown with its own `operation_id`, so a retry on a weak signal never stores it twice.",
+    "description": "Returns a link to a page served by the service where a person picks photos (or takes\nthem with the phone's camera), videos and documents and uploads them to this job, into a room chosen on the\npage (`room` preselects one). The link carries no API key: it is signed, bound to the\njob and to this key's person (uploads are attributed to them, `uploaded_via:\nupload_page`), and works until `expires_at`: 24 hours by default, or `expires_in`\nseconds (5 minutes to 7 days). Revoking the key ends the link. Each file is sent on its\nown with its own `operation_id`, so a retry on a weak signal never stores it twice.",
     "scope": "write",
     "credit": "none",
     "mcp": true,
@@ -11502,6 +11633,125 @@ export const operations: Record<OperationName, OperationSpec> = {
                       },
                       {
                         "type": "object",
+                        "description": "Kind `files`. Videos were added to the job (duplicates of videos it had are not counted).",
+                        "required": [
+                          "action",
+                          "video_ids",
+                          "count",
+                          "seconds",
+                          "rooms",
+                          "rooms_added",
+                          "via"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "videos.uploaded"
+                          },
+                          "video_ids": {
+                            "type": "array",
+                            "items": {
+                              "type": "string",
+                              "pattern": "^vid_[0-9A-Za-z]+$",
+                              "example": "vid_3Lm8QzR2tY6w"
+                            }
+                          },
+                          "count": {
+                            "type": "integer"
+                          },
+                          "seconds": {
+                            "type": "number",
+                            "description": "Their length together."
+                          },
+                          "rooms": {
+                            "type": "array",
+                            "items": {
+                              "type": "string"
+                            }
+                          },
+                          "rooms_added": {
+                            "type": "array",
+                            "items": {
+                              "type": "string"
+                            }
+                          },
+                          "via": {
+                            "type": "string",
+                            "enum": [
+                              "api",
+                              "upload_page"
+                            ]
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
+                        "description": "Kind `files`. Documents were added to the job's Files tab.",
+                        "required": [
+                          "action",
+                          "document_ids",
+                          "count",
+                          "names",
+                          "kinds",
+                          "rooms_added",
+                          "via"
+                        ],
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "documents.uploaded"
+                          },
+                          "document_ids": {
+                            "type": "array",
+                            "items": {
+                              "type": "string",
+                              "pattern": "^doc_[0-9A-Za-z]+$",
+                              "example": "doc_7Hq2LmX9cV4s"
+                            }
+                          },
+                          "count": {
+                            "type": "integer"
+                          },
+                          "names": {
+                            "type": "array",
+                            "items": {
+                              "type": [
+                                "string",
+                                "null"
+                              ]
+                            }
+                          },
+                          "kinds": {
+                            "type": "array",
+                            "description": "The kind of each document, in the order of `document_ids`.",
+                            "items": {
+                              "type": "string",
+                              "enum": [
+                                "pdf",
+                                "image",
+                                "word",
+                                "spreadsheet",
+                                "presentation"
+                              ]
+                            }
+                          },
+                          "rooms_added": {
+                            "type": "array",
+                            "items": {
+                              "type": "string"
+                            }
+                          },
+                          "via": {
+                            "type": "string",
+                            "enum": [
+                              "api",
+                              "upload_page"
+                            ]
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
                         "required": [
                           "action",
                           "undone"
@@ -11562,6 +11812,8 @@ export const operations: Record<OperationName, OperationSpec> = {
                         "photos.uploaded": "#/components/schemas/ChangeDataPhotosUploaded",
                         "photos.moved": "#/components/schemas/ChangeDataPhotosMoved",
                         "photos.updated": "#/components/schemas/ChangeDataPhotosUpdated",
+                        "videos.uploaded": "#/components/schemas/ChangeDataVideosUploaded",
+                        "documents.uploaded": "#/components/schemas/ChangeDataDocumentsUploaded",
                         "action.undone": "#/components/schemas/ChangeDataActionUndone"
                       }
                     }
@@ -11581,6 +11833,246 @@ export const operations: Record<OperationName, OperationSpec> = {
         "next_cursor": {
           "type": "string",
           "description": "Always present. Send it back as `cursor` for newer entries."
+        }
+      }
+    }
+  },
+  list_job_documents: {
+    "name": "list_job_documents",
+    "method": "GET",
+    "path": "/api/v1/jobs/{job_id}/documents",
+    "expressPath": "/api/v1/jobs/:job_id/documents",
+    "tag": "Files",
+    "summary": "List the documents on a job's Files tab, newest first",
+    "description": "The job's documents, newest first by upload time, paged; `room` and `kind` narrow the\nlist. Each has its name, kind, size, page count, uploader, room, whether\n`read_document` can read it, and a signed `download` link that needs no key until\n`links.expires_at`.",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "List a job's documents",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [
+      "room",
+      "kind",
+      "limit",
+      "cursor"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
+          "example": "#16"
+        },
+        "room": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
+          "description": "Only this room (any case), or `Unsorted`.",
+          "example": "Kitchen"
+        },
+        "kind": {
+          "type": "string",
+          "enum": [
+            "pdf",
+            "image",
+            "word",
+            "spreadsheet",
+            "presentation"
+          ],
+          "description": "Only documents of this kind."
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 25,
+          "description": "Page size, 1 to 100."
+        },
+        "cursor": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list)."
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "job_id",
+        "data",
+        "next_cursor",
+        "total"
+      ],
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "data": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "job_id",
+              "name",
+              "kind",
+              "format",
+              "bytes",
+              "sha256",
+              "room",
+              "page_count",
+              "readable",
+              "uploaded_by",
+              "uploaded_via",
+              "uploaded_at",
+              "links"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^doc_[0-9A-Za-z]+$",
+                "example": "doc_7Hq2LmX9cV4s"
+              },
+              "job_id": {
+                "type": "string",
+                "pattern": "^job_[0-9A-Za-z]+$",
+                "example": "job_7Qm2KxR9aB1c"
+              },
+              "name": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The name given, else the file name it was uploaded with."
+              },
+              "kind": {
+                "type": "string",
+                "enum": [
+                  "pdf",
+                  "image",
+                  "word",
+                  "spreadsheet",
+                  "presentation"
+                ]
+              },
+              "format": {
+                "type": "string",
+                "enum": [
+                  "pdf",
+                  "jpeg",
+                  "png",
+                  "heic",
+                  "docx",
+                  "xlsx",
+                  "pptx",
+                  "doc",
+                  "xls",
+                  "ppt"
+                ],
+                "description": "The file's format, by its content."
+              },
+              "bytes": {
+                "type": "integer"
+              },
+              "sha256": {
+                "type": "string"
+              },
+              "room": {
+                "type": "string",
+                "description": "The room's name, or `Unsorted`."
+              },
+              "page_count": {
+                "type": [
+                  "integer",
+                  "null"
+                ],
+                "description": "Pages of a PDF (1 for an image); null for office files and for a PDF that needs a password."
+              },
+              "readable": {
+                "type": "boolean",
+                "description": "Whether `read_document` can read it (PDFs that open without a password, and images)."
+              },
+              "uploaded_by": {
+                "type": "object",
+                "description": "A teammate, as shown on records they made or are assigned to.",
+                "required": [
+                  "id",
+                  "name"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^per_[0-9A-Za-z]+$",
+                    "example": "per_3bT9kLx0Qw2e"
+                  },
+                  "name": {
+                    "type": "string"
+                  }
+                }
+              },
+              "uploaded_via": {
+                "type": "string",
+                "enum": [
+                  "api",
+                  "upload_page"
+                ]
+              },
+              "uploaded_at": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "links": {
+                "type": "object",
+                "required": [
+                  "download",
+                  "expires_at"
+                ],
+                "properties": {
+                  "download": {
+                    "type": "string",
+                    "format": "uri",
+                    "description": "The file as uploaded, under its name, with its content type (signed; needs no key)."
+                  },
+                  "expires_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "next_cursor": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "Send it back as `cursor` to get the next page; `null` when there is no further page."
+        },
+        "total": {
+          "type": "integer",
+          "description": "Documents of the job (all rooms and kinds)."
         }
       }
     }
@@ -11914,6 +12406,249 @@ export const operations: Record<OperationName, OperationSpec> = {
             "null"
           ],
           "description": "Send it back as `cursor` to get the next page; `null` when there is no further page."
+        }
+      }
+    }
+  },
+  list_job_videos: {
+    "name": "list_job_videos",
+    "method": "GET",
+    "path": "/api/v1/jobs/{job_id}/videos",
+    "expressPath": "/api/v1/jobs/:job_id/videos",
+    "tag": "Files",
+    "summary": "List a job's videos, newest first",
+    "description": "The job's videos, newest first by `recorded_at`, paged; `room` narrows to one room (or\n`Unsorted`). Each has its room, caption, length, size and signed links that need no\nkey until `links.expires_at`: `play` streams the video (HTTP range requests, so that a\nbrowser's player can seek) and `still` is its still frame.",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "List a job's videos",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [
+      "room",
+      "limit",
+      "cursor"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
+          "example": "#16"
+        },
+        "room": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
+          "description": "Only this room (any case), or `Unsorted`.",
+          "example": "Kitchen"
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 25,
+          "description": "Page size, 1 to 100."
+        },
+        "cursor": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list)."
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "job_id",
+        "data",
+        "next_cursor",
+        "total"
+      ],
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "data": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "job_id",
+              "room",
+              "caption",
+              "name",
+              "recorded_at",
+              "recorded_at_source",
+              "duration_seconds",
+              "format",
+              "codec",
+              "width",
+              "height",
+              "bytes",
+              "sha256",
+              "uploaded_by",
+              "uploaded_via",
+              "uploaded_at",
+              "links"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "pattern": "^vid_[0-9A-Za-z]+$",
+                "example": "vid_3Lm8QzR2tY6w"
+              },
+              "job_id": {
+                "type": "string",
+                "pattern": "^job_[0-9A-Za-z]+$",
+                "example": "job_7Qm2KxR9aB1c"
+              },
+              "room": {
+                "type": "string",
+                "description": "The room's name, or `Unsorted`."
+              },
+              "caption": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "name": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The name given, else the file name it was uploaded with."
+              },
+              "recorded_at": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "recorded_at_source": {
+                "type": "string",
+                "enum": [
+                  "metadata",
+                  "upload_time"
+                ]
+              },
+              "duration_seconds": {
+                "type": "number",
+                "description": "Length in seconds (to the millisecond)."
+              },
+              "format": {
+                "type": "string",
+                "enum": [
+                  "mp4",
+                  "mov",
+                  "webm"
+                ],
+                "description": "The container, by content."
+              },
+              "codec": {
+                "type": "string",
+                "description": "The video stream's codec as ffprobe names it (h264, hevc, vp9, …)."
+              },
+              "width": {
+                "type": "integer",
+                "description": "As displayed (rotation applied)."
+              },
+              "height": {
+                "type": "integer"
+              },
+              "bytes": {
+                "type": "integer"
+              },
+              "sha256": {
+                "type": "string"
+              },
+              "uploaded_by": {
+                "type": "object",
+                "description": "A teammate, as shown on records they made or are assigned to.",
+                "required": [
+                  "id",
+                  "name"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^per_[0-9A-Za-z]+$",
+                    "example": "per_3bT9kLx0Qw2e"
+                  },
+                  "name": {
+                    "type": "string"
+                  }
+                }
+              },
+              "uploaded_via": {
+                "type": "string",
+                "enum": [
+                  "api",
+                  "upload_page"
+                ]
+              },
+              "uploaded_at": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "links": {
+                "type": "object",
+                "required": [
+                  "play",
+                  "still",
+                  "expires_at"
+                ],
+                "description": "Signed links that need no key.",
+                "properties": {
+                  "play": {
+                    "type": "string",
+                    "format": "uri",
+                    "description": "The video as uploaded, with its content type; honours Range requests."
+                  },
+                  "still": {
+                    "type": "string",
+                    "format": "uri",
+                    "description": "The still frame (JPEG)."
+                  },
+                  "expires_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "next_cursor": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "Send it back as `cursor` to get the next page; `null` when there is no further page."
+        },
+        "total": {
+          "type": "integer",
+          "description": "Videos of the job (all rooms)."
         }
       }
     }
@@ -12772,6 +13507,192 @@ export const operations: Record<OperationName, OperationSpec> = {
           "items": {
             "type": "string"
           }
+        }
+      }
+    }
+  },
+  read_document: {
+    "name": "read_document",
+    "method": "GET",
+    "path": "/api/v1/documents/{document_id}",
+    "expressPath": "/api/v1/documents/:document_id",
+    "tag": "Files",
+    "summary": "Read a document's text page by page (OCR for scanned pages), or find words in it",
+    "description": "The text of a PDF page by page (`page_from`, `page_count`: 10 pages by default, 50 at\nmost), each page saying where its text came from: the PDF's text layer (`text_layer`)\nor, when a page has none or one too poor to trust, OCR of the page rendered at up to\n300 dpi (`ocr`, English, read offline). An image document is one page, read by OCR.\nWith `q`, the whole document is searched instead (words in any case, all of them on the\npage) and `matches` gives each matching page with short excerpts.\n\nOCR takes seconds a page, so it runs in the background on a bounded pool and every\npage read is kept: the next read of that page answers from the cache. A call waits up\nto `wait_seconds` (default 5) for the pages it asked for, then answers with the pages\nthat are ready and lists the others in `pending`: call again (same parameters) to get\nthem. One call hands at most 50 pages to OCR (a search of a long scan reads it over\nseveral calls). Over MCP a call that sends a `progressToken` gets a progress notification as\neach page is read.\n\nA PDF that needs a password answers 422 `document_encrypted`; a Word, Excel or\nPowerPoint file 422 `document_unreadable` (download it with its link instead). A\ndocument of another company answers 404.",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Read a document",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "document_id"
+    ],
+    "queryParams": [
+      "page_from",
+      "page_count",
+      "q",
+      "wait_seconds"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "document_id": {
+          "type": "string",
+          "pattern": "^doc_[0-9A-Za-z]+$",
+          "example": "doc_7Hq2LmX9cV4s"
+        },
+        "page_from": {
+          "type": "integer",
+          "minimum": 1,
+          "default": 1,
+          "description": "The first page to read (1-based)."
+        },
+        "page_count": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 50,
+          "default": 10,
+          "description": "How many pages to read from `page_from`."
+        },
+        "q": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Words to find; answers the matching pages of the whole document instead."
+        },
+        "wait_seconds": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 25,
+          "default": 5,
+          "description": "How long to wait for pages that OCR is reading before answering with what is ready."
+        }
+      },
+      "required": [
+        "document_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "document_id",
+        "job_id",
+        "name",
+        "kind",
+        "page_count",
+        "pending",
+        "next_page_from"
+      ],
+      "properties": {
+        "document_id": {
+          "type": "string",
+          "pattern": "^doc_[0-9A-Za-z]+$",
+          "example": "doc_7Hq2LmX9cV4s"
+        },
+        "job_id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "name": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "kind": {
+          "type": "string",
+          "enum": [
+            "pdf",
+            "image",
+            "word",
+            "spreadsheet",
+            "presentation"
+          ]
+        },
+        "page_count": {
+          "type": "integer"
+        },
+        "pages": {
+          "type": "array",
+          "description": "Without `q`, the pages asked for that are read, in order.",
+          "items": {
+            "type": "object",
+            "required": [
+              "page",
+              "source",
+              "text"
+            ],
+            "properties": {
+              "page": {
+                "type": "integer"
+              },
+              "source": {
+                "type": "string",
+                "enum": [
+                  "text_layer",
+                  "ocr"
+                ]
+              },
+              "text": {
+                "type": "string"
+              }
+            }
+          }
+        },
+        "matches": {
+          "type": "array",
+          "description": "With `q`, the pages read so far that hold every word, in order.",
+          "items": {
+            "type": "object",
+            "required": [
+              "page",
+              "source",
+              "excerpts"
+            ],
+            "properties": {
+              "page": {
+                "type": "integer"
+              },
+              "source": {
+                "type": "string",
+                "enum": [
+                  "text_layer",
+                  "ocr"
+                ]
+              },
+              "excerpts": {
+                "type": "array",
+                "description": "Up to 3 short passages around the words found.",
+                "items": {
+                  "type": "string"
+                }
+              }
+            }
+          }
+        },
+        "pending": {
+          "type": "array",
+          "description": "Pages (of those asked for; with `q`, of the whole document) that OCR is still reading. Call again to get them.",
+          "items": {
+            "type": "integer"
+          }
+        },
+        "next_page_from": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "Without `q`, the first page after those asked for; null at the end (and with `q`)."
         }
       }
     }
@@ -16865,6 +17786,222 @@ export const operations: Record<OperationName, OperationSpec> = {
       }
     }
   },
+  upload_job_documents: {
+    "name": "upload_job_documents",
+    "method": "POST",
+    "path": "/api/v1/jobs/{job_id}/documents",
+    "expressPath": "/api/v1/jobs/:job_id/documents",
+    "tag": "Files",
+    "summary": "Upload documents to a job's Files tab (multipart; HTTP only)",
+    "description": "Adds documents to a job in one `multipart/form-data` request, the same way as\n`upload_job_photos`: one part named `document` per file and one part named `meta`\nholding JSON (`operation_id`, an optional `room` for every document, and an optional\n`documents` array whose i-th entry gives the `room` and `name` of the i-th part).\n\nEach file is checked by its content: PDF (opened with poppler), images (JPEG, PNG,\nHEIC, decoded as photos are; a photographed receipt is read by OCR), Word, Excel and\nPowerPoint files (`.docx`, `.xlsx`, `.pptx` by their contents; the older `.doc`, `.xls`,\n`.ppt` by an OLE2 container with that file name). Anything else answers 415\n`unsupported_media_type`; a broken PDF or image 422 `invalid_file`; a PDF of more than\n2,000 pages or with a page side over 200 inches 422 `document_too_large` (PDF bombs),\neach naming the part. A PDF that needs a password to open is kept, but cannot be read\n(`readable: false`). Limits: 50 MiB a document, 20 documents and 200 MiB a request (413\n`payload_too_large`). A request is all or nothing. The same file (SHA-256) sent again to\nthe job is answered as the existing document with `duplicate: true`; rooms, replays and\nconflicts work as for photos.\n\nNot offered over MCP: use `get_photo_upload_link`, whose page takes documents too.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 201,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
+          "example": "#16"
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "job_id",
+        "documents",
+        "added",
+        "duplicates",
+        "rooms_added"
+      ],
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "documents": {
+          "type": "array",
+          "items": {
+            "allOf": [
+              {
+                "type": "object",
+                "required": [
+                  "id",
+                  "job_id",
+                  "name",
+                  "kind",
+                  "format",
+                  "bytes",
+                  "sha256",
+                  "room",
+                  "page_count",
+                  "readable",
+                  "uploaded_by",
+                  "uploaded_via",
+                  "uploaded_at",
+                  "links"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^doc_[0-9A-Za-z]+$",
+                    "example": "doc_7Hq2LmX9cV4s"
+                  },
+                  "job_id": {
+                    "type": "string",
+                    "pattern": "^job_[0-9A-Za-z]+$",
+                    "example": "job_7Qm2KxR9aB1c"
+                  },
+                  "name": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "The name given, else the file name it was uploaded with."
+                  },
+                  "kind": {
+                    "type": "string",
+                    "enum": [
+                      "pdf",
+                      "image",
+                      "word",
+                      "spreadsheet",
+                      "presentation"
+                    ]
+                  },
+                  "format": {
+                    "type": "string",
+                    "enum": [
+                      "pdf",
+                      "jpeg",
+                      "png",
+                      "heic",
+                      "docx",
+                      "xlsx",
+                      "pptx",
+                      "doc",
+                      "xls",
+                      "ppt"
+                    ],
+                    "description": "The file's format, by its content."
+                  },
+                  "bytes": {
+                    "type": "integer"
+                  },
+                  "sha256": {
+                    "type": "string"
+                  },
+                  "room": {
+                    "type": "string",
+                    "description": "The room's name, or `Unsorted`."
+                  },
+                  "page_count": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "description": "Pages of a PDF (1 for an image); null for office files and for a PDF that needs a password."
+                  },
+                  "readable": {
+                    "type": "boolean",
+                    "description": "Whether `read_document` can read it (PDFs that open without a password, and images)."
+                  },
+                  "uploaded_by": {
+                    "type": "object",
+                    "description": "A teammate, as shown on records they made or are assigned to.",
+                    "required": [
+                      "id",
+                      "name"
+                    ],
+                    "properties": {
+                      "id": {
+                        "type": "string",
+                        "pattern": "^per_[0-9A-Za-z]+$",
+                        "example": "per_3bT9kLx0Qw2e"
+                      },
+                      "name": {
+                        "type": "string"
+                      }
+                    }
+                  },
+                  "uploaded_via": {
+                    "type": "string",
+                    "enum": [
+                      "api",
+                      "upload_page"
+                    ]
+                  },
+                  "uploaded_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  },
+                  "links": {
+                    "type": "object",
+                    "required": [
+                      "download",
+                      "expires_at"
+                    ],
+                    "properties": {
+                      "download": {
+                        "type": "string",
+                        "format": "uri",
+                        "description": "The file as uploaded, under its name, with its content type (signed; needs no key)."
+                      },
+                      "expires_at": {
+                        "type": "string",
+                        "format": "date-time"
+                      }
+                    }
+                  }
+                }
+              },
+              {
+                "type": "object",
+                "required": [
+                  "duplicate"
+                ],
+                "properties": {
+                  "duplicate": {
+                    "type": "boolean",
+                    "description": "True when the job already had this file (same SHA-256); nothing was stored."
+                  }
+                }
+              }
+            ]
+          }
+        },
+        "added": {
+          "type": "integer"
+        },
+        "duplicates": {
+          "type": "integer"
+        },
+        "rooms_added": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        }
+      }
+    }
+  },
   upload_job_photos: {
     "name": "upload_job_photos",
     "method": "POST",
@@ -17090,6 +18227,237 @@ export const operations: Record<OperationName, OperationSpec> = {
       }
     }
   },
+  upload_job_videos: {
+    "name": "upload_job_videos",
+    "method": "POST",
+    "path": "/api/v1/jobs/{job_id}/videos",
+    "expressPath": "/api/v1/jobs/:job_id/videos",
+    "tag": "Files",
+    "summary": "Upload videos to a job (multipart; HTTP only)",
+    "description": "Adds videos to a job in one `multipart/form-data` request, the same way as\n`upload_job_photos`: one part named `video` per video and one part named `meta` holding\nJSON (`operation_id`, an optional `room` for every video, and an optional `videos` array\nwhose i-th entry gives the `room`, `caption` and `name` of the i-th `video` part).\n\nEach video is checked by its content: MP4, MOV (QuickTime) and WebM whose video stream\n`ffprobe` can read; anything else answers 415 `unsupported_media_type`, a truncated or\nunreadable video 422 `invalid_file`, each naming the part. The service reads its length,\ndimensions (as displayed) and codec, and makes a still frame (JPEG, long side at most\n2048 px, at one second in) without metadata; this work runs in bounded child processes\nwith a time limit. Limits: 1 GiB a video (the service's `VIDEO_MAX_BYTES`), 10 videos\nand twice that size a request (413 `payload_too_large`). Files stream to storage; a\nrequest is all or nothing.\n\n`recorded_at` is the recording time the file states (`recorded_at_source: metadata`),\nelse the upload time (`upload_time`). The same video (SHA-256) sent again to the job is\nanswered as the existing one with `duplicate: true`; rooms, replays and conflicts work\nas for photos. When the service's machine lacks `ffmpeg`, this answers 503\n`feature_unavailable`.\n\nNot offered over MCP: use `get_photo_upload_link`, whose page takes videos too.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 201,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
+          "example": "#16"
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "job_id",
+        "videos",
+        "added",
+        "duplicates",
+        "rooms_added"
+      ],
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "videos": {
+          "type": "array",
+          "items": {
+            "allOf": [
+              {
+                "type": "object",
+                "required": [
+                  "id",
+                  "job_id",
+                  "room",
+                  "caption",
+                  "name",
+                  "recorded_at",
+                  "recorded_at_source",
+                  "duration_seconds",
+                  "format",
+                  "codec",
+                  "width",
+                  "height",
+                  "bytes",
+                  "sha256",
+                  "uploaded_by",
+                  "uploaded_via",
+                  "uploaded_at",
+                  "links"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^vid_[0-9A-Za-z]+$",
+                    "example": "vid_3Lm8QzR2tY6w"
+                  },
+                  "job_id": {
+                    "type": "string",
+                    "pattern": "^job_[0-9A-Za-z]+$",
+                    "example": "job_7Qm2KxR9aB1c"
+                  },
+                  "room": {
+                    "type": "string",
+                    "description": "The room's name, or `Unsorted`."
+                  },
+                  "caption": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "name": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "The name given, else the file name it was uploaded with."
+                  },
+                  "recorded_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  },
+                  "recorded_at_source": {
+                    "type": "string",
+                    "enum": [
+                      "metadata",
+                      "upload_time"
+                    ]
+                  },
+                  "duration_seconds": {
+                    "type": "number",
+                    "description": "Length in seconds (to the millisecond)."
+                  },
+                  "format": {
+                    "type": "string",
+                    "enum": [
+                      "mp4",
+                      "mov",
+                      "webm"
+                    ],
+                    "description": "The container, by content."
+                  },
+                  "codec": {
+                    "type": "string",
+                    "description": "The video stream's codec as ffprobe names it (h264, hevc, vp9, …)."
+                  },
+                  "width": {
+                    "type": "integer",
+                    "description": "As displayed (rotation applied)."
+                  },
+                  "height": {
+                    "type": "integer"
+                  },
+                  "bytes": {
+                    "type": "integer"
+                  },
+                  "sha256": {
+                    "type": "string"
+                  },
+                  "uploaded_by": {
+                    "type": "object",
+                    "description": "A teammate, as shown on records they made or are assigned to.",
+                    "required": [
+                      "id",
+                      "name"
+                    ],
+                    "properties": {
+                      "id": {
+                        "type": "string",
+                        "pattern": "^per_[0-9A-Za-z]+$",
+                        "example": "per_3bT9kLx0Qw2e"
+                      },
+                      "name": {
+                        "type": "string"
+                      }
+                    }
+                  },
+                  "uploaded_via": {
+                    "type": "string",
+                    "enum": [
+                      "api",
+                      "upload_page"
+                    ]
+                  },
+                  "uploaded_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  },
+                  "links": {
+                    "type": "object",
+                    "required": [
+                      "play",
+                      "still",
+                      "expires_at"
+                    ],
+                    "description": "Signed links that need no key.",
+                    "properties": {
+                      "play": {
+                        "type": "string",
+                        "format": "uri",
+                        "description": "The video as uploaded, with its content type; honours Range requests."
+                      },
+                      "still": {
+                        "type": "string",
+                        "format": "uri",
+                        "description": "The still frame (JPEG)."
+                      },
+                      "expires_at": {
+                        "type": "string",
+                        "format": "date-time"
+                      }
+                    }
+                  }
+                }
+              },
+              {
+                "type": "object",
+                "required": [
+                  "duplicate"
+                ],
+                "properties": {
+                  "duplicate": {
+                    "type": "boolean",
+                    "description": "True when the job already had this video (same SHA-256); nothing was stored."
+                  }
+                }
+              }
+            ]
+          }
+        },
+        "added": {
+          "type": "integer"
+        },
+        "duplicates": {
+          "type": "integer"
+        },
+        "rooms_added": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        }
+      }
+    }
+  },
   view_photos: {
     "name": "view_photos",
     "method": "GET",
@@ -17097,7 +18465,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/photos",
     "tag": "Files",
     "summary": "Show photos as pictures (image blocks over MCP, links over HTTP)",
-    "description": "Shows up to 8 photos: the ones named by `photo_ids` (repeat the parameter), or the\nnewest of a job (`job_id`, optionally one `room`). Each comes with its room, caption,\nname, time taken and a link to its web rendition. Over MCP the answer also holds each\nphoto as an image content block (JPEG, long side at most 1024 px, the whole answer\nunder 1 MB: pictures are made smaller when many are asked for) after a text line naming\nit. Give `photo_ids` or `job_id`, not both; an id of a photo this company does not have\nanswers 404.",
+    "description": "Shows up to 8 photos and videos: the ones named by `photo_ids` (photo or video ids;\nrepeat the parameter), or the newest of a job (`job_id`, optionally one `room`), by the\ntime they were taken or recorded. A video is shown by its still frame, with its length.\nEach comes with its room, caption, name, time taken and a link to its web rendition (a\nvideo's still). Over MCP the answer also holds each as an image content block (JPEG,\nlong side at most 1024 px, the whole answer under 1 MB: pictures are made smaller when\nmany are asked for) after a text line naming it. Give `photo_ids` or `job_id`, not\nboth; an id this company does not have answers 404.",
     "scope": "read",
     "credit": "none",
     "mcp": true,
@@ -17127,10 +18495,11 @@ export const operations: Record<OperationName, OperationSpec> = {
           "maxItems": 8,
           "items": {
             "type": "string",
-            "pattern": "^pho_[0-9A-Za-z]+$",
+            "description": "A photo's id (pho_…) or a video's (vid_…).",
+            "pattern": "^(pho|vid)_[0-9A-Za-z]+$",
             "example": "pho_9Xk2mQ4rT7vB"
           },
-          "description": "Photos to show (repeat the parameter for several)."
+          "description": "Photos or videos to show (repeat the parameter for several)."
         },
         "job_id": {
           "type": "string",
@@ -17169,20 +18538,37 @@ export const operations: Record<OperationName, OperationSpec> = {
             "type": "object",
             "required": [
               "id",
+              "kind",
               "job_id",
               "job_number",
               "room",
               "caption",
               "name",
               "taken_at",
+              "duration_seconds",
               "url",
               "expires_at"
             ],
             "properties": {
               "id": {
                 "type": "string",
-                "pattern": "^pho_[0-9A-Za-z]+$",
+                "description": "A photo's id (pho_…) or a video's (vid_…).",
+                "pattern": "^(pho|vid)_[0-9A-Za-z]+$",
                 "example": "pho_9Xk2mQ4rT7vB"
+              },
+              "kind": {
+                "type": "string",
+                "enum": [
+                  "photo",
+                  "video"
+                ]
+              },
+              "duration_seconds": {
+                "type": [
+                  "number",
+                  "null"
+                ],
+                "description": "A video's length; null for a photo."
               },
               "job_id": {
                 "type": "string",
@@ -17214,7 +18600,7 @@ export const operations: Record<OperationName, OperationSpec> = {
               "url": {
                 "type": "string",
                 "format": "uri",
-                "description": "The web rendition (signed link)."
+                "description": "The web rendition, or a video's still frame (signed link)."
               },
               "expires_at": {
                 "type": "string",

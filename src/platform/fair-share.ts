@@ -19,6 +19,19 @@ export class CompanySlots {
     }
   }
 
+  /**
+   * Waits for `work` done elsewhere (OCR in its pool) without holding the company's slot, then
+   * takes a slot again: a call waiting seconds for pages must not stop the company's other calls.
+   */
+  async aside<T>(companyId: string, work: Promise<T>): Promise<T> {
+    this.release(companyId);
+    try {
+      return await work;
+    } finally {
+      await this.acquire(companyId);
+    }
+  }
+
   private acquire(companyId: string): Promise<void> {
     const running = this.running.get(companyId) ?? 0;
     if (running < this.limit) {

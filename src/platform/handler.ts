@@ -10,15 +10,22 @@ import type { Config } from '../config';
 import type { RecordedWrites } from './undo';
 import type { ChangeLog } from './changes';
 import type { LinkSigner } from './links';
-import type { PreparedUpload } from '../tools/media/prepared-upload';
+import type { DocumentReader } from '../tools/documents/document-text';
+import type { PreparedDocumentUpload, PreparedUpload, PreparedVideoUpload } from '../tools/media/prepared-upload';
 
 type Op<N extends OperationName> = operations[N];
 type Never<T> = [T] extends [never] ? Record<string, never> : T extends undefined ? Record<string, never> : T;
 
 export type PathOf<N extends OperationName> = Never<Op<N>['parameters']['path']>;
 export type QueryOf<N extends OperationName> = Never<NonNullable<Op<N>['parameters']['query']>>;
-/** A multipart upload reaches its handler as its intake prepared it (src/tools/media/photo-intake.ts). */
-export type BodyOf<N extends OperationName> = N extends 'upload_job_photos' ? PreparedUpload : Op<N> extends { requestBody?: { content: { 'application/json': infer B } } }
+/** A multipart upload reaches its handler as its intake prepared it (src/tools/media/file-intake.ts). */
+export type BodyOf<N extends OperationName> = N extends 'upload_job_photos'
+  ? PreparedUpload
+  : N extends 'upload_job_videos'
+    ? PreparedVideoUpload
+    : N extends 'upload_job_documents'
+      ? PreparedDocumentUpload
+      : Op<N> extends { requestBody?: { content: { 'application/json': infer B } } }
   ? B
   : Record<string, never>;
 
@@ -62,6 +69,10 @@ export interface ReadContext {
   progress: Progress;
   /** Signs the links answers hand out (files, pages). */
   links: LinkSigner;
+  /** Reads stored documents' text (kept pages, the text layer, OCR in the background). */
+  documents: DocumentReader;
+  /** Waits for work done outside the call (OCR) without holding one of the company's slots. */
+  waitAside<T>(work: Promise<T>): Promise<T>;
 }
 
 /** A write runs inside one transaction; `rows` and `changes` feed undo and the change feed. */

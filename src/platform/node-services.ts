@@ -1,8 +1,8 @@
 /**
  * What every node of the service runs beside its HTTP server: the Redis connection that shares
  * rate-limit counts between nodes (REDIS_URL), the listener that hears key revocations made on
- * other nodes (PostgreSQL), the file store with the image workers, and the periodic purge of
- * expired idempotency records and of stored files no photo uses.
+ * other nodes (PostgreSQL), the file store with the image, video and OCR workers, and the
+ * periodic purge of expired idempotency records and of stored files nothing uses.
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -28,14 +28,14 @@ export async function startNodeServices(db: Knex, config: Config, logger: Logger
   const keys = config.databaseUrl ? new KeyChangeListener(config.databaseUrl, logger) : null;
   await keys?.start();
 
-  const media = await startMedia(db, config);
+  const media = await startMedia(db, config, logger);
   const purge = async () => {
     try {
       const deleted = await purgeExpiredAnswers(db, config.idempotencyRetentionDays);
       if (deleted > 0) logger.info({ deleted }, 'purged expired idempotency records');
-      // Files no photo uses any more are kept as long as a replay could still show them.
+      // Files nothing uses any more are kept as long as a replay could still show them.
       const files = await sweepUnusedFiles(db, media.files, config.idempotencyRetentionDays);
-      if (files > 0) logger.info({ files }, 'deleted stored files no photo uses');
+      if (files > 0) logger.info({ files }, 'deleted stored files nothing uses');
     } catch (error) {
       logger.error({ err: error }, 'purge failed');
     }

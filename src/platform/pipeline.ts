@@ -49,8 +49,13 @@ async function runInSlot(deps: Deps, name: ReadOperationName | WriteOperationNam
   checkScope(name, caller);
   if (op.scope === 'write') return runWrite(deps, name as WriteOperationName, caller, input, progress);
   const handler = handlers[name] as (ctx: ReadContext, input: AnyInput) => Promise<unknown>;
-  const body = await handler({ db: deps.db, caller, config: deps.config, progress, links: deps.media.links }, input);
+  const body = await handler({ ...servicesOf(deps, caller), db: deps.db, caller, config: deps.config, progress }, input);
   return { status: op.successStatus, body, replayed: false };
+}
+
+/** The node's services a handler may use. */
+function servicesOf(deps: Deps, caller: Caller): Pick<ReadContext, 'links' | 'documents' | 'waitAside'> {
+  return { links: deps.media.links, documents: deps.media.documents, waitAside: (work) => deps.slots.aside(caller.companyId, work) };
 }
 
 /** Writes with a body carry operation_id in it; DELETEs, which have none, in the query. */
@@ -102,7 +107,7 @@ async function writeOnce(deps: Deps, name: WriteOperationName, caller: Caller, i
   const handler = handlers[name] as (ctx: WriteContext, input: AnyInput) => Promise<unknown>;
   const { answer, tail } = await deps.db.transaction(async (trx) => {
     await lockSubject(trx, caller.companyId, input.path);
-    const ctx: WriteContext = { db: trx, caller, config: deps.config, progress, links: deps.media.links, rows: new RecordedWrites(trx, caller.companyId), changes: new ChangeLog() };
+    const ctx: WriteContext = { ...servicesOf(deps, caller), db: trx, caller, config: deps.config, progress, rows: new RecordedWrites(trx, caller.companyId), changes: new ChangeLog() };
     const body = await handler(ctx, input);
     const answer = { status: operations[name].successStatus, body };
     const [described] = ctx.changes.entries;

@@ -30,6 +30,8 @@ export type UndoableTable =
   | 'estimate_rooms'
   | 'estimate_lines'
   | 'photos'
+  | 'videos'
+  | 'documents'
   | 'job_rooms';
 
 type Row = Record<string, unknown> & { id: string; version: number };

@@ -43,6 +43,11 @@ import { view_photos } from './media/view_photos';
 import { move_photos } from './media/move_photos';
 import { update_photos } from './media/update_photos';
 import { get_photo_upload_link } from './media/get_photo_upload_link';
+import { upload_job_videos } from './media/upload_job_videos';
+import { list_job_videos } from './media/list_job_videos';
+import { upload_job_documents } from './documents/upload_job_documents';
+import { list_job_documents } from './documents/list_job_documents';
+import { read_document } from './documents/read_document';
 import { admin_set_estimate_rates } from './admin/admin_set_estimate_rates';
 import { list_changes } from './changes/list_changes';
 import { undo_my_last_action } from './changes/undo_my_last_action';
@@ -103,6 +108,11 @@ export const handlers: HandlerTable = {
   move_photos,
   update_photos,
   get_photo_upload_link,
+  upload_job_videos,
+  list_job_videos,
+  upload_job_documents,
+  list_job_documents,
+  read_document,
   search_standards,
   list_changes,
   undo_my_last_action,

@@ -6,11 +6,12 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
 import type { Caller, ReadContext, WriteContext } from '../../platform/handler';
 import { newId } from '../../platform/ids';
-import { LinkSigner } from '../../platform/links';
 import { notFound } from '../../platform/errors';
+import { fileLink } from './file-links';
 
 export type Photo = components['schemas']['Photo'];
-export type PhotoVariant = 'original' | 'web' | 'thumbnail';
+/** A stored file's original and renditions: `web` is the viewable JPEG (a video's still frame). */
+export type FileVariant = 'original' | 'web' | 'thumbnail';
 
 /** Photos without a room are listed, and filed back, under this name. */
 export const UNSORTED = 'Unsorted';
@@ -34,8 +35,12 @@ export interface PhotoRow {
   height: number;
 }
 
-/** Where a stored file's variants are kept: by company and content, so that no company can reach another's. */
-export function storageKey(companyId: string, sha256: string, variant: PhotoVariant): string {
+/**
+ * Where a stored file's variants are kept: by company and content, so that no company can reach
+ * another's. (The `photos` segment dates from when photos were the only files; videos and
+ * documents are kept the same way, so that stored files never move.)
+ */
+export function storageKey(companyId: string, sha256: string, variant: FileVariant): string {
   return `${companyId}/photos/${sha256}/${variant}`;
 }
 
@@ -59,27 +64,13 @@ export async function photosOfJob(db: Knex, companyId: string, jobId: string, id
   return ids.map((id) => byId.get(id)!);
 }
 
-export interface SignedPhotoLink {
-  url: string;
-  expires: number;
-}
-
-/** A signed link to one rendition of a photo. */
-export async function photoLink(ctx: Pick<ReadContext, 'links' | 'config'>, companyId: string, photoId: string, variant: Exclude<PhotoVariant, 'original'>): Promise<SignedPhotoLink> {
-  const expires = LinkSigner.expiryIn(ctx.config.links.fileSeconds);
-  const object = `${photoId}/${variant}`;
-  const signature = await ctx.links.sign({ purpose: 'photo', companyId, object, expires });
-  const query = new URLSearchParams({ c: companyId, e: String(expires), s: signature });
-  return { url: `${ctx.config.publicUrl}/files/photos/${object}?${query}`, expires };
-}
-
 /** What every answer says of a photo: where it is filed and what it shows. */
 export function photoLabels(row: PhotoRow): Pick<Photo, 'id' | 'job_id' | 'room' | 'caption' | 'name' | 'taken_at'> {
   return { id: row.id, job_id: row.job_id, room: row.room ?? UNSORTED, caption: row.caption, name: row.name, taken_at: new Date(row.taken_at).toISOString() };
 }
 
 export async function toPhoto(ctx: Pick<ReadContext, 'links' | 'config'>, caller: Caller, row: PhotoRow): Promise<Photo> {
-  const [web, thumbnail] = await Promise.all([photoLink(ctx, caller.companyId, row.id, 'web'), photoLink(ctx, caller.companyId, row.id, 'thumbnail')]);
+  const [web, thumbnail] = await Promise.all([fileLink(ctx, caller.companyId, 'photos', row.id, 'web'), fileLink(ctx, caller.companyId, 'photos', row.id, 'thumbnail')]);
   return {
     ...photoLabels(row),
     taken_at_source: row.taken_at_source,

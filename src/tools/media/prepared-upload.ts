@@ -1,21 +1,27 @@
 /**
- * What the upload intake hands to `upload_job_photos` once every file of the request is received,
- * checked and stored: the request's details and each file's SHA-256, nothing of the bytes. It is
- * what an operation_id's replay is compared with, so the same files sent again are the same
- * request.
+ * What the upload intake hands to `upload_job_photos`, `upload_job_videos` and
+ * `upload_job_documents` once every file of the request is received, checked and stored: the
+ * request's details and each file's SHA-256, nothing of the bytes. It is what an operation_id's
+ * replay is compared with, so the same files sent again are the same request.
  */
-export interface PreparedPhoto {
+export type UploadTool = 'upload_job_photos' | 'upload_job_videos' | 'upload_job_documents';
+
+export interface PreparedFile {
   sha256: string;
-  /** The part's file name, kept as the photo's name unless one is given. */
+  /** The part's file name, kept as the record's name unless one is given. */
   file_name: string | null;
   room?: string;
+  /** Photos and videos only. */
   caption?: string | null;
   name?: string | null;
 }
 
-export interface PreparedUpload {
+interface UploadDetails {
   operation_id: string;
   via: 'api' | 'upload_page';
   room?: string;
-  photos: PreparedPhoto[];
 }
+
+export type PreparedUpload = UploadDetails & { photos: PreparedFile[] };
+export type PreparedVideoUpload = UploadDetails & { videos: PreparedFile[] };
+export type PreparedDocumentUpload = UploadDetails & { documents: PreparedFile[] };

@@ -45,7 +45,7 @@ export interface ReceivedUpload {
 const HEAD_BYTES = 64;
 const MiB = 1024 * 1024;
 
-export function partName(file: Pick<ReceivedFile, 'part' | 'fileName'>, what = 'photo'): string {
+export function partName(file: Pick<ReceivedFile, 'part' | 'fileName'>, what: string): string {
   return `${what} part ${file.part}${file.fileName ? ` (${file.fileName})` : ''}`;
 }
 
@@ -110,7 +110,7 @@ function readParts(req: Request, limits: UploadLimits, dir: string): Promise<Omi
           done(null, chunk);
         },
       });
-      stream.on('limit', () => refuse(tooLarge(`${partName(file)} is over ${mib(limits.fileBytes)}.`)));
+      stream.on('limit', () => refuse(tooLarge(`${partName(file, limits.filePart)} is over ${mib(limits.fileBytes)}.`)));
       const sink = createWriteStream(file.path);
       sinks.push(sink);
       const written = pipeline(stream, count, sink).then(() => {

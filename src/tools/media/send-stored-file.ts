@@ -11,10 +11,12 @@ export async function sendStoredFile(req: Request, res: Response, files: FileSto
   const size = await files.size(key);
   if (size === null) throw notFound('file');
   const range = requestedRange(req.headers.range, size);
-  const opened = await files.open(key, range ?? undefined);
-  if (!opened) throw notFound('file');
+  // HEAD asks for the headers only: the object is not read (on S3 that would be a download).
+  const opened = req.method === 'HEAD' ? null : await files.open(key, range ?? undefined);
+  if (req.method !== 'HEAD' && !opened) throw notFound('file');
   res.set({ ...headers, 'Accept-Ranges': 'bytes', 'Content-Length': String(range ? range.end - range.start + 1 : size) });
   if (range) res.status(206).set('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
+  if (!opened) return void res.end();
   await pipeline(opened.stream, res);
 }
 

@@ -1,7 +1,9 @@
 /**
  * The upload page a person opens from `get_photo_upload_link`: plain HTML, CSS and a little JS
  * served by the service. Each file is sent on its own (multipart, like `upload_job_photos`) with
- * an operation_id made for it once, so that a retry after a failure never stores it twice.
+ * an operation_id made for it once, so that a retry after a failure never stores it twice. A
+ * file picked as a document goes to the Files tab; from the camera or library, a video goes to
+ * the videos and anything else to the photos.
  */
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
@@ -47,15 +49,15 @@ export function uploadPage(job: PageJob): { html: string; nonce: string } {
     .join('');
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Photos for job #${job.job_number}</title>
+<title>Photos, videos and documents for job #${job.job_number}</title>
 <style nonce="${nonce}">
 body{font-family:system-ui,-apple-system,sans-serif;margin:0;padding:16px;max-width:560px;margin-inline:auto;color:#1b1f23;background:#f6f7f9}
 h1{font-size:1.3rem;margin:0 0 4px}p.job{margin:0 0 16px;color:#555}
 label{display:block;font-weight:600;margin:12px 0 6px}
 select,input,button{font:inherit}
 select,input[type=text]{width:100%;box-sizing:border-box;font-size:1rem;padding:10px;border:1px solid #bbb;border-radius:8px;background:#fff}
-.pick{display:flex;gap:10px;margin-top:16px}
-.pick label{flex:1;margin:0;display:flex;align-items:center;justify-content:center;min-height:56px;text-align:center;padding:12px 8px;border-radius:10px;background:#0b5fff;color:#fff;font-size:1.05rem;cursor:pointer}
+.pick{display:flex;flex-wrap:wrap;gap:10px;margin-top:16px}
+.pick label{flex:1 1 40%;margin:0;display:flex;align-items:center;justify-content:center;min-height:56px;text-align:center;padding:12px 8px;border-radius:10px;background:#0b5fff;color:#fff;font-size:1.05rem;cursor:pointer}
 .pick label.secondary{background:#fff;color:#0b5fff;border:2px solid #0b5fff}
 .pick label:focus-within{outline:3px solid #ffbf47;outline-offset:2px}
 .pick input{position:absolute;opacity:0;width:1px;height:1px}
@@ -66,13 +68,14 @@ button{font-size:1rem;min-height:44px;min-width:88px;padding:10px 20px;border-ra
 #newroom[hidden],#roomhint[hidden]{display:none}
 #roomhint{color:#b3261e;margin:6px 0 0}
 </style></head><body>
-<h1>Add photos</h1><p class="job">Job #${job.job_number}${job.title ? ` · ${escape(job.title)}` : ''}</p>
+<h1>Add photos, videos and documents</h1><p class="job">Job #${job.job_number}${job.title ? ` · ${escape(job.title)}` : ''}</p>
 <label for="room">Room</label>
 <select id="room"><option value="">Unsorted</option>${options}<option value="__new">New room…</option></select>
-<div id="newroom" hidden><label for="roomname">New room's name</label><input id="roomname" type="text" maxlength="100" autocomplete="off" aria-describedby="roomhint"><p id="roomhint" hidden>Type the room's name first, then pick the photos again.</p></div>
+<div id="newroom" hidden><label for="roomname">New room's name</label><input id="roomname" type="text" maxlength="100" autocomplete="off" aria-describedby="roomhint"><p id="roomhint" hidden>Type the room's name first, then pick the files again.</p></div>
 <div class="pick">
 <label for="camera">Take photo<input id="camera" type="file" accept="image/*" capture="environment"></label>
-<label for="library" class="secondary">Choose from library<input id="library" type="file" accept="image/jpeg,image/png,image/heic,image/heif,.heic,.heif" multiple></label>
+<label for="library" class="secondary">Choose from library<input id="library" type="file" accept="image/jpeg,image/png,image/heic,image/heif,.heic,.heif,video/mp4,video/quicktime,video/webm,.mp4,.mov,.webm" multiple></label>
+<label for="document" class="secondary">Add a document<input id="document" type="file" accept=".pdf,application/pdf,.doc,.docx,.xls,.xlsx,.ppt,.pptx,image/jpeg,image/png,image/heic,.heic" multiple></label>
 </div>
 <ul id="files" aria-live="polite"></ul>
 <script nonce="${nonce}">
@@ -89,29 +92,30 @@ window.addEventListener('beforeunload',function(e){if(active||queue.length){e.pr
 function send(item){
   item.state.textContent='Uploading…';
   var form=new FormData(),meta={operation_id:item.op};if(item.room)meta.room=item.room;
-  form.append('meta',JSON.stringify(meta));form.append('photo',item.file,item.file.name);
-  var xhr=new XMLHttpRequest();xhr.open('POST',location.pathname+'/photos'+location.search);xhr.setRequestHeader('Accept','application/json');
+  form.append('meta',JSON.stringify(meta));form.append(item.kind.slice(0,-1),item.file,item.file.name);
+  var xhr=new XMLHttpRequest();xhr.open('POST',location.pathname+'/'+item.kind+location.search);xhr.setRequestHeader('Accept','application/json');
   xhr.upload.onprogress=function(e){if(e.lengthComputable)item.bar.value=e.loaded/e.total;};
   xhr.onload=function(){var body={};try{body=JSON.parse(xhr.responseText)}catch(e){}
-    if(xhr.status===201){item.li.className='done';item.bar.value=1;var p=body.photos&&body.photos[0];item.state.textContent=(p&&p.duplicate?'Already on the job':'Saved')+(p?' · '+p.room:'');}
+    if(xhr.status===201){item.li.className='done';item.bar.value=1;var p=body[item.kind]&&body[item.kind][0];item.state.textContent=(p&&p.duplicate?'Already on the job':'Saved')+(p?' · '+p.room:'');}
     else fail(item,body.detail||('The service answered '+xhr.status+'.'),xhr.status>=500||xhr.status===429);};
   xhr.onerror=function(){fail(item,'No connection. Check the signal and retry.',true);};
   xhr.onloadend=function(){active--;pump();};
   xhr.send(form);
 }
 function fail(item,why,canRetry){item.li.className='failed';item.state.textContent=why;item.retry.hidden=!canRetry;}
-function add(files){
+function kindOf(file,source){if(source==='document')return 'documents';return file.type.indexOf('video/')===0||/[.](mp4|mov|webm|m4v)$/i.test(file.name)?'videos':'photos';}
+function add(files,source){
   if(room.value==='__new'&&!newName.value.trim()){hint.hidden=false;newName.focus();return;}
   for(var i=0;i<files.length;i++){
     var li=document.createElement('li'),name=document.createElement('div'),bar=document.createElement('progress'),state=document.createElement('div'),retry=document.createElement('button');
     name.className='name';state.className='state';name.textContent=files[i].name;bar.max=1;bar.value=0;retry.type='button';retry.textContent='Retry';retry.hidden=true;
     bar.setAttribute('aria-label','Upload of '+files[i].name);
     li.appendChild(name);li.appendChild(bar);li.appendChild(state);li.appendChild(retry);list.appendChild(li);
-    var item={file:files[i],op:opId(),room:chosenRoom(),li:li,bar:bar,state:state,retry:retry};
+    var item={file:files[i],kind:kindOf(files[i],source),op:opId(),room:chosenRoom(),li:li,bar:bar,state:state,retry:retry};
     retry.addEventListener('click',enqueue.bind(null,item));enqueue(item);
   }
 }
-['camera','library'].forEach(function(id){var input=document.getElementById(id);input.addEventListener('change',function(){add(input.files);input.value='';});});
+['camera','library','document'].forEach(function(id){var input=document.getElementById(id);input.addEventListener('change',function(){add(input.files,id);input.value='';});});
 })();
 </script></body></html>`;
   return { html, nonce };

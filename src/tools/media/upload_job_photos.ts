@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import type { WriteHandler } from '../../platform/handler';
-import { newId } from '../../platform/ids';
 import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { addJobRooms, jobRooms, photosQuery, roomNamed, toPhoto, UNSORTED, type Photo, type PhotoRow } from './photo-records';
-import type { PreparedPhoto } from './prepared-upload';
+import { photosQuery, toPhoto, UNSORTED, type Photo, type PhotoRow } from './photo-records';
+import { inPartOrder, planUpload } from './upload-records';
 
 /** The camera's time as read from the file by the intake: local time, with its offset when the camera wrote one. */
 interface TakenTime {
@@ -18,67 +17,41 @@ interface TakenTime {
 export const upload_job_photos: WriteHandler<'upload_job_photos'> = async (ctx, { path, body }) => {
   const { db, caller } = ctx;
   const job = await resolveJob(db, caller, path.job_id);
-  const rooms = await jobRooms(db, job.id);
-  const shas = [...new Set(body.photos.map((p) => p.sha256))];
-  const existing = new Map<string, string>(
-    (await db('photos').where({ job_id: job.id }).whereIn('sha256', shas).select('sha256', 'id')).map((row: { sha256: string; id: string }) => [row.sha256, row.id]),
-  );
-  const times = await takenTimes(db, caller.companyId, caller.timezone, shas);
-
-  const added: { id: string; photo: PreparedPhoto; room: string | null }[] = [];
-  const idOfPart = body.photos.map((photo) => {
-    const known = existing.get(photo.sha256);
-    if (known) return known;
-    const room = roomNamed(photo.room ?? body.room, rooms);
-    const id = newId('pho');
-    existing.set(photo.sha256, id);
-    added.push({ id, photo, room });
-    return id;
-  });
-  const roomsAdded = await addJobRooms(ctx, job.id, rooms, added.map((a) => a.room));
-  const spelled = (room: string | null) => (room === null ? null : ([...rooms, ...roomsAdded].find((r) => r.toLowerCase() === room.toLowerCase()) ?? room));
+  const plan = await planUpload(ctx, 'photos', 'pho', job.id, body.photos, body.room);
+  const times = await takenTimes(db, caller.companyId, caller.timezone, plan.added.map((a) => a.file.sha256));
   await ctx.rows.insertMany(
     'photos',
-    added.map(({ id, photo, room }) => ({
+    plan.added.map(({ id, file, room }) => ({
       id,
       job_id: job.id,
-      sha256: photo.sha256,
-      room: spelled(room),
-      caption: photo.caption ?? null,
-      name: photo.name ?? photo.file_name,
-      taken_at: times.get(photo.sha256)?.at ?? new Date(),
-      taken_at_source: times.get(photo.sha256)?.source ?? 'upload_time',
+      sha256: file.sha256,
+      room,
+      caption: file.caption ?? null,
+      name: file.name ?? file.file_name,
+      taken_at: times.get(file.sha256)?.at ?? new Date(),
+      taken_at_source: times.get(file.sha256)?.source ?? 'upload_time',
       uploaded_by: caller.personId,
       uploaded_via: body.via,
     })),
   );
-  await db('stored_files').where({ company_id: caller.companyId }).whereIn('sha256', shas).update({ last_used_at: db.fn.now() });
-
-  if (added.length > 0) {
-    const newRooms = [...new Set(added.map((a) => spelled(a.room) ?? UNSORTED))];
+  if (plan.added.length > 0) {
+    const rooms = [...new Set(plan.added.map((a) => a.room ?? UNSORTED))];
     ctx.changes.add({
       kind: 'files',
-      data: { action: 'photos.uploaded', photo_ids: added.map((a) => a.id), count: added.length, rooms: newRooms, rooms_added: roomsAdded, via: body.via },
-      summary: `${added.length} photo${added.length === 1 ? '' : 's'} added to #${job.job_number} (${newRooms.join(', ')}) by ${caller.personName}`,
+      data: { action: 'photos.uploaded', photo_ids: plan.added.map((a) => a.id), count: plan.added.length, rooms, rooms_added: plan.roomsAdded, via: body.via },
+      summary: `${plan.added.length} photo${plan.added.length === 1 ? '' : 's'} added to #${job.job_number} (${rooms.join(', ')}) by ${caller.personName}`,
       job: jobRefOf(job),
-      recordId: added[0].id,
+      recordId: plan.added[0].id,
     });
   }
-  const rows = (await photosQuery(db, caller.companyId).whereIn('ph.id', [...new Set(idOfPart)])) as PhotoRow[];
+  const rows = (await photosQuery(db, caller.companyId).whereIn('ph.id', [...new Set(plan.idOfPart)])) as PhotoRow[];
   const photos = new Map<string, Photo>(await Promise.all(rows.map(async (row) => [row.id, await toPhoto(ctx, caller, row)] as const)));
-  const newIds = new Set(added.map((a) => a.id));
-  const firstSeen = new Set<string>();
   return {
     job_id: job.id,
-    photos: idOfPart.map((id) => {
-      // A part is new only the first time its photo appears in the request.
-      const duplicate = !newIds.has(id) || firstSeen.has(id);
-      firstSeen.add(id);
-      return { ...photos.get(id)!, duplicate };
-    }),
-    added: added.length,
-    duplicates: idOfPart.length - added.length,
-    rooms_added: roomsAdded,
+    photos: inPartOrder(plan, photos),
+    added: plan.added.length,
+    duplicates: plan.idOfPart.length - plan.added.length,
+    rooms_added: plan.roomsAdded,
   };
 };
 

@@ -1,5 +1,5 @@
 /**
- * view_photos over MCP: each photo as a text line and an image block an assistant can look at
+ * view_photos over MCP: each photo (or video's still frame) as a text line and an image block an assistant can look at
  * (JPEG, long side at most 1024 px), the whole answer under 1 MB. The more photos, the smaller
  * each picture: a picture over its share is made smaller again.
  */
@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller, Output } from '../../platform/handler';
 import type { Deps } from '../../platform/pipeline';
 import { storageKey } from './photo-records';
+import { viewablesQuery, type ViewableRow } from './view_photos';
 
 const ANSWER_BUDGET = 1_000_000;
 /** Room left in the budget for the text lines and the JSON around the blocks. */
@@ -19,11 +20,12 @@ type Content = CallToolResult['content'];
 
 export async function viewPhotosContent(deps: Deps, caller: Caller, body: Output<'view_photos'>): Promise<Content> {
   const share = Math.floor((ANSWER_BUDGET - TEXT_ALLOWANCE) / Math.max(1, body.photos.length));
-  const photos = await deps.db('photos').where({ company_id: caller.companyId }).whereIn('id', body.photos.map((p) => p.id)).select('id', 'sha256');
-  const shaOf = new Map(photos.map((p: { id: string; sha256: string }) => [p.id, p.sha256]));
+  const shown = (await viewablesQuery(deps.db, caller.companyId).whereIn('x.id', body.photos.map((p) => p.id))) as ViewableRow[];
+  const shaOf = new Map(shown.map((p) => [p.id, p.sha256]));
   const content: Content = [];
   for (const photo of body.photos) {
-    const line = [`#${photo.job_number}`, photo.room, photo.caption ?? photo.name ?? photo.id, `taken ${photo.taken_at}`, photo.id].join(' · ');
+    const what = photo.kind === 'video' ? [`video of ${photo.duration_seconds} s (still frame)`, `recorded ${photo.taken_at}`] : [`taken ${photo.taken_at}`];
+    const line = [`#${photo.job_number}`, photo.room, photo.caption ?? photo.name ?? photo.id, ...what, photo.id].join(' · ');
     content.push({ type: 'text', text: line });
     const picture = await pictureWithin(deps, storageKey(caller.companyId, shaOf.get(photo.id)!, 'web'), share);
     if (picture) content.push({ type: 'image', data: picture.toString('base64'), mimeType: 'image/jpeg' });

@@ -1,9 +1,37 @@
+import type { Knex } from 'knex';
 import type { ReadHandler } from '../../platform/handler';
 import { invalidRequest, notFound } from '../../platform/errors';
 import { resolveJob } from '../jobs/job-records';
-import { jobRooms, photoLabels, photoLink, photosQuery, roomNamed, type PhotoRow } from './photo-records';
+import { fileLink } from './file-links';
+import { jobRooms, roomNamed, UNSORTED } from './photo-records';
 
 const DEFAULT_LIMIT = 4;
+
+/** A photo, or a video shown by its still frame. */
+export interface ViewableRow {
+  kind: 'photo' | 'video';
+  id: string;
+  job_id: string;
+  job_number: number;
+  sha256: string;
+  room: string | null;
+  caption: string | null;
+  name: string | null;
+  at: Date;
+  duration_seconds: number | null;
+}
+
+/** The company's photos and videos as one list, dated by when they were taken or recorded. */
+export function viewablesQuery(db: Knex, companyId: string): Knex.QueryBuilder {
+  const photos = db('photos').where('company_id', companyId).select(db.raw("'photo' as kind"), 'id', 'job_id', 'sha256', 'room', 'caption', 'name', 'taken_at as at', db.raw('null::float8 as duration_seconds'));
+  const videos = db('videos as v')
+    .join('stored_files as f', function () {
+      this.on('f.company_id', 'v.company_id').andOn('f.sha256', 'v.sha256');
+    })
+    .where('v.company_id', companyId)
+    .select(db.raw("'video' as kind"), 'v.id', 'v.job_id', 'v.sha256', 'v.room', 'v.caption', 'v.name', 'v.recorded_at as at', db.raw("(f.facts->>'duration_seconds')::float8 as duration_seconds"));
+  return db.from(photos.unionAll(videos).as('x')).join('jobs as j', 'j.id', 'x.job_id').select('x.*', 'j.job_number');
+}
 
 export const view_photos: ReadHandler<'view_photos'> = async (ctx, { query }) => {
   const { db, caller } = ctx;
@@ -11,32 +39,39 @@ export const view_photos: ReadHandler<'view_photos'> = async (ctx, { query }) =>
   if ((ids === undefined) === (query.job_id === undefined)) {
     throw invalidRequest([{ path: '/query', message: 'give photo_ids, or job_id (with an optional room), not both' }]);
   }
-  const photos = photosQuery(db, caller.companyId).join('jobs as j', 'j.id', 'ph.job_id').select('j.job_number');
-  if (ids) photos.whereIn('ph.id', ids);
+  const shown = viewablesQuery(db, caller.companyId);
+  if (ids) shown.whereIn('x.id', ids);
   else {
     const job = await resolveJob(db, caller, query.job_id!);
-    photos.where('ph.job_id', job.id);
+    shown.where('x.job_id', job.id);
     if (query.room !== undefined) {
       const room = roomNamed(query.room, await jobRooms(db, job.id));
-      if (room === null) photos.whereNull('ph.room');
-      else photos.whereRaw('lower(ph.room) = lower(?)', [room]);
+      if (room === null) shown.whereNull('x.room');
+      else shown.whereRaw('lower(x.room) = lower(?)', [room]);
     }
-    photos.orderBy([{ column: 'ph.taken_at', order: 'desc' }, { column: 'ph.id', order: 'desc' }]).limit(query.limit ?? DEFAULT_LIMIT);
+    shown.orderBy([{ column: 'x.at', order: 'desc' }, { column: 'x.id', order: 'desc' }]).limit(query.limit ?? DEFAULT_LIMIT);
   }
-  const rows = (await photos) as (PhotoRow & { job_number: number })[];
+  const rows = (await shown) as ViewableRow[];
   const byId = new Map(rows.map((row) => [row.id, row]));
   const missing = ids?.find((id) => !byId.has(id));
-  if (missing) throw notFound(`photo ${missing}`);
+  if (missing) throw notFound(`${missing.startsWith('vid_') ? 'video' : 'photo'} ${missing}`);
   const ordered = ids ? [...new Set(ids)].map((id) => byId.get(id)!) : rows;
   return {
     photos: await Promise.all(
       ordered.map(async (row) => {
-        const web = await photoLink(ctx, caller.companyId, row.id, 'web');
+        const link = row.kind === 'photo' ? await fileLink(ctx, caller.companyId, 'photos', row.id, 'web') : await fileLink(ctx, caller.companyId, 'videos', row.id, 'still');
         return {
-          ...photoLabels(row),
+          id: row.id,
+          kind: row.kind,
+          job_id: row.job_id,
           job_number: row.job_number,
-          url: web.url,
-          expires_at: new Date(web.expires * 1000).toISOString(),
+          room: row.room ?? UNSORTED,
+          caption: row.caption,
+          name: row.name,
+          taken_at: new Date(row.at).toISOString(),
+          duration_seconds: row.duration_seconds === null ? null : Number(row.duration_seconds),
+          url: link.url,
+          expires_at: new Date(link.expires * 1000).toISOString(),
         };
       }),
     ),

@@ -5,6 +5,8 @@
  * fuzzer out. Their ids and names become the hints that let generated requests find records.
  */
 import { pngOf } from '../photo-files';
+import { pdfOf } from '../document-files';
+import { makeTestVideos } from '../video-files';
 import { PRICE_LIST } from '../../../src/reference/price-list';
 import { DEFAULT_REFERRAL_SOURCES, DEFAULT_STATUSES } from '../../../src/tools/admin/company-setup';
 import { ADMIN_TOKEN, as, createCompany, opId, type TestApp, type TestCompany } from '../app';
@@ -85,6 +87,21 @@ export async function buildWorld(t: TestApp): Promise<FuzzWorld> {
       .expect(201);
     photos.push(...sent.body.photos.map((p: { id: string }) => p.id));
   }
+  // A document and a video, so that read_document finds one and view_photos shows a still.
+  const document = await t.http
+    .post(`/api/v1/jobs/${jobs[0].id}/documents`)
+    .set('Authorization', `Bearer ${api.writeKey}`)
+    .field('meta', JSON.stringify({ operation_id: opId() }))
+    .attach('document', pdfOf([{ lines: ['Moisture map', 'Kitchen wall 18%'] }, { lines: ['Drying report', 'Day 3 dry'] }]), 'report.pdf')
+    .expect(201);
+  const videos = await makeTestVideos();
+  const video = await t.http
+    .post(`/api/v1/jobs/${jobs[0].id}/videos`)
+    .set('Authorization', `Bearer ${api.writeKey}`)
+    .field('meta', JSON.stringify({ operation_id: opId(), room: 'Kitchen' }))
+    .attach('video', videos.mp4, 'walkthrough.mp4')
+    .expect(201);
+  await videos.remove();
   const keys = (await admin(`/admin/v1/companies/${target.id}/keys`).expect(200)).body.data.map((k: { id: string }) => k.id);
   const categories = [...new Set(PRICE_LIST.map((item) => item.category))];
 
@@ -92,7 +109,8 @@ export async function buildWorld(t: TestApp): Promise<FuzzWorld> {
     job_id: [...jobs.map((j) => j.id), ...jobs.map((j) => `#${j.job_number}`), ...jobs.map((j) => String(j.job_number))],
     note_id: notes,
     photo_id: photos,
-    photo_ids: photos,
+    photo_ids: [...photos, video.body.videos[0].id],
+    document_id: [document.body.documents[0].id],
     contact_id: contacts,
     estimate_id: [estimates[0], estimates[0], estimates[0], estimates[1]],
     room_id: rooms,

@@ -1,0 +1,92 @@
+import type { Progress, ReadHandler } from '../../platform/handler';
+import { ApiError, invalidRequest, notFound } from '../../platform/errors';
+import { DOCUMENT_FORMATS } from './document-kinds';
+import { documentsQuery, readingOf, type DocumentRow } from './document-records';
+import type { PageText, Reading } from './document-text';
+import { OcrPool } from './ocr-pool';
+
+const DEFAULT_PAGES = 10;
+const DEFAULT_WAIT_S = 5;
+const EXCERPTS = 3;
+const EXCERPT_CONTEXT = 60;
+
+/**
+ * A document's text page by page, or the pages holding every word of `q`. Pages OCR is still
+ * reading are waited for up to `wait_seconds` (outside the company's slot, with progress over
+ * MCP), then listed as pending.
+ */
+export const read_document: ReadHandler<'read_document'> = async (ctx, { path, query }) => {
+  const { db, caller } = ctx;
+  const row = (await documentsQuery(db, caller.companyId).where('d.id', path.document_id).first()) as DocumentRow | undefined;
+  if (!row) throw notFound('document');
+  const kind = DOCUMENT_FORMATS[row.format].kind;
+  if (kind === 'pdf' && row.facts?.encrypted) throw new ApiError(422, 'document_encrypted', `${row.name ?? 'This PDF'} is protected by a password and cannot be read; upload a copy without the password.`);
+  if (kind !== 'pdf' && kind !== 'image') throw new ApiError(422, 'document_unreadable', `${row.name ?? 'This document'} is a ${kind} file: only PDFs and pictures are read as text. Download it with its link instead.`);
+  if (!(await OcrPool.available())) throw new ApiError(503, 'feature_unavailable', 'Documents cannot be read on this server: poppler and tesseract are not installed (Debian packages poppler-utils and tesseract-ocr).');
+
+  const pageCount = readingOf(row).pageCount!;
+  const from = query.page_from ?? 1;
+  if (!query.q && from > pageCount) throw invalidRequest([{ path: '/query/page_from', message: `is past the last page: the document has ${pageCount} page${pageCount === 1 ? '' : 's'}` }]);
+  const last = query.q ? pageCount : Math.min(pageCount, from + (query.page_count ?? DEFAULT_PAGES) - 1);
+  const asked = Array.from({ length: last - (query.q ? 1 : from) + 1 }, (_, i) => (query.q ? 1 : from) + i);
+
+  const doc = { companyId: caller.companyId, sha256: row.sha256, isPdf: kind === 'pdf' };
+  const reading = await ctx.documents.read(doc, asked);
+  const waitMs = (query.wait_seconds ?? DEFAULT_WAIT_S) * 1000;
+  const pages = reading.pending.size > 0 && waitMs > 0 ? (await ctx.waitAside(waitForPages(reading, waitMs, asked.length, ctx.progress)), await ctx.documents.kept(doc, asked)) : reading.ready;
+  const read = new Set(pages.map((p) => p.page));
+  return {
+    document_id: row.id,
+    job_id: row.job_id,
+    name: row.name,
+    kind,
+    page_count: pageCount,
+    ...(query.q ? { matches: matchesOf(pages, query.q) } : { pages }),
+    pending: asked.filter((page) => !read.has(page)),
+    next_page_from: query.q || last >= pageCount ? null : last + 1,
+  };
+};
+
+/** Waits until every pending page is read or the time is up, telling progress page by page. */
+async function waitForPages(reading: Reading, waitMs: number, total: number, progress: Progress): Promise<void> {
+  let done = reading.ready.length;
+  progress(done, total, `${done} of ${total} pages read`);
+  const pages = [...reading.pending.values()].map((page) => page.then(() => progress(++done, total, `${done} of ${total} pages read`)));
+  let timer: NodeJS.Timeout | undefined;
+  const timeUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
+  try {
+    await Promise.race([Promise.allSettled(pages), timeUp]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The pages holding every word of `q` (any case), each with a few short passages around them. */
+function matchesOf(pages: PageText[], q: string): { page: number; source: PageText['source']; excerpts: string[] }[] {
+  const words = [...new Set(q.toLowerCase().split(/\s+/).filter(Boolean))];
+  return pages
+    .filter((page) => {
+      const text = page.text.toLowerCase();
+      return words.every((word) => text.includes(word));
+    })
+    .map((page) => ({ page: page.page, source: page.source, excerpts: excerptsOf(page.text, words) }));
+}
+
+function excerptsOf(text: string, words: string[]): string[] {
+  const lower = text.toLowerCase();
+  const hits = words.flatMap((word) => [...lower.matchAll(new RegExp(escapeRegExp(word), 'g'))].map((m) => ({ at: m.index, end: m.index + word.length }))).sort((a, b) => a.at - b.at);
+  const excerpts: string[] = [];
+  let shownTo = -1;
+  for (const hit of hits) {
+    if (excerpts.length === EXCERPTS) break;
+    if (hit.at < shownTo) continue;
+    const start = Math.max(0, hit.at - EXCERPT_CONTEXT);
+    shownTo = Math.min(text.length, hit.end + EXCERPT_CONTEXT);
+    excerpts.push(`${start > 0 ? '…' : ''}${text.slice(start, shownTo).replace(/\s+/g, ' ').trim()}${shownTo < text.length ? '…' : ''}`);
+  }
+  return excerpts;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
