@@ -15,7 +15,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { runHttpCase, type CaseResult } from './measure';
-import { databaseEnv, freePort, freshDatabase, startProcess, stopProcess } from './service';
+import { createJob, createWriteKey, databaseEnv, freePort, freshDatabase, startProcess, stopProcess } from './service';
 
 const ADMIN_TOKEN = randomUUID();
 const MB = 1024 * 1024;
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const service = await startProcess('src/main.ts', port, { ...databaseEnv(target), FILES_DIR: path.join(work, 'files'), ADMIN_TOKEN, DEMO_SEED: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_BURST: '10000' });
   try {
-    const key = await writeKey(base);
+    const key = await createWriteKey(base, ADMIN_TOKEN, 'Photo bench');
     const jpegs = await Promise.all(Array.from({ length: 40 }, (_, i) => photoJpeg(i)));
     console.log(`JPEG size: ${(jpegs.reduce((n, j) => n + j.length, 0) / jpegs.length / MB).toFixed(1)} MB each (4000×3000)`);
     const heics = heicsOf(jpegs.slice(0, 8), work);
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     const heicRate = await rate(base, key, heics, 1);
     console.log(`JPEG 12 MP: ${jpegRate.toFixed(1)} photos/s; HEIC 12 MP: ${heicRate.toFixed(1)} photos/s`);
 
-    const jobId = await newJob(base, key);
+    const jobId = await createJob(base, key);
     const getJob = { name: 'get_job', next: () => ({ path: `/api/v1/jobs/${jobId}` }) };
     const idle = await runHttpCase(base, key, getJob, { connections: 4, seconds: 10 });
     let uploading = true;
@@ -63,19 +63,6 @@ async function main(): Promise<void> {
 function report(idle: CaseResult, busy: CaseResult): void {
   const ratio = busy.p99 / idle.p99;
   console.log(`get_job p99: idle ${idle.p99} ms (${idle.rps} req/s); while HEIC uploads run ${busy.p99} ms (${busy.rps} req/s): ${ratio.toFixed(2)}× (target ≤ 2)`);
-}
-
-async function writeKey(base: string): Promise<string> {
-  const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-  const company = await (await fetch(`${base}/admin/v1/companies`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Photo bench' }) })).json();
-  const person = await (await fetch(`${base}/admin/v1/companies/${company.id}/team`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Tech', role: 'Technician' }) })).json();
-  const key = await (await fetch(`${base}/admin/v1/companies/${company.id}/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ person_id: person.id, scope: 'write' }) })).json();
-  return key.key;
-}
-
-async function newJob(base: string, key: string): Promise<string> {
-  const res = await fetch(`${base}/api/v1/jobs`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ operation_id: randomUUID(), customer_name: 'Bench' }) });
-  return (await res.json()).id;
 }
 
 /** A 4000×3000 photo-like JPEG of about 4 MB (noise keeps it from compressing away). */
@@ -100,7 +87,7 @@ function heicsOf(jpegs: Buffer[], work: string): Buffer[] {
 }
 
 async function upload(base: string, key: string, photos: Buffer[]): Promise<void> {
-  const jobId = await newJob(base, key);
+  const jobId = await createJob(base, key);
   const form = new FormData();
   form.append('meta', JSON.stringify({ operation_id: randomUUID(), room: 'Kitchen' }));
   photos.forEach((photo, i) => form.append('photo', new Blob([new Uint8Array(photo)]), `p${i}`));

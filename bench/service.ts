@@ -1,4 +1,5 @@
 /** The bench's database and processes: a fresh database, the service or a baseline started on a free port. */
+import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -60,3 +61,17 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
 
 export const databaseEnv = (target: Target) => ({ DATA_DIR: target.dataDir ?? '', DATABASE_URL: target.databaseUrl ?? '' });
 
+
+/** A company with one person and a write key for them, made through the admin API. */
+export async function createWriteKey(base: string, adminToken: string, companyName: string): Promise<string> {
+  const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
+  const company = await (await fetch(`${base}/admin/v1/companies`, { method: 'POST', headers: admin, body: JSON.stringify({ name: companyName }) })).json();
+  const person = await (await fetch(`${base}/admin/v1/companies/${company.id}/team`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Tech', role: 'Technician' }) })).json();
+  const key = await (await fetch(`${base}/admin/v1/companies/${company.id}/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ person_id: person.id, scope: 'write' }) })).json();
+  return key.key;
+}
+
+export async function createJob(base: string, key: string): Promise<string> {
+  const res = await fetch(`${base}/api/v1/jobs`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ operation_id: randomUUID(), customer_name: 'Bench' }) });
+  return (await res.json()).id;
+}

@@ -92,10 +92,12 @@ export class OcrPool {
       const dpi = renderDpi(task.size, this.options.maxSidePixels);
       const page = String(task.page);
       // -cropbox: pdfinfo's sizes (and so the DPI cap) are the crop box; by default pdftoppm
-      // renders the media box, which may be far larger. -singlefile: the name is root.png.
-      const args = ['-f', page, '-l', page, '-r', String(dpi), '-gray', '-png', '-cropbox', '-singlefile', fileArg(task.path), root];
+      // renders the media box, which may be far larger. -singlefile: the name is root.pgm. A
+      // PGM (no compression) took 0.56 s against 1.1 s for a PNG of the same page, and
+      // tesseract read it in 1.9 s against 2.4 s; it carries no DPI, so tesseract is told.
+      const args = ['-f', page, '-l', page, '-r', String(dpi), '-gray', '-cropbox', '-singlefile', fileArg(task.path), root];
       await this.tool('pdftoppm', args, deadline, QUIET_CAP);
-      return await this.tesseract(`${root}.png`, deadline);
+      return await this.tesseract(`${root}.pgm`, deadline, dpi);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -124,9 +126,10 @@ export class OcrPool {
     if (width * height > maxPixels) throw new Error(`The image has ${width} × ${height} pixels; at most ${maxPixels} are read`);
   }
 
-  private async tesseract(image: string, deadline: number): Promise<string> {
+  private async tesseract(image: string, deadline: number, dpi?: number): Promise<string> {
     const env = { ...process.env, OMP_THREAD_LIMIT: '1' };
-    const output = await this.tool('tesseract', [fileArg(image), 'stdout', '-l', 'eng', '--psm', '3'], deadline, TEXT_CAP, env);
+    const args = [fileArg(image), 'stdout', '-l', 'eng', '--psm', '3', ...(dpi ? ['--dpi', String(dpi)] : [])];
+    const output = await this.tool('tesseract', args, deadline, TEXT_CAP, env);
     return normalise(output);
   }
 
