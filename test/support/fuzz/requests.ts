@@ -295,7 +295,7 @@ const MUTATIONS: Record<string, Mutation> = {
     ];
     const raw = pick.int(5) === 0;
     if (raw) {
-      req.rawPath[param.name] = pick.one(['%00', '%E0%A4%A', '%ZZ', '%ED%A0%80', '%C0%80', '%2e%2e', '%FF', `${encodeURIComponent(current)}%00`]);
+      req.rawPath[param.name] = pick.one(['%00', '%E0%A4%A', '%ZZ', '%ED%A0%80', '%C0%80', '%2e%2e', '%FF', `${encodeSegment(current)}%00`]);
       return `raw path ${param.name}=${req.rawPath[param.name]}`;
     }
     req.path[param.name] = pick.one(variants);
