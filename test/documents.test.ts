@@ -1,5 +1,6 @@
 /**
- * Documents over HTTP and MCP: upload by content (PDF, encrypted PDF, Word, pictures), refusals
+ * Documents over HTTP and MCP, on both file stores (local disk and S3-compatible storage served by
+ * s3rver): upload by content (PDF, encrypted PDF, Word, pictures), refusals
  * naming the part (broken PDFs, PDF bombs, files that are not documents) with nothing saved,
  * reading text page by page from the text layer or by OCR in the background (pending pages, the
  * cache, mixed PDFs, photographed receipts), finding words, progress over MCP, signed download
@@ -14,6 +15,7 @@ import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.j
 import type request from 'supertest';
 import type { components } from '../src/generated/api';
 import { as, createCompany, feedSettled, opId, startApp, type TestApp, type TestCompany } from './support/app';
+import { startS3 } from './support/s3';
 import { docxOf, encryptedPdf, pdfOf, photographedPage, scannedPdf, scansOf, zipOf } from './support/document-files';
 
 type Schemas = components['schemas'];
@@ -39,18 +41,27 @@ const REPORT_PAGES = Array.from({ length: 20 }, (_, i) => [
 ]);
 const reportPdf = (): Buffer => pdfOf(REPORT_PAGES.map((lines) => ({ lines })));
 
-describe('documents', () => {
+// On both file stores: OCR reads a local copy of the stored file, downloaded from S3 there.
+describe.each(['disk', 's3'] as const)('documents on %s storage', (store) => {
   let t: TestApp;
   let co: TestCompany;
   let other: TestCompany;
+  let stopS3: (() => Promise<void>) | null = null;
 
   beforeAll(async () => {
-    t = await startApp();
+    let env: Record<string, string> = {};
+    if (store === 's3') {
+      const s3 = await startS3();
+      env = s3.env;
+      stopS3 = s3.stop;
+    }
+    t = await startApp(env);
     co = await createCompany(t);
     other = await createCompany(t);
   }, 60_000);
   afterAll(async () => {
     await t.close();
+    await stopS3?.();
   });
 
   const write = (company = co) => as(t, company.writeKey);
