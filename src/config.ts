@@ -54,6 +54,7 @@ const schema = z.object({
   VIDEO_MAX_BYTES: positive.max(5 * 1024 ** 3).default(1024 ** 3),
   // OCR runs one tesseract process per page with one thread each (OpenMP on 2 cores made a page 14–19 s instead of 2.2 s).
   OCR_WORKERS: positive.max(16).default(Math.max(1, availableParallelism() - 1)),
+  OCR_PAGES_PER_COMPANY: positive.max(10_000).default(50),
   NODE_ENV: z.string().optional(),
 });
 
@@ -89,8 +90,9 @@ export interface Config {
   mediaWorkers: number;
   /** The largest video accepted (a request may hold twice this). */
   videoMaxBytes: number;
-  /** Document pages read by OCR at once. */
+  /** Document pages read by OCR at once; pages one company may have waiting for OCR or being read. */
   ocrWorkers: number;
+  ocrPagesPerCompany: number;
   /** Check every answer against the spec (on in tests: an off-spec answer fails its test). */
   validateResponses: boolean;
 }
@@ -149,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mediaWorkers: e.MEDIA_WORKERS,
     videoMaxBytes: e.VIDEO_MAX_BYTES,
     ocrWorkers: e.OCR_WORKERS,
+    ocrPagesPerCompany: e.OCR_PAGES_PER_COMPANY,
     validateResponses: e.NODE_ENV === 'test',
   };
 }

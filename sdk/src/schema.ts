@@ -479,8 +479,9 @@ export interface paths {
          *     page read is kept: the next read of that page answers from the cache. A call waits up
          *     to `wait_seconds` (default 5) for the pages it asked for, then answers with the pages
          *     that are ready and lists the others in `pending`: call again (same parameters) to get
-         *     them. One call hands at most 50 pages to OCR (a search of a long scan reads it over
-         *     several calls). Over MCP a call that sends a `progressToken` gets a progress notification as
+         *     them. A company has at most 50 pages with OCR at a time (a setting of the service): a
+         *     search of a long scan is read over several calls, and one company's long scan does not
+         *     hold up another's pages for long. Over MCP a call that sends a `progressToken` gets a progress notification as
          *     each page is read.
          *
          *     A PDF that needs a password answers 422 `document_encrypted`; a Word, Excel or

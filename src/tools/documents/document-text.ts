@@ -20,8 +20,6 @@ import { PDF_LIMITS } from './document-kinds';
 
 /** Pages read by one run of pdftotext: 2,500 pages took 9–12 s here, against its 20 s limit. */
 const TEXT_RUN = 200;
-/** Pages one call may hand to OCR: about two minutes of one worker. */
-const OCR_PAGES_A_CALL = 50;
 
 export interface PageText {
   page: number;
@@ -49,13 +47,22 @@ interface LocalCopy {
 
 export class DocumentReader {
   private readonly reading = new Map<string, Promise<void>>();
+  /** Pages each company has with OCR (queued or being read). */
+  private readonly readingByCompany = new Map<string, number>();
   private readonly copies = new Map<string, LocalCopy>();
 
+  /**
+   * `pagesPerCompany`: the most pages one company may have with OCR at once. A search of a long
+   * scan, or a poller calling again and again, then cannot fill the pool's queue for hours: the
+   * rest of its pages are queued by later calls, and another company's page waits at most that
+   * many pages.
+   */
   constructor(
     private readonly db: Knex,
     private readonly files: FileStore,
     private readonly ocr: OcrPool,
     private readonly log: Logger,
+    private readonly pagesPerCompany: number,
   ) {}
 
   /** The kept text of `pages` (in order); the others are read: now from the text layer, or by OCR in the background. */
@@ -80,7 +87,7 @@ export class DocumentReader {
     const file = await this.useCopy(copyKey);
     try {
       const fromTextLayer = doc.isPdf ? await this.readTextLayer(doc, file, missing, pending) : [];
-      if (!doc.isPdf) pending.set(1, this.readByOcr(doc, 1, copyKey, () => this.ocr.readImage(file)));
+      if (!doc.isPdf && this.mayQueue(doc)) pending.set(1, this.readByOcr(doc, 1, copyKey, () => this.ocr.readImage(file)));
       await this.keep(doc, fromTextLayer);
       ready.push(...fromTextLayer);
       return { ready: ready.sort((a, b) => a.page - b.page), pending };
@@ -105,12 +112,10 @@ export class DocumentReader {
     if (!inspection.ok) throw new Error(`stored PDF ${doc.sha256} cannot be read: ${inspection.detail}`);
     const texts = await this.textOf(file, missing);
     const found: PageText[] = [];
-    let queued = 0;
     for (const page of missing) {
       const text = texts.get(page)!;
       if (!needsOcr(text)) found.push({ page, source: 'text_layer', text });
-      // One call (a search of a long scan) queues a bounded number of pages, so that it cannot hold the pool for hours; the next call queues more.
-      else if (queued++ < OCR_PAGES_A_CALL) {
+      else if (this.mayQueue(doc)) {
         const size: PdfPage = inspection.pages[page - 1];
         const copyKey = storageKey(doc.companyId, doc.sha256, 'original');
         pending.set(page, this.readByOcr(doc, page, copyKey, () => this.ocr.readPdfPage({ path: file, page, size })));
@@ -133,6 +138,11 @@ export class DocumentReader {
     return texts;
   }
 
+  /** Whether the document's company may hand one more page to OCR now. */
+  private mayQueue(doc: StoredDocument): boolean {
+    return (this.readingByCompany.get(doc.companyId) ?? 0) < this.pagesPerCompany;
+  }
+
   /**
    * OCR of one page in the background (joining a reading of it already under way). Its text is
    * kept, also when empty: a page that fails is not read again and again. A page cut short by
@@ -143,6 +153,7 @@ export class DocumentReader {
     const underway = this.reading.get(key);
     if (underway) return underway;
     this.copies.get(copyKey)!.users++;
+    this.readingByCompany.set(doc.companyId, (this.readingByCompany.get(doc.companyId) ?? 0) + 1);
     const done = read()
       .catch((error: unknown) => {
         if (this.ocr.closing) return null;
@@ -153,6 +164,9 @@ export class DocumentReader {
       .catch((error: unknown) => this.log.error({ err: error, sha256: doc.sha256, page }, 'could not keep the OCR text of a document page'))
       .finally(() => {
         this.reading.delete(key);
+        const left = this.readingByCompany.get(doc.companyId)! - 1;
+        if (left === 0) this.readingByCompany.delete(doc.companyId);
+        else this.readingByCompany.set(doc.companyId, left);
         this.releaseCopy(copyKey);
       });
     this.reading.set(key, done);

@@ -37,7 +37,7 @@ export async function startMedia(db: Knex, config: Config, logger: Logger): Prom
   const images = new DecodePool(config.mediaWorkers);
   const videos = new VideoTools({ concurrency: config.mediaWorkers, probeTimeoutMs: PROBE_TIMEOUT_MS, stillTimeoutMs: STILL_TIMEOUT_MS });
   const ocr = new OcrPool({ workers: config.ocrWorkers, pageTimeoutMs: OCR_PAGE_TIMEOUT_MS, maxSidePixels: OCR_MAX_SIDE_PIXELS });
-  const documents = new DocumentReader(db, files, ocr, logger);
+  const documents = new DocumentReader(db, files, ocr, logger, config.ocrPagesPerCompany);
   return {
     files,
     images,
