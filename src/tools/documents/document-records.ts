@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
 import type { Caller, ReadContext } from '../../platform/handler';
 import { fileLink } from '../media/file-links';
-import { UNSORTED } from '../media/photo-records';
+import { joinStoredFile, UNSORTED } from '../media/photo-records';
 import { DOCUMENT_FORMATS, type DocumentFormat, type PdfFacts } from './document-kinds';
 
 export type Document = components['schemas']['Document'];
@@ -27,10 +27,7 @@ export interface DocumentRow {
 
 /** The company's documents with their stored file's facts and uploader. */
 export function documentsQuery(db: Knex, companyId: string): Knex.QueryBuilder {
-  return db('documents as d')
-    .join('stored_files as f', function () {
-      this.on('f.company_id', 'd.company_id').andOn('f.sha256', 'd.sha256');
-    })
+  return joinStoredFile(db('documents as d'), 'd')
     .join('people as p', 'p.id', 'd.uploaded_by')
     .where('d.company_id', companyId)
     .select('d.*', db.raw('d.created_at::text as created_key'), 'p.name as uploader_name', 'f.format', 'f.bytes', 'f.facts');

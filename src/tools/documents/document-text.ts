@@ -108,20 +108,30 @@ export class DocumentReader {
 
   /** The text layer of the missing pages; those without a trustworthy one are handed to OCR (into `pending`). */
   private async readTextLayer(doc: StoredDocument, file: string, missing: number[], pending: Map<number, Promise<void>>): Promise<PageText[]> {
-    const inspection = await inspectPdf(file, PDF_LIMITS);
-    if (!inspection.ok) throw new Error(`stored PDF ${doc.sha256} cannot be read: ${inspection.detail}`);
     const texts = await this.textOf(file, missing);
     const found: PageText[] = [];
+    const forOcr: number[] = [];
     for (const page of missing) {
       const text = texts.get(page)!;
-      if (!needsOcr(text)) found.push({ page, source: 'text_layer', text });
-      else if (this.mayQueue(doc)) {
-        const size: PdfPage = inspection.pages[page - 1];
-        const copyKey = storageKey(doc.companyId, doc.sha256, 'original');
-        pending.set(page, this.readByOcr(doc, page, copyKey, () => this.ocr.readPdfPage({ path: file, page, size })));
+      if (needsOcr(text)) forOcr.push(page);
+      else found.push({ page, source: 'text_layer', text });
+    }
+    if (forOcr.length > 0) {
+      // Page sizes (for the render's DPI cap) are asked of poppler only when a page goes to OCR.
+      const pages = await this.pageSizes(doc, file);
+      const copyKey = storageKey(doc.companyId, doc.sha256, 'original');
+      for (const page of forOcr) {
+        if (!this.mayQueue(doc)) break;
+        pending.set(page, this.readByOcr(doc, page, copyKey, () => this.ocr.readPdfPage({ path: file, page, size: pages[page - 1] })));
       }
     }
     return found;
+  }
+
+  private async pageSizes(doc: StoredDocument, file: string): Promise<PdfPage[]> {
+    const inspection = await inspectPdf(file, PDF_LIMITS);
+    if (!inspection.ok) throw new Error(`stored PDF ${doc.sha256} cannot be read: ${inspection.detail}`);
+    return inspection.pages;
   }
 
   /** The text layer of these pages, read in runs of at most TEXT_RUN pages (a whole long PDF in one run of pdftotext can outlast its time limit). */

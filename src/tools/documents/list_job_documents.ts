@@ -1,7 +1,7 @@
 import type { ReadHandler } from '../../platform/handler';
 import { decodeCursor, encodeCursor, pageOf } from '../../platform/pagination';
 import { resolveJob } from '../jobs/job-records';
-import { jobRooms, roomNamed } from '../media/photo-records';
+import { jobRooms, roomNamed, whereRoom } from '../media/photo-records';
 import { DOCUMENT_FORMATS } from './document-kinds';
 import { documentsQuery, toDocument, type DocumentRow } from './document-records';
 
@@ -12,11 +12,7 @@ export const list_job_documents: ReadHandler<'list_job_documents'> = async (ctx,
   const job = await resolveJob(db, caller, path.job_id);
   const limit = query.limit ?? DEFAULT_LIMIT;
   const documents = documentsQuery(db, caller.companyId).where('d.job_id', job.id);
-  if (query.room !== undefined) {
-    const room = roomNamed(query.room, await jobRooms(db, job.id));
-    if (room === null) documents.whereNull('d.room');
-    else documents.whereRaw('lower(d.room) = lower(?)', [room]);
-  }
+  if (query.room !== undefined) whereRoom(documents, 'd.room', roomNamed(query.room, await jobRooms(db, job.id)));
   if (query.kind !== undefined) {
     const kind = query.kind;
     documents.whereIn('f.format', Object.entries(DOCUMENT_FORMATS).filter(([, format]) => format.kind === kind).map(([name]) => name));

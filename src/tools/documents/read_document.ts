@@ -33,7 +33,11 @@ export const read_document: ReadHandler<'read_document'> = async (ctx, { path, q
   const doc = { companyId: caller.companyId, sha256: row.sha256, isPdf: kind === 'pdf' };
   const reading = await ctx.documents.read(doc, asked);
   const waitMs = (query.wait_seconds ?? DEFAULT_WAIT_S) * 1000;
-  const pages = reading.pending.size > 0 && waitMs > 0 ? (await ctx.waitAside(waitForPages(reading, waitMs, asked.length, ctx.progress)), await ctx.documents.kept(doc, asked)) : reading.ready;
+  let pages = reading.ready;
+  if (reading.pending.size > 0 && waitMs > 0) {
+    await ctx.waitAside(waitForPages(reading, waitMs, asked.length, ctx.progress));
+    pages = await ctx.documents.kept(doc, asked);
+  }
   const read = new Set(pages.map((p) => p.page));
   return {
     document_id: row.id,

@@ -1,6 +1,6 @@
 import type { WriteHandler } from '../../platform/handler';
 import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { inPartOrder, planUpload } from '../media/upload-records';
+import { inPartOrder, planUpload, uploadCounts } from '../media/upload-records';
 import { documentsQuery, toDocument, type Document, type DocumentRow } from './document-records';
 
 /**
@@ -38,8 +38,6 @@ export const upload_job_documents: WriteHandler<'upload_job_documents'> = async 
   return {
     job_id: job.id,
     documents: inPartOrder(plan, documents),
-    added: plan.added.length,
-    duplicates: plan.idOfPart.length - plan.added.length,
-    rooms_added: plan.roomsAdded,
+    ...uploadCounts(plan),
   };
 };

@@ -135,19 +135,19 @@ async function storeNewFiles(deps: Deps, kind: FileKind, companyId: string, file
   if (refused) throw refused;
   const stored: string[] = [];
   try {
-    for (const [i, file] of fresh.entries()) stored.push(...(await storeOne(deps, kind, companyId, file, examined[i] as Examined)));
+    for (const [i, file] of fresh.entries()) await storeOne(deps, kind, companyId, file, examined[i] as Examined, stored);
   } catch (error) {
     await removeUnclaimed(deps, companyId, fresh.map((f) => f.sha256), stored);
     throw error;
   }
 }
 
-async function storeOne(deps: Deps, kind: FileKind, companyId: string, file: ReceivedFile, examined: Examined): Promise<string[]> {
-  const keys = [storageKey(companyId, file.sha256, 'original')];
-  await deps.media.files.putFile(keys[0], file.path, examined.contentType);
-  for (const rendition of examined.files) {
-    keys.push(storageKey(companyId, file.sha256, rendition.variant));
-    await deps.media.files.putFile(keys[keys.length - 1], rendition.path, rendition.contentType);
+/** Stores the original and its renditions, noting each key in `stored` before it is written (so that a failure midway is cleaned up too), then the record. */
+async function storeOne(deps: Deps, kind: FileKind, companyId: string, file: ReceivedFile, examined: Examined, stored: string[]): Promise<void> {
+  for (const { variant, path: localPath, contentType } of [{ variant: 'original' as const, path: file.path, contentType: examined.contentType }, ...examined.files]) {
+    const key = storageKey(companyId, file.sha256, variant);
+    stored.push(key);
+    await deps.media.files.putFile(key, localPath, contentType);
   }
   await deps
     .db('stored_files')
@@ -165,7 +165,6 @@ async function storeOne(deps: Deps, kind: FileKind, companyId: string, file: Rec
     })
     .onConflict(['company_id', 'sha256'])
     .ignore();
-  return keys;
 }
 
 /** Deletes the objects this request stored whose content no stored-file record claims (another request may have stored the same). */

@@ -1,7 +1,7 @@
 import type { ReadHandler } from '../../platform/handler';
 import { decodeCursor, encodeCursor, pageOf } from '../../platform/pagination';
 import { resolveJob } from '../jobs/job-records';
-import { jobRooms, photosQuery, roomNamed, toPhoto, UNSORTED, type PhotoRow } from './photo-records';
+import { jobRooms, photosQuery, roomNamed, toPhoto, UNSORTED, whereRoom, type PhotoRow } from './photo-records';
 
 const DEFAULT_LIMIT = 25;
 
@@ -11,11 +11,7 @@ export const list_job_photos: ReadHandler<'list_job_photos'> = async (ctx, { pat
   const limit = query.limit ?? DEFAULT_LIMIT;
   const rooms = await jobRooms(db, job.id);
   const photos = photosQuery(db, caller.companyId).where('ph.job_id', job.id);
-  if (query.room !== undefined) {
-    const room = roomNamed(query.room, rooms);
-    if (room === null) photos.whereNull('ph.room');
-    else photos.whereRaw('lower(ph.room) = lower(?)', [room]);
-  }
+  if (query.room !== undefined) whereRoom(photos, 'ph.room', roomNamed(query.room, rooms));
   if (query.cursor) {
     const after = decodeCursor(query.cursor, { at: 'text', id: 'text' });
     photos.whereRaw('(ph.taken_at, ph.id) < (?::timestamptz, ?)', [after.at, after.id]);

@@ -1,7 +1,7 @@
 import type { ReadHandler } from '../../platform/handler';
 import { decodeCursor, encodeCursor, pageOf } from '../../platform/pagination';
 import { resolveJob } from '../jobs/job-records';
-import { jobRooms, roomNamed } from './photo-records';
+import { jobRooms, roomNamed, whereRoom } from './photo-records';
 import { toVideo, videosQuery, type VideoRow } from './video-records';
 
 const DEFAULT_LIMIT = 25;
@@ -11,11 +11,7 @@ export const list_job_videos: ReadHandler<'list_job_videos'> = async (ctx, { pat
   const job = await resolveJob(db, caller, path.job_id);
   const limit = query.limit ?? DEFAULT_LIMIT;
   const videos = videosQuery(db, caller.companyId).where('v.job_id', job.id);
-  if (query.room !== undefined) {
-    const room = roomNamed(query.room, await jobRooms(db, job.id));
-    if (room === null) videos.whereNull('v.room');
-    else videos.whereRaw('lower(v.room) = lower(?)', [room]);
-  }
+  if (query.room !== undefined) whereRoom(videos, 'v.room', roomNamed(query.room, await jobRooms(db, job.id)));
   if (query.cursor) {
     const after = decodeCursor(query.cursor, { at: 'text', id: 'text' });
     videos.whereRaw('(v.recorded_at, v.id) < (?::timestamptz, ?)', [after.at, after.id]);

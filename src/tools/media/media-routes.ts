@@ -16,7 +16,7 @@ import { DOCUMENT_FORMATS, type DocumentFormat } from '../documents/document-kin
 import { intakeFiles, type FileKind } from './file-intake';
 import { LINKED, storedVariant, type Collection } from './file-links';
 import { photoKind } from './photo-intake';
-import { jobRooms, storageKey, type FileVariant } from './photo-records';
+import { jobRooms, joinStoredFile, storageKey, type FileVariant } from './photo-records';
 import { videoContentType, videoKind } from './video-intake';
 import { sendStoredFile } from './send-stored-file';
 import { errorPage, uploadLinkFacts, uploadPage } from './upload-page';
@@ -44,11 +44,7 @@ export function linkRoutes(deps: Deps, limiter: RateLimiter): Router {
     const companyId = String(req.query.c ?? '');
     const expires = Number(req.query.e);
     await deps.media.links.check({ purpose: LINKED[linked.collection].purpose, companyId, object: `${id}/${variant}`, expires }, req.query.s);
-    const record = await deps
-      .db(`${linked.collection} as r`)
-      .join('stored_files as f', function () {
-        this.on('f.company_id', 'r.company_id').andOn('f.sha256', 'r.sha256');
-      })
+    const record = await joinStoredFile(deps.db(`${linked.collection} as r`), 'r')
       .where({ 'r.id': id, 'r.company_id': companyId })
       .first('r.sha256', 'r.name', 'f.format');
     if (!record) throw new ApiError(404, 'not_found', `This ${linked.collection.slice(0, -1)} is no longer on its job.`);

@@ -5,7 +5,8 @@
  * thread), make the web rendition and the thumbnail with the orientation applied and no
  * metadata (so no location), and read the camera's time.
  */
-import { open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { readHead } from '../../files/head';
 import path from 'node:path';
 import sharp, { type Sharp } from 'sharp';
 import decodeHeic from 'heic-decode';
@@ -58,7 +59,7 @@ const HEAD_BYTES = 64;
 const HEIC_BRANDS = new Set(['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'mif1', 'msf1']);
 
 export default async function decodePhoto(task: DecodeTask): Promise<ImageResult> {
-  const head = await firstBytes(task.sourcePath);
+  const head = await readHead(task.sourcePath, HEAD_BYTES);
   const format = sniffPhoto(head);
   if (!format) return { ok: false, problem: 'unsupported', detail: `its content is ${describeContent(head)}` };
   // Only the header is read here; sharp's own pixel limit would refuse a bomb as unreadable.
@@ -75,17 +76,6 @@ export default async function decodePhoto(task: DecodeTask): Promise<ImageResult
     return { ok: true, format, width: turned ? header.height : header.width, height: turned ? header.width : header.height, taken: await takenTime(header.exif), web, thumb };
   } catch (error) {
     return { ok: false, problem: 'corrupt', detail: `it cannot be decoded (${(error as Error).message.split('\n')[0]})` };
-  }
-}
-
-async function firstBytes(file: string): Promise<Buffer> {
-  const handle = await open(file);
-  try {
-    const buffer = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
   }
 }
 

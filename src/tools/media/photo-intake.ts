@@ -12,7 +12,7 @@ import type { Examined, FileKind } from './file-intake';
 const MiB = 1024 * 1024;
 const PHOTO_LIMITS: UploadLimits = { filePart: 'photo', fileBytes: 30 * MiB, files: 50, totalBytes: 200 * MiB, metaBytes: 64 * 1024 };
 const MAX_PIXELS = 100_000_000;
-export const PHOTO_FORMATS = ['jpeg', 'png', 'heic'] as const;
+const PHOTO_FORMATS = ['jpeg', 'png', 'heic'] as const;
 const CONTENT_TYPES: Record<PreparedImage['format'], string> = { jpeg: 'image/jpeg', png: 'image/png', heic: 'image/heic' };
 
 export const photoKind: FileKind = {

@@ -44,12 +44,21 @@ export function storageKey(companyId: string, sha256: string, variant: FileVaria
   return `${companyId}/photos/${sha256}/${variant}`;
 }
 
+/** Joins a photo's, video's or document's (`alias`) stored file as `f`. */
+export function joinStoredFile(query: Knex.QueryBuilder, alias: string): Knex.QueryBuilder {
+  return query.join('stored_files as f', function () {
+    this.on('f.company_id', `${alias}.company_id`).andOn('f.sha256', `${alias}.sha256`);
+  });
+}
+
+/** Narrows to one room (a name as roomNamed gives it, any case) or, for null, to Unsorted. */
+export function whereRoom(query: Knex.QueryBuilder, column: string, room: string | null): Knex.QueryBuilder {
+  return room === null ? query.whereNull(column) : query.whereRaw('lower(??) = lower(?)', [column, room]);
+}
+
 /** The company's photos with their stored file's facts and uploader. */
 export function photosQuery(db: Knex, companyId: string): Knex.QueryBuilder {
-  return db('photos as ph')
-    .join('stored_files as f', function () {
-      this.on('f.company_id', 'ph.company_id').andOn('f.sha256', 'ph.sha256');
-    })
+  return joinStoredFile(db('photos as ph'), 'ph')
     .join('people as p', 'p.id', 'ph.uploaded_by')
     .where('ph.company_id', companyId)
     .select('ph.*', 'p.name as uploader_name', 'f.format', 'f.bytes', 'f.width', 'f.height');

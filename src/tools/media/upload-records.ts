@@ -6,7 +6,7 @@
 import type { WriteContext } from '../../platform/handler';
 import { newId, type IdPrefix } from '../../platform/ids';
 import type { PreparedFile } from './prepared-upload';
-import { addJobRooms, jobRooms, roomNamed } from './photo-records';
+import { addJobRooms, jobRooms, roomNamed, UNSORTED } from './photo-records';
 
 export interface NewRecord {
   id: string;
@@ -43,6 +43,16 @@ export async function planUpload(ctx: WriteContext, table: 'photos' | 'videos' |
   for (const record of added) if (record.room !== null) record.room = known.find((r) => r.toLowerCase() === record.room!.toLowerCase()) ?? record.room;
   await db('stored_files').where({ company_id: ctx.caller.companyId }).whereIn('sha256', shas).update({ last_used_at: db.fn.now() });
   return { idOfPart, added, roomsAdded };
+}
+
+/** The rooms the new records went to (Unsorted included), for the change feed. */
+export function roomsFiled(plan: UploadPlan): string[] {
+  return [...new Set(plan.added.map((a) => a.room ?? UNSORTED))];
+}
+
+/** What every upload answers besides its records: how many were new, how many the job had, the rooms added. */
+export function uploadCounts(plan: UploadPlan): { added: number; duplicates: number; rooms_added: string[] } {
+  return { added: plan.added.length, duplicates: plan.idOfPart.length - plan.added.length, rooms_added: plan.roomsAdded };
 }
 
 /** The records of the parts in order, each with `duplicate`: a part is new only the first time its record appears among the added. */

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { WriteHandler } from '../../platform/handler';
 import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { photosQuery, toPhoto, UNSORTED, type Photo, type PhotoRow } from './photo-records';
-import { inPartOrder, planUpload } from './upload-records';
+import { photosQuery, toPhoto, type Photo, type PhotoRow } from './photo-records';
+import { inPartOrder, planUpload, roomsFiled, uploadCounts } from './upload-records';
 
 /** The camera's time as read from the file by the intake: local time, with its offset when the camera wrote one. */
 interface TakenTime {
@@ -35,7 +35,7 @@ export const upload_job_photos: WriteHandler<'upload_job_photos'> = async (ctx, 
     })),
   );
   if (plan.added.length > 0) {
-    const rooms = [...new Set(plan.added.map((a) => a.room ?? UNSORTED))];
+    const rooms = roomsFiled(plan);
     ctx.changes.add({
       kind: 'files',
       data: { action: 'photos.uploaded', photo_ids: plan.added.map((a) => a.id), count: plan.added.length, rooms, rooms_added: plan.roomsAdded, via: body.via },
@@ -49,9 +49,7 @@ export const upload_job_photos: WriteHandler<'upload_job_photos'> = async (ctx, 
   return {
     job_id: job.id,
     photos: inPartOrder(plan, photos),
-    added: plan.added.length,
-    duplicates: plan.idOfPart.length - plan.added.length,
-    rooms_added: plan.roomsAdded,
+    ...uploadCounts(plan),
   };
 };
 

@@ -1,7 +1,6 @@
 import type { WriteHandler } from '../../platform/handler';
 import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { UNSORTED } from './photo-records';
-import { inPartOrder, planUpload } from './upload-records';
+import { inPartOrder, planUpload, roomsFiled, uploadCounts } from './upload-records';
 import { toVideo, videosQuery, type Video, type VideoRow } from './video-records';
 import type { StoredVideoFacts } from './video-intake';
 
@@ -38,7 +37,7 @@ export const upload_job_videos: WriteHandler<'upload_job_videos'> = async (ctx, 
     }),
   );
   if (plan.added.length > 0) {
-    const rooms = [...new Set(plan.added.map((a) => a.room ?? UNSORTED))];
+    const rooms = roomsFiled(plan);
     const seconds = Math.round(plan.added.reduce((sum, a) => sum + (facts.get(a.file.sha256)?.duration_seconds ?? 0), 0) * 1000) / 1000;
     ctx.changes.add({
       kind: 'files',
@@ -53,8 +52,6 @@ export const upload_job_videos: WriteHandler<'upload_job_videos'> = async (ctx, 
   return {
     job_id: job.id,
     videos: inPartOrder(plan, videos),
-    added: plan.added.length,
-    duplicates: plan.idOfPart.length - plan.added.length,
-    rooms_added: plan.roomsAdded,
+    ...uploadCounts(plan),
   };
 };

@@ -9,7 +9,7 @@ import { partName } from './receive-parts';
 import type { FileKind } from './file-intake';
 import type { VideoFormat } from './video-probe';
 
-export const VIDEO_FORMATS = ['mp4', 'mov', 'webm'] as const;
+const VIDEO_FORMATS = ['mp4', 'mov', 'webm'] as const;
 const CONTENT_TYPES: Record<VideoFormat, string> = { mp4: 'video/mp4', mov: 'video/quicktime', webm: 'video/webm' };
 
 /** What a video's stored file keeps besides its size and dimensions. */

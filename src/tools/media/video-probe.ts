@@ -3,7 +3,8 @@
  * with ffmpeg. Both run as child processes (never on the event loop), each under a hard time
  * limit, and at most `concurrency` videos are examined at once.
  */
-import { open, rm, stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
+import { readHead } from '../../files/head';
 import fastq from 'fastq';
 import { runProgram } from '../../platform/programs';
 import sharp from 'sharp';
@@ -242,17 +243,6 @@ function stillFailure(result: Run | null, timeoutMs: number): Refusal | null {
   return result.code === 0 ? null : corrupt(`ffmpeg could not decode a frame: ${firstLine(result.stderr)}`);
 }
 
-async function readHead(file: string): Promise<Buffer> {
-  const handle = await open(file);
-  try {
-    const buffer = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
-}
-
 export class VideoTools {
   private readonly queue: fastq.queueAsPromised<VideoTask, VideoResult>;
   private availability: Promise<boolean> | null = null;
@@ -275,7 +265,7 @@ export class VideoTools {
   }
 
   private async examineNow(task: VideoTask): Promise<VideoResult> {
-    const head = await readHead(task.sourcePath);
+    const head = await readHead(task.sourcePath, HEAD_BYTES);
     const format = sniffVideo(head);
     if (!format) return { ok: false, problem: 'unsupported', detail: describeContent(head) };
     const probed = await probe(format, task.sourcePath, this.options.probeTimeoutMs);

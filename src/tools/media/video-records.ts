@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
 import type { Caller, ReadContext } from '../../platform/handler';
 import { fileLink } from './file-links';
-import { UNSORTED } from './photo-records';
+import { joinStoredFile, UNSORTED } from './photo-records';
 import type { StoredVideoFacts } from './video-intake';
 
 export type Video = components['schemas']['Video'];
@@ -30,10 +30,7 @@ export interface VideoRow {
 
 /** The company's videos with their stored file's facts and uploader. */
 export function videosQuery(db: Knex, companyId: string): Knex.QueryBuilder {
-  return db('videos as v')
-    .join('stored_files as f', function () {
-      this.on('f.company_id', 'v.company_id').andOn('f.sha256', 'v.sha256');
-    })
+  return joinStoredFile(db('videos as v'), 'v')
     .join('people as p', 'p.id', 'v.uploaded_by')
     .where('v.company_id', companyId)
     .select('v.*', 'p.name as uploader_name', 'f.format', 'f.bytes', 'f.width', 'f.height', 'f.facts');

@@ -3,7 +3,7 @@ import type { ReadHandler } from '../../platform/handler';
 import { invalidRequest, notFound } from '../../platform/errors';
 import { resolveJob } from '../jobs/job-records';
 import { fileLink } from './file-links';
-import { jobRooms, roomNamed, UNSORTED } from './photo-records';
+import { jobRooms, joinStoredFile, roomNamed, UNSORTED, whereRoom } from './photo-records';
 
 const DEFAULT_LIMIT = 4;
 
@@ -24,10 +24,7 @@ export interface ViewableRow {
 /** The company's photos and videos as one list, dated by when they were taken or recorded. */
 export function viewablesQuery(db: Knex, companyId: string): Knex.QueryBuilder {
   const photos = db('photos').where('company_id', companyId).select(db.raw("'photo' as kind"), 'id', 'job_id', 'sha256', 'room', 'caption', 'name', 'taken_at as at', db.raw('null::float8 as duration_seconds'));
-  const videos = db('videos as v')
-    .join('stored_files as f', function () {
-      this.on('f.company_id', 'v.company_id').andOn('f.sha256', 'v.sha256');
-    })
+  const videos = joinStoredFile(db('videos as v'), 'v')
     .where('v.company_id', companyId)
     .select(db.raw("'video' as kind"), 'v.id', 'v.job_id', 'v.sha256', 'v.room', 'v.caption', 'v.name', 'v.recorded_at as at', db.raw("(f.facts->>'duration_seconds')::float8 as duration_seconds"));
   return db.from(photos.unionAll(videos).as('x')).join('jobs as j', 'j.id', 'x.job_id').select('x.*', 'j.job_number');
@@ -44,11 +41,7 @@ export const view_photos: ReadHandler<'view_photos'> = async (ctx, { query }) =>
   else {
     const job = await resolveJob(db, caller, query.job_id!);
     shown.where('x.job_id', job.id);
-    if (query.room !== undefined) {
-      const room = roomNamed(query.room, await jobRooms(db, job.id));
-      if (room === null) shown.whereNull('x.room');
-      else shown.whereRaw('lower(x.room) = lower(?)', [room]);
-    }
+    if (query.room !== undefined) whereRoom(shown, 'x.room', roomNamed(query.room, await jobRooms(db, job.id)));
     shown.orderBy([{ column: 'x.at', order: 'desc' }, { column: 'x.id', order: 'desc' }]).limit(query.limit ?? DEFAULT_LIMIT);
   }
   const rows = (await shown) as ViewableRow[];
