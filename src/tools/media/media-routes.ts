@@ -5,8 +5,9 @@
  * itself.
  */
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { callerOf, findCallerOfKeyId } from '../../platform/auth';
+import { callerOf } from '../../platform/auth';
 import { ApiError, notFound } from '../../platform/errors';
+import { holderOfLink, personLinkOf } from '../../platform/person-links';
 import { toApiError } from '../../platform/http-errors';
 import type { Deps } from '../../platform/pipeline';
 import type { RateLimiter } from '../../platform/rate-limit';
@@ -19,7 +20,7 @@ import { photoKind } from './photo-intake';
 import { jobRooms, joinStoredFile, storageKey, type FileVariant } from './photo-records';
 import { videoContentType, videoKind } from './video-intake';
 import { sendStoredFile } from './send-stored-file';
-import { errorPage, uploadLinkFacts, uploadPage } from './upload-page';
+import { errorPage, UPLOAD_LINK_PARAMS, uploadPage } from './upload-page';
 
 /** The upload of each collection, by the last segment of its path. */
 const UPLOADS: Record<Collection, FileKind> = { photos: photoKind, videos: videoKind, documents: documentKind };
@@ -77,21 +78,15 @@ export function linkRoutes(deps: Deps, limiter: RateLimiter): Router {
   return router;
 }
 
-/** The person a valid upload link acts for, and its job; a revoked key ends its links. */
+/** The person a valid upload link acts for, and its job, with the room the link preselects. */
 async function uploaderOfLink(deps: Deps, req: Request) {
-  const facts = uploadLinkFacts(req);
-  await deps.media.links.check(facts, req.query.s);
-  const caller = await findCallerOfKeyId(deps.db, String(req.query.k));
-  if (!caller || caller.companyId !== facts.companyId) {
-    throw new ApiError(403, 'link_invalid', 'This link no longer works: the key that made it was revoked. Ask for a new link.');
-  }
-  const job = await deps.db('jobs').where({ id: facts.object, company_id: caller.companyId }).first('id', 'job_number', 'title');
-  if (!job) throw notFound('job');
-  return { caller, job: { ...job, room: facts.room } };
+  const link = personLinkOf(req, 'upload', UPLOAD_LINK_PARAMS);
+  const { caller, job } = await holderOfLink(deps.db, deps.media.links, link, UPLOAD_LINK_PARAMS, req.query.s);
+  return { caller, job: { ...job, room: link.params.r === '' ? null : link.params.r } };
 }
 
 /** People who open a link get a page; programs get a problem. */
-function linkErrors(error: unknown, req: Request, res: Response, next: NextFunction): void {
+export function linkErrors(error: unknown, req: Request, res: Response, next: NextFunction): void {
   const problem = toApiError(error);
   if (problem.status >= 500 || req.accepts(['json', 'html']) !== 'html') return next(error);
   for (const [name, value] of Object.entries(problem.extra.headers ?? {})) res.setHeader(name, value);

@@ -6,32 +6,10 @@
  * the videos and anything else to the photos.
  */
 import { randomBytes } from 'node:crypto';
-import type { Request } from 'express';
 import type { ApiError } from '../../platform/errors';
-import type { LinkFacts } from '../../platform/links';
 
-export interface UploadLinkFacts extends LinkFacts {
-  room: string | null;
-}
-
-/** What an upload link says: its company, job, key, room and expiry (`c`, path, `k`, `r`, `e`). */
-export function uploadLinkFacts(req: Request): UploadLinkFacts {
-  const room = typeof req.query.r === 'string' && req.query.r !== '' ? req.query.r : null;
-  return {
-    purpose: 'upload',
-    companyId: String(req.query.c ?? ''),
-    object: String(req.params.job_id),
-    extra: `${String(req.query.k ?? '')}\n${room ?? ''}`,
-    expires: Number(req.query.e),
-    room,
-  };
-}
-
-/** The query of an upload link for these facts and signature. */
-export function uploadLinkQuery(facts: UploadLinkFacts, keyId: string, signature: string): string {
-  const query = new URLSearchParams({ c: facts.companyId, k: keyId, ...(facts.room ? { r: facts.room } : {}), e: String(facts.expires), s: signature });
-  return query.toString();
-}
+/** An upload link's parameter: the room the page preselects (`r`). */
+export const UPLOAD_LINK_PARAMS = ['r'] as const;
 
 const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 

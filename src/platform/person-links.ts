@@ -1,0 +1,68 @@
+/**
+ * Links that act for a person: the upload page and the export links. Such a link names the key
+ * that made it and its own parameters (a room, what a PDF holds), all signed with it. Whatever
+ * is done through the link is the key's person's, and revoking the key ends its links.
+ */
+import type { Knex } from 'knex';
+import type { Request } from 'express';
+import { findCallerOfKeyId } from './auth';
+import { ApiError, notFound } from './errors';
+import type { Caller } from './handler';
+import { LinkSigner, type LinkFacts, type LinkPurpose } from './links';
+
+export interface PersonLink<P extends string> {
+  purpose: LinkPurpose;
+  companyId: string;
+  keyId: string;
+  /** The job the link is for. */
+  jobId: string;
+  /** The link's own parameters by their short query name; '' when not set. */
+  params: Record<P, string>;
+  /** Unix seconds. */
+  expires: number;
+}
+
+/** What is signed: the key, then the parameters in the order the link's kind names them. */
+function factsOf<P extends string>(link: PersonLink<P>, names: readonly P[]): LinkFacts {
+  return { purpose: link.purpose, companyId: link.companyId, object: link.jobId, extra: [link.keyId, ...names.map((name) => link.params[name])].join('\n'), expires: link.expires };
+}
+
+/** The signed query of a link (`c`, `k`, its parameters that are set, `e`, `s`). */
+export async function personLinkQuery<P extends string>(signer: LinkSigner, link: PersonLink<P>, names: readonly P[]): Promise<string> {
+  const signature = await signer.sign(factsOf(link, names));
+  const params = Object.fromEntries(names.filter((name) => link.params[name] !== '').map((name) => [name, link.params[name]]));
+  return new URLSearchParams({ c: link.companyId, k: link.keyId, ...params, e: String(link.expires), s: signature }).toString();
+}
+
+/** The link a request was opened with (the job from the path's `job_id`), not yet checked. */
+export function personLinkOf<P extends string>(req: Request, purpose: LinkPurpose, names: readonly P[]): PersonLink<P> {
+  const text = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : '');
+  return {
+    purpose,
+    companyId: text('c'),
+    keyId: text('k'),
+    jobId: String(req.params.job_id),
+    params: Object.fromEntries(names.map((name) => [name, text(name)])) as Record<P, string>,
+    expires: Number(req.query.e),
+  };
+}
+
+export interface LinkHolder {
+  caller: Caller;
+  job: { id: string; job_number: number; title: string | null };
+}
+
+/**
+ * Checks a link's signature and expiry (403, 410), then finds the person it acts for and its
+ * job: a revoked key's links answer 403, a job no longer there 404.
+ */
+export async function holderOfLink<P extends string>(db: Knex, signer: LinkSigner, link: PersonLink<P>, names: readonly P[], signature: unknown): Promise<LinkHolder> {
+  await signer.check(factsOf(link, names), signature);
+  const caller = await findCallerOfKeyId(db, link.keyId);
+  if (!caller || caller.companyId !== link.companyId) {
+    throw new ApiError(403, 'link_invalid', 'This link no longer works: the key that made it was revoked. Ask for a new link.');
+  }
+  const job = await db('jobs').where({ id: link.jobId, company_id: caller.companyId }).first('id', 'job_number', 'title');
+  if (!job) throw notFound('job');
+  return { caller, job };
+}
