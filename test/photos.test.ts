@@ -12,8 +12,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type request from 'supertest';
 import type { components } from '../src/generated/api';
-import { as, atOnce, createCompany, feedSettled, opId, startApp, type TestApp, type TestCompany } from './support/app';
-import { startS3 } from './support/s3';
+import { as, atOnce, createCompany, feedSettled, opId, type TestApp, type TestCompany } from './support/app';
+import { startAppOn } from './support/s3';
 import { sweepUnusedFiles } from '../src/tools/media/file-sweeper';
 import { hugeHeaderPng, jpegWith, pngOf, truncatedJpeg } from './support/photo-files';
 
@@ -35,22 +35,14 @@ describe.each(['disk', 's3'] as const)('photos on %s storage', (store) => {
   let t: TestApp;
   let co: TestCompany;
   let other: TestCompany;
-  let stopS3: (() => Promise<void>) | null = null;
 
   beforeAll(async () => {
-    let env: Record<string, string> = {};
-    if (store === 's3') {
-      const s3 = await startS3();
-      env = s3.env;
-      stopS3 = s3.stop;
-    }
-    t = await startApp(env);
+    t = await startAppOn(store);
     co = await createCompany(t);
     other = await createCompany(t);
   });
   afterAll(async () => {
     await t.close();
-    await stopS3?.();
   });
 
   const write = (company = co) => as(t, company.writeKey);

@@ -4,43 +4,24 @@
  * can reach by keyboard, uploads a JPEG and a HEIC from the library and a JPEG from the camera into
  * a new room, and makes uploads fail on the way there and on the way back to show that Retry never
  * stores a photo twice. An expired link shows its own page. Screenshots go to test/artifacts/.
- *
- * Without Chromium the tests are skipped with a note, unless REQUIRE_BROWSER=1 (CI), where that
- * is a failure.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
-import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import type { components } from '../src/generated/api';
 import { as, createCompany, opId, startApp, type TestApp, type TestCompany } from './support/app';
+import { describeInBrowser, launchChromium, phoneContext } from './support/browser';
 import { pdfOf } from './support/document-files';
 import { makeTestVideos } from './support/video-files';
 
 type PhotoList = components['schemas']['PhotoList'];
 type PhotoUploadLink = components['schemas']['PhotoUploadLink'];
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const HEIC_FIXTURE = path.join(__dirname, 'fixtures/heic/phone.heic');
 const ARTIFACTS = path.join(__dirname, 'artifacts');
-const IPHONE_UA =
-  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 
-if (!HAVE_CHROMIUM) {
-  if (process.env.REQUIRE_BROWSER === '1') {
-    it('has Chromium to run the upload page in', () => {
-      throw new Error(
-        `REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH.`,
-      );
-    });
-  } else {
-    console.warn(`upload-page.browser.test.ts: skipped, no Chromium at ${CHROMIUM} (set REQUIRE_BROWSER=1 to make this a failure).`);
-  }
-}
-
-(HAVE_CHROMIUM ? describe : describe.skip)('the upload page on a phone', () => {
+describeInBrowser('the upload page on a phone', () => {
   let t: TestApp;
   let co: TestCompany;
   let browser: Browser;
@@ -52,23 +33,12 @@ if (!HAVE_CHROMIUM) {
 
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
-    const launching = chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
-    });
+    const launching = launchChromium();
     launching.catch(() => undefined); // awaited below; this only keeps a failed launch from being reported as unhandled meanwhile
     t = await startApp();
     browser = await launching;
     co = await createCompany(t);
-    context = await browser.newContext({
-      viewport: { width: 390, height: 844 },
-      deviceScaleFactor: 3,
-      isMobile: true,
-      hasTouch: true,
-      userAgent: IPHONE_UA,
-      locale: 'en-US',
-    });
+    context = await phoneContext(browser);
     page = await context.newPage();
     job = (await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Pat Phone', title: 'Burst pipe under sink' }).expect(201)).body;
     link = (await as(t, co.writeKey).get(`/api/v1/jobs/${job.id}/photos/upload-link?room=Kitchen`).expect(200)).body;

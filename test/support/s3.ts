@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FileStoreSettings } from '../../src/files/store';
+import { startApp, type TestApp } from './app';
 
 /** The part of s3rver (which ships no types) used here. */
 interface S3rver {
@@ -62,6 +63,20 @@ export async function startS3(): Promise<TestS3> {
       server.httpServer?.closeAllConnections();
       await closed;
       await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The service on local disk, or on a bucket of an s3rver started for it; closing the app stops that server too. */
+export async function startAppOn(store: 'disk' | 's3'): Promise<TestApp> {
+  if (store === 'disk') return startApp();
+  const s3 = await startS3();
+  const app = await startApp(s3.env);
+  return {
+    ...app,
+    close: async () => {
+      await app.close();
+      await s3.stop();
     },
   };
 }
