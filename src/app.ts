@@ -22,6 +22,7 @@ import type { Deps } from './platform/pipeline';
 import { feedHorizon } from './platform/changes';
 import { CompanySlots } from './platform/fair-share';
 import { addUploadRoutes, linkRoutes } from './tools/media/media-routes';
+import { exportRoutes } from './tools/exports/export-routes';
 
 const JSON_LIMIT = '1mb';
 const REQUEST_ID = /^[\w.-]{1,64}$/;
@@ -71,6 +72,7 @@ export function createApp(given: Omit<Deps, 'slots'> & { logger: Logger; redis?:
   // Multipart uploads and signed links are checked by their own routes, before the validator.
   addUploadRoutes(app, deps);
   app.use(linkRoutes(deps, limiter));
+  app.use(exportRoutes(deps, limiter));
   app.use('/admin/v1', requireAdminToken(deps.config.adminToken, limiter), json);
   app.use('/mcp', checkMcpHost(deps.config)); // DNS-rebinding protection, before the key and the body
   app.post('/mcp', withKey, json, chargeMcpMessages(limiter), mcpEndpoint(deps));

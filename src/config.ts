@@ -49,6 +49,8 @@ const schema = z.object({
   LINK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   FILE_LINK_SECONDS: z.coerce.number().int().min(60).max(7 * 86400).default(3600),
   UPLOAD_LINK_SECONDS: z.coerce.number().int().min(300).max(7 * 86400).default(86400),
+  EXPORT_LINK_SECONDS: z.coerce.number().int().min(60).max(30 * 86400).default(7 * 86400),
+  PDF_WORKERS: positive.max(16).default(1),
   // One core is left to the event loop: on 2 cores, 2 decoding threads made get_job's p99 2.5× its idle value, 1 kept it within 1×.
   MEDIA_WORKERS: positive.max(16).default(Math.max(1, availableParallelism() - 1)),
   VIDEO_MAX_BYTES: positive.max(5 * 1024 ** 3).default(1024 ** 3),
@@ -84,8 +86,10 @@ export interface Config {
   chat: { allowPrivateTargets: boolean; retryBaseMs: number; pollMs: number; maxInFlight: number; maxInFlightPerTarget: number };
   /** Where files are kept: a directory (default DATA_DIR/files), or S3-compatible storage when a bucket is set. */
   files: FileStoreSettings;
-  /** Signed links: the shared secret (else one kept in the database), the lifetime of file links and of upload-page links. */
-  links: { secret?: string; fileSeconds: number; uploadSeconds: number };
+  /** Signed links: the shared secret (else one kept in the database), the lifetime of file links, upload-page links and export links (default). */
+  links: { secret?: string; fileSeconds: number; uploadSeconds: number; exportSeconds: number };
+  /** Worker threads laying out PDF packets (each holds one packet's pictures at print size). */
+  pdfWorkers: number;
   /** Worker threads decoding and resizing images; also the videos examined (ffprobe, ffmpeg) at once. */
   mediaWorkers: number;
   /** The largest video accepted (a request may hold twice this). */
@@ -147,7 +151,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           }
         : null,
     },
-    links: { secret: e.LINK_SECRET, fileSeconds: e.FILE_LINK_SECONDS, uploadSeconds: e.UPLOAD_LINK_SECONDS },
+    links: { secret: e.LINK_SECRET, fileSeconds: e.FILE_LINK_SECONDS, uploadSeconds: e.UPLOAD_LINK_SECONDS, exportSeconds: e.EXPORT_LINK_SECONDS },
+    pdfWorkers: e.PDF_WORKERS,
     mediaWorkers: e.MEDIA_WORKERS,
     videoMaxBytes: e.VIDEO_MAX_BYTES,
     ocrWorkers: e.OCR_WORKERS,

@@ -813,6 +813,91 @@ export interface paths {
         patch: operations["update_line_item"];
         trace?: never;
     };
+    "/api/v1/jobs/{job_id}/export-pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A link to the download page of a job's PDF packet (estimate, drying log, photos)
+         * @description Returns `url`, a page served by the service whose Download button builds one PDF
+         *     holding the `documents` asked for, in this order whatever the order asked: `estimate`,
+         *     `drying_log`, `photos`. The packet opens with a cover (company, job number, customer,
+         *     loss address, claim number, carrier, adjuster, date). The estimate is printed by room
+         *     with its lines, room totals and the estimate's totals (the figures of `get_estimate`);
+         *     the drying log per area with a daily table of air readings (temperature, RH, GPP, dew
+         *     point), material readings against their dry goals, skipped days, the day the area read
+         *     dry and a chart of GPP over the days; photos by room, six to a page, each with caption,
+         *     time taken and uploader. Every page carries the job number and its page number.
+         *
+         *     **Finalising.** Downloading a PDF that holds the estimate marks the estimate final (the
+         *     page asks to confirm first); opening the page changes nothing. The change is in the feed
+         *     (`estimates`, `estimate.finalized`) under the person whose key made the link, also when
+         *     that key is a read key: making the link reads, downloading is what the office does when
+         *     it sends the packet. An estimate already final stays final; a final estimate refuses
+         *     changes (409 `invalid_state`). A finalisation is not in any key's undo history and undo
+         *     cannot take it back: the PDF may already be with the carrier, and an estimate that could
+         *     turn back into a draft would no longer match what was sent (write a new estimate
+         *     instead). Undoing an earlier change to that estimate is refused too (the estimate was
+         *     changed since). A packet without the estimate finalises nothing.
+         *
+         *     **The link** carries no API key. It is signed, bound to the job, the documents, the
+         *     estimate and this key's person, and works until `expires_at`: 7 days by default (the
+         *     setting `EXPORT_LINK_SECONDS`), or `expires_in` seconds (60 s to 30 days). Revoking the
+         *     key ends it; an altered link answers 403 `link_invalid`, an expired one 410
+         *     `link_expired` (a page saying so, for a browser). Programs download without the page:
+         *     POST (never GET, so that a link preview cannot finalise) to `pdf_url` returns the PDF
+         *     (`application/pdf`, streamed). The PDF shows the job as it is when it is downloaded.
+         *     Over MCP the answer also holds the page as a `resource_link` content block.
+         */
+        get: operations["export_pdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/photos/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A link to a ZIP of a job's photos, a folder per room, with a manifest
+         * @description Returns `url`, a signed link (no API key; GET, repeatable, changes nothing) to a ZIP
+         *     with one folder per room (`Kitchen/`, `Unsorted/`) holding the photos' originals, named
+         *     from the time taken and their caption, else their name (`2026-11-20 14-03-05 Water under
+         *     sink.jpg`, company time), and `manifest.csv` (file, room, caption, name, taken_at,
+         *     taken_at_source, uploaded_by, photo_id, sha256, original_sha256, location_removed).
+         *     All the job's photos, those of one `room`, or the `photo_ids` chosen (not both). The
+         *     ZIP is streamed (ZIP64 past 4 GB) and holds the photos as they are when it is
+         *     downloaded; a photo taken off the job since is left out.
+         *
+         *     **Location.** Photo locations stay private: where an original carries GPS coordinates
+         *     (EXIF GPS, XMP location), the ZIP holds a copy with those tags removed and nothing else
+         *     changed (the image data is the one uploaded, not re-encoded). `sha256` is of the file in
+         *     the ZIP, `original_sha256` of the file as uploaded (the service keeps it, and the two
+         *     are equal when there was nothing to remove).
+         *
+         *     The link works until `expires_at`: 7 days by default (`EXPORT_LINK_SECONDS`), or
+         *     `expires_in` seconds (60 s to 30 days); altered 403 `link_invalid`, expired 410
+         *     `link_expired`. Over MCP the answer also holds the ZIP as a `resource_link` block.
+         */
+        get: operations["export_job_photos"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/jobs": {
         parameters: {
             query?: never;
@@ -1521,7 +1606,7 @@ export interface components {
             at: string;
         };
         /** @description One shape per action, told apart by `action` (the entry's own). Statuses, teammates and contacts are named by id and name; estimate entries give the estimate's total after the change; an overview change lists only the fields that changed. Ignore actions you do not know; new tools add new ones. */
-        ChangeData: components["schemas"]["ChangeDataJobCreated"] | components["schemas"]["ChangeDataJobStatusMoved"] | components["schemas"]["ChangeDataJobOverviewUpdated"] | components["schemas"]["ChangeDataJobCancelled"] | components["schemas"]["ChangeDataJobReopened"] | components["schemas"]["ChangeDataJobAssigned"] | components["schemas"]["ChangeDataJobUnassigned"] | components["schemas"]["ChangeDataContactAdded"] | components["schemas"]["ChangeDataContactLinked"] | components["schemas"]["ChangeDataContactUpdated"] | components["schemas"]["ChangeDataNoteAdded"] | components["schemas"]["ChangeDataNoteCorrected"] | components["schemas"]["ChangeDataNoteRetracted"] | components["schemas"]["ChangeDataEstimateCreated"] | components["schemas"]["ChangeDataEstimateRoomsAdded"] | components["schemas"]["ChangeDataEstimateRoomUpdated"] | components["schemas"]["ChangeDataEstimateLinesAdded"] | components["schemas"]["ChangeDataEstimateLineUpdated"] | components["schemas"]["ChangeDataEstimateLineRemoved"] | components["schemas"]["ChangeDataDryingLogStarted"] | components["schemas"]["ChangeDataDryingReadingsAdded"] | components["schemas"]["ChangeDataDryingSettingsChanged"] | components["schemas"]["ChangeDataDryingDaySkipped"] | components["schemas"]["ChangeDataDryingNoteAdded"] | components["schemas"]["ChangeDataPhotosUploaded"] | components["schemas"]["ChangeDataPhotosMoved"] | components["schemas"]["ChangeDataPhotosUpdated"] | components["schemas"]["ChangeDataVideosUploaded"] | components["schemas"]["ChangeDataDocumentsUploaded"] | components["schemas"]["ChangeDataActionUndone"];
+        ChangeData: components["schemas"]["ChangeDataJobCreated"] | components["schemas"]["ChangeDataJobStatusMoved"] | components["schemas"]["ChangeDataJobOverviewUpdated"] | components["schemas"]["ChangeDataJobCancelled"] | components["schemas"]["ChangeDataJobReopened"] | components["schemas"]["ChangeDataJobAssigned"] | components["schemas"]["ChangeDataJobUnassigned"] | components["schemas"]["ChangeDataContactAdded"] | components["schemas"]["ChangeDataContactLinked"] | components["schemas"]["ChangeDataContactUpdated"] | components["schemas"]["ChangeDataNoteAdded"] | components["schemas"]["ChangeDataNoteCorrected"] | components["schemas"]["ChangeDataNoteRetracted"] | components["schemas"]["ChangeDataEstimateCreated"] | components["schemas"]["ChangeDataEstimateRoomsAdded"] | components["schemas"]["ChangeDataEstimateRoomUpdated"] | components["schemas"]["ChangeDataEstimateLinesAdded"] | components["schemas"]["ChangeDataEstimateLineUpdated"] | components["schemas"]["ChangeDataEstimateLineRemoved"] | components["schemas"]["ChangeDataEstimateFinalized"] | components["schemas"]["ChangeDataDryingLogStarted"] | components["schemas"]["ChangeDataDryingReadingsAdded"] | components["schemas"]["ChangeDataDryingSettingsChanged"] | components["schemas"]["ChangeDataDryingDaySkipped"] | components["schemas"]["ChangeDataDryingNoteAdded"] | components["schemas"]["ChangeDataPhotosUploaded"] | components["schemas"]["ChangeDataPhotosMoved"] | components["schemas"]["ChangeDataPhotosUpdated"] | components["schemas"]["ChangeDataVideosUploaded"] | components["schemas"]["ChangeDataDocumentsUploaded"] | components["schemas"]["ChangeDataActionUndone"];
         ChangeDataJobCreated: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1682,6 +1767,18 @@ export interface components {
             action: "estimate.line_removed";
             estimate_id: components["schemas"]["EstimateId"];
             total: components["schemas"]["ChangeMoney"];
+        };
+        /** @description The estimate's PDF was downloaded through an `export_pdf` link; the entry is the link's person's. Not undoable. */
+        ChangeDataEstimateFinalized: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "estimate.finalized";
+            estimate_id: components["schemas"]["EstimateId"];
+            total: components["schemas"]["ChangeMoney"];
+            /** @description What the downloaded packet held. */
+            documents: components["schemas"]["ExportDocument"][];
         };
         ChangeDataActionUndone: {
             /**
@@ -2460,6 +2557,58 @@ export interface components {
             line: components["schemas"]["Line"];
             totals: components["schemas"]["EstimateTotals"];
         };
+        /** @enum {string} */
+        ExportDocument: "estimate" | "drying_log" | "photos";
+        PdfExport: {
+            /**
+             * Format: uri
+             * @description The download page, for a person.
+             */
+            url: string;
+            /**
+             * Format: uri
+             * @description POST here to get the PDF itself (a program's way); the same effect as the page's Download button.
+             */
+            pdf_url: string;
+            /** Format: date-time */
+            expires_at: string;
+            job_id: components["schemas"]["JobId"];
+            job_number: number;
+            /** @description What the PDF holds, in packet order. */
+            documents: components["schemas"]["ExportDocument"][];
+            /** @description The estimate the packet holds, as it is now; null without `estimate`. */
+            estimate: null | {
+                id: components["schemas"]["EstimateId"];
+                label: string;
+                /** @enum {string} */
+                status: "draft" | "final";
+                total_cents: number;
+                currency: string;
+            };
+            /** @description True when downloading will make a draft estimate final. */
+            finalizes_estimate: boolean;
+            /** @description With `photos`, how many photos the job has now; 0 otherwise. */
+            photo_count: number;
+        };
+        PhotoExport: {
+            /**
+             * Format: uri
+             * @description The ZIP (GET).
+             */
+            url: string;
+            /** @example job-16-photos.zip */
+            file_name: string;
+            /** Format: date-time */
+            expires_at: string;
+            job_id: components["schemas"]["JobId"];
+            job_number: number;
+            /** @description The room exported, as the job names it; null for all rooms or chosen photos. */
+            room: string | null;
+            /** @description How many photos the ZIP holds now. */
+            photo_count: number;
+            /** @description The originals' size as uploaded, in bytes (the ZIP is about this size). */
+            bytes: number;
+        };
         CreateJobRequest: {
             operation_id: components["schemas"]["OperationId"];
             title?: string;
@@ -3125,6 +3274,8 @@ export interface components {
         EstimateId: components["schemas"]["EstimateId"];
         /** @description The line's id. */
         LineId: components["schemas"]["LineId"];
+        /** @description The link's lifetime in seconds (60 to 2592000, 30 days); default 604800 (7 days, the setting `EXPORT_LINK_SECONDS`). */
+        ExportExpiresIn: number;
         /** @description The note's id. */
         NoteId: components["schemas"]["NoteId"];
         /** @description Price for this pricing region (a US state code such as `TX`, or `DC`); by default the company's pricing region. */
@@ -4664,6 +4815,92 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    export_pdf: {
+        parameters: {
+            query: {
+                /** @description What the PDF holds; repeat the parameter for a packet (`documents=estimate&documents=photos`). */
+                documents: components["schemas"]["ExportDocument"][];
+                /** @description With `estimate`, which of the job's estimates; by default its newest. */
+                estimate_id?: components["schemas"]["EstimateId"];
+                /** @description The link's lifetime in seconds (60 to 2592000, 30 days); default 604800 (7 days, the setting `EXPORT_LINK_SECONDS`). */
+                expires_in?: components["parameters"]["ExportExpiresIn"];
+            };
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The download page's link. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PdfExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The job, the named estimate, or (with `drying_log`) a drying log does not exist for this company (`not_found`); with `estimate`, the job has no estimate. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    export_job_photos: {
+        parameters: {
+            query?: {
+                /** @description Only this room's photos (or `Unsorted`); any case. */
+                room?: components["schemas"]["RoomName"];
+                /** @description Only these photos of the job (repeat the parameter); not with `room`. */
+                photo_ids?: components["schemas"]["PhotoId"][];
+                /** @description The link's lifetime in seconds (60 to 2592000, 30 days); default 604800 (7 days, the setting `EXPORT_LINK_SECONDS`). */
+                expires_in?: components["parameters"]["ExportExpiresIn"];
+            };
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ZIP's link. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PhotoExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The job, a photo of `photo_ids` (not on this job), or the `room` (the job has no such room) does not exist for this company (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -9,6 +9,7 @@ import * as dryingLog from './migrations/007_drying_log';
 import * as dryingRevisions from './migrations/008_drying_revisions';
 import * as photos from './migrations/009_photos';
 import * as videosDocuments from './migrations/010_videos_documents';
+import * as shareablePhotos from './migrations/011_shareable_photos';
 import { syncStandards } from '../tools/standards/corpus';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
@@ -23,6 +24,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '008_drying_revisions': dryingRevisions,
   '009_photos': photos,
   '010_videos_documents': videosDocuments,
+  '011_shareable_photos': shareablePhotos,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -51,6 +51,11 @@ export const toolsets: { name: string; tag: string; description: string }[] = [
     "description": "A job's photos, videos and documents (upload from a script or a phone page, rooms, captions, pictures an assistant can see, documents read page by page)."
   },
   {
+    "name": "exports",
+    "tag": "Exports",
+    "description": "What leaves the service for a carrier or an adjuster: the PDF packet (estimate, drying log, photos) and the photo ZIP, as signed links."
+  },
+  {
     "name": "standards",
     "tag": "Standards",
     "description": "Guidance passages on water damage, drying, mold and safety from public-domain sources."
@@ -4709,6 +4714,203 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "annotations": {
       "title": "View photos",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
+    "name": "export_job_photos",
+    "toolset": "exports",
+    "scope": "read",
+    "title": "Export photos as a ZIP",
+    "description": "Get a download link to a ZIP of a job's photo originals, a folder per room, with manifest.csv; optional room or photo_ids.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        },
+        "room": {
+          "type": "string",
+          "description": "Only this room's photos (or `Unsorted`); any case."
+        },
+        "photo_ids": {
+          "type": "array",
+          "minItems": 1,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "pattern": "^pho_[0-9A-Za-z]+$"
+          },
+          "description": "Only these photos of the job (repeat the parameter); not with `room`."
+        },
+        "expires_in": {
+          "type": "integer",
+          "minimum": 60,
+          "maximum": 2592000,
+          "description": "The link's lifetime in seconds (60 to 2592000, 30 days); default 604800 (7 days, the setting `EXPORT_LINK_SECONDS`)."
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "url": {
+          "type": "string"
+        },
+        "file_name": {
+          "type": "string"
+        },
+        "expires_at": {
+          "type": "string"
+        },
+        "job_id": {
+          "type": "string"
+        },
+        "job_number": {
+          "type": "integer"
+        },
+        "room": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "photo_count": {
+          "type": "integer"
+        },
+        "bytes": {
+          "type": "integer"
+        }
+      }
+    },
+    "annotations": {
+      "title": "Export photos as a ZIP",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
+    "name": "export_pdf",
+    "toolset": "exports",
+    "scope": "read",
+    "title": "Export a PDF packet",
+    "description": "Get a link to a page that downloads the job's PDF packet (documents: estimate, drying_log, photos). Downloading a packet with the estimate makes the estimate final. Give the url to the person.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        },
+        "documents": {
+          "type": "array",
+          "minItems": 1,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "enum": [
+              "estimate",
+              "drying_log",
+              "photos"
+            ]
+          },
+          "description": "What the PDF holds; repeat the parameter for a packet (`documents=estimate&documents=photos`)."
+        },
+        "estimate_id": {
+          "type": "string",
+          "pattern": "^est_[0-9A-Za-z]+$",
+          "description": "With `estimate`, which of the job's estimates; by default its newest."
+        },
+        "expires_in": {
+          "type": "integer",
+          "minimum": 60,
+          "maximum": 2592000,
+          "description": "The link's lifetime in seconds (60 to 2592000, 30 days); default 604800 (7 days, the setting `EXPORT_LINK_SECONDS`)."
+        }
+      },
+      "required": [
+        "job_id",
+        "documents"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "url": {
+          "type": "string"
+        },
+        "pdf_url": {
+          "type": "string"
+        },
+        "expires_at": {
+          "type": "string"
+        },
+        "job_id": {
+          "type": "string"
+        },
+        "job_number": {
+          "type": "integer"
+        },
+        "documents": {
+          "type": "array"
+        },
+        "estimate": {
+          "anyOf": [
+            {
+              "type": "null"
+            },
+            {
+              "type": "object"
+            }
+          ]
+        },
+        "finalizes_estimate": {
+          "type": "boolean"
+        },
+        "photo_count": {
+          "type": "integer"
+        }
+      }
+    },
+    "annotations": {
+      "title": "Export a PDF packet",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,

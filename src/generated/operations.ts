@@ -62,6 +62,8 @@ export type OperationName =
   | "create_drying_log"
   | "create_estimate"
   | "create_job"
+  | "export_job_photos"
+  | "export_pdf"
   | "find_jobs"
   | "get_context"
   | "get_drying_log"
@@ -102,6 +104,8 @@ export type OperationName =
   | "view_photos";
 
 export type ReadOperationName =
+  | "export_job_photos"
+  | "export_pdf"
   | "find_jobs"
   | "get_context"
   | "get_drying_log"
@@ -6326,6 +6330,301 @@ export const operations: Record<OperationName, OperationSpec> = {
       }
     }
   },
+  export_job_photos: {
+    "name": "export_job_photos",
+    "method": "GET",
+    "path": "/api/v1/jobs/{job_id}/photos/export",
+    "expressPath": "/api/v1/jobs/:job_id/photos/export",
+    "tag": "Exports",
+    "summary": "A link to a ZIP of a job's photos, a folder per room, with a manifest",
+    "description": "Returns `url`, a signed link (no API key; GET, repeatable, changes nothing) to a ZIP\nwith one folder per room (`Kitchen/`, `Unsorted/`) holding the photos' originals, named\nfrom the time taken and their caption, else their name (`2026-11-20 14-03-05 Water under\nsink.jpg`, company time), and `manifest.csv` (file, room, caption, name, taken_at,\ntaken_at_source, uploaded_by, photo_id, sha256, original_sha256, location_removed).\nAll the job's photos, those of one `room`, or the `photo_ids` chosen (not both). The\nZIP is streamed (ZIP64 past 4 GB) and holds the photos as they are when it is\ndownloaded; a photo taken off the job since is left out.\n\n**Location.** Photo locations stay private: where an original carries GPS coordinates\n(EXIF GPS, XMP location), the ZIP holds a copy with those tags removed and nothing else\nchanged (the image data is the one uploaded, not re-encoded). `sha256` is of the file in\nthe ZIP, `original_sha256` of the file as uploaded (the service keeps it, and the two\nare equal when there was nothing to remove).\n\nThe link works until `expires_at`: 7 days by default (`EXPORT_LINK_SECONDS`), or\n`expires_in` seconds (60 s to 30 days); altered 403 `link_invalid`, expired 410\n`link_expired`. Over MCP the answer also holds the ZIP as a `resource_link` block.",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Export photos as a ZIP",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [
+      "room",
+      "photo_ids",
+      "expires_in"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
+          "example": "#16"
+        },
+        "room": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
+          "description": "Only this room's photos (or `Unsorted`); any case.",
+          "example": "Kitchen"
+        },
+        "photo_ids": {
+          "type": "array",
+          "minItems": 1,
+          "maxItems": 100,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "pattern": "^pho_[0-9A-Za-z]+$",
+            "example": "pho_9Xk2mQ4rT7vB"
+          },
+          "description": "Only these photos of the job (repeat the parameter); not with `room`."
+        },
+        "expires_in": {
+          "type": "integer",
+          "minimum": 60,
+          "maximum": 2592000,
+          "description": "The link's lifetime in seconds (60 to 2592000, 30 days); default 604800 (7 days, the setting `EXPORT_LINK_SECONDS`)."
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "url",
+        "file_name",
+        "expires_at",
+        "job_id",
+        "job_number",
+        "room",
+        "photo_count",
+        "bytes"
+      ],
+      "properties": {
+        "url": {
+          "type": "string",
+          "format": "uri",
+          "description": "The ZIP (GET)."
+        },
+        "file_name": {
+          "type": "string",
+          "example": "job-16-photos.zip"
+        },
+        "expires_at": {
+          "type": "string",
+          "format": "date-time"
+        },
+        "job_id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "job_number": {
+          "type": "integer"
+        },
+        "room": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The room exported, as the job names it; null for all rooms or chosen photos."
+        },
+        "photo_count": {
+          "type": "integer",
+          "description": "How many photos the ZIP holds now."
+        },
+        "bytes": {
+          "type": "integer",
+          "description": "The originals' size as uploaded, in bytes (the ZIP is about this size)."
+        }
+      }
+    }
+  },
+  export_pdf: {
+    "name": "export_pdf",
+    "method": "GET",
+    "path": "/api/v1/jobs/{job_id}/export-pdf",
+    "expressPath": "/api/v1/jobs/:job_id/export-pdf",
+    "tag": "Exports",
+    "summary": "A link to the download page of a job's PDF packet (estimate, drying log, photos)",
+    "description": "Returns `url`, a page served by the service whose Download button builds one PDF\nholding the `documents` asked for, in this order whatever the order asked: `estimate`,\n`drying_log`, `photos`. The packet opens with a cover (company, job number, customer,\nloss address, claim number, carrier, adjuster, date). The estimate is printed by room\nwith its lines, room totals and the estimate's totals (the figures of `get_estimate`);\nthe drying log per area with a daily table of air readings (temperature, RH, GPP, dew\npoint), material readings against their dry goals, skipped days, the day the area read\ndry and a chart of GPP over the days; photos by room, six to a page, each with caption,\ntime taken and uploader. Every page carries the job number and its page number.\n\n**Finalising.** Downloading a PDF that holds the estimate marks the estimate final (the\npage asks to confirm first); opening the page changes nothing. The change is in the feed\n(`estimates`, `estimate.finalized`) under the person whose key made the link, also when\nthat key is a read key: making the link reads, downloading is what the office does when\nit sends the packet. An estimate already final stays final; a final estimate refuses\nchanges (409 `invalid_state`). A finalisation is not in any key's undo history and undo\ncannot take it back: the PDF may already be with the carrier, and an estimate that could\nturn back into a draft would no longer match what was sent (write a new estimate\ninstead). Undoing an earlier change to that estimate is refused too (the estimate was\nchanged since). A packet without the estimate finalises nothing.\n\n**The link** carries no API key. It is signed, bound to the job, the documents, the\nestimate and this key's person, and works until `expires_at`: 7 days by default (the\nsetting `EXPORT_LINK_SECONDS`), or `expires_in` seconds (60 s to 30 days). Revoking the\nkey ends it; an altered link answers 403 `link_invalid`, an expired one 410\n`link_expired` (a page saying so, for a browser). Programs download without the page:\nPOST (never GET, so that a link preview cannot finalise) to `pdf_url` returns the PDF\n(`application/pdf`, streamed). The PDF shows the job as it is when it is downloaded.\nOver MCP the answer also holds the page as a `resource_link` content block.",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Export a PDF packet",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [
+      "documents",
+      "estimate_id",
+      "expires_in"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string",
+          "pattern": "^(job_[0-9A-Za-z]+|#?[0-9]{1,9})$",
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "x-mcp-accepts-number": true,
+          "example": "#16"
+        },
+        "documents": {
+          "type": "array",
+          "minItems": 1,
+          "maxItems": 3,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "enum": [
+              "estimate",
+              "drying_log",
+              "photos"
+            ]
+          },
+          "description": "What the PDF holds; repeat the parameter for a packet (`documents=estimate&documents=photos`)."
+        },
+        "estimate_id": {
+          "type": "string",
+          "pattern": "^est_[0-9A-Za-z]+$",
+          "example": "est_6Tn3Wq8Zr1Ks",
+          "description": "With `estimate`, which of the job's estimates; by default its newest."
+        },
+        "expires_in": {
+          "type": "integer",
+          "minimum": 60,
+          "maximum": 2592000,
+          "description": "The link's lifetime in seconds (60 to 2592000, 30 days); default 604800 (7 days, the setting `EXPORT_LINK_SECONDS`)."
+        }
+      },
+      "required": [
+        "job_id",
+        "documents"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "url",
+        "pdf_url",
+        "expires_at",
+        "job_id",
+        "job_number",
+        "documents",
+        "estimate",
+        "finalizes_estimate",
+        "photo_count"
+      ],
+      "properties": {
+        "url": {
+          "type": "string",
+          "format": "uri",
+          "description": "The download page, for a person."
+        },
+        "pdf_url": {
+          "type": "string",
+          "format": "uri",
+          "description": "POST here to get the PDF itself (a program's way); the same effect as the page's Download button."
+        },
+        "expires_at": {
+          "type": "string",
+          "format": "date-time"
+        },
+        "job_id": {
+          "type": "string",
+          "pattern": "^job_[0-9A-Za-z]+$",
+          "example": "job_7Qm2KxR9aB1c"
+        },
+        "job_number": {
+          "type": "integer"
+        },
+        "documents": {
+          "type": "array",
+          "description": "What the PDF holds, in packet order.",
+          "items": {
+            "type": "string",
+            "enum": [
+              "estimate",
+              "drying_log",
+              "photos"
+            ]
+          }
+        },
+        "estimate": {
+          "description": "The estimate the packet holds, as it is now; null without `estimate`.",
+          "oneOf": [
+            {
+              "type": "null"
+            },
+            {
+              "type": "object",
+              "required": [
+                "id",
+                "label",
+                "status",
+                "total_cents",
+                "currency"
+              ],
+              "properties": {
+                "id": {
+                  "type": "string",
+                  "pattern": "^est_[0-9A-Za-z]+$",
+                  "example": "est_6Tn3Wq8Zr1Ks"
+                },
+                "label": {
+                  "type": "string"
+                },
+                "status": {
+                  "type": "string",
+                  "enum": [
+                    "draft",
+                    "final"
+                  ]
+                },
+                "total_cents": {
+                  "type": "integer"
+                },
+                "currency": {
+                  "type": "string"
+                }
+              }
+            }
+          ]
+        },
+        "finalizes_estimate": {
+          "type": "boolean",
+          "description": "True when downloading will make a draft estimate final."
+        },
+        "photo_count": {
+          "type": "integer",
+          "description": "With `photos`, how many photos the job has now; 0 otherwise."
+        }
+      }
+    }
+  },
   find_jobs: {
     "name": "find_jobs",
     "method": "GET",
@@ -9399,6 +9698,55 @@ export const operations: Record<OperationName, OperationSpec> = {
                       },
                       {
                         "type": "object",
+                        "required": [
+                          "action",
+                          "estimate_id",
+                          "total",
+                          "documents"
+                        ],
+                        "description": "The estimate's PDF was downloaded through an `export_pdf` link; the entry is the link's person's. Not undoable.",
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "estimate.finalized"
+                          },
+                          "estimate_id": {
+                            "type": "string",
+                            "pattern": "^est_[0-9A-Za-z]+$",
+                            "example": "est_6Tn3Wq8Zr1Ks"
+                          },
+                          "total": {
+                            "type": "object",
+                            "required": [
+                              "cents",
+                              "currency"
+                            ],
+                            "properties": {
+                              "cents": {
+                                "type": "integer"
+                              },
+                              "currency": {
+                                "type": "string",
+                                "example": "USD"
+                              }
+                            }
+                          },
+                          "documents": {
+                            "type": "array",
+                            "description": "What the downloaded packet held.",
+                            "items": {
+                              "type": "string",
+                              "enum": [
+                                "estimate",
+                                "drying_log",
+                                "photos"
+                              ]
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
                         "description": "Kind `schedule`. A drying log was started (by `started_by`), with its plan and areas.",
                         "required": [
                           "action",
@@ -10025,6 +10373,7 @@ export const operations: Record<OperationName, OperationSpec> = {
                         "estimate.lines_added": "#/components/schemas/ChangeDataEstimateLinesAdded",
                         "estimate.line_updated": "#/components/schemas/ChangeDataEstimateLineUpdated",
                         "estimate.line_removed": "#/components/schemas/ChangeDataEstimateLineRemoved",
+                        "estimate.finalized": "#/components/schemas/ChangeDataEstimateFinalized",
                         "drying.log_started": "#/components/schemas/ChangeDataDryingLogStarted",
                         "drying.readings_added": "#/components/schemas/ChangeDataDryingReadingsAdded",
                         "drying.settings_changed": "#/components/schemas/ChangeDataDryingSettingsChanged",
@@ -11178,6 +11527,55 @@ export const operations: Record<OperationName, OperationSpec> = {
                       },
                       {
                         "type": "object",
+                        "required": [
+                          "action",
+                          "estimate_id",
+                          "total",
+                          "documents"
+                        ],
+                        "description": "The estimate's PDF was downloaded through an `export_pdf` link; the entry is the link's person's. Not undoable.",
+                        "properties": {
+                          "action": {
+                            "type": "string",
+                            "const": "estimate.finalized"
+                          },
+                          "estimate_id": {
+                            "type": "string",
+                            "pattern": "^est_[0-9A-Za-z]+$",
+                            "example": "est_6Tn3Wq8Zr1Ks"
+                          },
+                          "total": {
+                            "type": "object",
+                            "required": [
+                              "cents",
+                              "currency"
+                            ],
+                            "properties": {
+                              "cents": {
+                                "type": "integer"
+                              },
+                              "currency": {
+                                "type": "string",
+                                "example": "USD"
+                              }
+                            }
+                          },
+                          "documents": {
+                            "type": "array",
+                            "description": "What the downloaded packet held.",
+                            "items": {
+                              "type": "string",
+                              "enum": [
+                                "estimate",
+                                "drying_log",
+                                "photos"
+                              ]
+                            }
+                          }
+                        }
+                      },
+                      {
+                        "type": "object",
                         "description": "Kind `schedule`. A drying log was started (by `started_by`), with its plan and areas.",
                         "required": [
                           "action",
@@ -11804,6 +12202,7 @@ export const operations: Record<OperationName, OperationSpec> = {
                         "estimate.lines_added": "#/components/schemas/ChangeDataEstimateLinesAdded",
                         "estimate.line_updated": "#/components/schemas/ChangeDataEstimateLineUpdated",
                         "estimate.line_removed": "#/components/schemas/ChangeDataEstimateLineRemoved",
+                        "estimate.finalized": "#/components/schemas/ChangeDataEstimateFinalized",
                         "drying.log_started": "#/components/schemas/ChangeDataDryingLogStarted",
                         "drying.readings_added": "#/components/schemas/ChangeDataDryingReadingsAdded",
                         "drying.settings_changed": "#/components/schemas/ChangeDataDryingSettingsChanged",

@@ -29,3 +29,27 @@ export function dollarsToCents(value: number | string): number | null {
 export function percentOf(cents: number, rateBp: number): number {
   return roundDiv(cents * rateBp, 10000);
 }
+
+/** `$1,234.56` from integer cents, by integer arithmetic only (no float rounding ever). */
+export function formatMoney(cents: number, currency: string): string {
+  const abs = Math.abs(cents);
+  const units = String((abs - (abs % 100)) / 100).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${cents < 0 ? '-' : ''}${currencySymbol(currency)}${units}.${String(abs % 100).padStart(2, '0')}`;
+}
+
+const symbols = new Map<string, string>();
+
+/** `$` for USD, `CA$` for CAD…; the code itself for one Intl does not know. */
+function currencySymbol(currency: string): string {
+  let symbol = symbols.get(currency);
+  if (symbol === undefined) {
+    try {
+      const parts = new Intl.NumberFormat('en-US', { style: 'currency', currency }).formatToParts(0);
+      symbol = parts.find((part) => part.type === 'currency')?.value ?? `${currency} `;
+    } catch {
+      symbol = `${currency} `;
+    }
+    symbols.set(currency, symbol);
+  }
+  return symbol;
+}

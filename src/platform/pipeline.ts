@@ -9,12 +9,12 @@ import { operations, type OperationName, type ReadOperationName, type WriteOpera
 import { handlers } from '../tools';
 import type { Config } from '../config';
 import { ApiError } from './errors';
-import type { Caller, Progress, ReadContext, ToolInput, WriteContext } from './handler';
+import type { Caller, Output, Progress, ReadContext, ToolInput, WriteContext } from './handler';
 import { ChangeLog, changeEntries } from './changes';
 import { RecordedWrites, undoRecord } from './undo';
 import { findAnswer, fingerprint, storedAnswer, type StoredAnswer } from './idempotency';
 import { sendTogether } from '../db/together';
-import { lockSubject } from './locks';
+import { lockJob, lockSubject } from './locks';
 import type { CompanySlots } from './fair-share';
 import type { MediaServices } from '../tools/media/media-services';
 
@@ -35,6 +35,11 @@ export const noProgress: Progress = () => {};
 
 export async function runTool(deps: Deps, name: ReadOperationName | WriteOperationName, caller: Caller, input: AnyInput, progress = noProgress): Promise<ToolAnswer> {
   return deps.slots.run(caller.companyId, () => runInSlot(deps, name, caller, input, progress));
+}
+
+/** A read tool's answer, typed, for code that shows what the tools answer (the PDF packet). */
+export async function readTool<N extends ReadOperationName>(deps: Deps, caller: Caller, name: N, input: ToolInput<N>): Promise<Output<N>> {
+  return (await runTool(deps, name, caller, input as unknown as AnyInput)).body as Output<N>;
 }
 
 /** A read key may call read tools only. */
@@ -93,6 +98,24 @@ async function runWrite(deps: Deps, name: WriteOperationName, caller: Caller, in
       throw error;
     }
   }
+}
+
+/**
+ * A write made through a signed link for the link's person (downloading a packet finalises its
+ * estimate): one transaction holding the job's lock, like a tool's write, with its feed entries.
+ * It has no operation_id and no undo record: it is not a call of the key, and export_pdf's
+ * description says why a finalisation is not taken back.
+ */
+export async function runLinkWrite<T>(deps: Deps, caller: Caller, jobId: string, write: (ctx: WriteContext) => Promise<T>): Promise<T> {
+  return deps.slots.run(caller.companyId, () =>
+    deps.db.transaction(async (trx) => {
+      await lockJob(trx, caller.companyId, jobId);
+      const ctx: WriteContext = { ...servicesOf(deps, caller), db: trx, caller, config: deps.config, progress: noProgress, rows: new RecordedWrites(trx, caller.companyId), changes: new ChangeLog() };
+      const result = await write(ctx);
+      await changeEntries(trx, caller, ctx.changes.entries);
+      return result;
+    }),
+  );
 }
 
 /**

@@ -52,6 +52,8 @@ import { admin_set_estimate_rates } from './admin/admin_set_estimate_rates';
 import { list_changes } from './changes/list_changes';
 import { undo_my_last_action } from './changes/undo_my_last_action';
 import { admin_create_company } from './admin/admin_create_company';
+import { export_pdf } from './exports/export_pdf';
+import { export_job_photos } from './exports/export_job_photos';
 import { admin_add_team_member } from './admin/admin_add_team_member';
 import { admin_create_key } from './admin/admin_create_key';
 import { admin_list_keys } from './admin/admin_list_keys';
@@ -113,6 +115,8 @@ export const handlers: HandlerTable = {
   upload_job_documents,
   list_job_documents,
   read_document,
+  export_pdf,
+  export_job_photos,
   search_standards,
   list_changes,
   undo_my_last_action,

@@ -7,6 +7,7 @@ import type { ReadOperationName, WriteOperationName } from '../generated/operati
 import type { Caller, Output } from '../platform/handler';
 import type { Deps } from '../platform/pipeline';
 import { viewPhotosContent } from './media/view_photos.mcp';
+import { exportPdfContent, exportPhotosContent } from './exports/exports.mcp';
 
 type ToolName = ReadOperationName | WriteOperationName;
 type Content = CallToolResult['content'];
@@ -14,6 +15,8 @@ type Presenter<N extends ToolName> = (deps: Deps, caller: Caller, body: Output<N
 
 const presenters: { [N in ToolName]?: Presenter<N> } = {
   view_photos: viewPhotosContent,
+  export_pdf: exportPdfContent,
+  export_job_photos: exportPhotosContent,
 };
 
 /** The content blocks of a tool's answer: its own presentation, else the JSON as text. */

@@ -55,7 +55,7 @@ async function examinePdf(file: ReceivedFile, part: string): Promise<Examined | 
 }
 
 function noRenditions(): Omit<Examined, 'format' | 'contentType'> {
-  return { width: null, height: null, taken: null, renditions: {}, facts: null, files: [] };
+  return { width: null, height: null, taken: null, renditions: {}, facts: null, shareableSha256: null, files: [] };
 }
 
 /** An Office 97–2003 file: its container says nothing of its kind, so its name's extension does. */

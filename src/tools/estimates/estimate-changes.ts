@@ -2,7 +2,7 @@ import type { WriteContext } from '../../platform/handler';
 import type { ChangeAction, ChangeData } from '../../platform/changes';
 import { totalsOf, type EstimateRecord } from './estimate-records';
 
-type EstimateAction = Extract<ChangeAction, `estimate.${string}`>;
+type EstimateAction = Exclude<Extract<ChangeAction, `estimate.${string}`>, 'estimate.finalized'>;
 
 /** An estimate entry's details: the estimate and its total once the change is made. */
 export function estimateData(action: EstimateAction, record: EstimateRecord): ChangeData {

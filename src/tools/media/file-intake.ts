@@ -31,6 +31,8 @@ export interface Examined {
   taken: { local: string; offset: string | null } | null;
   renditions: Record<string, unknown>;
   facts: Record<string, unknown> | null;
+  /** A photo's: the SHA-256 of what exports share (the original, or its copy without location). */
+  shareableSha256: string | null;
   /** Files beside the original, by variant. */
   files: { variant: Exclude<FileVariant, 'original'>; path: string; contentType: string }[];
 }
@@ -162,6 +164,7 @@ async function storeOne(deps: Deps, kind: FileKind, companyId: string, file: Rec
       taken: examined.taken ? JSON.stringify(examined.taken) : null,
       renditions: JSON.stringify(examined.renditions),
       facts: examined.facts ? JSON.stringify(examined.facts) : null,
+      shareable_sha256: examined.shareableSha256,
     })
     .onConflict(['company_id', 'sha256'])
     .ignore();

@@ -9,7 +9,7 @@ import type { FileStore } from '../../files/store';
 import { storageKey, type FileVariant } from './photo-records';
 
 const BATCH = 200;
-const VARIANTS: FileVariant[] = ['original', 'web', 'thumbnail'];
+const VARIANTS: FileVariant[] = ['original', 'web', 'thumbnail', 'shareable'];
 const USERS = ['photos', 'videos', 'documents'];
 
 export async function sweepUnusedFiles(db: Knex, files: FileStore, retentionDays: number): Promise<number> {

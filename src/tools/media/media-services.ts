@@ -12,6 +12,8 @@ import { DocumentReader } from '../documents/document-text';
 import { OcrPool } from '../documents/ocr-pool';
 import { DecodePool } from './decode-pool';
 import { VideoTools } from './video-probe';
+import { LocationRemover } from './photo-location';
+import { PacketPool } from '../exports/packet-pool';
 
 export interface MediaServices {
   files: FileStore;
@@ -19,6 +21,10 @@ export interface MediaServices {
   videos: VideoTools;
   documents: DocumentReader;
   links: LinkSigner;
+  /** Takes the location out of photos that exports share. */
+  locations: LocationRemover;
+  /** Lays PDF packets out in worker threads. */
+  packets: PacketPool;
   stop(): Promise<void>;
 }
 
@@ -38,14 +44,18 @@ export async function startMedia(db: Knex, config: Config, logger: Logger): Prom
   const videos = new VideoTools({ concurrency: config.mediaWorkers, probeTimeoutMs: PROBE_TIMEOUT_MS, stillTimeoutMs: STILL_TIMEOUT_MS });
   const ocr = new OcrPool({ workers: config.ocrWorkers, pageTimeoutMs: OCR_PAGE_TIMEOUT_MS, maxSidePixels: OCR_MAX_SIDE_PIXELS });
   const documents = new DocumentReader(db, files, ocr, logger, config.ocrPagesPerCompany);
+  const locations = new LocationRemover(config.mediaWorkers);
+  const packets = new PacketPool(config.pdfWorkers);
   return {
     files,
     images,
     videos,
     documents,
     links,
+    locations,
+    packets,
     stop: async () => {
-      await Promise.all([images.destroy(), ocr.close()]);
+      await Promise.all([images.destroy(), ocr.close(), locations.close(), packets.destroy()]);
     },
   };
 }

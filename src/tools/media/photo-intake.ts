@@ -28,6 +28,7 @@ export const photoKind: FileKind = {
 export async function examinePicture(deps: Deps, file: ReceivedFile, outDir: string, what: string): Promise<Examined | ApiError> {
   const result = await deps.media.images.decode({ sourcePath: file.path, outDir, maxPixels: MAX_PIXELS });
   if (!result.ok) return refusal(partName(file, what), result.problem, result.detail);
+  const shareable = await deps.media.locations.shareableCopy(file.path, outDir);
   return {
     format: result.format,
     contentType: CONTENT_TYPES[result.format],
@@ -36,9 +37,11 @@ export async function examinePicture(deps: Deps, file: ReceivedFile, outDir: str
     taken: result.taken,
     renditions: { web: result.web, thumbnail: result.thumb },
     facts: null,
+    shareableSha256: shareable?.sha256 ?? file.sha256,
     files: [
       { variant: 'web', path: path.join(outDir, 'web.jpg'), contentType: 'image/jpeg' },
       { variant: 'thumbnail', path: path.join(outDir, 'thumb.jpg'), contentType: 'image/jpeg' },
+      ...(shareable ? [{ variant: 'shareable' as const, path: shareable.path, contentType: CONTENT_TYPES[result.format] }] : []),
     ],
   };
 }

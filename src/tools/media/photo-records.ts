@@ -10,8 +10,8 @@ import { notFound } from '../../platform/errors';
 import { fileLink } from './file-links';
 
 export type Photo = components['schemas']['Photo'];
-/** A stored file's original and renditions: `web` is the viewable JPEG (a video's still frame). */
-export type FileVariant = 'original' | 'web' | 'thumbnail';
+/** A stored file's original and renditions: `web` is the viewable JPEG (a video's still frame); `shareable` a photo's original without its location (./photo-location.ts). */
+export type FileVariant = 'original' | 'web' | 'thumbnail' | 'shareable';
 
 /** Photos without a room are listed, and filed back, under this name. */
 export const UNSORTED = 'Unsorted';

@@ -49,6 +49,7 @@ export const videoKind: FileKind = {
       taken: null,
       renditions: { web: result.still },
       facts: { ...facts },
+      shareableSha256: null,
       files: [{ variant: 'web', path: stillPath, contentType: 'image/jpeg' }],
     };
   },

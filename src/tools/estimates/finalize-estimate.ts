@@ -1,0 +1,24 @@
+import type { WriteContext } from '../../platform/handler';
+import { ApiError } from '../../platform/errors';
+import { loadEstimate, totalsOf, type EstimateRecord } from './estimate-records';
+import type { ExportDocument } from '../exports/export-links';
+
+/**
+ * Marks an estimate final because a packet holding it was downloaded (export_pdf). An estimate
+ * already final stays as it is, with no second entry. Returns the estimate as it is now.
+ */
+export async function finalizeEstimate(ctx: WriteContext, estimateId: string, jobId: string, documents: ExportDocument[]): Promise<EstimateRecord> {
+  const record = await loadEstimate(ctx.db, ctx.caller, estimateId);
+  if (record.estimate.job_id !== jobId) throw new ApiError(404, 'not_found', `Estimate ${estimateId} is no longer on this job.`);
+  if (record.estimate.status === 'final') return record;
+  Object.assign(record.estimate, await ctx.rows.update('estimates', estimateId, { status: 'final', finalized_at: ctx.db.fn.now() }));
+  const totals = totalsOf(record);
+  ctx.changes.add({
+    kind: 'estimates',
+    data: { action: 'estimate.finalized', estimate_id: estimateId, total: { cents: totals.total_cents, currency: totals.currency }, documents },
+    summary: `${record.estimate.label} on #${record.estimate.job_number}: made final (its PDF was downloaded)`,
+    job: { id: jobId, job_number: record.estimate.job_number },
+    recordId: estimateId,
+  });
+  return record;
+}

@@ -1,0 +1,44 @@
+/**
+ * The links the two export tools hand out. Each acts for the person of the key that made it
+ * (src/platform/person-links.ts) and names what it exports: a packet its documents and estimate
+ * (`d`, `est`), a ZIP its room or photos (`r`, `p`).
+ */
+import type { components } from '../../generated/api';
+import type { ReadContext } from '../../platform/handler';
+import { LinkSigner } from '../../platform/links';
+import { personLinkQuery, type PersonLink } from '../../platform/person-links';
+
+export type ExportDocument = components['schemas']['ExportDocument'];
+
+/** A packet's sections are always in this order, whatever the order asked. */
+export const PACKET_ORDER: readonly ExportDocument[] = ['estimate', 'drying_log', 'photos'];
+
+export const PACKET_LINK_PARAMS = ['d', 'est'] as const;
+export const ZIP_LINK_PARAMS = ['r', 'p'] as const;
+
+export type PacketLink = PersonLink<(typeof PACKET_LINK_PARAMS)[number]>;
+export type ZipLink = PersonLink<(typeof ZIP_LINK_PARAMS)[number]>;
+
+/** The documents a packet link names, in packet order; unknown names are dropped (the signature already vouches for them). */
+export function packetDocuments(link: PacketLink): ExportDocument[] {
+  const named = link.params.d.split(',');
+  return PACKET_ORDER.filter((document) => named.includes(document));
+}
+
+/** When an export link made now with `expiresIn` (else the service's default) ends, in Unix seconds. */
+export function exportExpiry(ctx: Pick<ReadContext, 'config'>, expiresIn: number | undefined): number {
+  return LinkSigner.expiryIn(expiresIn ?? ctx.config.links.exportSeconds, false);
+}
+
+/** The download page and the PDF's own address of a packet link. */
+export async function packetUrls(ctx: Pick<ReadContext, 'config' | 'links'>, link: PacketLink): Promise<{ page: string; pdf: string }> {
+  const query = await personLinkQuery(ctx.links, link, PACKET_LINK_PARAMS);
+  const base = `${ctx.config.publicUrl}/exports/${link.jobId}/packet`;
+  return { page: `${base}?${query}`, pdf: `${base}.pdf?${query}` };
+}
+
+/** A ZIP link: its file name is in the path, so that a program saving it by its URL names it well. */
+export async function zipUrl(ctx: Pick<ReadContext, 'config' | 'links'>, link: ZipLink, fileName: string): Promise<string> {
+  const query = await personLinkQuery(ctx.links, link, ZIP_LINK_PARAMS);
+  return `${ctx.config.publicUrl}/exports/${link.jobId}/photos/${encodeURIComponent(fileName)}?${query}`;
+}

@@ -1,0 +1,62 @@
+/**
+ * Everything a packet prints, gathered when it is downloaded: the estimate made final in the same
+ * transaction that reads it (so the PDF shows the estimate exactly as finalised), then the job,
+ * the drying log and the photos as the read tools give them. Photos' web renditions are copied
+ * to a temporary folder for the worker that lays the packet out.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Caller } from '../../platform/handler';
+import { readableDate, readableMoment } from '../../platform/local-time';
+import { readTool, runLinkWrite, type Deps } from '../../platform/pipeline';
+import { finalizeEstimate } from '../estimates/finalize-estimate';
+import { toEstimate } from '../estimates/estimate-records';
+import { jobRooms, photosQuery, storageKey, UNSORTED, type PhotoRow } from '../media/photo-records';
+import type { ExportDocument } from './export-links';
+import type { PacketData, PacketPhoto } from './packet-data';
+
+export interface GatheredPacket {
+  data: PacketData;
+  /** Removes the pictures copied for the packet. */
+  cleanup(): Promise<void>;
+}
+
+export async function gatherPacket(deps: Deps, caller: Caller, jobId: string, documents: ExportDocument[], estimateId: string): Promise<GatheredPacket> {
+  const estimate = documents.includes('estimate')
+    ? await runLinkWrite(deps, caller, jobId, async (ctx) => toEstimate(await finalizeEstimate(ctx, estimateId, jobId, documents)))
+    : null;
+  const job = await readTool(deps, caller, 'get_job', { path: { job_id: jobId }, query: {}, body: {} });
+  const dryingLog = documents.includes('drying_log') ? await readTool(deps, caller, 'get_drying_log', { path: { job_id: jobId }, query: { detail: 'readings' }, body: {} }) : null;
+  const dir = await mkdtemp(path.join(tmpdir(), 'packet-'));
+  try {
+    const photos = documents.includes('photos') ? await copyPictures(deps, caller, jobId, dir) : null;
+    const data: PacketData = { company: { name: caller.companyName, timezone: caller.timezone }, date: readableDate(new Date(), caller.timezone), job, estimate, dryingLog, photos };
+    return { data, cleanup: () => rm(dir, { recursive: true, force: true }) };
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** The job's photos by room (the job's room order, Unsorted last), oldest first within a room. */
+export async function photosByRoom<R extends PhotoRow>(deps: Deps, jobId: string, rows: R[]): Promise<R[]> {
+  const order = (await jobRooms(deps.db, jobId)).map((room) => room.toLowerCase());
+  const rank = (room: string | null) => (room === null ? Number.MAX_SAFE_INTEGER : order.indexOf(room.toLowerCase()) + 1 || order.length + 1);
+  return rows.sort((a, b) => rank(a.room) - rank(b.room) || (a.room ?? '').localeCompare(b.room ?? '') || new Date(a.taken_at).getTime() - new Date(b.taken_at).getTime() || a.id.localeCompare(b.id));
+}
+
+async function copyPictures(deps: Deps, caller: Caller, jobId: string, dir: string): Promise<PacketPhoto[]> {
+  const rows = await photosByRoom(deps, jobId, (await photosQuery(deps.db, caller.companyId).where('ph.job_id', jobId)) as PhotoRow[]);
+  const photos: PacketPhoto[] = [];
+  for (const [i, row] of rows.entries()) {
+    const picture = path.join(dir, `${i}.jpg`);
+    const opened = await deps.media.files.open(storageKey(caller.companyId, row.sha256, 'web'));
+    if (!opened) continue; // its file was swept after an undo in the meantime
+    await pipeline(opened.stream, createWriteStream(picture));
+    photos.push({ room: row.room ?? UNSORTED, caption: row.caption, name: row.name, taken: readableMoment(new Date(row.taken_at), caller.timezone), uploaded_by: row.uploader_name, picture });
+  }
+  return photos;
+}
