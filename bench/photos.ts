@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { runHttpCase, type CaseResult } from './measure';
 import { createJob, createWriteKey, databaseEnv, freePort, freshDatabase, startProcess, stopProcess } from './service';
+import { peakDuring } from './memory';
 
 const ADMIN_TOKEN = randomUUID();
 const MB = 1024 * 1024;
@@ -100,21 +101,6 @@ async function rate(base: string, key: string, photos: Buffer[], rounds: number)
   const started = performance.now();
   for (let r = 0; r < rounds; r++) await upload(base, key, photos.map((p) => Buffer.concat([p, Buffer.from(`r${r}`)])));
   return (photos.length * rounds) / ((performance.now() - started) / 1000);
-}
-
-function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
-  return Math.round(Number(line.replace(/\D+/g, '')) / 1024);
-}
-
-async function peakDuring(pid: number, run: () => Promise<void>): Promise<{ before: number; peak: number; seconds: number }> {
-  const before = rssMb(pid);
-  let peak = before;
-  const timer = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 10);
-  const started = performance.now();
-  await run();
-  clearInterval(timer);
-  return { before, peak: Math.max(peak, rssMb(pid)), seconds: (performance.now() - started) / 1000 };
 }
 
 main().catch((error) => {

@@ -62,10 +62,10 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
 export const databaseEnv = (target: Target) => ({ DATA_DIR: target.dataDir ?? '', DATABASE_URL: target.databaseUrl ?? '' });
 
 
-/** A company with one person and a write key for them, made through the admin API. */
-export async function createWriteKey(base: string, adminToken: string, companyName: string): Promise<string> {
+/** A company with one person and a write key for them, made through the admin API (`credits` for estimates). */
+export async function createWriteKey(base: string, adminToken: string, companyName: string, credits = 0): Promise<string> {
   const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
-  const company = await (await fetch(`${base}/admin/v1/companies`, { method: 'POST', headers: admin, body: JSON.stringify({ name: companyName }) })).json();
+  const company = await (await fetch(`${base}/admin/v1/companies`, { method: 'POST', headers: admin, body: JSON.stringify({ name: companyName, credits }) })).json();
   const person = await (await fetch(`${base}/admin/v1/companies/${company.id}/team`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Tech', role: 'Technician' }) })).json();
   const key = await (await fetch(`${base}/admin/v1/companies/${company.id}/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ person_id: person.id, scope: 'write' }) })).json();
   return key.key;
