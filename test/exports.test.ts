@@ -60,7 +60,7 @@ async function addPhotos(jobId: string, photos: { room?: string; caption?: strin
   const meta = { operation_id: opId(), photos: photos.map(({ room, caption, name }) => ({ ...(room ? { room } : {}), ...(caption ? { caption } : {}), ...(name ? { name } : {}) })) };
   const req = t.http.post(`/api/v1/jobs/${jobId}/photos`).set('Authorization', `Bearer ${co.writeKey}`).field('meta', JSON.stringify(meta));
   for (const [i, photo] of photos.entries()) {
-    const data = await jpegWith({ width: 800 + i, height: 600, gps: photo.gps, taken: { local: photo.taken ?? `2026-11-2${i % 9}T10:0${i % 10}:00`, offset: '-06:00' } });
+    const data = await jpegWith({ width: 1600 + i, height: 1200, gps: photo.gps, taken: { local: photo.taken ?? `2026-11-2${i % 9}T10:0${i % 10}:00`, offset: '-06:00' } });
     req.attach('photo', data, { filename: `p${i}.jpg`, contentType: 'image/jpeg' });
   }
   return (await req.expect(201)).body.photos;
@@ -70,14 +70,22 @@ async function exportPdf(jobId: string, query: string, key = co.readKey): Promis
   return (await as(t, key).get(`/api/v1/jobs/${jobId}/export-pdf?${query}`).expect(200)).body;
 }
 
-async function downloadPdf(link: PdfExport): Promise<{ text: string; pages: number }> {
+/** The PDF's text, page count and pictures (poppler's pdftotext, pdfinfo, pdfimages). */
+async function downloadPdf(link: PdfExport): Promise<{ text: string; pages: number; pictures: { width: number; height: number }[] }> {
   const res = await fetch(local(link.pdf_url), { method: 'POST' });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toBe('application/pdf');
   const file = path.join(scratch, `${opId()}.pdf`);
   await writeFile(file, Buffer.from(await res.arrayBuffer()));
   const info = execFileSync('pdfinfo', [file]).toString();
-  return { text: execFileSync('pdftotext', ['-layout', file, '-']).toString(), pages: Number(/Pages:\s+(\d+)/.exec(info)![1]) };
+  const pictures = execFileSync('pdfimages', ['-list', file])
+    .toString()
+    .split('\n')
+    .slice(2)
+    .filter((line) => line.trim())
+    .map((line) => line.trim().split(/\s+/))
+    .map((columns) => ({ width: Number(columns[3]), height: Number(columns[4]) }));
+  return { text: execFileSync('pdftotext', ['-layout', file, '-']).toString(), pages: Number(/Pages:\s+(\d+)/.exec(info)![1]), pictures };
 }
 
 const estimateOf = async (id: string): Promise<Estimate> => (await read().get(`/api/v1/estimates/${id}`).expect(200)).body;
@@ -153,6 +161,9 @@ describe.each(['disk', 's3'] as const)('exports on %s storage', (store) => {
       expect(pdf.text).toContain(gpp.toFixed(1));
       expect(pdf.text).toMatch(/Page 1 of \d+/);
       expect(pdf.pages).toBeGreaterThanOrEqual(4);
+      // The two photos, at print size: 1000 px at most (their web renditions are 1600 px wide).
+      expect(pdf.pictures).toHaveLength(2);
+      for (const picture of pdf.pictures) expect(Math.max(picture.width, picture.height)).toBeLessThanOrEqual(1000);
 
       const final = await estimateOf(estimate.id);
       expect(final.status).toBe('final');
