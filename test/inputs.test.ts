@@ -60,6 +60,17 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+describe('text: a lone surrogate', () => {
+  it('is stored as U+FFFD, and the change feed and undo still work', async () => {
+    // Written by hand: JSON.stringify would escape it the same way, but this is what a client sends.
+    const body = `{"operation_id":"${opId()}","carrier":"Acme \\udfff Mutual","claim_number":"C-\\ud83d"}`;
+    const res = await as(t, co.writeKey).patch(`/api/v1/jobs/${job.id}/overview`).set('Content-Type', 'application/json').send(body).expect(200);
+    expect(res.body.claim).toMatchObject({ carrier: 'Acme \ufffd Mutual', claim_number: 'C-\ufffd' });
+    const undone = (await as(t, co.writeKey).post('/api/v1/undo').send({ operation_id: opId() }).expect(200)).body;
+    expect(undone.undone.tool).toBe('update_job_overview');
+  });
+});
+
 describe('text: NUL (U+0000) is refused in every string, naming the field', () => {
   it('in body fields at any depth, query parameters, path parameters and operation_id, and nothing is saved', async () => {
     const w = as(t, co.writeKey);
@@ -101,7 +112,7 @@ describe('text: NUL (U+0000) is refused in every string, naming the field', () =
     const problem = await mcpProblem('find_jobs', { q: 'a\u0000' });
     expect(problem.code).toBe('invalid_request');
     expect(problem.errors?.map((e) => e.path)).toEqual(['/q']);
-    const nested = await mcpProblem('add_line_items', { estimate_id: 'est_x', line_items: [{ description: 'x\u0000', unit: 'EA', quantity: 1, unit_price_cents: 1 }] });
+    const nested = await mcpProblem('add_line_items', { estimate_id: 'est_x', operation_id: opId(), line_items: [{ description: 'x\u0000', unit: 'EA', quantity: 1, unit_price_cents: 1 }] });
     expect(nested.errors?.map((e) => e.path)).toEqual(['/line_items/0/description']);
   });
 });

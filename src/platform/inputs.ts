@@ -9,7 +9,9 @@ import { invalidRequest, type FieldError } from './errors';
 /**
  * PostgreSQL's text cannot hold U+0000, so a NUL anywhere would fail in the database (a 500, or
  * worse a half-done write). It is refused up front, naming the field. Other control characters
- * are stored as sent.
+ * are stored as sent. A lone surrogate (half of a UTF-16 pair, which JSON can carry) becomes
+ * U+FFFD, as a text column would store it: left as it is, it made the JSON of the change feed
+ * and of undo unreadable to PostgreSQL.
  */
 const NUL = '\u0000';
 
@@ -17,18 +19,23 @@ function escapePointer(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-function collect(value: unknown, pointer: string, errors: FieldError[]): void {
+function collect(value: unknown, pointer: string, errors: FieldError[]): unknown {
   if (typeof value === 'string') {
     if (value.includes(NUL)) errors.push({ path: pointer || '/', message: 'must not contain the NUL character (U+0000)' });
-  } else if (Array.isArray(value)) {
-    value.forEach((item, index) => collect(item, `${pointer}/${index}`, errors));
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) collect(item, `${pointer}/${escapePointer(key)}`, errors);
+    return value.isWellFormed() ? value : value.toWellFormed();
   }
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => (value[index] = collect(item, `${pointer}/${index}`, errors)));
+  } else if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    for (const [key, item] of Object.entries(record)) record[key] = collect(item, `${pointer}/${escapePointer(key)}`, errors);
+  }
+  return value;
 }
 
 /**
- * Throws 400 `invalid_request` naming every string that holds a NUL. `parts` are named by where
+ * Makes every string well formed (in place), and throws 400 `invalid_request` naming every
+ * string that holds a NUL. `parts` are named by where
  * they came from: `{ path, query, body }` gives `/path/job_id`, `/query/q`, `/body/text`; MCP
  * arguments are checked as they are (`/text`).
  */
