@@ -74,7 +74,11 @@ async function main(): Promise<void> {
     const big = await peakDuring(service.pid!, () => download(photosPacket.pdf_url.replace(/^https?:\/\/[^/]+/, base), 'POST'));
     console.log(`packet of 300 photos: first byte ${big.result.firstByteMs.toFixed(0)} ms, total ${big.seconds.toFixed(1)} s, ${(big.result.bytes / MB).toFixed(1)} MB; RSS ${big.before} → peak ${big.peak} MB (rise ${big.peak - big.before} MB, target < 200)`);
 
-    const raw = await timedRead(filesDir, await storedKeysOf(call, zipJob, filesDir));
+    // The faster of the store's default reads and the ZIP's 1 MiB ones is the bar.
+    const keys = await storedKeysOf(call, zipJob, filesDir);
+    const [small, large] = [await timedRead(filesDir, keys), await timedRead(filesDir, keys, MB)];
+    const raw = small.mb / small.seconds >= large.mb / large.seconds ? small : large;
+    console.log(`reading the files in 64 KiB reads: ${(small.mb / small.seconds).toFixed(0)} MB/s; in 1 MiB reads: ${(large.mb / large.seconds).toFixed(0)} MB/s`);
     const zip = await call('GET', `/api/v1/jobs/${zipJob}/photos/export`);
     const zipped = await peakDuring(service.pid!, () => download(zip.url.replace(/^https?:\/\/[^/]+/, base), 'GET'));
     const zipRate = zipped.result.bytes / MB / zipped.seconds;
@@ -153,13 +157,13 @@ async function storedKeysOf(call: (method: string, url: string) => Promise<{ dat
   }
 }
 
-/** Reads the files through the service's own file store, as the ZIP does, to /dev/null. */
-async function timedRead(filesDir: string, keys: string[]): Promise<{ mb: number; seconds: number }> {
+/** Reads the files through the service's own file store to /dev/null, in reads of `chunkBytes` (the default 64 KiB when not given). */
+async function timedRead(filesDir: string, keys: string[], chunkBytes?: number): Promise<{ mb: number; seconds: number }> {
   const store = openFileStore({ filesDir, s3: null });
   const started = performance.now();
   let bytes = 0;
   for (const key of keys) {
-    const opened = (await store.open(key))!;
+    const opened = (await store.open(key, undefined, { chunkBytes }))!;
     bytes += opened.size;
     await pipeline(opened.stream, createWriteStream('/dev/null'));
   }

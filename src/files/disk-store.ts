@@ -8,9 +8,6 @@ import { copyFile, mkdir, open, readdir, rename, rm, stat, unlink, type FileHand
 import path from 'node:path';
 import { checkKey, checkPrefix, checkRange, RangeNotSatisfiableError, type ByteRange, type FileStore, type OpenedFile } from './store';
 
-/** Larger reads than the 64 KiB default: a ZIP of photos streams about 15% faster (bench:exports). */
-const READ_CHUNK = 1024 * 1024;
-
 /** Temporary names hold '~', which no key may, so list never reports them and no key can hit one. */
 const TEMP_MARK = '~';
 
@@ -38,7 +35,7 @@ export class DiskFileStore implements FileStore {
     }
   }
 
-  async open(key: string, range?: ByteRange): Promise<OpenedFile | null> {
+  async open(key: string, range?: ByteRange, options: { chunkBytes?: number } = {}): Promise<OpenedFile | null> {
     if (range) checkRange(range);
     const handle = await openIfExists(this.pathOf(key));
     if (!handle) return null;
@@ -47,7 +44,7 @@ export class DiskFileStore implements FileStore {
       const { size } = await handle.stat();
       if (range && range.start >= size) throw new RangeNotSatisfiableError(key, size);
       const bounds = range ? { start: range.start, end: Math.min(range.end, size - 1) } : {};
-      return { stream: createReadStream('', { fd: handle, highWaterMark: READ_CHUNK, ...bounds }), size };
+      return { stream: createReadStream('', { fd: handle, ...(options.chunkBytes ? { highWaterMark: options.chunkBytes } : {}), ...bounds }), size };
     } catch (err) {
       await handle.close();
       throw err;

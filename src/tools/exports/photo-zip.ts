@@ -34,6 +34,8 @@ export function zipPhotosQuery(db: Knex, companyId: string, jobId: string, selec
   return query;
 }
 
+/** Each chunk passes through yazl's CRC and counting steps: 1 MiB reads made the ZIP twice as fast as 64 KiB ones here (bench:exports). */
+const ZIP_READ_BYTES = 1024 * 1024;
 const EXTENSIONS: Record<PhotoRow['format'], string> = { jpeg: 'jpg', png: 'png', heic: 'heic' };
 const MANIFEST_HEADER = ['file', 'room', 'caption', 'name', 'taken_at', 'taken_at_source', 'uploaded_by', 'photo_id', 'sha256', 'original_sha256', 'location_removed'];
 
@@ -87,7 +89,7 @@ function csvLine(fields: string[]): string {
 /** The photo as exports share it; a photo stored before locations were taken out is looked at now, once. */
 async function openShareable(deps: Deps, companyId: string, row: ZipPhotoRow): Promise<{ stream: Readable; sha256: string }> {
   const sha256 = row.shareable_sha256 ?? (await makeShareable(deps, companyId, row));
-  const opened = await deps.media.files.open(storageKey(companyId, row.sha256, sha256 === row.sha256 ? 'original' : 'shareable'));
+  const opened = await deps.media.files.open(storageKey(companyId, row.sha256, sha256 === row.sha256 ? 'original' : 'shareable'), undefined, { chunkBytes: ZIP_READ_BYTES });
   if (!opened) throw new Error(`stored file of photo ${row.id} is missing`);
   return { stream: opened.stream, sha256 };
 }
