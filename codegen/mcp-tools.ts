@@ -138,9 +138,12 @@ function keywordsFor(type: string, keywords: Json): Json {
 }
 
 /** The answer's top level: each field with its type (null allowed where the spec allows it). */
+/** The answer's top-level fields and their types; an `allOf` (a schema with a few fields more) lists them all. */
 function topLevelOf(schema: Json | null): Json | null {
-  if (!schema || schema.type !== 'object') return null;
-  return { type: 'object', properties: mapValues((schema.properties ?? {}) as Record<string, Json>, typeOnly) };
+  const parts = schema ? [schema, ...((schema.allOf ?? []) as Json[])] : [];
+  if (!parts.some((part) => part.type === 'object')) return null;
+  const properties = Object.assign({}, ...parts.map((part) => (part.properties ?? {}) as Record<string, Json>)) as Record<string, Json>;
+  return { type: 'object', properties: mapValues(properties, typeOnly) };
 }
 
 function typeOnly(schema: Json): Json {

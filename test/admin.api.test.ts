@@ -27,7 +27,7 @@ describe('companies, team and keys', () => {
     expect(company.body).toMatchObject({ name: 'Blue River', timezone: 'America/Chicago', pricing_region: 'IL', credits: 3 });
     expect(company.body.id).toMatch(/^co_/);
     const person = await admin().post(`/admin/v1/companies/${company.body.id}/team`).send({ name: 'Dana Brooks', role: 'Project manager', email: 'dana@example.com' }).expect(201);
-    expect(person.body).toEqual({ id: expect.stringMatching(/^per_/), name: 'Dana Brooks', role: 'Project manager', email: 'dana@example.com' });
+    expect(person.body).toEqual({ id: expect.stringMatching(/^per_/), name: 'Dana Brooks', role: 'Project manager', email: 'dana@example.com', responsibilities: [] });
     const key = await admin().post(`/admin/v1/companies/${company.body.id}/keys`).send({ person_id: person.body.id, scope: 'read' }).expect(201);
     expect(key.body.key).toMatch(/^jms_[0-9A-Za-z]{40}$/);
     expect(key.body.key.startsWith(key.body.prefix)).toBe(true);
@@ -140,10 +140,10 @@ describe('listing companies and teams', () => {
     const co = made[0];
     const added = await admin().post(`/admin/v1/companies/${co.id}/team`).send({ name: 'Zed Last', role: 'Technician' }).expect(201);
     const first = await admin().get(`/admin/v1/companies/${co.id}/team?limit=1`).expect(200);
-    expect(first.body.data).toEqual([{ id: co.people[0].id, name: co.people[0].name, role: expect.any(String), email: null }]);
+    expect(first.body.data).toEqual([{ id: co.people[0].id, name: co.people[0].name, role: expect.any(String), email: null, responsibilities: [] }]);
     const rest = await admin().get(`/admin/v1/companies/${co.id}/team?cursor=${first.body.next_cursor}`).expect(200);
     expect(rest.body.next_cursor).toBeNull();
-    expect(rest.body.data.at(-1)).toEqual({ id: added.body.id, name: 'Zed Last', role: 'Technician', email: null });
+    expect(rest.body.data.at(-1)).toEqual({ id: added.body.id, name: 'Zed Last', role: 'Technician', email: null, responsibilities: [] });
     expect([...first.body.data, ...rest.body.data].map((p: { id: string }) => p.id)).toEqual([...co.people.map((p) => p.id), added.body.id]);
   });
 
@@ -166,7 +166,10 @@ describe('the admin CLI', () => {
   it('creates a company, a team member and a key, and lists keys', async () => {
     const company = JSON.parse((await cli('companies', 'create', '--name', 'CLI Restoration', '--credits', '4')).stdout);
     expect(company).toMatchObject({ name: 'CLI Restoration', credits: 4 });
-    const person = JSON.parse((await cli('team', 'add', '--company', company.id, '--name', 'Lee Park', '--role', 'Technician')).stdout);
+    const person = JSON.parse((await cli('team', 'add', '--company', company.id, '--name', 'Lee Park', '--role', 'Technician', '--does', 'inspections, drying checks')).stdout);
+    expect(person.responsibilities).toEqual(['inspections', 'drying checks']);
+    const changed = JSON.parse((await cli('team', 'set', '--company', company.id, '--person', person.id, '--does', 'estimates')).stdout);
+    expect(changed).toMatchObject({ id: person.id, role: 'Technician', responsibilities: ['estimates'] });
     const key = JSON.parse((await cli('keys', 'create', '--company', company.id, '--person', person.id, '--scope', 'write')).stdout);
     expect(key.key).toMatch(/^jms_/);
     await as(t, key.key).get('/api/v1/context').expect(200);

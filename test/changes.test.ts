@@ -282,7 +282,8 @@ describe('list_changes', () => {
   it('answers 400 for an unknown kind or parameter', async () => {
     const co = await createCompany(t);
     for (const kind of ['gossip', 'Notes', 'NOTES', 'note', '']) await expectBadRequest(co.readKey, `kind=${kind}`, '/query/kind');
-    await expectBadRequest(co.readKey, 'since=2020-01-01', '/query/since');
+    await expectBadRequest(co.readKey, 'after=2020-01-01', '/query/after');
+    await expectBadRequest(co.readKey, 'since=yesterday', '/query/since');
   });
 
   it("never shows another company's changes, also with that company's cursors", async () => {

@@ -16,7 +16,7 @@ it('get_context tells whose key it is', async () => {
   const write = await as(t, co.writeKey).get('/api/v1/context').expect(200);
   expect(write.body).toEqual({
     person: { id: co.people[0].id, name: 'Avery Stone', role: 'Owner' },
-    company: { id: co.id, name: co.name, timezone: 'America/Chicago' },
+    company: { id: co.id, name: co.name, timezone: 'America/Chicago', today: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), local_time: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}-0[56]:00$/) },
     key: { id: expect.stringMatching(/^key_/), prefix: co.writeKey.slice(0, 12), scope: 'write' },
     chat: { connected: false, new_note: false },
     credits: { remaining: 7 },
@@ -48,7 +48,7 @@ it('get_guide lists exactly the tools the key can use, with naming and recipes',
 
 it('list_team lists teammates by name', async () => {
   const team = (await as(t, co.readKey).get('/api/v1/team').expect(200)).body;
-  expect(team).toEqual({ data: co.people.map((p) => ({ id: p.id, name: p.name, role: p.role })).sort((a, b) => a.name.localeCompare(b.name)), next_cursor: null });
+  expect(team).toEqual({ data: co.people.map((p) => ({ id: p.id, name: p.name, role: p.role, responsibilities: [] })).sort((a, b) => a.name.localeCompare(b.name)), next_cursor: null });
 });
 
 it('list_job_statuses counts open jobs in board order; cancelled jobs are not counted', async () => {

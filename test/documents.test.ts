@@ -385,7 +385,7 @@ describe.each(['disk', 's3'] as const)('documents on %s storage', (store) => {
     expect(entries.map((e) => e.action)).toEqual(['documents.uploaded']);
     expect(entries[0].data).toEqual({ action: 'documents.uploaded', document_ids: ids, count: 2, names: ['Drying report', 'scope.docx'], kinds: ['pdf', 'word'], rooms_added: ['Basement'], via: 'api' });
 
-    await write().post('/api/v1/undo').send({}).expect(200);
+    await write().post('/api/v1/undo').send({ operation_id: opId() }).expect(200);
     expect((await documentsOf(job.id)).total).toBe(0);
     await read().get(`/api/v1/documents/${ids[0]}`).expect(404);
   });

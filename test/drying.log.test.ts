@@ -408,7 +408,7 @@ describe('keys and companies', () => {
 });
 
 describe('undo and the change feed', () => {
-  const undo = () => write().post('/api/v1/undo').send({}).expect(200);
+  const undo = () => write().post('/api/v1/undo').send({ operation_id: opId() }).expect(200);
 
   it('takes back each drying write', async () => {
     const job = await newJob();
@@ -513,7 +513,7 @@ describe('the summary a node keeps per log revision', () => {
 
     await addReadings(job.id, { day: 2, area: 'Kitchen', readings: [{ metric: 'drywall', value: 30 }] });
     expect((await logOf(job.id)).reading_count).toBe(2);
-    await write().post('/api/v1/undo').send({}).expect(200);
+    await write().post('/api/v1/undo').send({ operation_id: opId() }).expect(200);
     expect(await logOf(job.id)).toEqual(first);
 
     // The estimate is not part of the log: a dehumidifier billed for the kitchen's 3 planned days,

@@ -143,7 +143,7 @@ describe('rooms and lines', () => {
 
   it('day-billed quantities follow the room drying days; a room name updates that room', async () => {
     const dayItem = await firstItem('air mover', true);
-    const added = await as(t, co.writeKey).post(`/api/v1/estimates/${estimateId}/line-items`).send({ line_items: [{ code: dayItem.code, units_per_day: 4, room_id: roomId }] }).expect(200);
+    const added = await as(t, co.writeKey).post(`/api/v1/estimates/${estimateId}/line-items`).send({ operation_id: opId(), line_items: [{ code: dayItem.code, units_per_day: 4, room_id: roomId }] }).expect(200);
     expect(added.body.added[0].quantity).toBe(12);
     const updated = await as(t, co.writeKey).post(`/api/v1/estimates/${estimateId}/rooms`).send({ rooms: [{ name: 'KITCHEN', drying_days: 5 }] }).expect(200);
     expect(updated.body.rooms).toHaveLength(1);
@@ -155,7 +155,7 @@ describe('rooms and lines', () => {
 
   it('update_line_item changes quantity or note but never the price; remove_line_item removes', async () => {
     const plain = await firstItem('baseboard', false);
-    const added = await as(t, co.writeKey).post(`/api/v1/estimates/${estimateId}/line-items`).send({ line_items: [{ code: plain.code, quantity: 10 }] }).expect(200);
+    const added = await as(t, co.writeKey).post(`/api/v1/estimates/${estimateId}/line-items`).send({ operation_id: opId(), line_items: [{ code: plain.code, quantity: 10 }] }).expect(200);
     const line = added.body.added[0];
     const changed = await as(t, co.writeKey).patch(`/api/v1/estimates/${estimateId}/line-items/${line.id}`).send({ quantity: 12.25, note: 'north wall' }).expect(200);
     expect(changed.body.line).toMatchObject({ quantity: 12.25, note: 'north wall', unit_price_cents: line.unit_price_cents, total_cents: halfUp(1225 * line.unit_price_cents, 100) });
@@ -244,7 +244,7 @@ describe('a final estimate', () => {
     const attempts = [
       as(t, co.writeKey).post(`/api/v1/estimates/${estimate.id}/rooms`).send({ rooms: [{ name: 'Hall' }] }),
       as(t, co.writeKey).patch(`/api/v1/estimates/${estimate.id}/rooms/${estimate.rooms[0].id}`).send({ drying_days: 3 }),
-      as(t, co.writeKey).post(`/api/v1/estimates/${estimate.id}/line-items`).send({ line_items: [{ description: 'x', unit: 'EA', quantity: 1, unit_price_cents: 1 }] }),
+      as(t, co.writeKey).post(`/api/v1/estimates/${estimate.id}/line-items`).send({ operation_id: opId(), line_items: [{ description: 'x', unit: 'EA', quantity: 1, unit_price_cents: 1 }] }),
       as(t, co.writeKey).patch(`/api/v1/estimates/${estimate.id}/line-items/${lineId}`).send({ quantity: 2 }),
       as(t, co.writeKey).delete(`/api/v1/estimates/${estimate.id}/line-items/${lineId}`),
     ];
@@ -264,7 +264,7 @@ describe('estimate writes go through the pipeline', () => {
     await feedSettled(t);
     const feed = await as(t, co.readKey).get('/api/v1/changes?kind=estimates&limit=100').expect(200);
     expect(feed.body.data.slice(-2).map((e: { action: string }) => e.action)).toEqual(['estimate.created', 'estimate.rooms_added']);
-    await as(t, co.writeKey).post('/api/v1/undo').send({}).expect(200);
+    await as(t, co.writeKey).post('/api/v1/undo').send({ operation_id: opId() }).expect(200);
     expect((await as(t, co.readKey).get(`/api/v1/estimates/${estimateId}`).expect(200)).body.rooms).toEqual([]);
     const operationId = opId();
     await as(t, co.writeKey).post(`/api/v1/estimates/${estimateId}/rooms`).send({ operation_id: operationId, rooms: [{ name: 'A' }] }).expect(200);

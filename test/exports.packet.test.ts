@@ -140,8 +140,8 @@ function job(): Schemas['JobDetail'] {
     claim: { claim_number: 'CLM-2026-88412', carrier: 'Prairie Mutual Insurance', policy_number: null, adjuster: 'Dana Whitfield' },
     referral_source: null,
     people: [
-      { id: 'con_1', name: 'Rosa Alvarez', role: 'customer', phone: '(217) 555-0143', email: null, address: null },
-      { id: 'con_2', name: 'Dana Whitfield', role: 'adjuster', phone: '(217) 555-0199', email: 'dana@prairiemutual.example', address: null },
+      { id: 'con_1', name: 'Rosa Alvarez', role: 'customer', phone: '(217) 555-0143', phone_normalized: '(217) 555-0143', email: null, address: null },
+      { id: 'con_2', name: 'Dana Whitfield', role: 'adjuster', phone: '(217) 555-0199', phone_normalized: '(217) 555-0199', email: 'dana@prairiemutual.example', address: null },
     ],
     assignees: [person],
     recent_notes: [],

@@ -175,7 +175,7 @@ describe.each(['disk', 's3'] as const)('exports on %s storage', (store) => {
       // A final estimate refuses changes; undo cannot take the finalisation (nor the estimate) back.
       const refused = await write().post(`/api/v1/estimates/${estimate.id}/line-items`).send({ operation_id: opId(), line_items: [{ description: 'More', unit: 'EA', quantity: 1, unit_price_cents: 100 }] }).expect(409);
       expect(refused.body.code).toBe('invalid_state');
-      const undo = await write().post('/api/v1/undo').send({}).expect(409);
+      const undo = await write().post('/api/v1/undo').send({ operation_id: opId() }).expect(409);
       expect(undo.body.code).toBe('undo_not_possible');
       expect((await estimateOf(estimate.id)).status).toBe('final');
 

@@ -91,14 +91,14 @@ describe('the board: move, cancel, reopen', () => {
 describe('people on a job', () => {
   it('adds, updates by the same name, links a known person, and finds them', async () => {
     const job = await newJob();
-    const added = await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/contacts`).send({ name: 'Priya Shah', phone: '312-555-0108', role: 'Adjuster' }).expect(200);
+    const added = await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/contacts`).send({ operation_id: opId(), name: 'Priya Shah', phone: '312-555-0108', role: 'Adjuster' }).expect(200);
     expect(added.body).toMatchObject({ outcome: 'added', contact: { name: 'Priya Shah', role: 'adjuster', phone: '312-555-0108' } });
-    const again = await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/contacts`).send({ name: 'priya SHAH', email: 'pshah@carrier.example' }).expect(200);
+    const again = await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/contacts`).send({ operation_id: opId(), name: 'priya SHAH', email: 'pshah@carrier.example' }).expect(200);
     expect(again.body).toMatchObject({ outcome: 'updated', contact: { id: added.body.contact.id, name: 'Priya Shah', email: 'pshah@carrier.example' } });
     expect((await getJob(job.id)).people.map((p: { name: string }) => p.name)).toEqual(['Maria Alvarez', 'Priya Shah']);
 
     const second = await newJob();
-    const linked = await as(t, co.writeKey).post(`/api/v1/jobs/${second.id}/contacts`).send({ contact_id: added.body.contact.id, role: 'adjuster' }).expect(200);
+    const linked = await as(t, co.writeKey).post(`/api/v1/jobs/${second.id}/contacts`).send({ operation_id: opId(), contact_id: added.body.contact.id, role: 'adjuster' }).expect(200);
     expect(linked.body).toMatchObject({ outcome: 'linked', contact: { id: added.body.contact.id, phone: '312-555-0108' } });
 
     const found = (await as(t, co.readKey).get('/api/v1/customers?q=3125550108&role=adjuster').expect(200)).body.data;
@@ -123,9 +123,9 @@ describe('people on a job', () => {
     const theirs = await newJob(other.writeKey);
     const theirPerson = (await getJob(theirs.id, other.readKey)).people[0];
     await as(t, co.writeKey).patch(`/api/v1/jobs/${job.id}/contacts/${theirPerson.id}`).send({ name: 'X' }).expect(404);
-    await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/contacts`).send({ contact_id: theirPerson.id }).expect(404);
-    await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/contacts`).send({ phone: '1' }).expect(400);
-    await as(t, co.readKey).post(`/api/v1/jobs/${job.id}/contacts`).send({ name: 'X' }).expect(403);
+    await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/contacts`).send({ operation_id: opId(), contact_id: theirPerson.id }).expect(404);
+    await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/contacts`).send({ operation_id: opId(), phone: '1' }).expect(400);
+    await as(t, co.readKey).post(`/api/v1/jobs/${job.id}/contacts`).send({ operation_id: opId(), name: 'X' }).expect(403);
   });
 
   it('assigns and unassigns teammates by name', async () => {

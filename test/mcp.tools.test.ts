@@ -45,7 +45,7 @@ it('runs a job through people, notes, the board and an estimate', async () => {
   const job = await ok(writer, 'create_job', { operation_id: opId(), customer_name: 'Ben Carter', region: 'TX' });
   const jobId = job.id as string;
   expect(await ok(writer, 'update_job_overview', { job_id: jobId, water_category: 3, cause_of_loss: 'Sewer backup' })).toMatchObject({ water_category: 3 });
-  expect(await ok(writer, 'add_contact', { job_id: jobId, name: 'Priya Shah', role: 'adjuster' })).toMatchObject({ outcome: 'added' });
+  expect(await ok(writer, 'add_contact', { job_id: jobId, operation_id: opId(), name: 'Priya Shah', role: 'adjuster' })).toMatchObject({ outcome: 'added' });
   expect(await ok(writer, 'assign_job', { job_id: jobId, teammate: 'Sam Okafor' })).toMatchObject({ assignees: [{ name: 'Sam Okafor' }] });
   expect(await ok(writer, 'unassign_job', { job_id: jobId, person: 'sam okafor', operation_id: opId() })).toMatchObject({ assignees: [] });
   expect(await ok(writer, 'move_job_status', { job_id: jobId, status: 'mitigation' })).toMatchObject({ status: 'Mitigation' });

@@ -323,13 +323,13 @@ describe.each(['disk', 's3'] as const)('photos on %s storage', (store) => {
 
     // Undo goes back one step at a time: the captions, the moves (the one that moved nothing left
     // nothing to undo), then the upload itself.
-    await write().post('/api/v1/undo').send({}).expect(200);
+    await write().post('/api/v1/undo').send({ operation_id: opId() }).expect(200);
     expect((await photosOf(job.id)).data.find((p) => p.id === ids[0])!.caption).toBeNull();
-    await write().post('/api/v1/undo').send({}).expect(200);
+    await write().post('/api/v1/undo').send({ operation_id: opId() }).expect(200);
     expect((await photosOf(job.id)).data.every((p) => p.room === 'Laundry')).toBe(true);
-    await write().post('/api/v1/undo').send({}).expect(200);
+    await write().post('/api/v1/undo').send({ operation_id: opId() }).expect(200);
     expect((await photosOf(job.id)).data.map((p) => p.room)).toEqual(['Unsorted', 'Unsorted']);
-    await write().post('/api/v1/undo').send({}).expect(200);
+    await write().post('/api/v1/undo').send({ operation_id: opId() }).expect(200);
     expect((await photosOf(job.id)).total).toBe(0);
     expect((await read().get(`/api/v1/jobs/${job.id}`).expect(200)).body.photo_count).toBe(0);
   });
@@ -338,7 +338,7 @@ describe.each(['disk', 's3'] as const)('photos on %s storage', (store) => {
     const job = await newJob();
     const photo = await jpegWith({ width: 333, height: 222 });
     const [saved] = (await upload(job.id, { operation_id: opId() }, [{ data: photo, name: 's.jpg' }]).expect(201)).body.photos;
-    await write().post('/api/v1/undo').send({}).expect(200);
+    await write().post('/api/v1/undo').send({ operation_id: opId() }).expect(200);
     const keys = (await stored()).filter((key) => key.includes(saved.sha256));
     expect(keys).toHaveLength(3);
     expect(await sweepUnusedFiles(t.db, t.media.files, 7)).toBe(0);

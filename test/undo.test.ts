@@ -37,7 +37,7 @@ async function createJob(key: string, name: string): Promise<JobDetail> {
   ).body;
 }
 
-const undo = (key: string, body: Record<string, unknown> = {}) => as(t, key).post('/api/v1/undo').send(body);
+const undo = (key: string, body: Record<string, unknown> = {}) => as(t, key).post('/api/v1/undo').send({ operation_id: opId(), ...body });
 
 function expectUndoRefused(res: Response): void {
   expect(res.status).toBe(409);
@@ -85,7 +85,18 @@ describe('undo after create_job', () => {
 
     const res = await undo(co.writeKey).expect(200);
     expect(res.headers['idempotent-replayed']).toBeUndefined();
-    expect(res.body).toEqual({ undone: { tool: 'create_job', summary: `Created job #${job.job_number} Undo Ulla`, at: expect.any(String) } });
+    expect(res.body).toEqual({
+      preview: false,
+      undone: {
+        tool: 'create_job',
+        summary: `Created job #${job.job_number} Undo Ulla`,
+        at: expect.any(String),
+        record: { type: 'job', id: job.id },
+        job: { id: job.id, job_number: job.job_number },
+        effect: `deleted job 'Undo Ulla' with 1 contact and 1 assignment on #${job.job_number}`,
+        credits_refunded: 0,
+      },
+    });
     // `at` is when the change had been made: the moment of its feed entry.
     expect(res.body.undone.at).toBe(created?.at);
 

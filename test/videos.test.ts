@@ -375,7 +375,7 @@ describe.each(['disk', 's3'] as const)('videos on %s storage', (store) => {
     expect(data).toEqual({ action: 'videos.uploaded', video_ids: ids, count: 2, rooms: ['Basement'], rooms_added: ['Basement'], via: 'api' });
     expect(seconds).toBeCloseTo(body.videos[0].duration_seconds + body.videos[1].duration_seconds, 2);
 
-    await write().post('/api/v1/undo').send({}).expect(200);
+    await write().post('/api/v1/undo').send({ operation_id: opId() }).expect(200);
     expect(await videosOf(job.id)).toMatchObject({ total: 0, data: [] });
     // Its links end with it.
     expect((await fetchLink(body.videos[0].links.play, { Accept: 'application/json' })).status).toBe(404);

@@ -72,7 +72,7 @@ describe.each(Object.keys(TOOLS))('%s', (tool) => {
     const before = await snapshot(f);
     await request(f, co.writeKey, opId()).expect((res) => expect(res.status).toBeLessThan(300));
     expect(await snapshot(f)).not.toEqual(before);
-    const undone = await as(t, co.writeKey).post('/api/v1/undo').send({}).expect(200);
+    const undone = await as(t, co.writeKey).post('/api/v1/undo').send({ operation_id: opId() }).expect(200);
     expect(undone.body.undone.tool).toBe(tool);
     expect(await snapshot(f)).toEqual(before);
   });
@@ -105,7 +105,7 @@ describe.each(Object.keys(CHANGED_BY_DANA))('undo of %s after another person cha
     await TOOLS[tool](f, co.writeKey, opId()).expect((res) => expect(res.status).toBeLessThan(300));
     await CHANGED_BY_DANA[tool](f);
     const before = await snapshot(f);
-    const refused = await as(t, co.writeKey).post('/api/v1/undo').send({}).expect(409);
+    const refused = await as(t, co.writeKey).post('/api/v1/undo').send({ operation_id: opId() }).expect(409);
     expect(refused.body.code).toBe('undo_not_possible');
     expect(await snapshot(f)).toEqual(before);
   });

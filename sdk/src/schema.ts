@@ -48,6 +48,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/companies/{company_id}/team/{person_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a team member's role or responsibilities
+         * @description Changes what is sent of a team member's role, email and responsibilities (the list is replaced whole). `list_team` shows them to assistants.
+         */
+        patch: operations["admin_update_team_member"];
+        trace?: never;
+    };
     "/admin/v1/companies/{company_id}/keys": {
         parameters: {
             query?: never;
@@ -262,7 +282,10 @@ export interface paths {
          * Follow the company's change feed
          * @description Lists changes across the company's jobs, oldest first: notes, drying visits, files,
          *     schedule, other changes (status moves, assignments, overview, contacts, cancel, reopen,
-         *     undo) and estimates. Without `cursor` the feed starts at its beginning. `next_cursor` is
+         *     undo) and estimates. Without `cursor` the feed starts at its beginning, or at `since`: a
+         *     moment (`2026-11-25T08:00:00-06:00`) or a calendar date in the company's timezone
+         *     (`2026-11-25` is from that day's midnight there), so "what changed today" is one call
+         *     with `get_context`'s `today`. `next_cursor` is
          *     always returned, also on an empty page: send it back as `cursor` to get only newer
          *     entries. A poller that keeps the cursor never misses an entry, not even one written by a
          *     slower transaction that finished later. `kind` narrows the feed to one kind. Each
@@ -291,8 +314,15 @@ export interface paths {
          * @description Takes back the most recent change made with this key that has not been taken back yet
          *     (call again to go one further back). It is refused with 409 `undo_not_possible` when
          *     someone changed that record since, when other records now depend on it, or when there is
-         *     nothing left to undo. The undo itself appears in the change feed. Send an `operation_id`
-         *     to make a retry safe.
+         *     nothing left to undo. The answer says what was taken back: the tool, the record, its job
+         *     and `effect` in words ("deleted estimate 'Water mitigation' on #5 with 2 rooms and 7
+         *     lines, total $1,133.08"); tell the person. `preview: true` answers the same without doing
+         *     it (every check is made, nothing changes): ask it first when the person is not sure.
+         *     Undoing a write that used an estimate credit (`create_estimate`, a drying call that set
+         *     up the estimate) gives the credit back (`credits_refunded`); the write's `operation_id`
+         *     then answers 409 `operation_undone`, so a credit is never gained twice. The undo itself
+         *     appears in the change feed. `operation_id` is required: a retry of the same undo answers
+         *     the first result instead of taking back one more action.
          */
         post: operations["undo_my_last_action"];
         delete?: never;
@@ -683,7 +713,10 @@ export interface paths {
          *     `operation_id` uses no second credit. The pricing region comes from the job's address
          *     (its state), else the company's; overhead, profit and tax rates are the company's at
          *     creation. Lines that cannot be added come back in `rejected_lines` with the reason while
-         *     the others are added; a line can name its room by `room` (name) or `room_id`.
+         *     the others are added (`rejected_count` says how many); a line can name its room by `room`
+         *     (name) or `room_id`. When nothing of the request can be added (every line rejected and
+         *     no room given) it answers 422 `lines_rejected` naming each line's reason, and saves
+         *     nothing and uses no credit.
          */
         post: operations["create_estimate"];
         delete?: never;
@@ -911,9 +944,13 @@ export interface paths {
          *     number, claim number, carrier, adjuster and phone; every word of `q` must match
          *     somewhere. A phone matches by its digits however it was written (`(555) 201-3344`,
          *     `555.201.3344` and `5552013344` are the same; at least 4 digits are needed to match a
-         *     phone). `#16` opens job 16: the answer is that job only (or nothing). A bare number also
-         *     matches the job with that number. Filters narrow further and combine with `q`. Page with
-         *     `cursor`; paging stays stable (no job twice, none skipped) while new jobs are created.
+         *     phone). `#16`, `job 16`, `job #16` and `no. 16` open job 16: the answer is that job only
+         *     (or nothing). A bare number of up to 3 digits (`16`) answers job 16 first, then the jobs
+         *     whose words hold it (a street number, a claim). Each job says what it matched on
+         *     (`matched_on`: number, customer, title, address, claim, policy, carrier, adjuster, phone,
+         *     or person for someone else on the job) and who is assigned. Filters narrow further and
+         *     combine with `q`. Page with `cursor`; paging stays stable (no job twice, none skipped)
+         *     while new jobs are created.
          */
         get: operations["find_jobs"];
         put?: never;
@@ -923,7 +960,13 @@ export interface paths {
          *     the job. Only `operation_id` is required: send whatever is known. `assignee` is a
          *     teammate's name (see `list_team`) and `referral_source` one of `list_referral_sources`;
          *     unknown names answer 422 with the valid ones. When no `title` is sent, the title is made
-         *     from the customer and the loss type. Returns the new job with its number.
+         *     from the customer and the loss type. Every overview fact `update_job_overview` takes
+         *     (date and cause of loss, water category, adjuster, claim, carrier, policy, referral
+         *     source, …) can be sent here, so that one call opens the job with all that was said.
+         *     Returns the new job with its number, and `possible_duplicates`: the company's jobs not
+         *     cancelled with the same phone (its last 10 digits), the same street address (ignoring
+         *     case and spacing) or the same claim number, each with what matched. Nothing is refused:
+         *     check them with the person (look first with `find_jobs`).
          */
         post: operations["create_job"];
         delete?: never;
@@ -1383,7 +1426,9 @@ export interface paths {
          * Search the price list by words or code
          * @description Searches the service's catalog of restoration line items (water extraction, drying
          *     equipment by the day, tear-out, cleaning and antimicrobial, content manipulation, mold
-         *     remediation, labor, …) by words of the description or by code, best matches first.
+         *     remediation, labor, …) by words of the description or by code, best matches first: an
+         *     item whose description holds the words as one phrase ranks first, earlier when it starts
+         *     with it (`water extraction` lists the water-extraction items before carpet cleaning).
          *     Prices are per unit in cents for a pricing region: `region` (a US state such as `TX`),
          *     else the company's pricing region. Use the codes in `add_line_items`; the service sets
          *     the price of a catalog line itself.
@@ -1409,7 +1454,8 @@ export interface paths {
          * @description Returns the catalog items with the given codes (several at once: repeat `codes`, or
          *     separate them with commas), priced for `region` or the company's pricing region. A code
          *     the catalog does not have comes back under `not_found` with near matches, by spelling
-         *     (a typo, a missing hyphen) and by words.
+         *     (a typo, a missing hyphen) and by words, words written together included (`DRY-AIRMOVER`
+         *     finds the air movers).
          */
         get: operations["get_price_list_item"];
         put?: never;
@@ -1432,11 +1478,35 @@ export interface paths {
          * @description Full-text search over the service's corpus of guidance passages on water damage
          *     restoration, drying, mold and job-site safety. Each passage states, in the service's own
          *     words, what a public-domain source says (EPA, OSHA, FEMA, CDC, NIOSH) and cites its title,
-         *     section and link. Returns short excerpts with the matching words between `**`, best
-         *     first. Use the technician's own words (`category 3 water`, `drywall wicking`,
-         *     `dehumidifier`); quote the source when answering.
+         *     section and link. Returns excerpts of whole sentences with the matching words between
+         *     `**`, best first; `get_standard` gives a passage whole. Use the technician's own words
+         *     (`category 3 water`, `drywall wicking`, `dehumidifier`); quote the source when
+         *     answering. Passages are ranked by how much of the question they hold, rare words counting
+         *     more, words in their heading or topics more again, and the subject nouns people ask about
+         *     (drywall, carpet, insulation, …) most: `drying drywall after a category 2 loss` is about
+         *     drywall first. `publisher` keeps one source's passages.
          */
         get: operations["search_standards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/standards/passages/{passage_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one standards passage whole
+         * @description The whole text of a passage found by `search_standards` (its `id`), with its topics and source, to quote in full.
+         */
+        get: operations["get_standard"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1504,7 +1574,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "undo_not_possible" | "payload_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "rate_limited" | "admin_api_disabled" | "internal_error";
+            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "payload_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "rate_limited" | "admin_api_disabled" | "internal_error";
             /** @description One entry for each field that is wrong. */
             errors?: components["schemas"]["FieldError"][];
             /** @description For a 422, the names that would have been accepted. */
@@ -1558,6 +1628,7 @@ export interface components {
             name: string;
             role: string;
             email: string | null;
+            responsibilities: string[];
         };
         AdminNewKey: {
             id: string;
@@ -1967,7 +2038,26 @@ export interface components {
             action: string;
         };
         UndoResult: {
+            /** @description True when nothing was taken back (asked with `preview`). */
+            preview: boolean;
             undone: {
+                /** @description The record the change was about. */
+                record: {
+                    /** @example estimate */
+                    type: string;
+                    id: string;
+                };
+                job: {
+                    id: components["schemas"]["JobId"];
+                    job_number: number;
+                } | null;
+                /**
+                 * @description What the undo does, in words.
+                 * @example deleted estimate 'Water mitigation' on #5 with 2 rooms and 7 lines, total $1,133.08
+                 */
+                effect: string;
+                /** @description Estimate credits given back (0 or 1). */
+                credits_refunded: number;
                 /**
                  * @description The tool whose change was taken back.
                  * @example create_job
@@ -2002,6 +2092,17 @@ export interface components {
                  * @example America/Chicago
                  */
                 timezone: string;
+                /**
+                 * Format: date
+                 * @description The company's date now, in its timezone ("today" and "yesterday" mean these days to the office).
+                 * @example 2026-11-25
+                 */
+                today: string;
+                /**
+                 * @description The company's wall-clock time now, with its UTC offset.
+                 * @example 2026-11-25T11:04:05-06:00
+                 */
+                local_time: string;
             };
             key: {
                 id: string;
@@ -2051,6 +2152,8 @@ export interface components {
             name: string;
             /** @example Technician */
             role: string;
+            /** @description What the teammate does (`inspections`, `drying checks`, `estimates`), as the company wrote it. */
+            responsibilities: string[];
         };
         JobStatus: {
             /**
@@ -2540,6 +2643,8 @@ export interface components {
             near_matches?: components["schemas"]["NearMatch"][];
         };
         CreatedEstimate: {
+            /** @description How many of the lines asked for were not added (their reasons in `rejected_lines`); first, so that nobody misses it. */
+            rejected_count: number;
             estimate: components["schemas"]["Estimate"];
             credits: {
                 /** @description Credits this call used (1). */
@@ -2624,6 +2729,12 @@ export interface components {
             region?: string;
             postal_code?: string;
             loss_type?: components["schemas"]["LossType"];
+            date_of_loss?: components["schemas"]["CalendarDate"];
+            cause_of_loss?: string;
+            /** @description IICRC water category 1 (clean), 2 (grey) or 3 (black). */
+            water_category?: number;
+            /** @description The adjuster's name as it should show on the claim. */
+            adjuster?: string;
             /** @description Insurance carrier. */
             carrier?: string;
             claim_number?: string;
@@ -2632,6 +2743,17 @@ export interface components {
             referral_source?: string;
             /** @description A teammate's name (see `list_team`). */
             assignee?: string;
+        };
+        /** @description The job as `get_job` shows it, with the jobs it may duplicate. */
+        CreatedJob: components["schemas"]["JobDetail"] & {
+            /** @description Jobs of the company (not cancelled) that share a phone, the street address or the claim number; empty when none. */
+            possible_duplicates: {
+                job_id: components["schemas"]["JobId"];
+                job_number: number;
+                title: string;
+                status: string;
+                matched: ("phone" | "address" | "claim_number")[];
+            }[];
         };
         /** @description The overview facts to change; a field sent as `null` is cleared, a field left out stays as it is. */
         OverviewChanges: {
@@ -2691,6 +2813,12 @@ export interface components {
             status: string;
             photo_count: number;
         };
+        /** @description A job found, what it matched on, and who is assigned. */
+        JobMatch: components["schemas"]["JobSummary"] & {
+            assignees: components["schemas"]["PersonRef"][];
+            /** @description What `q` matched (empty without `q`). */
+            matched_on: ("number" | "customer" | "title" | "address" | "claim" | "policy" | "carrier" | "adjuster" | "phone" | "person")[];
+        };
         JobDetail: {
             id: components["schemas"]["JobId"];
             job_number: number;
@@ -2744,7 +2872,10 @@ export interface components {
             name: string;
             /** @example customer */
             role: string;
+            /** @description As typed. */
             phone: string | null;
+            /** @description The phone in one form whatever way it was typed (`(217) 555-0142` for North American numbers, `+` and digits for others); null when there is none. */
+            phone_normalized: string | null;
             email: string | null;
             /** @description The person's own address on one line, if known. */
             address: string | null;
@@ -2801,7 +2932,10 @@ export interface components {
         Customer: {
             id: components["schemas"]["ContactId"];
             name: string;
+            /** @description As typed. */
             phone: string | null;
+            /** @description The phone in one form whatever way it was typed (`(217) 555-0142` for North American numbers, `+` and digits for others); null when there is none. */
+            phone_normalized: string | null;
             email: string | null;
             /** @description The person's address on one line (their own, else the loss address of their newest job as customer). */
             address: string | null;
@@ -3000,7 +3134,7 @@ export interface components {
         StandardsExcerpt: {
             id: string;
             heading: string;
-            /** @description A short passage with the matching words between `**`. */
+            /** @description Whole sentences of the passage, the matching words between `**`. */
             excerpt: string;
             source: {
                 title: string;
@@ -3009,7 +3143,7 @@ export interface components {
                 /** Format: uri */
                 url: string;
             };
-            /** @description Relevance, higher is better. */
+            /** @description Relevance, higher is better (comparable within one answer). */
             rank: number;
         };
         /** @example vid_3Lm8QzR2tY6w */
@@ -3430,12 +3564,55 @@ export interface operations {
                     role: string;
                     /** Format: email */
                     email?: string;
+                    /** @description What the person does (`inspections`, `drying checks`, `estimates`); list_team shows it. */
+                    responsibilities?: string[];
                 };
             };
         };
         responses: {
             /** @description The team member. */
             201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminTeamMember"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_update_team_member: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+                person_id: components["schemas"]["PersonId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    role?: string;
+                    /** Format: email */
+                    email?: string | null;
+                    /** @description What the person does (`inspections`, `drying checks`, `estimates`); list_team shows it. */
+                    responsibilities?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The team member as changed. */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3842,6 +4019,11 @@ export interface operations {
             query?: {
                 /** @description Only entries of this kind. */
                 kind?: components["schemas"]["ChangeKind"];
+                /**
+                 * @description Only entries made at or after this moment, or from this calendar date on (company timezone).
+                 * @example 2026-11-25
+                 */
+                since?: string;
                 /** @description Page size, 1 to 100. */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list). */
@@ -3879,15 +4061,20 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
-                    operation_id?: components["schemas"]["OperationId"];
+                    operation_id: components["schemas"]["OperationId"];
+                    /**
+                     * @description Say what would be taken back, without taking it back.
+                     * @default false
+                     */
+                    preview?: boolean;
                 };
             };
         };
         responses: {
-            /** @description What was taken back. */
+            /** @description What was taken back (or, with `preview`, what would be). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -4554,6 +4741,15 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description Every line was rejected and no room given (`lines_rejected`); `errors` names each line (`/body/line_items/{index}`) and its reason. Nothing was saved and no credit used. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -4709,7 +4905,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    operation_id?: components["schemas"]["OperationId"];
+                    operation_id: components["schemas"]["OperationId"];
                     line_items: components["schemas"]["LineInput"][];
                 };
             };
@@ -4941,7 +5137,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["JobSummary"][];
+                        data: components["schemas"]["JobMatch"][];
                         next_cursor: components["schemas"]["Cursor"];
                     };
                 };
@@ -4988,7 +5184,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JobDetail"];
+                    "application/json": components["schemas"]["CreatedJob"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5401,7 +5597,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    operation_id?: components["schemas"]["OperationId"];
+                    operation_id: components["schemas"]["OperationId"];
                     contact_id?: components["schemas"]["ContactId"];
                     /** @description Required unless `contact_id` is sent. */
                     name?: string;
@@ -5951,6 +6147,8 @@ export interface operations {
                  * @example category 3 water drywall
                  */
                 q: string;
+                /** @description Only this publisher's passages. */
+                publisher?: "EPA" | "OSHA" | "FEMA" | "CDC" | "NIOSH";
                 /** @description How many passages, 1 to 20. */
                 limit?: number;
             };
@@ -5974,6 +6172,46 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    get_standard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example epa-wet-drywall */
+                passage_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The passage. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        heading: string;
+                        text: string;
+                        topics: string[];
+                        source: {
+                            title: string;
+                            publisher: string;
+                            section: string;
+                            /** Format: uri */
+                            url: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -11,7 +11,8 @@ const USAGE = `Usage: npm run admin -- <command> [options]
 
   companies create --name N [--timezone TZ] [--pricing-region IL] [--credits 10]
   companies list [--limit 25] [--cursor C]
-  team add --company co_… --name N --role R [--email E]
+  team add --company co_… --name N --role R [--email E] [--does "inspections,drying checks"]
+  team set --company co_… --person per_… [--role R] [--email E] [--does "inspections,estimates"]
   team list --company co_… [--limit 25] [--cursor C]
   keys create --company co_… --person per_… --scope read|write
   keys list --company co_…
@@ -35,6 +36,7 @@ const OPTIONS = {
   company: { type: 'string' },
   role: { type: 'string' },
   email: { type: 'string' },
+  does: { type: 'string' },
   person: { type: 'string' },
   scope: { type: 'string' },
   add: { type: 'string' },
@@ -59,6 +61,11 @@ function causeOf(error: Error): string {
   const cause = error.cause;
   if (cause instanceof Error) return 'code' in cause && typeof cause.code === 'string' ? cause.code : cause.message;
   return error.message;
+}
+
+/** `--does "inspections, drying checks"` → the list; not given → left as it is. */
+function listOf(text: string | undefined): string[] | undefined {
+  return text === undefined ? undefined : text.split(',').map((item) => item.trim()).filter(Boolean);
 }
 
 function required(values: Values, name: keyof Values): string {
@@ -121,7 +128,12 @@ function run(api: JobsClient, command: string, args: string[], values: Values): 
     case 'team list':
       return api.GET('/admin/v1/companies/{company_id}/team', { params: { ...company(), query: page(values) } });
     case 'team add':
-      return api.POST('/admin/v1/companies/{company_id}/team', { params: company(), body: { name: required(values, 'name'), role: required(values, 'role'), email: values.email } });
+      return api.POST('/admin/v1/companies/{company_id}/team', { params: company(), body: { name: required(values, 'name'), role: required(values, 'role'), email: values.email, responsibilities: listOf(values.does) } });
+    case 'team set':
+      return api.PATCH('/admin/v1/companies/{company_id}/team/{person_id}', {
+        params: { path: { company_id: required(values, 'company'), person_id: required(values, 'person') } },
+        body: { role: values.role, email: values.email, responsibilities: listOf(values.does) },
+      });
     case 'keys create':
       return api.POST('/admin/v1/companies/{company_id}/keys', {
         params: company(),

@@ -10,6 +10,7 @@ import * as dryingRevisions from './migrations/008_drying_revisions';
 import * as photos from './migrations/009_photos';
 import * as videosDocuments from './migrations/010_videos_documents';
 import * as shareablePhotos from './migrations/011_shareable_photos';
+import * as officeAssistant from './migrations/012_office_assistant';
 import { syncStandards } from '../tools/standards/corpus';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
@@ -25,6 +26,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '009_photos': photos,
   '010_videos_documents': videosDocuments,
   '011_shareable_photos': shareablePhotos,
+  '012_office_assistant': officeAssistant,
 };
 
 const source: Knex.MigrationSource<string> = {

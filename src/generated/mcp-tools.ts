@@ -76,7 +76,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "context",
     "scope": "read",
     "title": "Who am I",
-    "description": "Call at the start: who the key acts for, their company and timezone, read or write key, chat connected, estimate credits left.",
+    "description": "Call at the start: who the key acts for, their company, its timezone and today's date there, read or write key, chat connected, estimate credits left.",
     "inputSchema": {
       "type": "object",
       "properties": {},
@@ -233,7 +233,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "context",
     "scope": "read",
     "title": "List teammates",
-    "description": "Teammates (name, role) to assign jobs to; use the names as shown.",
+    "description": "Teammates (name, role, responsibilities) to assign jobs to; \"who does inspections\" is answered by responsibilities (none listed: ask). Use the names as shown.",
     "inputSchema": {
       "type": "object",
       "properties": {},
@@ -444,7 +444,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "jobs",
     "scope": "write",
     "title": "Create a job",
-    "description": "Start a job; only operation_id is required, send what is known (customer, phone, address, loss, claim, assignee, referral_source). Returns the job with its number.",
+    "description": "Start a job; only operation_id is required, send all that is known (customer, phone, address, date/cause of loss, water category, carrier, claim, adjuster, assignee, referral_source). Returns the job with its number and possible_duplicates to check.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -495,6 +495,24 @@ export const mcpTools: McpToolDefinition[] = [
             "other"
           ],
           "description": "The kind of loss."
+        },
+        "date_of_loss": {
+          "type": "string",
+          "format": "date",
+          "description": "A calendar day, YYYY-MM-DD."
+        },
+        "cause_of_loss": {
+          "type": "string"
+        },
+        "water_category": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 3,
+          "description": "IICRC water category 1 (clean), 2 (grey) or 3 (black)."
+        },
+        "adjuster": {
+          "type": "string",
+          "description": "The adjuster's name as it should show on the claim."
         },
         "carrier": {
           "type": "string",
@@ -644,6 +662,9 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "updated_at": {
           "type": "string"
+        },
+        "possible_duplicates": {
+          "type": "array"
         }
       }
     },
@@ -1761,7 +1782,8 @@ export const mcpTools: McpToolDefinition[] = [
         }
       },
       "required": [
-        "job_id"
+        "job_id",
+        "operation_id"
       ],
       "additionalProperties": false
     },
@@ -2104,6 +2126,16 @@ export const mcpTools: McpToolDefinition[] = [
             }
           ]
         },
+        "phone_normalized": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
         "email": {
           "anyOf": [
             {
@@ -2429,6 +2461,7 @@ export const mcpTools: McpToolDefinition[] = [
       },
       "required": [
         "estimate_id",
+        "operation_id",
         "line_items"
       ],
       "additionalProperties": false
@@ -2757,6 +2790,9 @@ export const mcpTools: McpToolDefinition[] = [
     "outputSchema": {
       "type": "object",
       "properties": {
+        "rejected_count": {
+          "type": "integer"
+        },
         "estimate": {
           "type": "object"
         },
@@ -4921,17 +4957,76 @@ export const mcpTools: McpToolDefinition[] = [
     ]
   },
   {
+    "name": "get_standard",
+    "toolset": "standards",
+    "scope": "read",
+    "title": "Read a standards passage",
+    "description": "Read a standards passage whole by its id from search_standards, with its source to cite.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "passage_id": {
+          "type": "string",
+          "pattern": "^[a-z0-9-]{1,80}$"
+        }
+      },
+      "required": [
+        "passage_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string"
+        },
+        "heading": {
+          "type": "string"
+        },
+        "text": {
+          "type": "string"
+        },
+        "topics": {
+          "type": "array"
+        },
+        "source": {
+          "type": "object"
+        }
+      }
+    },
+    "annotations": {
+      "title": "Read a standards passage",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": []
+  },
+  {
     "name": "search_standards",
     "toolset": "standards",
     "scope": "read",
     "title": "Search standards",
-    "description": "Search guidance on water damage, drying, mold and safety (EPA, OSHA, FEMA, CDC, NIOSH) in the technician's words; returns cited excerpts to quote.",
+    "description": "Search guidance on water damage, drying, mold and safety (EPA, OSHA, FEMA, CDC, NIOSH; publisher filters) in the technician's words; returns cited sentence excerpts. get_standard reads one whole.",
     "inputSchema": {
       "type": "object",
       "properties": {
         "q": {
           "type": "string",
           "description": "What to look for."
+        },
+        "publisher": {
+          "type": "string",
+          "enum": [
+            "EPA",
+            "OSHA",
+            "FEMA",
+            "CDC",
+            "NIOSH"
+          ],
+          "description": "Only this publisher's passages."
         },
         "limit": {
           "type": "integer",
@@ -4978,7 +5073,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "changes",
     "scope": "read",
     "title": "List changes",
-    "description": "The company's change feed, oldest first, with structured details per action. Keep next_cursor and send it back as cursor to get only newer entries.",
+    "description": "The company's change feed, oldest first, with structured details per action; since (a date in the company's timezone, or a moment) starts it there. Keep next_cursor and send it back as cursor to get only newer entries.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4993,6 +5088,19 @@ export const mcpTools: McpToolDefinition[] = [
             "estimates"
           ],
           "description": "Only entries of this kind."
+        },
+        "since": {
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "string",
+              "format": "date-time"
+            }
+          ],
+          "description": "Only entries made at or after this moment, or from this calendar date on (company timezone)."
         },
         "limit": {
           "type": "integer",
@@ -5034,21 +5142,31 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "changes",
     "scope": "write",
     "title": "Undo my last action",
-    "description": "Take back the last change made with this key (again to go further back); refused when someone changed the record since. Returns what was undone.",
+    "description": "Take back the last change made with this key (again to go further back); refused when someone changed the record since. preview=true only says what it would take back. Returns the effect in words (tell the person) and credits refunded.",
     "inputSchema": {
       "type": "object",
       "properties": {
         "operation_id": {
           "type": "string",
           "description": "Your id of this write; resend it to retry safely."
+        },
+        "preview": {
+          "type": "boolean",
+          "default": false,
+          "description": "Say what would be taken back, without taking it back."
         }
       },
-      "required": [],
+      "required": [
+        "operation_id"
+      ],
       "additionalProperties": false
     },
     "outputSchema": {
       "type": "object",
       "properties": {
+        "preview": {
+          "type": "boolean"
+        },
         "undone": {
           "type": "object"
         }

@@ -56,6 +56,7 @@ export type OperationName =
   | "admin_set_estimate_rates"
   | "admin_set_referral_sources"
   | "admin_set_statuses"
+  | "admin_update_team_member"
   | "assign_job"
   | "cancel_job"
   | "correct_note"
@@ -73,6 +74,7 @@ export type OperationName =
   | "get_job_activity"
   | "get_photo_upload_link"
   | "get_price_list_item"
+  | "get_standard"
   | "list_changes"
   | "list_job_documents"
   | "list_job_photos"
@@ -114,6 +116,7 @@ export type ReadOperationName =
   | "get_job"
   | "get_job_activity"
   | "get_price_list_item"
+  | "get_standard"
   | "list_changes"
   | "list_job_documents"
   | "list_job_photos"
@@ -173,7 +176,8 @@ export type AdminOperationName =
   | "admin_set_elevation"
   | "admin_set_estimate_rates"
   | "admin_set_referral_sources"
-  | "admin_set_statuses";
+  | "admin_set_statuses"
+  | "admin_update_team_member";
 
 export const operations: Record<OperationName, OperationSpec> = {
   add_contact: {
@@ -296,7 +300,8 @@ export const operations: Record<OperationName, OperationSpec> = {
         }
       },
       "required": [
-        "job_id"
+        "job_id",
+        "operation_id"
       ],
       "additionalProperties": false
     },
@@ -323,7 +328,8 @@ export const operations: Record<OperationName, OperationSpec> = {
             "role",
             "phone",
             "email",
-            "address"
+            "address",
+            "phone_normalized"
           ],
           "properties": {
             "id": {
@@ -341,7 +347,15 @@ export const operations: Record<OperationName, OperationSpec> = {
               "type": [
                 "string",
                 "null"
-              ]
+              ],
+              "description": "As typed."
+            },
+            "phone_normalized": {
+              "type": [
+                "string",
+                "null"
+              ],
+              "description": "The phone in one form whatever way it was typed (`(217) 555-0142` for North American numbers, `+` and digits for others); null when there is none."
             },
             "email": {
               "type": [
@@ -1277,6 +1291,7 @@ export const operations: Record<OperationName, OperationSpec> = {
       },
       "required": [
         "estimate_id",
+        "operation_id",
         "line_items"
       ],
       "additionalProperties": false
@@ -2241,7 +2256,8 @@ export const operations: Record<OperationName, OperationSpec> = {
     "bodyParams": [
       "name",
       "role",
-      "email"
+      "email",
+      "responsibilities"
     ],
     "hasBody": true,
     "successStatus": 201,
@@ -2269,6 +2285,16 @@ export const operations: Record<OperationName, OperationSpec> = {
           "type": "string",
           "format": "email",
           "maxLength": 254
+        },
+        "responsibilities": {
+          "type": "array",
+          "maxItems": 20,
+          "description": "What the person does (`inspections`, `drying checks`, `estimates`); list_team shows it.",
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 100
+          }
         }
       },
       "required": [
@@ -2284,7 +2310,8 @@ export const operations: Record<OperationName, OperationSpec> = {
         "id",
         "name",
         "role",
-        "email"
+        "email",
+        "responsibilities"
       ],
       "properties": {
         "id": {
@@ -2303,6 +2330,12 @@ export const operations: Record<OperationName, OperationSpec> = {
             "string",
             "null"
           ]
+        },
+        "responsibilities": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
         }
       }
     }
@@ -2756,7 +2789,8 @@ export const operations: Record<OperationName, OperationSpec> = {
               "id",
               "name",
               "role",
-              "email"
+              "email",
+              "responsibilities"
             ],
             "properties": {
               "id": {
@@ -2775,6 +2809,12 @@ export const operations: Record<OperationName, OperationSpec> = {
                   "string",
                   "null"
                 ]
+              },
+              "responsibilities": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
               }
             }
           }
@@ -3246,6 +3286,110 @@ export const operations: Record<OperationName, OperationSpec> = {
       }
     }
   },
+  admin_update_team_member: {
+    "name": "admin_update_team_member",
+    "method": "PATCH",
+    "path": "/admin/v1/companies/{company_id}/team/{person_id}",
+    "expressPath": "/admin/v1/companies/:company_id/team/:person_id",
+    "tag": "Administration",
+    "summary": "Change a team member's role or responsibilities",
+    "description": "Changes what is sent of a team member's role, email and responsibilities (the list is replaced whole). `list_team` shows them to assistants.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id",
+      "person_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "role",
+      "email",
+      "responsibilities"
+    ],
+    "hasBody": true,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "company_id": {
+          "type": "string",
+          "pattern": "^co_[0-9A-Za-z]+$",
+          "example": "co_8fJ2mQ1xZk9r",
+          "description": "The company's id."
+        },
+        "person_id": {
+          "type": "string",
+          "pattern": "^per_[0-9A-Za-z]+$",
+          "example": "per_3bT9kLx0Qw2e"
+        },
+        "role": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100
+        },
+        "email": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "email",
+          "maxLength": 254
+        },
+        "responsibilities": {
+          "type": "array",
+          "maxItems": 20,
+          "description": "What the person does (`inspections`, `drying checks`, `estimates`); list_team shows it.",
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 100
+          }
+        }
+      },
+      "required": [
+        "company_id",
+        "person_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "id",
+        "name",
+        "role",
+        "email",
+        "responsibilities"
+      ],
+      "properties": {
+        "id": {
+          "type": "string",
+          "pattern": "^per_[0-9A-Za-z]+$",
+          "example": "per_3bT9kLx0Qw2e"
+        },
+        "name": {
+          "type": "string"
+        },
+        "role": {
+          "type": "string"
+        },
+        "email": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "responsibilities": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        }
+      }
+    }
+  },
   assign_job: {
     "name": "assign_job",
     "method": "POST",
@@ -3617,7 +3761,8 @@ export const operations: Record<OperationName, OperationSpec> = {
               "role",
               "phone",
               "email",
-              "address"
+              "address",
+              "phone_normalized"
             ],
             "properties": {
               "id": {
@@ -3635,7 +3780,15 @@ export const operations: Record<OperationName, OperationSpec> = {
                 "type": [
                   "string",
                   "null"
-                ]
+                ],
+                "description": "As typed."
+              },
+              "phone_normalized": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The phone in one form whatever way it was typed (`(217) 555-0142` for North American numbers, `+` and digits for others); null when there is none."
               },
               "email": {
                 "type": [
@@ -5109,7 +5262,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/jobs/:job_id/estimates",
     "tag": "Estimates",
     "summary": "Create an estimate on a job (uses one estimate credit)",
-    "description": "Creates an estimate on the job, with rooms and line items if given, and uses one of the\ncompany's estimate credits (`credits` in the reply: used and remaining). With no credit\nleft it answers 402 `insufficient_credits` and saves nothing; a replay of the same\n`operation_id` uses no second credit. The pricing region comes from the job's address\n(its state), else the company's; overhead, profit and tax rates are the company's at\ncreation. Lines that cannot be added come back in `rejected_lines` with the reason while\nthe others are added; a line can name its room by `room` (name) or `room_id`.",
+    "description": "Creates an estimate on the job, with rooms and line items if given, and uses one of the\ncompany's estimate credits (`credits` in the reply: used and remaining). With no credit\nleft it answers 402 `insufficient_credits` and saves nothing; a replay of the same\n`operation_id` uses no second credit. The pricing region comes from the job's address\n(its state), else the company's; overhead, profit and tax rates are the company's at\ncreation. Lines that cannot be added come back in `rejected_lines` with the reason while\nthe others are added (`rejected_count` says how many); a line can name its room by `room`\n(name) or `room_id`. When nothing of the request can be added (every line rejected and\nno room given) it answers 422 `lines_rejected` naming each line's reason, and saves\nnothing and uses no credit.",
     "scope": "write",
     "credit": "estimate",
     "mcp": true,
@@ -5297,11 +5450,16 @@ export const operations: Record<OperationName, OperationSpec> = {
     "outputSchema": {
       "type": "object",
       "required": [
+        "rejected_count",
         "estimate",
         "credits",
         "rejected_lines"
       ],
       "properties": {
+        "rejected_count": {
+          "type": "integer",
+          "description": "How many of the lines asked for were not added (their reasons in `rejected_lines`); first, so that nobody misses it."
+        },
         "estimate": {
           "type": "object",
           "required": [
@@ -5827,7 +5985,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/jobs",
     "tag": "Jobs",
     "summary": "Create a job",
-    "description": "Creates a job in the first status of the company's board, with the customer as a person on\nthe job. Only `operation_id` is required: send whatever is known. `assignee` is a\nteammate's name (see `list_team`) and `referral_source` one of `list_referral_sources`;\nunknown names answer 422 with the valid ones. When no `title` is sent, the title is made\nfrom the customer and the loss type. Returns the new job with its number.",
+    "description": "Creates a job in the first status of the company's board, with the customer as a person on\nthe job. Only `operation_id` is required: send whatever is known. `assignee` is a\nteammate's name (see `list_team`) and `referral_source` one of `list_referral_sources`;\nunknown names answer 422 with the valid ones. When no `title` is sent, the title is made\nfrom the customer and the loss type. Every overview fact `update_job_overview` takes\n(date and cause of loss, water category, adjuster, claim, carrier, policy, referral\nsource, …) can be sent here, so that one call opens the job with all that was said.\nReturns the new job with its number, and `possible_duplicates`: the company's jobs not\ncancelled with the same phone (its last 10 digits), the same street address (ignoring\ncase and spacing) or the same claim number, each with what matched. Nothing is refused:\ncheck them with the person (look first with `find_jobs`).",
     "scope": "write",
     "credit": "none",
     "mcp": true,
@@ -5851,6 +6009,10 @@ export const operations: Record<OperationName, OperationSpec> = {
       "region",
       "postal_code",
       "loss_type",
+      "date_of_loss",
+      "cause_of_loss",
+      "water_category",
+      "adjuster",
       "carrier",
       "claim_number",
       "policy_number",
@@ -5924,6 +6086,29 @@ export const operations: Record<OperationName, OperationSpec> = {
           ],
           "description": "The kind of loss."
         },
+        "date_of_loss": {
+          "type": "string",
+          "format": "date",
+          "pattern": "^(?:(?:000[1-9]|00[1-9]\\d|0[1-9]\\d\\d|[1-9]\\d{3})-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)-02-29)$",
+          "description": "A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.",
+          "x-mcp-description": "A calendar day, YYYY-MM-DD.",
+          "example": "2026-11-18"
+        },
+        "cause_of_loss": {
+          "type": "string",
+          "maxLength": 500
+        },
+        "water_category": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 3,
+          "description": "IICRC water category 1 (clean), 2 (grey) or 3 (black)."
+        },
+        "adjuster": {
+          "type": "string",
+          "maxLength": 200,
+          "description": "The adjuster's name as it should show on the claim."
+        },
         "carrier": {
           "type": "string",
           "maxLength": 200,
@@ -5954,301 +6139,275 @@ export const operations: Record<OperationName, OperationSpec> = {
       "additionalProperties": false
     },
     "outputSchema": {
-      "type": "object",
-      "required": [
-        "id",
-        "job_number",
-        "title",
-        "customer_name",
-        "address",
-        "status",
-        "cancellation",
-        "photo_count",
-        "address_parts",
-        "loss_type",
-        "date_of_loss",
-        "cause_of_loss",
-        "water_category",
-        "claim",
-        "referral_source",
-        "people",
-        "assignees",
-        "recent_notes",
-        "estimates",
-        "created_at",
-        "created_by",
-        "updated_at"
-      ],
-      "properties": {
-        "id": {
-          "type": "string",
-          "pattern": "^job_[0-9A-Za-z]+$",
-          "example": "job_7Qm2KxR9aB1c"
-        },
-        "job_number": {
-          "type": "integer"
-        },
-        "title": {
-          "type": "string"
-        },
-        "customer_name": {
-          "type": [
-            "string",
-            "null"
-          ]
-        },
-        "address": {
-          "type": [
-            "string",
-            "null"
-          ]
-        },
-        "status": {
-          "type": "string",
-          "description": "The job's status name, or `Cancelled`."
-        },
-        "cancellation": {
-          "description": "Set while the job is cancelled.",
-          "oneOf": [
-            {
+      "description": "The job as `get_job` shows it, with the jobs it may duplicate.",
+      "allOf": [
+        {
+          "type": "object",
+          "required": [
+            "id",
+            "job_number",
+            "title",
+            "customer_name",
+            "address",
+            "status",
+            "cancellation",
+            "photo_count",
+            "address_parts",
+            "loss_type",
+            "date_of_loss",
+            "cause_of_loss",
+            "water_category",
+            "claim",
+            "referral_source",
+            "people",
+            "assignees",
+            "recent_notes",
+            "estimates",
+            "created_at",
+            "created_by",
+            "updated_at"
+          ],
+          "properties": {
+            "id": {
+              "type": "string",
+              "pattern": "^job_[0-9A-Za-z]+$",
+              "example": "job_7Qm2KxR9aB1c"
+            },
+            "job_number": {
+              "type": "integer"
+            },
+            "title": {
+              "type": "string"
+            },
+            "customer_name": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "address": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "status": {
+              "type": "string",
+              "description": "The job's status name, or `Cancelled`."
+            },
+            "cancellation": {
+              "description": "Set while the job is cancelled.",
+              "oneOf": [
+                {
+                  "type": "object",
+                  "required": [
+                    "at",
+                    "reason",
+                    "returns_to"
+                  ],
+                  "properties": {
+                    "at": {
+                      "type": "string",
+                      "format": "date-time"
+                    },
+                    "reason": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    },
+                    "returns_to": {
+                      "type": "string",
+                      "description": "The status the job goes back to when reopened."
+                    }
+                  }
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "photo_count": {
+              "type": "integer"
+            },
+            "address_parts": {
               "type": "object",
               "required": [
-                "at",
-                "reason",
-                "returns_to"
+                "line1",
+                "city",
+                "region",
+                "postal_code"
               ],
               "properties": {
-                "at": {
-                  "type": "string",
-                  "format": "date-time"
-                },
-                "reason": {
+                "line1": {
                   "type": [
                     "string",
                     "null"
                   ]
                 },
-                "returns_to": {
-                  "type": "string",
-                  "description": "The status the job goes back to when reopened."
+                "city": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
+                },
+                "region": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
+                },
+                "postal_code": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
                 }
               }
             },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "photo_count": {
-          "type": "integer"
-        },
-        "address_parts": {
-          "type": "object",
-          "required": [
-            "line1",
-            "city",
-            "region",
-            "postal_code"
-          ],
-          "properties": {
-            "line1": {
-              "type": [
-                "string",
-                "null"
+            "loss_type": {
+              "oneOf": [
+                {
+                  "type": "string",
+                  "enum": [
+                    "water",
+                    "fire",
+                    "smoke",
+                    "mold",
+                    "storm",
+                    "wind",
+                    "hail",
+                    "flood",
+                    "sewage",
+                    "other"
+                  ],
+                  "description": "The kind of loss."
+                },
+                {
+                  "type": "null"
+                }
               ]
             },
-            "city": {
+            "date_of_loss": {
               "type": [
                 "string",
                 "null"
-              ]
-            },
-            "region": {
-              "type": [
-                "string",
-                "null"
-              ]
-            },
-            "postal_code": {
-              "type": [
-                "string",
-                "null"
-              ]
-            }
-          }
-        },
-        "loss_type": {
-          "oneOf": [
-            {
-              "type": "string",
-              "enum": [
-                "water",
-                "fire",
-                "smoke",
-                "mold",
-                "storm",
-                "wind",
-                "hail",
-                "flood",
-                "sewage",
-                "other"
               ],
-              "description": "The kind of loss."
+              "format": "date"
             },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "date_of_loss": {
-          "type": [
-            "string",
-            "null"
-          ],
-          "format": "date"
-        },
-        "cause_of_loss": {
-          "type": [
-            "string",
-            "null"
-          ]
-        },
-        "water_category": {
-          "type": [
-            "integer",
-            "null"
-          ],
-          "description": "IICRC water category 1 (clean), 2 (grey) or 3 (black)."
-        },
-        "claim": {
-          "type": "object",
-          "required": [
-            "claim_number",
-            "carrier",
-            "policy_number",
-            "adjuster"
-          ],
-          "properties": {
-            "claim_number": {
+            "cause_of_loss": {
               "type": [
                 "string",
                 "null"
               ]
             },
-            "carrier": {
+            "water_category": {
+              "type": [
+                "integer",
+                "null"
+              ],
+              "description": "IICRC water category 1 (clean), 2 (grey) or 3 (black)."
+            },
+            "claim": {
+              "type": "object",
+              "required": [
+                "claim_number",
+                "carrier",
+                "policy_number",
+                "adjuster"
+              ],
+              "properties": {
+                "claim_number": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
+                },
+                "carrier": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
+                },
+                "policy_number": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
+                },
+                "adjuster": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
+                }
+              }
+            },
+            "referral_source": {
               "type": [
                 "string",
                 "null"
               ]
             },
-            "policy_number": {
-              "type": [
-                "string",
-                "null"
-              ]
-            },
-            "adjuster": {
-              "type": [
-                "string",
-                "null"
-              ]
-            }
-          }
-        },
-        "referral_source": {
-          "type": [
-            "string",
-            "null"
-          ]
-        },
-        "people": {
-          "type": "array",
-          "description": "People on the job (customer, tenant, adjuster, …).",
-          "items": {
-            "type": "object",
-            "required": [
-              "id",
-              "name",
-              "role",
-              "phone",
-              "email",
-              "address"
-            ],
-            "properties": {
-              "id": {
-                "type": "string",
-                "pattern": "^con_[0-9A-Za-z]+$"
-              },
-              "name": {
-                "type": "string"
-              },
-              "role": {
-                "type": "string",
-                "example": "customer"
-              },
-              "phone": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "email": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "address": {
-                "type": [
-                  "string",
-                  "null"
+            "people": {
+              "type": "array",
+              "description": "People on the job (customer, tenant, adjuster, …).",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "name",
+                  "role",
+                  "phone",
+                  "email",
+                  "address",
+                  "phone_normalized"
                 ],
-                "description": "The person's own address on one line, if known."
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^con_[0-9A-Za-z]+$"
+                  },
+                  "name": {
+                    "type": "string"
+                  },
+                  "role": {
+                    "type": "string",
+                    "example": "customer"
+                  },
+                  "phone": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "As typed."
+                  },
+                  "phone_normalized": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "The phone in one form whatever way it was typed (`(217) 555-0142` for North American numbers, `+` and digits for others); null when there is none."
+                  },
+                  "email": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "address": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "The person's own address on one line, if known."
+                  }
+                }
               }
-            }
-          }
-        },
-        "assignees": {
-          "type": "array",
-          "items": {
-            "type": "object",
-            "description": "A teammate, as shown on records they made or are assigned to.",
-            "required": [
-              "id",
-              "name"
-            ],
-            "properties": {
-              "id": {
-                "type": "string",
-                "pattern": "^per_[0-9A-Za-z]+$",
-                "example": "per_3bT9kLx0Qw2e"
-              },
-              "name": {
-                "type": "string"
-              }
-            }
-          }
-        },
-        "recent_notes": {
-          "type": "array",
-          "description": "The newest notes, newest first (at most 5).",
-          "items": {
-            "type": "object",
-            "required": [
-              "id",
-              "text",
-              "author",
-              "created_at"
-            ],
-            "properties": {
-              "id": {
-                "type": "string",
-                "pattern": "^note_[0-9A-Za-z]+$"
-              },
-              "text": {
-                "type": "string"
-              },
-              "author": {
+            },
+            "assignees": {
+              "type": "array",
+              "items": {
                 "type": "object",
                 "description": "A teammate, as shown on records they made or are assigned to.",
                 "required": [
@@ -6265,69 +6424,158 @@ export const operations: Record<OperationName, OperationSpec> = {
                     "type": "string"
                   }
                 }
-              },
-              "created_at": {
-                "type": "string",
-                "format": "date-time"
               }
+            },
+            "recent_notes": {
+              "type": "array",
+              "description": "The newest notes, newest first (at most 5).",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "text",
+                  "author",
+                  "created_at"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^note_[0-9A-Za-z]+$"
+                  },
+                  "text": {
+                    "type": "string"
+                  },
+                  "author": {
+                    "type": "object",
+                    "description": "A teammate, as shown on records they made or are assigned to.",
+                    "required": [
+                      "id",
+                      "name"
+                    ],
+                    "properties": {
+                      "id": {
+                        "type": "string",
+                        "pattern": "^per_[0-9A-Za-z]+$",
+                        "example": "per_3bT9kLx0Qw2e"
+                      },
+                      "name": {
+                        "type": "string"
+                      }
+                    }
+                  },
+                  "created_at": {
+                    "type": "string",
+                    "format": "date-time"
+                  }
+                }
+              }
+            },
+            "estimates": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "id",
+                  "label",
+                  "total_cents",
+                  "currency"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^est_[0-9A-Za-z]+$"
+                  },
+                  "label": {
+                    "type": "string"
+                  },
+                  "total_cents": {
+                    "type": "integer"
+                  },
+                  "currency": {
+                    "type": "string",
+                    "example": "USD"
+                  }
+                }
+              }
+            },
+            "created_at": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "created_by": {
+              "type": "object",
+              "description": "A teammate, as shown on records they made or are assigned to.",
+              "required": [
+                "id",
+                "name"
+              ],
+              "properties": {
+                "id": {
+                  "type": "string",
+                  "pattern": "^per_[0-9A-Za-z]+$",
+                  "example": "per_3bT9kLx0Qw2e"
+                },
+                "name": {
+                  "type": "string"
+                }
+              }
+            },
+            "updated_at": {
+              "type": "string",
+              "format": "date-time"
             }
           }
         },
-        "estimates": {
-          "type": "array",
-          "items": {
-            "type": "object",
-            "required": [
-              "id",
-              "label",
-              "total_cents",
-              "currency"
-            ],
-            "properties": {
-              "id": {
-                "type": "string",
-                "pattern": "^est_[0-9A-Za-z]+$"
-              },
-              "label": {
-                "type": "string"
-              },
-              "total_cents": {
-                "type": "integer"
-              },
-              "currency": {
-                "type": "string",
-                "example": "USD"
-              }
-            }
-          }
-        },
-        "created_at": {
-          "type": "string",
-          "format": "date-time"
-        },
-        "created_by": {
+        {
           "type": "object",
-          "description": "A teammate, as shown on records they made or are assigned to.",
           "required": [
-            "id",
-            "name"
+            "possible_duplicates"
           ],
           "properties": {
-            "id": {
-              "type": "string",
-              "pattern": "^per_[0-9A-Za-z]+$",
-              "example": "per_3bT9kLx0Qw2e"
-            },
-            "name": {
-              "type": "string"
+            "possible_duplicates": {
+              "type": "array",
+              "description": "Jobs of the company (not cancelled) that share a phone, the street address or the claim number; empty when none.",
+              "items": {
+                "type": "object",
+                "required": [
+                  "job_id",
+                  "job_number",
+                  "title",
+                  "status",
+                  "matched"
+                ],
+                "properties": {
+                  "job_id": {
+                    "type": "string",
+                    "pattern": "^job_[0-9A-Za-z]+$",
+                    "example": "job_7Qm2KxR9aB1c"
+                  },
+                  "job_number": {
+                    "type": "integer"
+                  },
+                  "title": {
+                    "type": "string"
+                  },
+                  "status": {
+                    "type": "string"
+                  },
+                  "matched": {
+                    "type": "array",
+                    "items": {
+                      "type": "string",
+                      "enum": [
+                        "phone",
+                        "address",
+                        "claim_number"
+                      ]
+                    }
+                  }
+                }
+              }
             }
           }
-        },
-        "updated_at": {
-          "type": "string",
-          "format": "date-time"
         }
-      }
+      ]
     }
   },
   export_job_photos: {
@@ -6632,7 +6880,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/jobs",
     "tag": "Jobs",
     "summary": "Find jobs by words, phone, number or filters",
-    "description": "Finds the company's jobs, newest first. `q` matches customer name, street, title, job\nnumber, claim number, carrier, adjuster and phone; every word of `q` must match\nsomewhere. A phone matches by its digits however it was written (`(555) 201-3344`,\n`555.201.3344` and `5552013344` are the same; at least 4 digits are needed to match a\nphone). `#16` opens job 16: the answer is that job only (or nothing). A bare number also\nmatches the job with that number. Filters narrow further and combine with `q`. Page with\n`cursor`; paging stays stable (no job twice, none skipped) while new jobs are created.",
+    "description": "Finds the company's jobs, newest first. `q` matches customer name, street, title, job\nnumber, claim number, carrier, adjuster and phone; every word of `q` must match\nsomewhere. A phone matches by its digits however it was written (`(555) 201-3344`,\n`555.201.3344` and `5552013344` are the same; at least 4 digits are needed to match a\nphone). `#16`, `job 16`, `job #16` and `no. 16` open job 16: the answer is that job only\n(or nothing). A bare number of up to 3 digits (`16`) answers job 16 first, then the jobs\nwhose words hold it (a street number, a claim). Each job says what it matched on\n(`matched_on`: number, customer, title, address, claim, policy, carrier, adjuster, phone,\nor person for someone else on the job) and who is assigned. Filters narrow further and\ncombine with `q`. Page with `cursor`; paging stays stable (no job twice, none skipped)\nwhile new jobs are created.",
     "scope": "read",
     "credit": "none",
     "mcp": true,
@@ -6732,52 +6980,106 @@ export const operations: Record<OperationName, OperationSpec> = {
         "data": {
           "type": "array",
           "items": {
-            "type": "object",
-            "required": [
-              "id",
-              "job_number",
-              "title",
-              "customer_name",
-              "address",
-              "status",
-              "photo_count"
-            ],
-            "properties": {
-              "id": {
-                "type": "string",
-                "pattern": "^job_[0-9A-Za-z]+$",
-                "example": "job_7Qm2KxR9aB1c"
-              },
-              "job_number": {
-                "type": "integer",
-                "example": 16
-              },
-              "title": {
-                "type": "string",
-                "example": "Alvarez - water"
-              },
-              "customer_name": {
-                "type": [
-                  "string",
-                  "null"
-                ]
-              },
-              "address": {
-                "type": [
-                  "string",
-                  "null"
+            "description": "A job found, what it matched on, and who is assigned.",
+            "allOf": [
+              {
+                "type": "object",
+                "required": [
+                  "id",
+                  "job_number",
+                  "title",
+                  "customer_name",
+                  "address",
+                  "status",
+                  "photo_count"
                 ],
-                "description": "The loss address on one line.",
-                "example": "412 Birch Lane, Springfield, IL 62704"
+                "properties": {
+                  "id": {
+                    "type": "string",
+                    "pattern": "^job_[0-9A-Za-z]+$",
+                    "example": "job_7Qm2KxR9aB1c"
+                  },
+                  "job_number": {
+                    "type": "integer",
+                    "example": 16
+                  },
+                  "title": {
+                    "type": "string",
+                    "example": "Alvarez - water"
+                  },
+                  "customer_name": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "address": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "The loss address on one line.",
+                    "example": "412 Birch Lane, Springfield, IL 62704"
+                  },
+                  "status": {
+                    "type": "string",
+                    "description": "The job's status name, or `Cancelled`."
+                  },
+                  "photo_count": {
+                    "type": "integer"
+                  }
+                }
               },
-              "status": {
-                "type": "string",
-                "description": "The job's status name, or `Cancelled`."
-              },
-              "photo_count": {
-                "type": "integer"
+              {
+                "type": "object",
+                "required": [
+                  "assignees",
+                  "matched_on"
+                ],
+                "properties": {
+                  "assignees": {
+                    "type": "array",
+                    "items": {
+                      "type": "object",
+                      "description": "A teammate, as shown on records they made or are assigned to.",
+                      "required": [
+                        "id",
+                        "name"
+                      ],
+                      "properties": {
+                        "id": {
+                          "type": "string",
+                          "pattern": "^per_[0-9A-Za-z]+$",
+                          "example": "per_3bT9kLx0Qw2e"
+                        },
+                        "name": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  },
+                  "matched_on": {
+                    "type": "array",
+                    "description": "What `q` matched (empty without `q`).",
+                    "items": {
+                      "type": "string",
+                      "enum": [
+                        "number",
+                        "customer",
+                        "title",
+                        "address",
+                        "claim",
+                        "policy",
+                        "carrier",
+                        "adjuster",
+                        "phone",
+                        "person"
+                      ]
+                    }
+                  }
+                }
               }
-            }
+            ]
           }
         },
         "next_cursor": {
@@ -6855,7 +7157,9 @@ export const operations: Record<OperationName, OperationSpec> = {
           "required": [
             "id",
             "name",
-            "timezone"
+            "timezone",
+            "today",
+            "local_time"
           ],
           "properties": {
             "id": {
@@ -6870,6 +7174,17 @@ export const operations: Record<OperationName, OperationSpec> = {
               "type": "string",
               "description": "IANA timezone; calendar dates are in this zone.",
               "example": "America/Chicago"
+            },
+            "today": {
+              "type": "string",
+              "format": "date",
+              "description": "The company's date now, in its timezone (\"today\" and \"yesterday\" mean these days to the office).",
+              "example": "2026-11-25"
+            },
+            "local_time": {
+              "type": "string",
+              "description": "The company's wall-clock time now, with its UTC offset.",
+              "example": "2026-11-25T11:04:05-06:00"
             }
           }
         },
@@ -8786,7 +9101,8 @@ export const operations: Record<OperationName, OperationSpec> = {
               "role",
               "phone",
               "email",
-              "address"
+              "address",
+              "phone_normalized"
             ],
             "properties": {
               "id": {
@@ -8804,7 +9120,15 @@ export const operations: Record<OperationName, OperationSpec> = {
                 "type": [
                   "string",
                   "null"
-                ]
+                ],
+                "description": "As typed."
+              },
+              "phone_normalized": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The phone in one form whatever way it was typed (`(217) 555-0142` for North American numbers, `+` and digits for others); null when there is none."
               },
               "email": {
                 "type": [
@@ -10605,7 +10929,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/price-list/items",
     "tag": "Estimates",
     "summary": "Get price-list items by code",
-    "description": "Returns the catalog items with the given codes (several at once: repeat `codes`, or\nseparate them with commas), priced for `region` or the company's pricing region. A code\nthe catalog does not have comes back under `not_found` with near matches, by spelling\n(a typo, a missing hyphen) and by words.",
+    "description": "Returns the catalog items with the given codes (several at once: repeat `codes`, or\nseparate them with commas), priced for `region` or the company's pricing region. A code\nthe catalog does not have comes back under `not_found` with near matches, by spelling\n(a typo, a missing hyphen) and by words, words written together included (`DRY-AIRMOVER`\nfinds the air movers).",
     "scope": "read",
     "credit": "none",
     "mcp": true,
@@ -10766,6 +11090,96 @@ export const operations: Record<OperationName, OperationSpec> = {
       }
     }
   },
+  get_standard: {
+    "name": "get_standard",
+    "method": "GET",
+    "path": "/api/v1/standards/passages/{passage_id}",
+    "expressPath": "/api/v1/standards/passages/:passage_id",
+    "tag": "Standards",
+    "summary": "Read one standards passage whole",
+    "description": "The whole text of a passage found by `search_standards` (its `id`), with its topics and source, to quote in full.",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Read a standards passage",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "passage_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200,
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "passage_id": {
+          "type": "string",
+          "pattern": "^[a-z0-9-]{1,80}$"
+        }
+      },
+      "required": [
+        "passage_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "id",
+        "heading",
+        "text",
+        "topics",
+        "source"
+      ],
+      "properties": {
+        "id": {
+          "type": "string"
+        },
+        "heading": {
+          "type": "string"
+        },
+        "text": {
+          "type": "string"
+        },
+        "topics": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "source": {
+          "type": "object",
+          "required": [
+            "title",
+            "publisher",
+            "section",
+            "url"
+          ],
+          "properties": {
+            "title": {
+              "type": "string"
+            },
+            "publisher": {
+              "type": "string"
+            },
+            "section": {
+              "type": "string"
+            },
+            "url": {
+              "type": "string",
+              "format": "uri"
+            }
+          }
+        }
+      }
+    }
+  },
   list_changes: {
     "name": "list_changes",
     "method": "GET",
@@ -10773,7 +11187,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/changes",
     "tag": "Changes",
     "summary": "Follow the company's change feed",
-    "description": "Lists changes across the company's jobs, oldest first: notes, drying visits, files,\nschedule, other changes (status moves, assignments, overview, contacts, cancel, reopen,\nundo) and estimates. Without `cursor` the feed starts at its beginning. `next_cursor` is\nalways returned, also on an empty page: send it back as `cursor` to get only newer\nentries. A poller that keeps the cursor never misses an entry, not even one written by a\nslower transaction that finished later. `kind` narrows the feed to one kind. Each\nentry's `data` gives the change's details for programs, one shape per `action`.",
+    "description": "Lists changes across the company's jobs, oldest first: notes, drying visits, files,\nschedule, other changes (status moves, assignments, overview, contacts, cancel, reopen,\nundo) and estimates. Without `cursor` the feed starts at its beginning, or at `since`: a\nmoment (`2026-11-25T08:00:00-06:00`) or a calendar date in the company's timezone\n(`2026-11-25` is from that day's midnight there), so \"what changed today\" is one call\nwith `get_context`'s `today`. `next_cursor` is\nalways returned, also on an empty page: send it back as `cursor` to get only newer\nentries. A poller that keeps the cursor never misses an entry, not even one written by a\nslower transaction that finished later. `kind` narrows the feed to one kind. Each\nentry's `data` gives the change's details for programs, one shape per `action`.",
     "scope": "read",
     "credit": "none",
     "mcp": true,
@@ -10787,6 +11201,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "pathParams": [],
     "queryParams": [
       "kind",
+      "since",
       "limit",
       "cursor"
     ],
@@ -10807,6 +11222,19 @@ export const operations: Record<OperationName, OperationSpec> = {
             "estimates"
           ],
           "description": "Only entries of this kind."
+        },
+        "since": {
+          "anyOf": [
+            {
+              "type": "string",
+              "format": "date"
+            },
+            {
+              "type": "string",
+              "format": "date-time"
+            }
+          ],
+          "description": "Only entries made at or after this moment, or from this calendar date on (company timezone)."
         },
         "limit": {
           "type": "integer",
@@ -13156,7 +13584,8 @@ export const operations: Record<OperationName, OperationSpec> = {
             "required": [
               "id",
               "name",
-              "role"
+              "role",
+              "responsibilities"
             ],
             "properties": {
               "id": {
@@ -13170,6 +13599,13 @@ export const operations: Record<OperationName, OperationSpec> = {
               "role": {
                 "type": "string",
                 "example": "Technician"
+              },
+              "responsibilities": {
+                "type": "array",
+                "description": "What the teammate does (`inspections`, `drying checks`, `estimates`), as the company wrote it.",
+                "items": {
+                  "type": "string"
+                }
               }
             }
           }
@@ -13262,6 +13698,7 @@ export const operations: Record<OperationName, OperationSpec> = {
               "id",
               "name",
               "phone",
+              "phone_normalized",
               "email",
               "address",
               "roles",
@@ -13280,7 +13717,15 @@ export const operations: Record<OperationName, OperationSpec> = {
                 "type": [
                   "string",
                   "null"
-                ]
+                ],
+                "description": "As typed."
+              },
+              "phone_normalized": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The phone in one form whatever way it was typed (`(217) 555-0142` for North American numbers, `+` and digits for others); null when there is none."
               },
               "email": {
                 "type": [
@@ -13625,7 +14070,8 @@ export const operations: Record<OperationName, OperationSpec> = {
               "role",
               "phone",
               "email",
-              "address"
+              "address",
+              "phone_normalized"
             ],
             "properties": {
               "id": {
@@ -13643,7 +14089,15 @@ export const operations: Record<OperationName, OperationSpec> = {
                 "type": [
                   "string",
                   "null"
-                ]
+                ],
+                "description": "As typed."
+              },
+              "phone_normalized": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The phone in one form whatever way it was typed (`(217) 555-0142` for North American numbers, `+` and digits for others); null when there is none."
               },
               "email": {
                 "type": [
@@ -14472,7 +14926,8 @@ export const operations: Record<OperationName, OperationSpec> = {
               "role",
               "phone",
               "email",
-              "address"
+              "address",
+              "phone_normalized"
             ],
             "properties": {
               "id": {
@@ -14490,7 +14945,15 @@ export const operations: Record<OperationName, OperationSpec> = {
                 "type": [
                   "string",
                   "null"
-                ]
+                ],
+                "description": "As typed."
+              },
+              "phone_normalized": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The phone in one form whatever way it was typed (`(217) 555-0142` for North American numbers, `+` and digits for others); null when there is none."
               },
               "email": {
                 "type": [
@@ -14729,7 +15192,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/price-list",
     "tag": "Estimates",
     "summary": "Search the price list by words or code",
-    "description": "Searches the service's catalog of restoration line items (water extraction, drying\nequipment by the day, tear-out, cleaning and antimicrobial, content manipulation, mold\nremediation, labor, …) by words of the description or by code, best matches first.\nPrices are per unit in cents for a pricing region: `region` (a US state such as `TX`),\nelse the company's pricing region. Use the codes in `add_line_items`; the service sets\nthe price of a catalog line itself.",
+    "description": "Searches the service's catalog of restoration line items (water extraction, drying\nequipment by the day, tear-out, cleaning and antimicrobial, content manipulation, mold\nremediation, labor, …) by words of the description or by code, best matches first: an\nitem whose description holds the words as one phrase ranks first, earlier when it starts\nwith it (`water extraction` lists the water-extraction items before carpet cleaning).\nPrices are per unit in cents for a pricing region: `region` (a US state such as `TX`),\nelse the company's pricing region. Use the codes in `add_line_items`; the service sets\nthe price of a catalog line itself.",
     "scope": "read",
     "credit": "none",
     "mcp": true,
@@ -14880,7 +15343,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/standards/search",
     "tag": "Standards",
     "summary": "Search guidance on water damage, drying, mold and safety",
-    "description": "Full-text search over the service's corpus of guidance passages on water damage\nrestoration, drying, mold and job-site safety. Each passage states, in the service's own\nwords, what a public-domain source says (EPA, OSHA, FEMA, CDC, NIOSH) and cites its title,\nsection and link. Returns short excerpts with the matching words between `**`, best\nfirst. Use the technician's own words (`category 3 water`, `drywall wicking`,\n`dehumidifier`); quote the source when answering.",
+    "description": "Full-text search over the service's corpus of guidance passages on water damage\nrestoration, drying, mold and job-site safety. Each passage states, in the service's own\nwords, what a public-domain source says (EPA, OSHA, FEMA, CDC, NIOSH) and cites its title,\nsection and link. Returns excerpts of whole sentences with the matching words between\n`**`, best first; `get_standard` gives a passage whole. Use the technician's own words\n(`category 3 water`, `drywall wicking`, `dehumidifier`); quote the source when\nanswering. Passages are ranked by how much of the question they hold, rare words counting\nmore, words in their heading or topics more again, and the subject nouns people ask about\n(drywall, carpet, insulation, …) most: `drying drywall after a category 2 loss` is about\ndrywall first. `publisher` keeps one source's passages.",
     "scope": "read",
     "credit": "none",
     "mcp": true,
@@ -14894,6 +15357,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "pathParams": [],
     "queryParams": [
       "q",
+      "publisher",
       "limit"
     ],
     "bodyParams": [],
@@ -14907,6 +15371,17 @@ export const operations: Record<OperationName, OperationSpec> = {
           "minLength": 1,
           "maxLength": 300,
           "description": "What to look for."
+        },
+        "publisher": {
+          "type": "string",
+          "enum": [
+            "EPA",
+            "OSHA",
+            "FEMA",
+            "CDC",
+            "NIOSH"
+          ],
+          "description": "Only this publisher's passages."
         },
         "limit": {
           "type": "integer",
@@ -14948,7 +15423,7 @@ export const operations: Record<OperationName, OperationSpec> = {
               },
               "excerpt": {
                 "type": "string",
-                "description": "A short passage with the matching words between `**`."
+                "description": "Whole sentences of the passage, the matching words between `**`."
               },
               "source": {
                 "type": "object",
@@ -14976,7 +15451,7 @@ export const operations: Record<OperationName, OperationSpec> = {
               },
               "rank": {
                 "type": "number",
-                "description": "Relevance, higher is better."
+                "description": "Relevance, higher is better (comparable within one answer)."
               }
             }
           }
@@ -15213,7 +15688,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/undo",
     "tag": "Changes",
     "summary": "Take back the last change made with this key",
-    "description": "Takes back the most recent change made with this key that has not been taken back yet\n(call again to go one further back). It is refused with 409 `undo_not_possible` when\nsomeone changed that record since, when other records now depend on it, or when there is\nnothing left to undo. The undo itself appears in the change feed. Send an `operation_id`\nto make a retry safe.",
+    "description": "Takes back the most recent change made with this key that has not been taken back yet\n(call again to go one further back). It is refused with 409 `undo_not_possible` when\nsomeone changed that record since, when other records now depend on it, or when there is\nnothing left to undo. The answer says what was taken back: the tool, the record, its job\nand `effect` in words (\"deleted estimate 'Water mitigation' on #5 with 2 rooms and 7\nlines, total $1,133.08\"); tell the person. `preview: true` answers the same without doing\nit (every check is made, nothing changes): ask it first when the person is not sure.\nUndoing a write that used an estimate credit (`create_estimate`, a drying call that set\nup the estimate) gives the credit back (`credits_refunded`); the write's `operation_id`\nthen answers 409 `operation_undone`, so a credit is never gained twice. The undo itself\nappears in the change feed. `operation_id` is required: a retry of the same undo answers\nthe first result instead of taking back one more action.",
     "scope": "write",
     "credit": "none",
     "mcp": true,
@@ -15227,7 +15702,8 @@ export const operations: Record<OperationName, OperationSpec> = {
     "pathParams": [],
     "queryParams": [],
     "bodyParams": [
-      "operation_id"
+      "operation_id",
+      "preview"
     ],
     "hasBody": true,
     "successStatus": 200,
@@ -15241,25 +15717,91 @@ export const operations: Record<OperationName, OperationSpec> = {
           "description": "A client-chosen id of this write (a UUID is fine). Resend the same value to retry safely; use a new value for a new action.",
           "x-mcp-description": "Your id of this write; resend it to retry safely.",
           "example": "6f1c2a0e-3b7d-4e0f-9a55-0b1e2d3c4f5a"
+        },
+        "preview": {
+          "type": "boolean",
+          "default": false,
+          "description": "Say what would be taken back, without taking it back."
         }
       },
-      "required": [],
+      "required": [
+        "operation_id"
+      ],
       "additionalProperties": false
     },
     "outputSchema": {
       "type": "object",
       "required": [
+        "preview",
         "undone"
       ],
       "properties": {
+        "preview": {
+          "type": "boolean",
+          "description": "True when nothing was taken back (asked with `preview`)."
+        },
         "undone": {
           "type": "object",
           "required": [
             "tool",
             "summary",
-            "at"
+            "at",
+            "record",
+            "job",
+            "effect",
+            "credits_refunded"
           ],
           "properties": {
+            "record": {
+              "type": "object",
+              "required": [
+                "type",
+                "id"
+              ],
+              "description": "The record the change was about.",
+              "properties": {
+                "type": {
+                  "type": "string",
+                  "example": "estimate"
+                },
+                "id": {
+                  "type": "string"
+                }
+              }
+            },
+            "job": {
+              "oneOf": [
+                {
+                  "type": "object",
+                  "required": [
+                    "id",
+                    "job_number"
+                  ],
+                  "properties": {
+                    "id": {
+                      "type": "string",
+                      "pattern": "^job_[0-9A-Za-z]+$",
+                      "example": "job_7Qm2KxR9aB1c"
+                    },
+                    "job_number": {
+                      "type": "integer"
+                    }
+                  }
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "effect": {
+              "type": "string",
+              "description": "What the undo does, in words.",
+              "example": "deleted estimate 'Water mitigation' on #5 with 2 rooms and 7 lines, total $1,133.08"
+            },
+            "credits_refunded": {
+              "type": "integer",
+              "description": "Estimate credits given back (0 or 1)."
+            },
             "tool": {
               "type": "string",
               "description": "The tool whose change was taken back.",
@@ -15419,7 +15961,8 @@ export const operations: Record<OperationName, OperationSpec> = {
         "role",
         "phone",
         "email",
-        "address"
+        "address",
+        "phone_normalized"
       ],
       "properties": {
         "id": {
@@ -15437,7 +15980,15 @@ export const operations: Record<OperationName, OperationSpec> = {
           "type": [
             "string",
             "null"
-          ]
+          ],
+          "description": "As typed."
+        },
+        "phone_normalized": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The phone in one form whatever way it was typed (`(217) 555-0142` for North American numbers, `+` and digits for others); null when there is none."
         },
         "email": {
           "type": [
@@ -17027,7 +17578,8 @@ export const operations: Record<OperationName, OperationSpec> = {
               "role",
               "phone",
               "email",
-              "address"
+              "address",
+              "phone_normalized"
             ],
             "properties": {
               "id": {
@@ -17045,7 +17597,15 @@ export const operations: Record<OperationName, OperationSpec> = {
                 "type": [
                   "string",
                   "null"
-                ]
+                ],
+                "description": "As typed."
+              },
+              "phone_normalized": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "The phone in one form whatever way it was typed (`(217) 555-0142` for North American numbers, `+` and digits for others); null when there is none."
               },
               "email": {
                 "type": [

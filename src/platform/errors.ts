@@ -15,6 +15,7 @@ const TITLES: Record<ProblemCode, string> = {
   operation_id_conflict: 'operation_id already used with other details',
   operation_undone: 'Operation undone',
   invalid_state: 'Not possible in the current state',
+  lines_rejected: 'No line could be added',
   undo_not_possible: 'Undo not possible',
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',

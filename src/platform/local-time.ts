@@ -21,3 +21,19 @@ function partsOf(at: Date, timezone: string): Record<'year' | 'month' | 'day' | 
   const parts = Object.fromEntries(format.formatToParts(at).map((p) => [p.type, p.value]));
   return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
 }
+
+/** The calendar date in the zone: `2026-11-25`. */
+export function localDate(at: Date, timezone: string): string {
+  const part = partsOf(at, timezone);
+  return `${part.year}-${part.month}-${part.day}`;
+}
+
+/** The wall-clock time in the zone with its offset: `2026-11-25T11:04:05-06:00`. */
+export function localTimeWithOffset(at: Date, timezone: string): string {
+  const part = partsOf(at, timezone);
+  const wall = Date.UTC(Number(part.year), Number(part.month) - 1, Number(part.day), Number(part.hour), Number(part.minute), Number(part.second));
+  const minutes = Math.round((wall - Math.floor(at.getTime() / 1000) * 1000) / 60_000);
+  const sign = minutes < 0 ? '-' : '+';
+  const offset = `${sign}${String(Math.floor(Math.abs(minutes) / 60)).padStart(2, '0')}:${String(Math.abs(minutes) % 60).padStart(2, '0')}`;
+  return `${part.year}-${part.month}-${part.day}T${part.hour}:${part.minute}:${part.second}${offset}`;
+}

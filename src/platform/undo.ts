@@ -12,6 +12,7 @@ import type { ChangeInput } from './changes';
 import { runTogether } from '../db/together';
 import { lockJob } from './locks';
 import { markUndone } from './idempotency';
+import { describeUndo, estimateTotal, totalWords } from './undo-effects';
 
 /** Tables whose rows carry `id`, `company_id` and `version`, and can be taken back. */
 export type UndoableTable =
@@ -45,7 +46,7 @@ export interface NewRow {
   row: Record<string, unknown> & { id: string };
 }
 
-interface RowChange {
+export interface RowChange {
   table: UndoableTable;
   id: string;
   /** The row before the change; null when the change created it. */
@@ -56,6 +57,8 @@ interface RowChange {
 
 export class RecordedWrites {
   readonly changes: RowChange[] = [];
+  /** Estimate credits the write used (src/platform/credits.ts). */
+  creditsUsed = 0;
 
   constructor(
     private readonly trx: Knex.Transaction,
@@ -142,6 +145,7 @@ export function undoRecord(
     job_id: described.job?.id ?? null,
     job_number: described.job?.job_number ?? null,
     rows: JSON.stringify(writes.changes),
+    credits_used: writes.creditsUsed,
     operation_id: operationId ?? null,
   });
 }
@@ -150,6 +154,11 @@ export interface UndoneAction {
   tool: string;
   summary: string;
   at: Date;
+  record: { type: string; id: string };
+  job: { id: string; job_number: number } | null;
+  /** What the undo did, in words: "deleted estimate 'Water mitigation' on #5 with 7 lines, total $1,133.08". */
+  effect: string;
+  creditsRefunded: number;
   change: ChangeInput;
 }
 
@@ -164,16 +173,24 @@ export async function undoLastAction(trx: Knex.Transaction, caller: Caller): Pro
 
   const changes = (typeof action.rows === 'string' ? JSON.parse(action.rows) : action.rows) as RowChange[];
   if (action.job_id) await lockJob(trx, caller.companyId, action.job_id);
+  const job = action.job_id ? { id: action.job_id as string, job_number: Number(action.job_number) } : null;
+  const described = await describeUndo(trx, caller, changes, job?.job_number ?? null);
   for (const change of [...changes].reverse()) await restore(trx, caller.companyId, change, action.summary);
   await trx('undo_actions').where({ id: action.id }).update({ undone_at: trx.fn.now() });
   if (action.operation_id) await markUndone(trx, caller.companyId, action.operation_id);
+  const creditsRefunded = Number(action.credits_used ?? 0);
+  if (creditsRefunded > 0) await trx('companies').where({ id: caller.companyId }).increment('credits', creditsRefunded);
+  const totalAfter = described.estimateId ? await estimateTotal(trx, caller, described.estimateId) : null;
 
-  const job = action.job_id ? { id: action.job_id as string, job_number: action.job_number as number } : null;
   const entry = await takenBackEntry(trx, caller.companyId, action.key_id, action.id);
   return {
     tool: action.tool,
     summary: action.summary,
     at: action.created_at,
+    record: described.record,
+    job,
+    effect: described.effect + totalWords(described.totalBefore, totalAfter),
+    creditsRefunded,
     change: { kind: action.kind, data: { action: 'action.undone', undone: entry }, summary: `Undid: ${action.summary}`, job },
   };
 }

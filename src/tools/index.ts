@@ -31,6 +31,7 @@ import { add_line_items } from './estimates/add_line_items';
 import { update_line_item } from './estimates/update_line_item';
 import { remove_line_item } from './estimates/remove_line_item';
 import { search_standards } from './standards/search_standards';
+import { get_standard } from './standards/get_standard';
 import { get_drying_log } from './drying/get_drying_log';
 import { create_drying_log } from './drying/create_drying_log';
 import { update_drying_settings } from './drying/update_drying_settings';
@@ -59,6 +60,7 @@ import { admin_create_key } from './admin/admin_create_key';
 import { admin_list_keys } from './admin/admin_list_keys';
 import { admin_list_companies } from './admin/admin_list_companies';
 import { admin_list_team } from './admin/admin_list_team';
+import { admin_update_team_member } from './admin/admin_update_team_member';
 import { admin_rotate_key } from './admin/admin_rotate_key';
 import { admin_revoke_key } from './admin/admin_revoke_key';
 import { admin_set_statuses } from './admin/admin_set_statuses';
@@ -118,6 +120,7 @@ export const handlers: HandlerTable = {
   export_pdf,
   export_job_photos,
   search_standards,
+  get_standard,
   list_changes,
   undo_my_last_action,
   admin_create_company,
@@ -126,6 +129,7 @@ export const handlers: HandlerTable = {
   admin_list_keys,
   admin_list_companies,
   admin_list_team,
+  admin_update_team_member,
   admin_rotate_key,
   admin_revoke_key,
   admin_set_statuses,

@@ -95,9 +95,9 @@ const DEFAULT_TEAM = [
   { name: 'Sam Okafor', role: 'Technician' },
 ];
 
-export async function createCompany(t: TestApp, options: { name?: string; credits?: number } = {}): Promise<TestCompany> {
+export async function createCompany(t: TestApp, options: { name?: string; credits?: number; timezone?: string } = {}): Promise<TestCompany> {
   const admin = (req: request.Test) => req.set('Authorization', `Bearer ${ADMIN_TOKEN}`);
-  const company = await admin(t.http.post('/admin/v1/companies')).send({ name: options.name ?? `Co ${randomUUID().slice(0, 8)}`, credits: options.credits ?? 5 }).expect(201);
+  const company = await admin(t.http.post('/admin/v1/companies')).send({ name: options.name ?? `Co ${randomUUID().slice(0, 8)}`, credits: options.credits ?? 5, ...(options.timezone ? { timezone: options.timezone } : {}) }).expect(201);
   const people = [];
   for (const member of DEFAULT_TEAM) {
     people.push((await admin(t.http.post(`/admin/v1/companies/${company.body.id}/team`)).send(member).expect(201)).body);

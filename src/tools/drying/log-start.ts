@@ -34,7 +34,7 @@ export async function startLog(
   let credits = await creditsLeft(ctx);
   let estimateId: string | null = first?.id ?? null;
   if (!estimateId) {
-    credits = await useEstimateCredit(ctx.db, ctx.caller.companyId);
+    credits = await useEstimateCredit(ctx);
     estimateId = (await insertEstimate(ctx, job, { drying_days: plan.plannedDays })).estimate.id;
   }
   const id = newId('dry');

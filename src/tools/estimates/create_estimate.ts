@@ -5,14 +5,17 @@ import { toEstimate } from './estimate-records';
 import { estimateData } from './estimate-changes';
 import { insertEstimate } from './new-estimate';
 import { upsertRooms } from './rooms';
-import { addLines } from './line-items';
+import { addLines, type RejectedLine } from './line-items';
+import { ApiError } from '../../platform/errors';
 
 export const create_estimate: WriteHandler<'create_estimate'> = async (ctx, { path, body }) => {
   const job = await resolveJob(ctx.db, ctx.caller, path.job_id);
-  const credits = await useEstimateCredit(ctx.db, ctx.caller.companyId);
+  const credits = await useEstimateCredit(ctx);
   const record = await insertEstimate(ctx, job, body);
   await upsertRooms(ctx, record, body.rooms ?? []);
-  const { rejected } = await addLines(ctx, record, body.line_items ?? []);
+  const { added, rejected } = await addLines(ctx, record, body.line_items ?? []);
+  // Nothing of the request could be kept: refuse it, so that no empty estimate uses a credit.
+  if (rejected.length > 0 && added.length === 0 && (body.rooms ?? []).length === 0) throw allRejected(rejected);
 
   ctx.changes.add({
     kind: 'estimates',
@@ -21,5 +24,11 @@ export const create_estimate: WriteHandler<'create_estimate'> = async (ctx, { pa
     job: { id: job.id, job_number: job.job_number },
     recordId: record.estimate.id,
   });
-  return { estimate: toEstimate(record), credits, rejected_lines: rejected };
+  return { rejected_count: rejected.length, estimate: toEstimate(record), credits, rejected_lines: rejected };
 };
+
+function allRejected(rejected: RejectedLine[]): ApiError {
+  return new ApiError(422, 'lines_rejected', `None of the ${rejected.length} line${rejected.length === 1 ? '' : 's'} could be added, so no estimate was made and no credit used: ${rejected.map((r) => `line ${r.index}: ${r.reason}`).join('; ')}`, {
+    errors: rejected.map((r) => ({ path: `/body/line_items/${r.index}`, message: r.near_matches?.length ? `${r.reason} (near matches: ${r.near_matches.map((m) => m.code).join(', ')})` : r.reason })),
+  });
+}

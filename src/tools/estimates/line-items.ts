@@ -12,7 +12,7 @@ import { findItem, nearMatches, regionalPriceCents } from '../price-list/catalog
 import type { EstimateRecord, LineRow, RoomRow } from './estimate-records';
 
 type LineInput = components['schemas']['LineInput'];
-type RejectedLine = components['schemas']['RejectedLine'];
+export type RejectedLine = components['schemas']['RejectedLine'];
 type LineColumns = Omit<LineRow, 'id' | 'position'>;
 
 class Rejection extends Error {

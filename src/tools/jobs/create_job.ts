@@ -5,6 +5,7 @@ import { nextJobNumber } from '../../platform/counters';
 import { findReferralSource, findTeammate, firstStatusId } from '../context/lookups';
 import { newJobDetail, type JobRow } from './job-records';
 import { digitsOf, searchColumns } from './search-text';
+import { possibleDuplicates } from './possible-duplicates';
 
 const LOSS_WORDS: Record<string, string> = { water: 'water', fire: 'fire', smoke: 'smoke', mold: 'mold', storm: 'storm', wind: 'wind', hail: 'hail', flood: 'flood', sewage: 'sewage', other: 'loss' };
 
@@ -32,6 +33,10 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
     title,
     status_id: firstStatusId(db, caller.companyId),
     loss_type: body.loss_type ?? null,
+    date_of_loss: body.date_of_loss ?? null,
+    cause_of_loss: body.cause_of_loss ?? null,
+    water_category: body.water_category ?? null,
+    adjuster: body.adjuster ?? null,
     address_line1: body.address_line1 ?? null,
     city: body.city ?? null,
     region: body.region ?? null,
@@ -47,11 +52,12 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
 
   ctx.changes.add({ kind: 'changes', data: { action: 'job.created', title, status: { id: job.status_id, name: job.status_name } }, summary: `Created job #${job.job_number} ${title}`, job: { id: job.id, job_number: job.job_number } });
   // Answered from the rows just written, in get_job's shape, rather than read back.
-  return newJobDetail(job, {
+  const detail = newJobDetail(job, {
     createdByName: caller.personName,
     people: contact ? [{ ...contact, role: 'customer' }] : [],
     assignees: assignee ? [{ id: assignee.id, name: assignee.name }] : [],
   });
+  return { ...detail, possible_duplicates: await possibleDuplicates(db, caller.companyId, { id: job.id, phone: customer.phone, address_line1: body.address_line1, claim_number: body.claim_number }) };
 };
 
 function defaultTitle(customerName: string | undefined, lossType: string | undefined): string {

@@ -4,32 +4,36 @@ import { decodeCursor, encodeCursor, INT4_MAX, pageOf } from '../../platform/pag
 import { findStatus } from '../context/lookups';
 import { CANCELLED, toSummary, withNames, type JobRow } from './job-records';
 import { digitsOf } from './search-text';
+import { jobNumberIn, matchedOn, MIN_PHONE_DIGITS, PHONE_LIKE, wordsOf } from './job-matches';
 import { likeContains } from '../../db/like';
 
 const DEFAULT_LIMIT = 25;
-const MIN_PHONE_DIGITS = 4;
-const PHONE_LIKE = /^[\d\s().+-]+$/;
 
 export const find_jobs: ReadHandler<'find_jobs'> = async ({ db, caller }, { query }) => {
   const limit = query.limit ?? DEFAULT_LIMIT;
   const jobs = db('jobs as j').where('j.company_id', caller.companyId).select('j.*');
 
-  const jobNumber = query.q ? /^\s*#(\d{1,9})\s*$/.exec(query.q) : null;
-  if (jobNumber) jobs.where('j.job_number', Number(jobNumber[1]));
+  const asked = query.q ? jobNumberIn(query.q) : null;
+  if (asked?.exact) jobs.where('j.job_number', asked.number);
   else if (query.q) matchWords(jobs, query.q);
   await applyFilters(db, jobs, caller, query);
 
-  if (query.cursor) jobs.where('j.job_number', '<', decodeCursor(query.cursor, { before: INT4_MAX }).before);
-  const page = jobs.orderBy('j.job_number', 'desc').limit(limit + 1);
-  const rows = (await withNames(db, page).orderBy('j.job_number', 'desc')) as JobRow[];
-  return pageOf(rows, limit, toSummary, (row) => encodeCursor({ before: row.job_number }));
+  // A bare number ranks its job first; the pages after the first leave it out.
+  const ranked = asked && !asked.exact ? asked.number : null;
+  if (query.cursor) {
+    jobs.where('j.job_number', '<', decodeCursor(query.cursor, { before: INT4_MAX }).before);
+    if (ranked !== null) jobs.whereNot('j.job_number', ranked);
+  }
+  const order = (q: Knex.QueryBuilder) => (ranked === null || query.cursor ? q : q.orderByRaw('(j.job_number = ?) desc', [ranked])).orderBy('j.job_number', 'desc');
+  const rows = (await order(withNames(db, order(jobs).limit(limit + 1)))) as (JobRow & { search_digits: string })[];
+  const assignees = await assigneesOf(db, rows.map((row) => row.id));
+  const toMatch = (row: (typeof rows)[number]) => ({ ...toSummary(row), assignees: assignees.get(row.id) ?? [], matched_on: query.q ? matchedOn(row, query.q, asked?.number ?? null) : [] });
+  return pageOf(rows, limit, toMatch, (row) => encodeCursor({ before: row.job_number === ranked ? INT4_MAX : row.job_number }));
 };
 
 /** Every word must match somewhere; a phone written with spaces counts as one word. */
 function matchWords(jobs: Knex.QueryBuilder, q: string): void {
-  const text = q.trim();
-  const words = PHONE_LIKE.test(text) && digitsOf(text).length >= MIN_PHONE_DIGITS ? [text] : text.split(/\s+/);
-  for (const word of words) {
+  for (const word of wordsOf(q)) {
     const digits = digitsOf(word);
     jobs.where((match) => {
       match.where('j.search_text', 'like', likeContains(word.toLowerCase()));
@@ -37,6 +41,13 @@ function matchWords(jobs: Knex.QueryBuilder, q: string): void {
       if (/^\d{1,9}$/.test(word)) match.orWhere('j.job_number', Number(word));
     });
   }
+}
+
+async function assigneesOf(db: Knex, jobIds: string[]): Promise<Map<string, { id: string; name: string }[]>> {
+  const rows = (await db('job_assignees as a').join('people as p', 'p.id', 'a.person_id').whereIn('a.job_id', jobIds).orderBy(['a.created_at', 'a.id']).select('a.job_id', 'p.id', 'p.name')) as { job_id: string; id: string; name: string }[];
+  const byJob = new Map<string, { id: string; name: string }[]>();
+  for (const row of rows) byJob.set(row.job_id, [...(byJob.get(row.job_id) ?? []), { id: row.id, name: row.name }]);
+  return byJob;
 }
 
 async function applyFilters(db: Knex, jobs: Knex.QueryBuilder, caller: Caller, query: QueryOf<'find_jobs'>): Promise<void> {

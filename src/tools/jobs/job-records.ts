@@ -1,4 +1,5 @@
 /** Reading jobs: resolving `{job_id}`, and the summary and detail shapes of the spec. */
+import { normalPhone } from '../people/phones';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
 import { notFound } from '../../platform/errors';
@@ -106,7 +107,7 @@ export interface PersonOnJobRow {
 }
 
 export function toJobPerson(row: PersonOnJobRow): JobDetail['people'][number] {
-  return { id: row.id, name: row.name, role: row.role, phone: row.phone, email: row.email, address: formatAddress(row) };
+  return { id: row.id, name: row.name, role: row.role, phone: row.phone, phone_normalized: normalPhone(row.phone), email: row.email, address: formatAddress(row) };
 }
 
 export function toSummary(job: JobRow): JobSummary {

@@ -1,3 +1,4 @@
+import { normalPhone } from './phones';
 import type { ReadHandler } from '../../platform/handler';
 import { decodeCursor, encodeCursor, pageOf } from '../../platform/pagination';
 import { CANCELLED, formatAddress, type PersonOnJobRow } from '../jobs/job-records';
@@ -45,6 +46,7 @@ export const lookup_customer: ReadHandler<'lookup_customer'> = async ({ db, call
         id: contact.id,
         name: contact.name,
         phone: contact.phone,
+        phone_normalized: normalPhone(contact.phone),
         email: contact.email,
         address: formatAddress(contact) ?? (newestAsCustomer ? formatAddress(newestAsCustomer) : null),
         roles: [...new Set(own.map((j) => j.role as string))],

@@ -18,7 +18,13 @@ const MAX_NEAR_MATCHES = 5;
 const byCode = new Map(PRICE_LIST.map((item) => [item.code, item]));
 const compact = (code: string) => code.toUpperCase().replace(/[^A-Z0-9]/g, '');
 const wordsOf = (text: string) => text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1);
-const itemWords = new Map(PRICE_LIST.map((item) => [item.code, new Set([...wordsOf(item.description), ...wordsOf(item.code)])]));
+/** An item's words, with each pair of neighbours also written together (`air mover` is also `airmover`). */
+const itemWords = new Map(PRICE_LIST.map((item) => [item.code, new Set([...wordsOf(item.description), ...joinedPairs(wordsOf(item.description)), ...wordsOf(item.code)])]));
+const lowerDescriptions = new Map(PRICE_LIST.map((item) => [item.code, ` ${wordsOf(item.description).join(' ')} `]));
+
+function joinedPairs(words: string[]): string[] {
+  return words.slice(1).map((word, i) => `${words[i]}${word}`);
+}
 
 /** The item with exactly this code (any case), if the catalog has it. */
 export function findItem(code: string): PriceListItem | undefined {
@@ -44,7 +50,11 @@ export function nearMatches(code: string): NearMatch[] {
   return [...bySpelling, ...byWords].slice(0, MAX_NEAR_MATCHES);
 }
 
-/** Items matching the words of `q` (or its code), best first: whole words, then prefixes, then the code. */
+/**
+ * Items matching the words of `q` (or its code), best first: whole words, then prefixes, then the
+ * code; an item whose description holds the words as one phrase comes first, earlier still when
+ * it starts with it (`water extraction` before `clean carpet by hot water extraction`).
+ */
 export function searchItems(q: string, category?: string): PriceListItem[] {
   const words = wordsOf(q);
   const wantedCode = compact(q);
@@ -58,6 +68,8 @@ export function searchItems(q: string, category?: string): PriceListItem[] {
         else if ([...own].some((w) => w.startsWith(word))) score += 2;
       }
       if (compact(item.code).includes(wantedCode) && wantedCode.length >= 3) score += 2;
+      const phrase = ` ${words.join(' ')} `;
+      if (words.length > 1 && lowerDescriptions.get(item.code)!.includes(phrase)) score += lowerDescriptions.get(item.code)!.startsWith(phrase) ? 6 : 3;
       return { item, score: words.length > 0 && score >= words.length * 2 ? score + 1 : score };
     })
     .filter(({ score }) => score > 0);

@@ -111,6 +111,7 @@ export async function buildWorld(t: TestApp): Promise<FuzzWorld> {
     photo_id: photos,
     photo_ids: [...photos, video.body.videos[0].id],
     document_id: [document.body.documents[0].id],
+    passage_id: ['epa-wet-drywall', 'fema-wicking', 'osha-flood-co', 'no-such-passage'],
     contact_id: contacts,
     estimate_id: [estimates[0], estimates[0], estimates[0], estimates[1]],
     room_id: rooms,
