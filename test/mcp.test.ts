@@ -222,7 +222,9 @@ describe('tools/call', () => {
       credits: { remaining: 5 },
     });
     const overHttp = await as(t, co.writeKey).get('/api/v1/context').expect(200);
-    expect(overHttp.body).toEqual(context);
+    // The same answer, the company's clock aside (a second may pass between the two calls).
+    const company = context.company as Record<string, unknown>;
+    expect(overHttp.body).toEqual({ ...context, company: { ...company, local_time: overHttp.body.company.local_time } });
 
     const reader = await connect(co.readKey);
     expect(await ok(reader, 'get_context', {})).toMatchObject({ person: { name: 'Avery Stone' }, key: { scope: 'read' } });
