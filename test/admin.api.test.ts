@@ -186,8 +186,15 @@ describe('the admin CLI', () => {
 
   it('lists companies and a team, a page at a time', async () => {
     const co = await createCompany(t);
-    const companies = JSON.parse((await cli('companies', 'list', '--limit', '100')).stdout);
-    expect(companies.data.map((c: { id: string }) => c.id)).toContain(co.id);
+    // Oldest first, and other test files make companies too: the new one may be on a later page.
+    const ids: string[] = [];
+    for (let cursor: string | null = null; ; ) {
+      const page: { data: { id: string }[]; next_cursor: string | null } = JSON.parse((await cli('companies', 'list', '--limit', '100', ...(cursor ? ['--cursor', cursor] : []))).stdout);
+      ids.push(...page.data.map((c) => c.id));
+      if (!page.next_cursor || ids.includes(co.id)) break;
+      cursor = page.next_cursor;
+    }
+    expect(ids).toContain(co.id);
     const team = JSON.parse((await cli('team', 'list', '--company', co.id, '--limit', '1')).stdout);
     expect(team.data).toEqual([expect.objectContaining({ id: co.people[0].id })]);
     const next = JSON.parse((await cli('team', 'list', '--company', co.id, '--cursor', team.next_cursor)).stdout);
