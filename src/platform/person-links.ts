@@ -49,7 +49,7 @@ export function personLinkOf<P extends string>(req: Request, purpose: LinkPurpos
 
 export interface LinkHolder {
   caller: Caller;
-  job: { id: string; job_number: number; title: string | null };
+  job: { id: string; job_number: number; title: string | null; photo_count: number };
 }
 
 /**
@@ -62,7 +62,7 @@ export async function holderOfLink<P extends string>(db: Knex, signer: LinkSigne
   if (!caller || caller.companyId !== link.companyId) {
     throw new ApiError(403, 'link_invalid', 'This link no longer works: the key that made it was revoked. Ask for a new link.');
   }
-  const job = await db('jobs').where({ id: link.jobId, company_id: caller.companyId }).first('id', 'job_number', 'title');
+  const job = await db('jobs').where({ id: link.jobId, company_id: caller.companyId }).first('id', 'job_number', 'title', 'photo_count');
   if (!job) throw notFound('job');
   return { caller, job };
 }

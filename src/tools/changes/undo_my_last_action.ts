@@ -1,4 +1,5 @@
-import type { WriteHandler } from '../../platform/handler';
+import type { Knex } from 'knex';
+import type { Caller, WriteHandler } from '../../platform/handler';
 import { undoLastAction, type UndoneAction } from '../../platform/undo';
 
 /** Thrown inside a preview's savepoint to roll the undo back once it is described. */
@@ -12,7 +13,7 @@ export const undo_my_last_action: WriteHandler<'undo_my_last_action'> = async (c
 };
 
 /** Does the undo in a savepoint, with every check a real one makes, then rolls it back. */
-async function previewUndo(db: Parameters<typeof undoLastAction>[0], caller: Parameters<typeof undoLastAction>[1]): Promise<UndoneAction> {
+async function previewUndo(db: Knex.Transaction, caller: Caller): Promise<UndoneAction> {
   let undone: UndoneAction | null = null;
   try {
     await db.transaction(async (savepoint) => {

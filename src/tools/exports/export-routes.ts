@@ -14,6 +14,7 @@ import type { Deps } from '../../platform/pipeline';
 import type { RateLimiter } from '../../platform/rate-limit';
 import { loadEstimate, totalsOf } from '../estimates/estimate-records';
 import { linkErrors } from '../media/media-routes';
+import { roomNamed } from '../media/photo-records';
 import { PACKET_LINK_PARAMS, packetDocuments, ZIP_LINK_PARAMS, type PacketLink } from './export-links';
 import { packetPage } from './export-page';
 import { gatherPacket } from './packet-gather';
@@ -32,7 +33,7 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
       jobTitle: holder.job.title,
       documents,
       estimate: estimate && totals ? { label: estimate.estimate.label, total: formatMoney(totals.total_cents, totals.currency), final: estimate.estimate.status === 'final' } : null,
-      photoCount: Number((await deps.db('jobs').where({ id: holder.job.id }).first('photo_count')).photo_count),
+      photoCount: Number(holder.job.photo_count),
       expires: readableMoment(new Date(link.expires * 1000), holder.caller.timezone),
       fileName: packetFileName(holder),
     });
@@ -67,7 +68,7 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
     const link = personLinkOf(req, 'export_zip', ZIP_LINK_PARAMS);
     const holder = await holderOfLink(deps.db, deps.media.links, link, ZIP_LINK_PARAMS, req.query.s);
     await limiter.charge(res, 'work', holder.caller.keyId, 1);
-    const selection = link.params.p ? { photoIds: link.params.p.split(',') } : link.params.r ? { room: link.params.r.toLowerCase() === 'unsorted' ? null : link.params.r } : {};
+    const selection = link.params.p ? { photoIds: link.params.p.split(',') } : link.params.r ? { room: roomNamed(link.params.r, []) } : {};
     res.status(200).set({
       'Content-Type': 'application/zip',
       'Content-Disposition': `attachment; filename="${String(req.params.file_name).replace(/[^\w.-]/g, '_')}"`,

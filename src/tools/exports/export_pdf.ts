@@ -1,10 +1,9 @@
-import type { ReadHandler } from '../../platform/handler';
+import type { Knex } from 'knex';
 import { ApiError } from '../../platform/errors';
-import { resolveJob, type JobRow } from '../jobs/job-records';
+import type { Caller, ReadHandler } from '../../platform/handler';
 import { findJobLog, noLog } from '../drying/drying-records';
 import { loadEstimate, totalsOf, type EstimateRecord } from '../estimates/estimate-records';
-import type { Knex } from 'knex';
-import type { Caller } from '../../platform/handler';
+import { resolveJob, type JobRow } from '../jobs/job-records';
 import { exportExpiry, PACKET_ORDER, packetUrls, type PacketLink } from './export-links';
 
 export const export_pdf: ReadHandler<'export_pdf'> = async (ctx, { path, query }) => {

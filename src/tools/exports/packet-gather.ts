@@ -14,7 +14,7 @@ import { readableDate, readableMoment } from '../../platform/local-time';
 import { readTool, runLinkWrite, type Deps } from '../../platform/pipeline';
 import { finalizeEstimate } from '../estimates/finalize-estimate';
 import { toEstimate } from '../estimates/estimate-records';
-import { jobRooms, photosQuery, storageKey, UNSORTED, type PhotoRow } from '../media/photo-records';
+import { byRoom, jobRooms, photosQuery, storageKey, UNSORTED, type PhotoRow } from '../media/photo-records';
 import type { ExportDocument } from './export-links';
 import type { PacketData, PacketPhoto } from './packet-data';
 
@@ -41,15 +41,8 @@ export async function gatherPacket(deps: Deps, caller: Caller, jobId: string, do
   }
 }
 
-/** The job's photos by room (the job's room order, Unsorted last), oldest first within a room. */
-export async function photosByRoom<R extends PhotoRow>(deps: Deps, jobId: string, rows: R[]): Promise<R[]> {
-  const order = (await jobRooms(deps.db, jobId)).map((room) => room.toLowerCase());
-  const rank = (room: string | null) => (room === null ? Number.MAX_SAFE_INTEGER : order.indexOf(room.toLowerCase()) + 1 || order.length + 1);
-  return rows.sort((a, b) => rank(a.room) - rank(b.room) || (a.room ?? '').localeCompare(b.room ?? '') || new Date(a.taken_at).getTime() - new Date(b.taken_at).getTime() || a.id.localeCompare(b.id));
-}
-
 async function copyPictures(deps: Deps, caller: Caller, jobId: string, dir: string): Promise<PacketPhoto[]> {
-  const rows = await photosByRoom(deps, jobId, (await photosQuery(deps.db, caller.companyId).where('ph.job_id', jobId)) as PhotoRow[]);
+  const rows = byRoom(await jobRooms(deps.db, jobId), (await photosQuery(deps.db, caller.companyId).where('ph.job_id', jobId)) as PhotoRow[]);
   const photos: PacketPhoto[] = [];
   for (const [i, row] of rows.entries()) {
     const picture = path.join(dir, `${i}.jpg`);

@@ -14,8 +14,7 @@ import yazl from 'yazl';
 import type { Knex } from 'knex';
 import { fileStamp } from '../../platform/local-time';
 import type { Deps } from '../../platform/pipeline';
-import { photosQuery, storageKey, UNSORTED, whereRoom, type PhotoRow } from '../media/photo-records';
-import { photosByRoom } from './packet-gather';
+import { byRoom, jobRooms, photosQuery, storageKey, UNSORTED, whereRoom, type PhotoRow } from '../media/photo-records';
 
 export interface ZipPhotoRow extends PhotoRow {
   shareable_sha256: string | null;
@@ -40,7 +39,7 @@ const EXTENSIONS: Record<PhotoRow['format'], string> = { jpeg: 'jpg', png: 'png'
 const MANIFEST_HEADER = ['file', 'room', 'caption', 'name', 'taken_at', 'taken_at_source', 'uploaded_by', 'photo_id', 'sha256', 'original_sha256', 'location_removed'];
 
 export async function streamPhotoZip(deps: Deps, companyId: string, timezone: string, jobId: string, selection: ZipSelection, out: Writable): Promise<void> {
-  const rows = await photosByRoom(deps, jobId, (await zipPhotosQuery(deps.db, companyId, jobId, selection)) as ZipPhotoRow[]);
+  const rows = byRoom(await jobRooms(deps.db, jobId), (await zipPhotosQuery(deps.db, companyId, jobId, selection)) as ZipPhotoRow[]);
   const zip = new yazl.ZipFile();
   const manifest: string[][] = [MANIFEST_HEADER];
   const taken = new Set<string>();

@@ -112,6 +112,13 @@ export async function jobRooms(db: Knex, jobId: string): Promise<string[]> {
   return rows.map((row: { name: string }) => row.name).filter((name) => !seen.has(name.toLowerCase()) && seen.add(name.toLowerCase()));
 }
 
+/** Photos in the job's room order (`rooms`, from jobRooms; Unsorted last), oldest first within a room. */
+export function byRoom<R extends PhotoRow>(rooms: string[], rows: R[]): R[] {
+  const order = rooms.map((room) => room.toLowerCase());
+  const rank = (room: string | null) => (room === null ? Number.MAX_SAFE_INTEGER : order.indexOf(room.toLowerCase()) + 1 || order.length + 1);
+  return rows.sort((a, b) => rank(a.room) - rank(b.room) || (a.room ?? '').localeCompare(b.room ?? '') || new Date(a.taken_at).getTime() - new Date(b.taken_at).getTime() || a.id.localeCompare(b.id));
+}
+
 /** The room as the job spells it, `null` for Unsorted, or the new name as given (trimmed). */
 export function roomNamed(given: string | null | undefined, rooms: string[]): string | null {
   const name = given?.trim();
