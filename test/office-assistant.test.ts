@@ -201,6 +201,14 @@ describe('create_job', () => {
     const after = (await write().post('/api/v1/jobs').send({ operation_id: opId(), claim_number: 'ZX-9' }).expect(201)).body;
     expect(after.possible_duplicates.map((d: { job_id: string }) => d.job_id)).not.toContain(first.id);
   });
+
+  it('matches a claim number with spaces and punctuation aside, and lists at most the 10 newest duplicates', async () => {
+    const numbers = [];
+    for (let i = 0; i < 12; i++) numbers.push((await write().post('/api/v1/jobs').send({ operation_id: opId(), customer_name: `Landlord ${i}`, claim_number: 'SF-88-41207' }).expect(201)).body.job_number);
+    const again = (await write().post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Landlord again', claim_number: 'sf 88 41207' }).expect(201)).body;
+    expect(again.possible_duplicates.map((d: { job_number: number }) => d.job_number)).toEqual(numbers.slice(2).reverse());
+    expect(again.possible_duplicates.every((d: { matched: string[] }) => d.matched.join() === 'claim_number')).toBe(true);
+  });
 });
 
 describe('find_jobs reads what people type', () => {

@@ -965,8 +965,10 @@ export interface paths {
          *     source, …) can be sent here, so that one call opens the job with all that was said.
          *     Returns the new job with its number, and `possible_duplicates`: the company's jobs not
          *     cancelled with the same phone (its last 10 digits), the same street address (ignoring
-         *     case and spacing) or the same claim number, each with what matched. Nothing is refused:
-         *     check them with the person (look first with `find_jobs`).
+         *     case and spacing) or the same claim number (ignoring case, spaces and punctuation), each
+         *     with what matched: at most 10, newest first. Each fact is one indexed lookup, so the
+         *     check costs the same in a company of ten jobs or of a hundred thousand. Nothing is
+         *     refused: check them with the person (look first with `find_jobs`).
          */
         post: operations["create_job"];
         delete?: never;
@@ -2746,7 +2748,7 @@ export interface components {
         };
         /** @description The job as `get_job` shows it, with the jobs it may duplicate. */
         CreatedJob: components["schemas"]["JobDetail"] & {
-            /** @description Jobs of the company (not cancelled) that share a phone, the street address or the claim number; empty when none. */
+            /** @description Jobs of the company (not cancelled) that share a phone, the street address or the claim number, newest first, at most 10; empty when none. */
             possible_duplicates: {
                 job_id: components["schemas"]["JobId"];
                 job_number: number;

@@ -11,6 +11,7 @@ import * as photos from './migrations/009_photos';
 import * as videosDocuments from './migrations/010_videos_documents';
 import * as shareablePhotos from './migrations/011_shareable_photos';
 import * as officeAssistant from './migrations/012_office_assistant';
+import * as boundedLookups from './migrations/013_bounded_lookups';
 import { syncStandards } from '../tools/standards/corpus';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
@@ -27,6 +28,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '010_videos_documents': videosDocuments,
   '011_shareable_photos': shareablePhotos,
   '012_office_assistant': officeAssistant,
+  '013_bounded_lookups': boundedLookups,
 };
 
 const source: Knex.MigrationSource<string> = {

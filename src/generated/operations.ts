@@ -5985,7 +5985,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/jobs",
     "tag": "Jobs",
     "summary": "Create a job",
-    "description": "Creates a job in the first status of the company's board, with the customer as a person on\nthe job. Only `operation_id` is required: send whatever is known. `assignee` is a\nteammate's name (see `list_team`) and `referral_source` one of `list_referral_sources`;\nunknown names answer 422 with the valid ones. When no `title` is sent, the title is made\nfrom the customer and the loss type. Every overview fact `update_job_overview` takes\n(date and cause of loss, water category, adjuster, claim, carrier, policy, referral\nsource, …) can be sent here, so that one call opens the job with all that was said.\nReturns the new job with its number, and `possible_duplicates`: the company's jobs not\ncancelled with the same phone (its last 10 digits), the same street address (ignoring\ncase and spacing) or the same claim number, each with what matched. Nothing is refused:\ncheck them with the person (look first with `find_jobs`).",
+    "description": "Creates a job in the first status of the company's board, with the customer as a person on\nthe job. Only `operation_id` is required: send whatever is known. `assignee` is a\nteammate's name (see `list_team`) and `referral_source` one of `list_referral_sources`;\nunknown names answer 422 with the valid ones. When no `title` is sent, the title is made\nfrom the customer and the loss type. Every overview fact `update_job_overview` takes\n(date and cause of loss, water category, adjuster, claim, carrier, policy, referral\nsource, …) can be sent here, so that one call opens the job with all that was said.\nReturns the new job with its number, and `possible_duplicates`: the company's jobs not\ncancelled with the same phone (its last 10 digits), the same street address (ignoring\ncase and spacing) or the same claim number (ignoring case, spaces and punctuation), each\nwith what matched: at most 10, newest first. Each fact is one indexed lookup, so the\ncheck costs the same in a company of ten jobs or of a hundred thousand. Nothing is\nrefused: check them with the person (look first with `find_jobs`).",
     "scope": "write",
     "credit": "none",
     "mcp": true,
@@ -6534,7 +6534,8 @@ export const operations: Record<OperationName, OperationSpec> = {
           "properties": {
             "possible_duplicates": {
               "type": "array",
-              "description": "Jobs of the company (not cancelled) that share a phone, the street address or the claim number; empty when none.",
+              "description": "Jobs of the company (not cancelled) that share a phone, the street address or the claim number, newest first, at most 10; empty when none.",
+              "maxItems": 10,
               "items": {
                 "type": "object",
                 "required": [

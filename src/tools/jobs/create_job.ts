@@ -5,7 +5,7 @@ import { nextJobNumber } from '../../platform/counters';
 import { findReferralSource, findTeammate, firstStatusId } from '../context/lookups';
 import { newJobDetail, type JobRow } from './job-records';
 import { digitsOf, searchColumns } from './search-text';
-import { possibleDuplicates } from './possible-duplicates';
+import { possibleDuplicatesColumn, toDuplicates, type DuplicateRow } from './possible-duplicates';
 
 const LOSS_WORDS: Record<string, string> = { water: 'water', fire: 'fire', smoke: 'smoke', mold: 'mold', storm: 'storm', wind: 'wind', hail: 'hail', flood: 'flood', sewage: 'sewage', other: 'loss' };
 
@@ -48,7 +48,11 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
     created_by: caller.personId,
     ...searchColumns({ ...body, title, people: hasCustomer ? [customer] : [] }),
   };
-  const job = await rows.insertTogether<JobRow>([{ table: 'jobs', row: jobRow }, ...linked], [db.raw('(select name from statuses s where s.id = jobs.status_id) as status_name')]);
+  const facts = { id: jobId, phone: customer.phone, address_line1: body.address_line1, claim_number: body.claim_number };
+  const { possible_duplicates: duplicates, ...job } = await rows.insertTogether<JobRow & { possible_duplicates: DuplicateRow[] }>(
+    [{ table: 'jobs', row: jobRow }, ...linked],
+    [db.raw('(select name from statuses s where s.id = jobs.status_id) as status_name'), possibleDuplicatesColumn(db, caller.companyId, facts)],
+  );
 
   ctx.changes.add({ kind: 'changes', data: { action: 'job.created', title, status: { id: job.status_id, name: job.status_name } }, summary: `Created job #${job.job_number} ${title}`, job: { id: job.id, job_number: job.job_number } });
   // Answered from the rows just written, in get_job's shape, rather than read back.
@@ -57,7 +61,7 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
     people: contact ? [{ ...contact, role: 'customer' }] : [],
     assignees: assignee ? [{ id: assignee.id, name: assignee.name }] : [],
   });
-  return { ...detail, possible_duplicates: await possibleDuplicates(db, caller.companyId, { id: job.id, phone: customer.phone, address_line1: body.address_line1, claim_number: body.claim_number }) };
+  return { ...detail, possible_duplicates: toDuplicates(duplicates) };
 };
 
 function defaultTitle(customerName: string | undefined, lossType: string | undefined): string {
