@@ -4,6 +4,7 @@
  * next_cursor never misses an entry, not even one committed late by a slower transaction.
  */
 import { changeEntries, type ChangeInput, type ChangeKind } from '../src/platform/changes';
+import { runTogether } from '../src/db/together';
 import { findCaller } from '../src/platform/auth';
 import type { Caller } from '../src/platform/handler';
 import { as, createCompany, feedSettled, opId, startApp, type TestApp } from './support/app';
@@ -84,7 +85,7 @@ function httpTool(key: string): CallTool {
 /** Appends entries the way the write pipeline does, in a transaction of its own. */
 async function append(caller: Caller, entries: ChangeInput[]): Promise<void> {
   await t.db.transaction(async (trx) => {
-    await changeEntries(trx, caller, entries);
+    await runTogether(trx, [changeEntries(trx, caller, entries)]);
   });
 }
 
@@ -355,10 +356,10 @@ describe('a poller following next_cursor', () => {
     let slowStarted!: () => void;
     const slowHasWritten = new Promise<void>((resolve) => (slowStarted = resolve));
     const slow = t.db.transaction(async (trx) => {
-      await changeEntries(trx, caller, [testEntry('notes', 'slow entry 1')]);
+      await runTogether(trx, [changeEntries(trx, caller, [testEntry('notes', 'slow entry 1')])]);
       slowStarted();
       await sleep(300);
-      await changeEntries(trx, caller, [testEntry('notes', 'slow entry 2')]);
+      await runTogether(trx, [changeEntries(trx, caller, [testEntry('notes', 'slow entry 2')])]);
     });
     await Promise.race([slowHasWritten, sleep(1000)]);
     const late = Array.from({ length: CREATES - 10 }, (_, i) => create(10 + i));

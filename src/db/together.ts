@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { prepared } from './prepared';
+import type { Statement } from './insert-sql';
 
 /**
  * Runs several data-modifying statements in one round trip, as one parameterised statement: all
@@ -13,7 +14,7 @@ import { prepared } from './prepared';
  * a create_job. Their texts are few (one per shape of row a handler inserts; values are always
  * parameters), so the prepared statements stay few too.
  */
-export async function runTogether<Row = Record<string, unknown>>(trx: Knex.Transaction, statements: (Knex.QueryBuilder | null)[]): Promise<Row[]> {
+export async function runTogether<Row = Record<string, unknown>>(trx: Knex.Transaction, statements: (Statement | null)[]): Promise<Row[]> {
   return (await sendTogether<Row>(trx, statements)).rows;
 }
 
@@ -22,8 +23,8 @@ export async function runTogether<Row = Record<string, unknown>>(trx: Knex.Trans
  * with its rows still to come: whatever the transaction sends next (its COMMIT) goes out behind
  * it without waiting for its answer.
  */
-export async function sendTogether<Row = Record<string, unknown>>(trx: Knex.Transaction, statements: (Knex.QueryBuilder | null)[]): Promise<{ rows: Promise<Row[]> }> {
-  const compiled = statements.filter((statement): statement is Knex.QueryBuilder => statement !== null).map((statement) => statement.toSQL());
+export async function sendTogether<Row = Record<string, unknown>>(trx: Knex.Transaction, statements: (Statement | null)[]): Promise<{ rows: Promise<Row[]> }> {
+  const compiled = statements.filter((statement): statement is Statement => statement !== null);
   const last = compiled.pop();
   if (!last) return { rows: Promise.resolve([]) };
   const clauses = compiled.map((statement, index) => `s${index} as (${statement.sql})`);

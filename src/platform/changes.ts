@@ -7,6 +7,7 @@
  */
 import type { Knex } from 'knex';
 import type { Caller } from './handler';
+import { insertSql, type Statement } from '../db/insert-sql';
 import type { components } from '../generated/api';
 
 export type ChangeKind = components['schemas']['ChangeKind'];
@@ -46,9 +47,10 @@ export class ChangeLog {
 }
 
 /** The statement that appends the entries to the company's feed. */
-export function changeEntries(trx: Knex.Transaction, caller: Caller, entries: ChangeInput[]): Knex.QueryBuilder | null {
+export function changeEntries(trx: Knex.Transaction, caller: Caller, entries: ChangeInput[]): Statement | null {
   if (entries.length === 0) return null;
-  return trx('change_entries').insert(
+  return insertSql(
+    'change_entries',
     entries.map((entry) => ({
       company_id: caller.companyId,
       txid: trx.raw('pg_current_xact_id()::text::bigint'),

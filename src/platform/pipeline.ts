@@ -13,7 +13,7 @@ import type { Caller, Output, Progress, ReadContext, ToolInput, WriteContext } f
 import { ChangeLog, changeEntries } from './changes';
 import { RecordedWrites, undoRecord } from './undo';
 import { findAnswer, fingerprint, storedAnswer, type StoredAnswer } from './idempotency';
-import { sendTogether } from '../db/together';
+import { runTogether, sendTogether } from '../db/together';
 import { lockJob, lockSubject } from './locks';
 import type { CompanySlots } from './fair-share';
 import type { MediaServices } from '../tools/media/media-services';
@@ -112,7 +112,7 @@ export async function runLinkWrite<T>(deps: Deps, caller: Caller, jobId: string,
       await lockJob(trx, caller.companyId, jobId);
       const ctx: WriteContext = { ...servicesOf(deps, caller), db: trx, caller, config: deps.config, progress: noProgress, rows: new RecordedWrites(trx, caller.companyId), changes: new ChangeLog() };
       const result = await write(ctx);
-      await changeEntries(trx, caller, ctx.changes.entries);
+      await runTogether(trx, [changeEntries(trx, caller, ctx.changes.entries)]);
       return result;
     }),
   );
@@ -138,8 +138,8 @@ async function writeOnce(deps: Deps, name: WriteOperationName, caller: Caller, i
     // ahead of COMMIT. The answer is stored under the operation_id's unique key: a same request
     // running alongside waits on it, and fails once this one commits.
     const { rows } = await sendTogether(trx, [
-      described ? undoRecord(trx, caller, name, ctx.rows, described, operationId) : null,
-      operationId ? storedAnswer(trx, caller, name, operationId, print, answer) : null,
+      described ? undoRecord(caller, name, ctx.rows, described, operationId) : null,
+      operationId ? storedAnswer(caller, name, operationId, print, answer) : null,
       changeEntries(trx, caller, ctx.changes.entries),
     ]);
     return { answer, tail: rows };

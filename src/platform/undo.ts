@@ -10,6 +10,7 @@ import { newId } from './ids';
 import type { Caller } from './handler';
 import type { ChangeInput } from './changes';
 import { runTogether } from '../db/together';
+import { insertSql, type Statement } from '../db/insert-sql';
 import { lockJob } from './locks';
 import { markUndone } from './idempotency';
 import { describeUndo, estimateTotal, totalWords } from './undo-effects';
@@ -77,8 +78,9 @@ export class RecordedWrites {
    * keys are checked once all of them are in.
    */
   async insertTogether<T extends { id: string }>(inserts: NewRow[], alsoReturn: Knex.Raw[] = []): Promise<T> {
-    const [first, ...others] = inserts.map(({ table, row }) => this.trx(table).insert({ ...row, company_id: this.companyId, version: 1 }));
-    const [saved] = await runTogether<T>(this.trx, [...others, first.returning(['*', ...alsoReturn])]);
+    const [first, ...others] = inserts.map(({ table, row }) => ({ table, row: { ...row, company_id: this.companyId, version: 1 } }));
+    const statements = others.map(({ table, row }) => insertSql(table, [row]));
+    const [saved] = await runTogether<T>(this.trx, [...statements, insertSql(first.table, [first.row], ['*', ...alsoReturn])]);
     for (const { table, row } of inserts) this.changes.push({ table, id: row.id, before: null, afterVersion: 1 });
     return saved;
   }
@@ -127,15 +129,14 @@ export class RecordedWrites {
 
 /** The statement that stores what a write changed, so that its key can take it back later. */
 export function undoRecord(
-  trx: Knex.Transaction,
   caller: Caller,
   tool: string,
   writes: RecordedWrites,
   described: ChangeInput,
   operationId: string | undefined,
-): Knex.QueryBuilder | null {
+): Statement | null {
   if (writes.changes.length === 0) return null;
-  return trx('undo_actions').insert({
+  return insertSql('undo_actions', [{
     id: newId('undo'),
     company_id: caller.companyId,
     key_id: caller.keyId,
@@ -147,7 +148,7 @@ export function undoRecord(
     rows: JSON.stringify(writes.changes),
     credits_used: writes.creditsUsed,
     operation_id: operationId ?? null,
-  });
+  }]);
 }
 
 export interface UndoneAction {

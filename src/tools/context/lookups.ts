@@ -45,8 +45,8 @@ export async function boardStatuses(db: Knex, companyId: string): Promise<Status
 }
 
 /** The board's first status, as an SQL expression (new jobs start there). */
-export function firstStatusId(db: Knex, companyId: string): Knex.QueryBuilder {
-  return db('statuses').where({ company_id: companyId }).orderBy('position').limit(1).select('id');
+export function firstStatusId(db: Knex, companyId: string): Knex.Raw {
+  return db.raw('select id from statuses where company_id = ? order by position limit 1', [companyId]);
 }
 
 /** A status by name; unknown → 422 `unknown_status` listing the board in order. */
