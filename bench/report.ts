@@ -23,32 +23,37 @@ export const BARE_CREATE = 'baseline: bare create, one statement';
 const byName = (report: Report, name: string) => report.cases.find((c) => c.name === name);
 const percent = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
 
-/** The issue's targets, checked for information only: the bench never fails on them. */
-export function targets(report: Report): { target: string; met: boolean; figure: string }[] {
+export interface Target {
+  target: string;
+  met: boolean;
+  figure: string;
+}
+
+/** The targets: `npm run bench` fails when one is missed. Ratios compare cases of the same run. */
+export function targets(report: Report): Target[] {
   const getJob = byName(report, 'get_job by id (HTTP)');
   const mcpGet = byName(report, 'get_job (MCP)');
   const create = byName(report, 'create_job, new operation_id');
   const replay = byName(report, 'create_job, replayed operation_id');
   const searches = report.cases.filter((c) => c.name.startsWith('find_jobs q='));
   const worstSearchP95 = Math.max(...searches.map((c) => c.p95));
-  const rows = [];
+  const rows: Target[] = [];
   if (getJob) {
     const rowOnly = byName(report, 'baseline: the job row only');
     rows.push({
-      target: 'get_job HTTP ≥ 50% of baseline req/s',
-      met: getJob.rps >= report.baseline.rps * 0.5,
+      target: 'get_job HTTP ≥ 70% of the bare lookup\'s req/s',
+      met: getJob.rps >= report.baseline.rps * 0.7,
       figure: `${getJob.rps} vs ${report.baseline.rps} (${percent(getJob.rps, report.baseline.rps)})${rowOnly ? `; a bare query of the job row alone: ${rowOnly.rps} (${percent(getJob.rps, rowOnly.rps)})` : ''}`,
     });
     rows.push({ target: 'get_job HTTP p99 ≤ 2× baseline p99', met: getJob.p99 <= report.baseline.p99 * 2, figure: `${getJob.p99} vs ${report.baseline.p99} ms` });
   }
-  if (getJob && mcpGet) rows.push({ target: 'get_job MCP ≥ 40% of HTTP req/s', met: mcpGet.rps >= getJob.rps * 0.4, figure: `${mcpGet.rps} vs ${getJob.rps}` });
+  if (getJob && mcpGet) rows.push({ target: 'get_job MCP ≥ 40% of HTTP req/s', met: mcpGet.rps >= getJob.rps * 0.4, figure: `${mcpGet.rps} vs ${getJob.rps} (${percent(mcpGet.rps, getJob.rps)})` });
   if (searches.length) rows.push({ target: 'find_jobs q p95 < 50 ms', met: worstSearchP95 < 50, figure: `worst p95 ${worstSearchP95} ms` });
   const bareCreate = byName(report, BARE_CREATE);
-  if (create) {
+  if (create && bareCreate) {
     // The service answers on one thread: it cannot do more than one second of CPU a second.
     const ceiling = create.cpu ? `; at ${create.cpu.eventLoopMs} ms of the event loop's CPU a create, the service does at most ${Math.floor(1000 / create.cpu.eventLoopMs)}/s` : '';
-    const bare = bareCreate ? ` (the same kinds of rows written bare, in one statement: ${bareCreate.rps}/s, ${percent(create.rps, bareCreate.rps)})` : '';
-    rows.push({ target: 'create_job ≥ 500/s', met: create.rps >= 500, figure: `${create.rps}/s${bare}${ceiling}` });
+    rows.push({ target: 'create_job ≥ 60% of the bare create\'s req/s', met: create.rps >= bareCreate.rps * 0.6, figure: `${create.rps} vs ${bareCreate.rps}/s (${percent(create.rps, bareCreate.rps)})${ceiling}` });
   }
   if (replay && getJob) rows.push({ target: 'replay no slower than get_job', met: replay.p50 <= getJob.p50 * 1.1, figure: `p50 ${replay.p50} vs ${getJob.p50} ms` });
   rows.push(...dryingTargets(report));
@@ -57,7 +62,7 @@ export function targets(report: Report): { target: string; met: boolean; figure:
 }
 
 /** The drying log's targets; a request's cost is the CPU it takes of the service and the database. */
-function dryingTargets(report: Report): { target: string; met: boolean; figure: string }[] {
+function dryingTargets(report: Report): Target[] {
   const month = byName(report, MONTH_IN_ONE_REQUEST);
   const reading = byName(report, ONE_READING);
   const note = byName(report, ONE_NOTE);
@@ -99,9 +104,17 @@ export function printReport(report: Report): void {
   for (const row of rows) console.log(line(row));
   const failures = [...report.cases, report.baseline].filter((c) => c.errors > 0 || c.non2xx > 0);
   if (failures.length) console.log(`\n!!! ERRORS in: ${failures.map((c) => c.name).join(', ')}`);
-  console.log('\nTargets (information, not a gate):');
-  for (const t of targets(report)) console.log(`  ${t.met ? 'met   ' : 'MISSED'} ${t.target}: ${t.figure}`);
   for (const note of report.notes) console.log(`note: ${note}`);
+  printTargets(targets(report));
+}
+
+/** The targets, the misses last, so that the end of the output says what failed. */
+export function printTargets(checked: Target[]): void {
+  console.log('\nTargets:');
+  for (const t of checked.filter((c) => c.met)) console.log(`  met    ${t.target}: ${t.figure}`);
+  for (const t of checked.filter((c) => !c.met)) console.log(`  MISSED ${t.target}: ${t.figure}`);
+  const missed = checked.filter((c) => !c.met).length;
+  console.log(missed ? `\n${missed} target${missed > 1 ? 's' : ''} MISSED` : '\nevery target met');
 }
 
 export function writeReport(report: Report): string {

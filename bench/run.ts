@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- --quick] [-- --db postgres|pglite]`: starts the service on a fresh database
  * with a realistic data set, then measures one case after another on the warm server, next to a
- * bare baseline. Default database: PostgreSQL when DATABASE_URL is set, else PGlite.
+ * bare baseline. Default database: PostgreSQL when DATABASE_URL is set, else PGlite. Prints the
+ * targets, misses last, and exits non-zero when one is missed or a case had failed requests.
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -16,7 +17,7 @@ import { runHttpCase, type CaseResult, type HttpCase } from './measure';
 import { runMcpCase } from './mcp-load';
 import { dryingCases } from './drying';
 import { withCpu, type MeasuredServer } from './cpu';
-import { BARE_CREATE, BASELINE, printReport, writeReport, type Report } from './report';
+import { BARE_CREATE, BASELINE, printReport, targets, writeReport, type Report } from './report';
 import { databaseEnv, freePort, freshDatabase, root, startProcess, stopProcess, type Target } from './service';
 
 /**
@@ -180,9 +181,12 @@ async function main(): Promise<void> {
   notes.push('The load generator, the service and the database share this machine\'s 2 cores.');
 
   const report: Report = { db: kind, quick, jobs: 3 * jobsPerCompany, startedAt, cases, baseline, maxRssMb: rss, notes };
-  printReport(report);
-  console.log(`\nwritten: ${path.relative(root, writeReport(report))}`);
+  console.log(`written: ${path.relative(root, writeReport(report))}`);
   await target.cleanup();
+  printReport(report);
+  // A missed target, or a case whose requests failed, fails the bench.
+  const failed = targets(report).some((t) => !t.met) || [...cases, baseline].some((c) => c.errors + c.non2xx > 0);
+  if (failed) process.exitCode = 1;
 }
 
 main().catch((error: unknown) => {
