@@ -13,12 +13,12 @@
  * write key of the company the routes work for, looked up once at start).
  */
 import express from 'express';
-import { openDatabase } from '../src/db/connect';
+import { openDatabase } from '../src/infrastructure/db/connect';
 import { findCaller } from '../src/platform/auth';
 import { newId } from '../src/platform/ids';
 import { jobNumbers } from '../src/platform/counters';
-import { loadJobDetail } from '../src/tools/jobs/job-records';
-import { digitsOf, searchColumns } from '../src/tools/jobs/search-text';
+import { loadJobDetail } from '../src/domain/jobs/job-records';
+import { digitsOf, searchColumns } from '../src/domain/jobs/search-text';
 import type { newJobRequest } from './dataset';
 
 /**

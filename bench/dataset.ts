@@ -5,10 +5,10 @@
  * are exactly what create_job would have written.
  */
 import type { Knex } from 'knex';
-import { createCompany } from '../src/tools/admin/company-setup';
+import { createCompany } from '../src/domain/admin/company-setup';
 import { newApiKey, newId } from '../src/platform/ids';
 import { setLastJobNumber } from '../src/platform/counters';
-import { digitsOf, searchColumns } from '../src/tools/jobs/search-text';
+import { digitsOf, searchColumns } from '../src/domain/jobs/search-text';
 
 const FIRST = ['Maria', 'Tom', 'Grace', 'Ben', 'Priya', 'Luis', 'Hannah', 'Omar', 'Keisha', 'Dmitri', 'Aiko', 'Sean', 'Fatima', 'Caleb', 'Rosa', 'Wei', 'Noah', 'Ingrid', 'Tariq', 'Elena'];
 const LAST = ['Alvarez', 'Nguyen', 'Whitfield', 'Carter', 'Shah', 'Okafor', 'Kowalski', 'Haddad', 'Brooks', 'Ivanov', 'Tanaka', 'Murphy', 'Rahman', 'Lindqvist', 'Moreno', 'Chen', 'Fischer', 'Abbott', 'Delgado', 'Osei'];

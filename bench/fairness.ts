@@ -14,8 +14,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
-import { openDatabase } from '../src/db/connect';
-import { migrateToLatest } from '../src/db/migrate';
+import { openDatabase } from '../src/infrastructure/db/connect';
+import { migrateToLatest } from '../src/infrastructure/db/migrate';
 import { loadDataset } from './dataset';
 import { percentile } from './measure';
 import { databaseEnv, freePort, freshDatabase, startProcess, stopProcess } from './service';

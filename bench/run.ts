@@ -2,7 +2,8 @@
  * `npm run bench [-- --quick] [-- --db postgres|pglite]`: starts the service on a fresh database
  * with a realistic data set, then measures one case after another on the warm server, next to a
  * bare baseline. Default database: PostgreSQL when DATABASE_URL is set, else PGlite. Prints the
- * targets, misses last, and exits non-zero when one is missed or a case had failed requests.
+ * targets, misses last, and exits non-zero when a case had failed requests or, in a full run, a
+ * target is missed.
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -10,8 +11,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import knex from 'knex';
-import { openDatabase } from '../src/db/connect';
-import { migrateToLatest } from '../src/db/migrate';
+import { openDatabase } from '../src/infrastructure/db/connect';
+import { migrateToLatest } from '../src/infrastructure/db/migrate';
 import { loadDataset, newJobRequest, type Dataset } from './dataset';
 import { runHttpCase, type CaseResult, type HttpCase } from './measure';
 import { runMcpCase } from './mcp-load';
@@ -184,9 +185,11 @@ async function main(): Promise<void> {
   console.log(`written: ${path.relative(root, writeReport(report))}`);
   await target.cleanup();
   printReport(report);
-  // A missed target, or a case whose requests failed, fails the bench.
-  const failed = targets(report).some((t) => !t.met) || [...cases, baseline].some((c) => c.errors + c.non2xx > 0);
-  if (failed) process.exitCode = 1;
+  // A case whose requests failed fails the bench, and so does a missed target in a full run (a
+  // quick run's few jobs and seconds only show that every case works).
+  const missed = !quick && targets(report).some((t) => !t.met);
+  if (missed || [...cases, baseline].some((c) => c.errors + c.non2xx > 0)) process.exitCode = 1;
+  if (quick) console.log('quick run: the targets are judged in full runs only');
 }
 
 main().catch((error: unknown) => {

@@ -161,7 +161,7 @@ describe('listing companies and teams', () => {
 
 describe('the admin CLI', () => {
   const cli = (...args: string[]) =>
-    run(path.join(root, 'node_modules', '.bin', 'tsx'), ['src/admin/cli.ts', ...args], { cwd: root, env: { ...process.env, JMS_URL: t.url, ADMIN_TOKEN } });
+    run(path.join(root, 'node_modules', '.bin', 'tsx'), ['src/transports/cli/admin-cli.ts', ...args], { cwd: root, env: { ...process.env, JMS_URL: t.url, ADMIN_TOKEN } });
 
   it('creates a company, a team member and a key, and lists keys', async () => {
     const company = JSON.parse((await cli('companies', 'create', '--name', 'CLI Restoration', '--credits', '4')).stdout);
@@ -242,7 +242,7 @@ describe('the admin CLI', () => {
       });
     });
     const down = `http://127.0.0.1:${port}`;
-    const failure = await run(path.join(root, 'node_modules', '.bin', 'tsx'), ['src/admin/cli.ts', 'companies', 'list'], { cwd: root, env: { ...process.env, JMS_URL: down, ADMIN_TOKEN } }).catch(
+    const failure = await run(path.join(root, 'node_modules', '.bin', 'tsx'), ['src/transports/cli/admin-cli.ts', 'companies', 'list'], { cwd: root, env: { ...process.env, JMS_URL: down, ADMIN_TOKEN } }).catch(
       (error: { code: number; stderr: string }) => error,
     );
     expect(failure).toMatchObject({ code: 1, stderr: expect.stringContaining(`cannot reach the service at ${down} (ECONNREFUSED)`) });

@@ -4,7 +4,7 @@
  * next_cursor never misses an entry, not even one committed late by a slower transaction.
  */
 import { changeEntries, type ChangeInput, type ChangeKind } from '../src/platform/changes';
-import { runTogether } from '../src/db/together';
+import { runTogether } from '../src/infrastructure/db/together';
 import { findCaller } from '../src/platform/auth';
 import type { Caller } from '../src/platform/handler';
 import { as, createCompany, feedSettled, opId, startApp, type TestApp } from './support/app';

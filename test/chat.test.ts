@@ -14,8 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { startChatDelivery, type ChatDelivery } from '../src/chat/delivery';
-import type { Config } from '../src/config';
+import { startChatDelivery, type ChatDelivery } from '../src/domain/chat/delivery';
+import type { Config } from '../src/platform/config';
 import { ADMIN_TOKEN, as, createCompany, opId, startApp, type TestApp, type TestCompany } from './support/app';
 
 interface Receiver {

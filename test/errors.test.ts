@@ -4,7 +4,7 @@
  * per-key rate limit with its headers.
  */
 import type { Response } from 'supertest';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/platform/config';
 import { ADMIN_TOKEN, as, createCompany, opId, startApp, type TestApp, type TestCompany } from './support/app';
 
 let t: TestApp;

@@ -14,8 +14,8 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import type { components } from '../src/generated/api';
-import type { PacketData, PacketPhoto } from '../src/tools/exports/packet-data';
-import { PacketPool } from '../src/tools/exports/packet-pool';
+import type { PacketData, PacketPhoto } from '../src/domain/exports/packet-data';
+import { PacketPool } from '../src/domain/exports/packet-pool';
 
 type Schemas = components['schemas'];
 type Line = Schemas['Line'];

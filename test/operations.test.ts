@@ -5,7 +5,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import request from 'supertest';
-import { createApp } from '../src/app';
+import { createApp } from '../src/transports/http/app';
 import { purgeExpiredAnswers } from '../src/platform/idempotency';
 import { as, createCompany, opId, startApp, type TestApp, type TestCompany } from './support/app';
 

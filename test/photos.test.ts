@@ -14,7 +14,7 @@ import type request from 'supertest';
 import type { components } from '../src/generated/api';
 import { as, atOnce, createCompany, feedSettled, opId, type TestApp, type TestCompany } from './support/app';
 import { startAppOn } from './support/s3';
-import { sweepUnusedFiles } from '../src/tools/media/file-sweeper';
+import { sweepUnusedFiles } from '../src/domain/media/file-sweeper';
 import { hugeHeaderPng, jpegWith, pngOf, truncatedJpeg } from './support/photo-files';
 
 type Schemas = components['schemas'];

@@ -1,5 +1,5 @@
 /** search_price_list and get_price_list_item: ranking, regions, near matches. */
-import { PRICE_LIST } from '../src/reference/price-list';
+import { PRICE_LIST } from '../src/domain/price-list/price-list';
 import { as, createCompany, startApp, type TestApp, type TestCompany } from './support/app';
 
 let t: TestApp;

@@ -1,5 +1,5 @@
 /** search_standards: full-text search of the shipped corpus with highlighted excerpts and sources. */
-import { STANDARDS } from '../src/reference/standards';
+import { STANDARDS } from '../src/domain/standards/passages';
 import { as, createCompany, startApp, type TestApp, type TestCompany } from './support/app';
 
 let t: TestApp;

@@ -4,12 +4,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Config } from '../config';
-import { createCompany } from '../tools/admin/company-setup';
+import type { Config } from '../platform/config';
+import { createCompany } from '../domain/admin/company-setup';
 import { newApiKey, newId } from '../platform/ids';
 import { findCaller } from '../platform/auth';
 import { runTool } from '../platform/pipeline';
-import type { MediaServices } from '../tools/media/media-services';
+import type { MediaServices } from '../media-services';
 import { CompanySlots } from '../platform/fair-share';
 import type { BodyOf } from '../platform/handler';
 

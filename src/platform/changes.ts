@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import type { Caller } from './handler';
-import { insertSql, type Statement } from '../db/insert-sql';
+import { insertSql, type Statement } from '../infrastructure/db/insert-sql';
 import type { components } from '../generated/api';
 
 export type ChangeKind = components['schemas']['ChangeKind'];

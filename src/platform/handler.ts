@@ -6,19 +6,19 @@
 import type { Knex } from 'knex';
 import type { operations } from '../generated/api';
 import type { AdminOperationName, OperationName, ReadOperationName, WriteOperationName } from '../generated/operations';
-import type { Config } from '../config';
+import type { Config } from './config';
 import type { RecordedWrites } from './undo';
 import type { ChangeLog } from './changes';
 import type { LinkSigner } from './links';
-import type { DocumentReader } from '../tools/documents/document-text';
-import type { PreparedDocumentUpload, PreparedUpload, PreparedVideoUpload } from '../tools/media/prepared-upload';
+import type { DocumentReader } from '../domain/documents/document-text';
+import type { PreparedDocumentUpload, PreparedUpload, PreparedVideoUpload } from '../domain/media/prepared-upload';
 
 type Op<N extends OperationName> = operations[N];
 type Never<T> = [T] extends [never] ? Record<string, never> : T extends undefined ? Record<string, never> : T;
 
 export type PathOf<N extends OperationName> = Never<Op<N>['parameters']['path']>;
 export type QueryOf<N extends OperationName> = Never<NonNullable<Op<N>['parameters']['query']>>;
-/** A multipart upload reaches its handler as its intake prepared it (src/tools/media/file-intake.ts). */
+/** A multipart upload reaches its handler as its intake prepared it (src/transports/files/file-intake.ts). */
 export type BodyOf<N extends OperationName> = N extends 'upload_job_photos'
   ? PreparedUpload
   : N extends 'upload_job_videos'

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { ApiError } from './errors';
 import type { Caller } from './handler';
-import { insertSql, type Statement } from '../db/insert-sql';
+import { insertSql, type Statement } from '../infrastructure/db/insert-sql';
 
 export interface StoredAnswer {
   status: number;

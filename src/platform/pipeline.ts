@@ -7,16 +7,16 @@
 import type { Knex } from 'knex';
 import { operations, type OperationName, type ReadOperationName, type WriteOperationName } from '../generated/operations';
 import { handlers } from '../tools';
-import type { Config } from '../config';
+import type { Config } from './config';
 import { ApiError } from './errors';
 import type { Caller, Output, Progress, ReadContext, ToolInput, WriteContext } from './handler';
 import { ChangeLog, changeEntries } from './changes';
 import { RecordedWrites, undoRecord } from './undo';
 import { findAnswer, fingerprint, storedAnswer, type StoredAnswer } from './idempotency';
-import { runTogether, sendTogether } from '../db/together';
+import { runTogether, sendTogether } from '../infrastructure/db/together';
 import { lockJob, lockSubject } from './locks';
 import type { CompanySlots } from './fair-share';
-import type { MediaServices } from '../tools/media/media-services';
+import type { MediaServices } from '../media-services';
 
 export interface Deps {
   db: Knex;

@@ -9,11 +9,11 @@ import { ApiError, notFound } from './errors';
 import { newId } from './ids';
 import type { Caller } from './handler';
 import type { ChangeInput } from './changes';
-import { runTogether } from '../db/together';
-import { insertSql, type Statement } from '../db/insert-sql';
+import { runTogether } from '../infrastructure/db/together';
+import { insertSql, type Statement } from '../infrastructure/db/insert-sql';
 import { lockJob } from './locks';
 import { markUndone } from './idempotency';
-import { describeUndo, estimateTotal, totalWords } from './undo-effects';
+import { describeUndo, estimateTotal, totalWords } from '../domain/estimates/undo-effects';
 
 /** Tables whose rows carry `id`, `company_id` and `version`, and can be taken back. */
 export type UndoableTable =

@@ -12,13 +12,13 @@ import path from 'node:path';
 import request, { type Response } from 'supertest';
 import { pino } from 'pino';
 import type { Knex } from 'knex';
-import { createApp } from '../../src/app';
-import { loadConfig, type Config } from '../../src/config';
-import { openDatabase } from '../../src/db/connect';
-import { migrateToLatest } from '../../src/db/migrate';
+import { createApp } from '../../src/transports/http/app';
+import { loadConfig, type Config } from '../../src/platform/config';
+import { openDatabase } from '../../src/infrastructure/db/connect';
+import { migrateToLatest } from '../../src/infrastructure/db/migrate';
 import { SETTLED_TXID } from '../../src/platform/changes';
-import { startNodeServices } from '../../src/platform/node-services';
-import type { MediaServices } from '../../src/tools/media/media-services';
+import { startNodeServices } from '../../src/node-services';
+import type { MediaServices } from '../../src/media-services';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 

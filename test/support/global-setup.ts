@@ -2,8 +2,8 @@
  * Against PostgreSQL (DATABASE_URL set) the schema is rebuilt once per run; each test file then
  * works in companies of its own. On PGlite each test file has its own in-memory database.
  */
-import { openDatabase } from '../../src/db/connect';
-import { migrateToLatest } from '../../src/db/migrate';
+import { openDatabase } from '../../src/infrastructure/db/connect';
+import { migrateToLatest } from '../../src/infrastructure/db/migrate';
 
 export default async function globalSetup(): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL;

@@ -9,7 +9,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { FileStoreSettings } from '../../src/files/store';
+import type { FileStoreSettings } from '../../src/infrastructure/files/store';
 import { startApp, type TestApp } from './app';
 
 /** The part of s3rver (which ships no types) used here. */

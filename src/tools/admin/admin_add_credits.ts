@@ -1,6 +1,6 @@
 import type { AdminHandler } from '../../platform/handler';
 import { invalidRequest } from '../../platform/errors';
-import { requireCompany } from './companies';
+import { requireCompany } from '../../domain/admin/companies';
 
 /** The most credits a company can hold (the spec's limit, well inside the integer column). */
 export const MAX_CREDITS = 1_000_000_000;

@@ -1,6 +1,6 @@
 import type { AdminHandler } from '../../platform/handler';
 import { invalidRequest } from '../../platform/errors';
-import { canonicalTimezone, createCompany } from './company-setup';
+import { canonicalTimezone, createCompany } from '../../domain/admin/company-setup';
 
 export const admin_create_company: AdminHandler<'admin_create_company'> = async ({ db }, { body }) => {
   if (body.timezone === undefined) return createCompany(db, body);

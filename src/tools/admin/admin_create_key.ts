@@ -1,7 +1,7 @@
 import type { AdminHandler } from '../../platform/handler';
 import { newApiKey, newId } from '../../platform/ids';
 import { unknownName } from '../../platform/errors';
-import { requireCompany } from './companies';
+import { requireCompany } from '../../domain/admin/companies';
 
 export const admin_create_key: AdminHandler<'admin_create_key'> = async ({ db }, { path, body }) => {
   await requireCompany(db, path.company_id);

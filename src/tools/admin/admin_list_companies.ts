@@ -1,5 +1,5 @@
 import type { AdminHandler } from '../../platform/handler';
-import { pageByCreation } from './creation-order';
+import { pageByCreation } from '../../domain/admin/creation-order';
 
 interface CompanyRow {
   id: string;

@@ -1,5 +1,5 @@
 import type { AdminHandler } from '../../platform/handler';
-import { requireCompany } from './companies';
+import { requireCompany } from '../../domain/admin/companies';
 
 const iso = (value: Date | null): string | null => (value ? value.toISOString() : null);
 

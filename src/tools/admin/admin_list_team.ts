@@ -1,7 +1,7 @@
 import type { AdminHandler } from '../../platform/handler';
-import { requireCompany } from './companies';
-import { pageByCreation } from './creation-order';
-import { PERSON_COLUMNS, toTeamMember } from './team-members';
+import { requireCompany } from '../../domain/admin/companies';
+import { pageByCreation } from '../../domain/admin/creation-order';
+import { PERSON_COLUMNS, toTeamMember } from '../../domain/admin/team-members';
 
 export const admin_list_team: AdminHandler<'admin_list_team'> = async ({ db }, { path, query }) => {
   await requireCompany(db, path.company_id);

@@ -1,6 +1,6 @@
 import type { AdminHandler } from '../../platform/handler';
 import { notFound } from '../../platform/errors';
-import { checkWebhookTarget } from '../../chat/webhook-target';
+import { checkWebhookTarget } from '../../platform/webhook-target';
 
 export const admin_set_chat: AdminHandler<'admin_set_chat'> = async ({ db, config }, { path, body }) => {
   if (body.webhook_url) await checkWebhookTarget(body.webhook_url, config.chat.allowPrivateTargets);

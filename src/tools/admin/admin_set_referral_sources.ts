@@ -1,7 +1,7 @@
 import type { AdminHandler } from '../../platform/handler';
 import { invalidRequest } from '../../platform/errors';
 import { newId } from '../../platform/ids';
-import { lockCompany } from './companies';
+import { lockCompany } from '../../domain/admin/companies';
 
 /** Jobs keep the name they were tagged with, so the list can be replaced whole. */
 export const admin_set_referral_sources: AdminHandler<'admin_set_referral_sources'> = async ({ db }, { path, body }) => {

@@ -1,8 +1,8 @@
 import type { AdminHandler } from '../../platform/handler';
 import { ApiError, invalidRequest } from '../../platform/errors';
 import { newId } from '../../platform/ids';
-import { boardStatuses } from '../context/lookups';
-import { lockCompany } from './companies';
+import { boardStatuses } from '../../domain/company/lookups';
+import { lockCompany } from '../../domain/admin/companies';
 
 /** Keeps statuses that stay (matched without case), adds new ones, removes only empty ones. */
 export const admin_set_statuses: AdminHandler<'admin_set_statuses'> = async ({ db }, { path, body }) => {

@@ -1,7 +1,7 @@
 import { notFound } from '../../platform/errors';
 import type { AdminHandler } from '../../platform/handler';
-import { requireCompany } from './companies';
-import { cleanResponsibilities, PERSON_COLUMNS, toTeamMember, type PersonRow } from './team-members';
+import { requireCompany } from '../../domain/admin/companies';
+import { cleanResponsibilities, PERSON_COLUMNS, toTeamMember, type PersonRow } from '../../domain/admin/team-members';
 
 export const admin_update_team_member: AdminHandler<'admin_update_team_member'> = async ({ db }, { path, body }) => {
   await requireCompany(db, path.company_id);

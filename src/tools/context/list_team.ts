@@ -1,5 +1,5 @@
 import type { ReadHandler } from '../../platform/handler';
-import { PERSON_COLUMNS, toTeamMember, type PersonRow } from '../admin/team-members';
+import { PERSON_COLUMNS, toTeamMember, type PersonRow } from '../../domain/admin/team-members';
 
 /** Teammates without their email: an assistant assigns by name and reads what each does. */
 export const list_team: ReadHandler<'list_team'> = async ({ db, caller }) => ({

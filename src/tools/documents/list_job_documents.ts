@@ -1,9 +1,9 @@
 import type { ReadHandler } from '../../platform/handler';
 import { decodeCursor, encodeCursor, pageOf } from '../../platform/pagination';
-import { resolveJob } from '../jobs/job-records';
-import { jobRooms, roomNamed, whereRoom } from '../media/photo-records';
-import { DOCUMENT_FORMATS } from './document-kinds';
-import { documentsQuery, toDocument, type DocumentRow } from './document-records';
+import { resolveJob } from '../../domain/jobs/job-records';
+import { jobRooms, roomNamed, whereRoom } from '../../domain/media/photo-records';
+import { DOCUMENT_FORMATS } from '../../domain/documents/document-kinds';
+import { documentsQuery, toDocument, type DocumentRow } from '../../domain/documents/document-records';
 
 const DEFAULT_LIMIT = 25;
 

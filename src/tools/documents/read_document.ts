@@ -1,9 +1,9 @@
 import type { Progress, ReadHandler } from '../../platform/handler';
 import { ApiError, invalidRequest, notFound } from '../../platform/errors';
-import { DOCUMENT_FORMATS } from './document-kinds';
-import { documentsQuery, readingOf, type DocumentRow } from './document-records';
-import type { PageText, Reading } from './document-text';
-import { OcrPool } from './ocr-pool';
+import { DOCUMENT_FORMATS } from '../../domain/documents/document-kinds';
+import { documentsQuery, readingOf, type DocumentRow } from '../../domain/documents/document-records';
+import type { PageText, Reading } from '../../domain/documents/document-text';
+import { OcrPool } from '../../infrastructure/programs/ocr-pool';
 
 const DEFAULT_PAGES = 10;
 const DEFAULT_WAIT_S = 5;

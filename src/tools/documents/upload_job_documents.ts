@@ -1,7 +1,7 @@
 import type { WriteHandler } from '../../platform/handler';
-import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { inPartOrder, planUpload, uploadCounts } from '../media/upload-records';
-import { documentsQuery, toDocument, type Document, type DocumentRow } from './document-records';
+import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { inPartOrder, planUpload, uploadCounts } from '../../domain/media/upload-records';
+import { documentsQuery, toDocument, type Document, type DocumentRow } from '../../domain/documents/document-records';
 
 /**
  * Saves the documents the intake prepared (their files are stored already). A file the job has

@@ -1,10 +1,10 @@
 import type { WriteHandler } from '../../platform/handler';
 import { newId } from '../../platform/ids';
-import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { findArea, findLog, todayOf } from './drying-records';
-import { dayOf } from './days';
-import { followPlan } from './estimate-follow';
-import { addMissingAreas, DEFAULT_PLANNED_DAYS, startLog } from './log-start';
+import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { findArea, findLog, todayOf } from '../../domain/drying/drying-records';
+import { dayOf } from '../../domain/drying/days';
+import { followPlan } from '../../domain/drying/estimate-follow';
+import { addMissingAreas, DEFAULT_PLANNED_DAYS, startLog } from '../../domain/drying/log-start';
 
 export const add_drying_note: WriteHandler<'add_drying_note'> = async (ctx, { path, body }) => {
   const { db, caller } = ctx;

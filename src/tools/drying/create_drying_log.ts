@@ -1,11 +1,11 @@
 import { ApiError } from '../../platform/errors';
 import type { WriteHandler } from '../../platform/handler';
-import { resolveJob } from '../jobs/job-records';
-import { findLog, todayOf } from './drying-records';
-import { checkStartDate } from './days';
-import { followPlan } from './estimate-follow';
-import { addMissingAreas, DEFAULT_PLANNED_DAYS, startLog } from './log-start';
-import { readLog } from './read-log';
+import { resolveJob } from '../../domain/jobs/job-records';
+import { findLog, todayOf } from '../../domain/drying/drying-records';
+import { checkStartDate } from '../../domain/drying/days';
+import { followPlan } from '../../domain/drying/estimate-follow';
+import { addMissingAreas, DEFAULT_PLANNED_DAYS, startLog } from '../../domain/drying/log-start';
+import { readLog } from '../../domain/drying/read-log';
 
 export const create_drying_log: WriteHandler<'create_drying_log'> = async (ctx, { path, body }) => {
   const job = await resolveJob(ctx.db, ctx.caller, path.job_id);

@@ -1,7 +1,7 @@
 import { invalidRequest, notFound } from '../../platform/errors';
 import type { ReadHandler } from '../../platform/handler';
-import { findJobLog, noLog, requireArea } from './drying-records';
-import { readLog } from './read-log';
+import { findJobLog, noLog, requireArea } from '../../domain/drying/drying-records';
+import { readLog } from '../../domain/drying/read-log';
 
 export const get_drying_log: ReadHandler<'get_drying_log'> = async (ctx, { path, query }) => {
   if (query.from_day !== undefined && query.to_day !== undefined && query.from_day > query.to_day) {

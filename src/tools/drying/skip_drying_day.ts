@@ -1,9 +1,9 @@
 import { ApiError, invalidRequest } from '../../platform/errors';
 import type { WriteHandler } from '../../platform/handler';
 import { newId } from '../../platform/ids';
-import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { dateOfDay, findLog, noLog, plannedDaysOf, requireArea } from './drying-records';
-import { dayOf } from './days';
+import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { dateOfDay, findLog, noLog, plannedDaysOf, requireArea } from '../../domain/drying/drying-records';
+import { dayOf } from '../../domain/drying/days';
 
 export const skip_drying_day: WriteHandler<'skip_drying_day'> = async (ctx, { path, body }) => {
   const { db, caller } = ctx;

@@ -1,11 +1,11 @@
 import type { components } from '../../generated/api';
 import { invalidRequest } from '../../platform/errors';
 import type { WriteHandler } from '../../platform/handler';
-import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { findLog, noLog, requireArea } from './drying-records';
-import { checkStartDate } from './days';
-import { followPlan } from './estimate-follow';
-import { readLog } from './read-log';
+import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { findLog, noLog, requireArea } from '../../domain/drying/drying-records';
+import { checkStartDate } from '../../domain/drying/days';
+import { followPlan } from '../../domain/drying/estimate-follow';
+import { readLog } from '../../domain/drying/read-log';
 
 type FieldValues = components['schemas']['ChangeFieldValues'];
 

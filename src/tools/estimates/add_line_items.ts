@@ -1,7 +1,7 @@
 import type { WriteHandler } from '../../platform/handler';
-import { loadEstimate, requireDraft, toLine, totalsOf } from './estimate-records';
-import { recordEstimateChange } from './estimate-changes';
-import { addLines } from './line-items';
+import { loadEstimate, requireDraft, toLine, totalsOf } from '../../domain/estimates/estimate-records';
+import { recordEstimateChange } from '../../domain/estimates/estimate-changes';
+import { addLines } from '../../domain/estimates/line-items';
 
 export const add_line_items: WriteHandler<'add_line_items'> = async (ctx, { path, body }) => {
   const record = await loadEstimate(ctx.db, ctx.caller, path.estimate_id);

@@ -1,7 +1,7 @@
 import type { WriteHandler } from '../../platform/handler';
-import { loadEstimate, requireDraft, toEstimate } from './estimate-records';
-import { recordEstimateChange } from './estimate-changes';
-import { upsertRooms } from './rooms';
+import { loadEstimate, requireDraft, toEstimate } from '../../domain/estimates/estimate-records';
+import { recordEstimateChange } from '../../domain/estimates/estimate-changes';
+import { upsertRooms } from '../../domain/estimates/rooms';
 
 export const add_rooms: WriteHandler<'add_rooms'> = async (ctx, { path, body }) => {
   const record = await loadEstimate(ctx.db, ctx.caller, path.estimate_id);

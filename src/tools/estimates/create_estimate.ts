@@ -1,11 +1,11 @@
 import type { WriteHandler } from '../../platform/handler';
 import { useEstimateCredit } from '../../platform/credits';
-import { resolveJob } from '../jobs/job-records';
-import { toEstimate } from './estimate-records';
-import { estimateData } from './estimate-changes';
-import { insertEstimate } from './new-estimate';
-import { upsertRooms } from './rooms';
-import { addLines, type RejectedLine } from './line-items';
+import { resolveJob } from '../../domain/jobs/job-records';
+import { toEstimate } from '../../domain/estimates/estimate-records';
+import { estimateData } from '../../domain/estimates/estimate-changes';
+import { insertEstimate } from '../../domain/estimates/new-estimate';
+import { upsertRooms } from '../../domain/estimates/rooms';
+import { addLines, type RejectedLine } from '../../domain/estimates/line-items';
 import { ApiError } from '../../platform/errors';
 
 export const create_estimate: WriteHandler<'create_estimate'> = async (ctx, { path, body }) => {

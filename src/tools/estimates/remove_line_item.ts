@@ -1,7 +1,7 @@
 import type { WriteHandler } from '../../platform/handler';
 import { notFound } from '../../platform/errors';
-import { loadEstimate, requireDraft, totalsOf } from './estimate-records';
-import { recordEstimateChange } from './estimate-changes';
+import { loadEstimate, requireDraft, totalsOf } from '../../domain/estimates/estimate-records';
+import { recordEstimateChange } from '../../domain/estimates/estimate-changes';
 
 export const remove_line_item: WriteHandler<'remove_line_item'> = async (ctx, { path }) => {
   const record = await loadEstimate(ctx.db, ctx.caller, path.estimate_id);

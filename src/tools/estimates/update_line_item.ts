@@ -1,8 +1,8 @@
 import type { WriteHandler } from '../../platform/handler';
 import { invalidRequest, notFound } from '../../platform/errors';
 import { toHundredths } from '../../platform/money';
-import { loadEstimate, requireDraft, toLine, totalsOf, type LineRow } from './estimate-records';
-import { recordEstimateChange } from './estimate-changes';
+import { loadEstimate, requireDraft, toLine, totalsOf, type LineRow } from '../../domain/estimates/estimate-records';
+import { recordEstimateChange } from '../../domain/estimates/estimate-changes';
 
 /** Quantity (or units per day of a day-billed line) and note; the price stays as it was set. */
 export const update_line_item: WriteHandler<'update_line_item'> = async (ctx, { path, body }) => {

@@ -1,8 +1,8 @@
 import type { WriteHandler } from '../../platform/handler';
 import { invalidRequest, notFound } from '../../platform/errors';
-import { loadEstimate, requireDraft, toEstimate, type RoomRow } from './estimate-records';
-import { recordEstimateChange } from './estimate-changes';
-import { roomColumns } from './rooms';
+import { loadEstimate, requireDraft, toEstimate, type RoomRow } from '../../domain/estimates/estimate-records';
+import { recordEstimateChange } from '../../domain/estimates/estimate-changes';
+import { roomColumns } from '../../domain/estimates/rooms';
 
 export const update_room: WriteHandler<'update_room'> = async (ctx, { path, body }) => {
   const record = await loadEstimate(ctx.db, ctx.caller, path.estimate_id);

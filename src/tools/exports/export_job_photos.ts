@@ -1,9 +1,9 @@
 import { ApiError } from '../../platform/errors';
 import type { ReadHandler } from '../../platform/handler';
-import { resolveJob } from '../jobs/job-records';
-import { jobRooms, photosOfJob, roomNamed, UNSORTED } from '../media/photo-records';
-import { exportExpiry, zipUrl, type ZipLink } from './export-links';
-import { zipPhotosQuery, type ZipSelection } from './photo-zip';
+import { resolveJob } from '../../domain/jobs/job-records';
+import { jobRooms, photosOfJob, roomNamed, UNSORTED } from '../../domain/media/photo-records';
+import { exportExpiry, zipUrl, type ZipLink } from '../../domain/exports/export-links';
+import { zipPhotosQuery, type ZipSelection } from '../../domain/exports/photo-zip';
 
 export const export_job_photos: ReadHandler<'export_job_photos'> = async (ctx, { path, query }) => {
   const { db, caller } = ctx;

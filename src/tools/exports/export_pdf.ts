@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import { ApiError } from '../../platform/errors';
 import type { Caller, ReadHandler } from '../../platform/handler';
-import { findJobLog, noLog } from '../drying/drying-records';
-import { loadEstimate, totalsOf, type EstimateRecord } from '../estimates/estimate-records';
-import { resolveJob, type JobRow } from '../jobs/job-records';
-import { exportExpiry, PACKET_ORDER, packetUrls, type PacketLink } from './export-links';
+import { findJobLog, noLog } from '../../domain/drying/drying-records';
+import { loadEstimate, totalsOf, type EstimateRecord } from '../../domain/estimates/estimate-records';
+import { resolveJob, type JobRow } from '../../domain/jobs/job-records';
+import { exportExpiry, PACKET_ORDER, packetUrls, type PacketLink } from '../../domain/exports/export-links';
 
 export const export_pdf: ReadHandler<'export_pdf'> = async (ctx, { path, query }) => {
   const { db, caller } = ctx;

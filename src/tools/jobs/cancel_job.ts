@@ -1,6 +1,6 @@
 import type { WriteHandler } from '../../platform/handler';
 import { ApiError } from '../../platform/errors';
-import { jobRefOf, loadJobDetail, resolveJob } from './job-records';
+import { jobRefOf, loadJobDetail, resolveJob } from '../../domain/jobs/job-records';
 
 /** The job keeps its status (to return to on reopen); `cancelled_at` takes it off the board. */
 export const cancel_job: WriteHandler<'cancel_job'> = async (ctx, { path, body }) => {

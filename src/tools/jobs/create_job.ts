@@ -2,10 +2,10 @@ import type { WriteHandler } from '../../platform/handler';
 import { newId } from '../../platform/ids';
 import type { NewRow } from '../../platform/undo';
 import { nextJobNumber } from '../../platform/counters';
-import { findReferralSource, findTeammate, firstStatusId } from '../context/lookups';
-import { newJobDetail, type JobRow } from './job-records';
-import { digitsOf, searchColumns } from './search-text';
-import { possibleDuplicatesColumn, toDuplicates, type DuplicateRow } from './possible-duplicates';
+import { findReferralSource, findTeammate, firstStatusId } from '../../domain/company/lookups';
+import { newJobDetail, type JobRow } from '../../domain/jobs/job-records';
+import { digitsOf, searchColumns } from '../../domain/jobs/search-text';
+import { possibleDuplicatesColumn, toDuplicates, type DuplicateRow } from '../../domain/jobs/possible-duplicates';
 
 const LOSS_WORDS: Record<string, string> = { water: 'water', fire: 'fire', smoke: 'smoke', mold: 'mold', storm: 'storm', wind: 'wind', hail: 'hail', flood: 'flood', sewage: 'sewage', other: 'loss' };
 

@@ -1,9 +1,9 @@
 import type { ReadHandler } from '../../platform/handler';
 import { storedData, type ChangeKind } from '../../platform/changes';
 import { decodeCursor, encodeCursor, pageOf, SAFE_MAX } from '../../platform/pagination';
-import { findTeammate } from '../context/lookups';
-import { loadNotes } from '../notes/note-records';
-import { resolveJob } from './job-records';
+import { findTeammate } from '../../domain/company/lookups';
+import { loadNotes } from '../../domain/notes/note-records';
+import { resolveJob } from '../../domain/jobs/job-records';
 
 const DEFAULT_LIMIT = 25;
 

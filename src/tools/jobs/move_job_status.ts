@@ -1,7 +1,7 @@
 import type { WriteHandler } from '../../platform/handler';
 import { ApiError } from '../../platform/errors';
-import { findStatus } from '../context/lookups';
-import { jobRefOf, loadJobDetail, resolveJob } from './job-records';
+import { findStatus } from '../../domain/company/lookups';
+import { jobRefOf, loadJobDetail, resolveJob } from '../../domain/jobs/job-records';
 
 export const move_job_status: WriteHandler<'move_job_status'> = async (ctx, { path, body }) => {
   const { db, caller } = ctx;

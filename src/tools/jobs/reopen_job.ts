@@ -1,6 +1,6 @@
 import type { WriteHandler } from '../../platform/handler';
 import { ApiError } from '../../platform/errors';
-import { jobRefOf, loadJobDetail, resolveJob } from './job-records';
+import { jobRefOf, loadJobDetail, resolveJob } from '../../domain/jobs/job-records';
 
 export const reopen_job: WriteHandler<'reopen_job'> = async (ctx, { path }) => {
   const { db, caller } = ctx;

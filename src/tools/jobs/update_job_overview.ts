@@ -1,7 +1,7 @@
 import type { BodyOf, WriteHandler } from '../../platform/handler';
-import { findReferralSource } from '../context/lookups';
-import { jobRefOf, loadJobDetail, resolveJob, type JobRow } from './job-records';
-import { searchColumnsOf } from './search-text';
+import { findReferralSource } from '../../domain/company/lookups';
+import { jobRefOf, loadJobDetail, resolveJob, type JobRow } from '../../domain/jobs/job-records';
+import { searchColumnsOf } from '../../domain/jobs/search-text';
 
 type Field = keyof Omit<BodyOf<'update_job_overview'>, 'operation_id'>;
 

@@ -1,9 +1,9 @@
 import type { WriteHandler } from '../../platform/handler';
 import { LinkSigner } from '../../platform/links';
 import { personLinkQuery } from '../../platform/person-links';
-import { resolveJob } from '../jobs/job-records';
-import { jobRooms, roomNamed } from './photo-records';
-import { UPLOAD_LINK_PARAMS } from './upload-page';
+import { resolveJob } from '../../domain/jobs/job-records';
+import { jobRooms, roomNamed } from '../../domain/media/photo-records';
+import { UPLOAD_LINK_PARAMS } from '../../transports/pages/upload-page';
 
 export const get_photo_upload_link: WriteHandler<'get_photo_upload_link'> = async (ctx, { path, query }) => {
   const { db, caller, config } = ctx;

@@ -1,7 +1,7 @@
 import type { ReadHandler } from '../../platform/handler';
 import { decodeCursor, encodeCursor, pageOf } from '../../platform/pagination';
-import { resolveJob } from '../jobs/job-records';
-import { jobRooms, photosQuery, roomNamed, toPhoto, UNSORTED, whereRoom, type PhotoRow } from './photo-records';
+import { resolveJob } from '../../domain/jobs/job-records';
+import { jobRooms, photosQuery, roomNamed, toPhoto, UNSORTED, whereRoom, type PhotoRow } from '../../domain/media/photo-records';
 
 const DEFAULT_LIMIT = 25;
 

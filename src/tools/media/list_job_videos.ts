@@ -1,8 +1,8 @@
 import type { ReadHandler } from '../../platform/handler';
 import { decodeCursor, encodeCursor, pageOf } from '../../platform/pagination';
-import { resolveJob } from '../jobs/job-records';
-import { jobRooms, roomNamed, whereRoom } from './photo-records';
-import { toVideo, videosQuery, type VideoRow } from './video-records';
+import { resolveJob } from '../../domain/jobs/job-records';
+import { jobRooms, roomNamed, whereRoom } from '../../domain/media/photo-records';
+import { toVideo, videosQuery, type VideoRow } from '../../domain/media/video-records';
 
 const DEFAULT_LIMIT = 25;
 

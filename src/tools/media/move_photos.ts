@@ -1,6 +1,6 @@
 import type { WriteHandler } from '../../platform/handler';
-import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { addJobRooms, jobRooms, photosOfJob, roomNamed, UNSORTED } from './photo-records';
+import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { addJobRooms, jobRooms, photosOfJob, roomNamed, UNSORTED } from '../../domain/media/photo-records';
 
 export const move_photos: WriteHandler<'move_photos'> = async (ctx, { path, body }) => {
   const { db, caller } = ctx;

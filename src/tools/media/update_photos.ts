@@ -1,7 +1,7 @@
 import type { WriteHandler } from '../../platform/handler';
 import { invalidRequest } from '../../platform/errors';
-import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { photosOfJob, photosQuery, toPhoto, type PhotoRow } from './photo-records';
+import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { photosOfJob, photosQuery, toPhoto, type PhotoRow } from '../../domain/media/photo-records';
 
 export const update_photos: WriteHandler<'update_photos'> = async (ctx, { path, body }) => {
   const { db, caller } = ctx;

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { WriteHandler } from '../../platform/handler';
-import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { photosQuery, toPhoto, type Photo, type PhotoRow } from './photo-records';
-import { inPartOrder, planUpload, roomsFiled, uploadCounts } from './upload-records';
+import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { photosQuery, toPhoto, type Photo, type PhotoRow } from '../../domain/media/photo-records';
+import { inPartOrder, planUpload, roomsFiled, uploadCounts } from '../../domain/media/upload-records';
 
 /** The camera's time as read from the file by the intake: local time, with its offset when the camera wrote one. */
 interface TakenTime {

@@ -1,8 +1,8 @@
 import type { WriteHandler } from '../../platform/handler';
-import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { inPartOrder, planUpload, roomsFiled, uploadCounts } from './upload-records';
-import { toVideo, videosQuery, type Video, type VideoRow } from './video-records';
-import type { StoredVideoFacts } from './video-intake';
+import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { inPartOrder, planUpload, roomsFiled, uploadCounts } from '../../domain/media/upload-records';
+import { toVideo, videosQuery, type Video, type VideoRow } from '../../domain/media/video-records';
+import type { StoredVideoFacts } from '../../domain/media/video-intake';
 
 /**
  * Saves the videos the intake prepared (their files and stills are stored already). A video the

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import type { ReadHandler } from '../../platform/handler';
 import { invalidRequest, notFound } from '../../platform/errors';
-import { resolveJob } from '../jobs/job-records';
-import { fileLink } from './file-links';
-import { jobRooms, joinStoredFile, roomNamed, UNSORTED, whereRoom } from './photo-records';
+import { resolveJob } from '../../domain/jobs/job-records';
+import { fileLink } from '../../domain/media/file-links';
+import { jobRooms, joinStoredFile, roomNamed, UNSORTED, whereRoom } from '../../domain/media/photo-records';
 
 const DEFAULT_LIMIT = 4;
 

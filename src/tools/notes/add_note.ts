@@ -1,8 +1,8 @@
 import type { WriteHandler } from '../../platform/handler';
 import { newId } from '../../platform/ids';
-import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { queueNewNoteMessage } from '../../chat/outbox';
-import { loadNote } from './note-records';
+import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { queueNewNoteMessage } from '../../domain/chat/outbox';
+import { loadNote } from '../../domain/notes/note-records';
 
 export const add_note: WriteHandler<'add_note'> = async (ctx, { path, body }) => {
   const { db, caller } = ctx;

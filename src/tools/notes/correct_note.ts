@@ -1,7 +1,7 @@
 import type { WriteHandler } from '../../platform/handler';
 import { newId } from '../../platform/ids';
-import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { findNote, loadNote } from './note-records';
+import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { findNote, loadNote } from '../../domain/notes/note-records';
 
 /** The earlier text goes to the note's history; the same text again changes nothing. */
 export const correct_note: WriteHandler<'correct_note'> = async (ctx, { path, body }) => {

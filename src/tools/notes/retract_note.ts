@@ -1,6 +1,6 @@
 import type { WriteHandler } from '../../platform/handler';
-import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { findNote } from './note-records';
+import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { findNote } from '../../domain/notes/note-records';
 
 /** Removes the note and its corrections; only the fact of the retraction stays in the feed. */
 export const retract_note: WriteHandler<'retract_note'> = async (ctx, { path }) => {

@@ -1,9 +1,9 @@
 import type { WriteHandler } from '../../platform/handler';
 import { invalidRequest, notFound } from '../../platform/errors';
 import { newId } from '../../platform/ids';
-import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { refreshJobSearch } from '../jobs/search-text';
-import { changePerson, contactColumns, jobPerson, personOnJob } from './contacts';
+import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { refreshJobSearch } from '../../domain/jobs/search-text';
+import { changePerson, contactColumns, jobPerson, personOnJob } from '../../domain/people/contacts';
 
 const DEFAULT_ROLE = 'customer';
 

@@ -1,8 +1,8 @@
 import type { WriteHandler } from '../../platform/handler';
 import { newId } from '../../platform/ids';
-import { findTeammate } from '../context/lookups';
-import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { assigneesOf } from './assignees';
+import { findTeammate } from '../../domain/company/lookups';
+import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { assigneesOf } from '../../domain/people/assignees';
 
 /** Assigning someone already assigned changes nothing. */
 export const assign_job: WriteHandler<'assign_job'> = async (ctx, { path, body }) => {

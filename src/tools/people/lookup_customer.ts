@@ -1,9 +1,9 @@
-import { normalPhone } from './phones';
+import { normalPhone } from '../../domain/people/phones';
 import type { ReadHandler } from '../../platform/handler';
 import { decodeCursor, encodeCursor, pageOf } from '../../platform/pagination';
-import { CANCELLED, formatAddress, type PersonOnJobRow } from '../jobs/job-records';
-import { digitsOf } from '../jobs/search-text';
-import { likeContains } from '../../db/like';
+import { CANCELLED, formatAddress, type PersonOnJobRow } from '../../domain/jobs/job-records';
+import { digitsOf } from '../../domain/jobs/search-text';
+import { likeContains } from '../../infrastructure/db/like';
 
 const DEFAULT_LIMIT = 25;
 const MIN_PHONE_DIGITS = 4;

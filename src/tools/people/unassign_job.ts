@@ -1,7 +1,7 @@
 import type { WriteHandler } from '../../platform/handler';
-import { findTeammate } from '../context/lookups';
-import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { assigneesOf } from './assignees';
+import { findTeammate } from '../../domain/company/lookups';
+import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { assigneesOf } from '../../domain/people/assignees';
 
 /** By name or id; a teammate who was not assigned changes nothing. */
 export const unassign_job: WriteHandler<'unassign_job'> = async (ctx, { path }) => {

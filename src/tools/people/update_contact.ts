@@ -1,6 +1,6 @@
 import type { WriteHandler } from '../../platform/handler';
-import { jobRefOf, resolveJob } from '../jobs/job-records';
-import { changePerson, jobPerson, personOnJob } from './contacts';
+import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { changePerson, jobPerson, personOnJob } from '../../domain/people/contacts';
 
 export const update_contact: WriteHandler<'update_contact'> = async (ctx, { path, body }) => {
   const { db, caller } = ctx;

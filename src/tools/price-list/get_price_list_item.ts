@@ -1,6 +1,6 @@
 import type { ReadHandler } from '../../platform/handler';
-import { companyPricingRegion } from './company-region';
-import { findItem, nearMatches, regionFor, toApiItem } from './catalog';
+import { companyPricingRegion } from '../../domain/price-list/company-region';
+import { findItem, nearMatches, regionFor, toApiItem } from '../../domain/price-list/catalog';
 
 export const get_price_list_item: ReadHandler<'get_price_list_item'> = async ({ db, caller }, { query }) => {
   const region = regionFor(query.region, await companyPricingRegion(db, caller.companyId));

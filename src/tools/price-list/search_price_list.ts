@@ -1,7 +1,7 @@
 import type { ReadHandler } from '../../platform/handler';
 import { decodeCursor, encodeCursor, SAFE_MAX } from '../../platform/pagination';
-import { companyPricingRegion } from './company-region';
-import { regionFor, searchItems, toApiItem } from './catalog';
+import { companyPricingRegion } from '../../domain/price-list/company-region';
+import { regionFor, searchItems, toApiItem } from '../../domain/price-list/catalog';
 
 const DEFAULT_LIMIT = 25;
 

@@ -1,5 +1,5 @@
 import type { ReadHandler } from '../../platform/handler';
-import { excerptsOf, findPassages } from './passage-search';
+import { excerptsOf, findPassages } from '../../domain/standards/passage-search';
 
 const DEFAULT_LIMIT = 5;
 

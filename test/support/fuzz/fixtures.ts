@@ -7,8 +7,8 @@
 import { pngOf } from '../photo-files';
 import { pdfOf } from '../document-files';
 import { makeTestVideos } from '../video-files';
-import { PRICE_LIST } from '../../../src/reference/price-list';
-import { DEFAULT_REFERRAL_SOURCES, DEFAULT_STATUSES } from '../../../src/tools/admin/company-setup';
+import { PRICE_LIST } from '../../../src/domain/price-list/price-list';
+import { DEFAULT_REFERRAL_SOURCES, DEFAULT_STATUSES } from '../../../src/domain/admin/company-setup';
 import { ADMIN_TOKEN, as, createCompany, opId, type TestApp, type TestCompany } from '../app';
 import type { Hints } from './values';
 

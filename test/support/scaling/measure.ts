@@ -5,8 +5,8 @@
  * times with its statements' plans recorded.
  */
 import knex from 'knex';
-import { openDatabase } from '../../../src/db/connect';
-import { migrateToLatest } from '../../../src/db/migrate';
+import { openDatabase } from '../../../src/infrastructure/db/connect';
+import { migrateToLatest } from '../../../src/infrastructure/db/migrate';
 import { as, createCompany, startApp, type TestApp } from '../app';
 import { fillCompany } from './filler';
 import { makeProbe, scalingCases, type ScalingCase } from './cases';

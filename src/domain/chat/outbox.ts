@@ -1,0 +1,27 @@
+/**
+ * Chat messages are written to an outbox in the same transaction as the note they announce: a
+ * note that is saved is announced (by the delivery worker, even after a restart), a note whose
+ * write fails or is a replay is not.
+ */
+import type { Knex } from 'knex';
+import type { Caller } from '../../platform/handler';
+import { newId } from '../../platform/ids';
+
+const PREVIEW_LENGTH = 1500;
+
+export async function queueNewNoteMessage(
+  trx: Knex.Transaction,
+  caller: Caller,
+  job: { job_number: number; title: string },
+  text: string,
+): Promise<void> {
+  const company = await trx('companies').where({ id: caller.companyId }).first('chat_webhook_url', 'chat_new_note');
+  if (!company.chat_webhook_url || !company.chat_new_note) return;
+  const preview = text.length > PREVIEW_LENGTH ? `${text.slice(0, PREVIEW_LENGTH)}…` : text;
+  await trx('chat_outbox').insert({
+    id: newId('chat'),
+    company_id: caller.companyId,
+    webhook_url: company.chat_webhook_url,
+    payload: JSON.stringify({ text: `New note on job #${job.job_number} ${job.title} by ${caller.personName}:\n${preview}` }),
+  });
+}

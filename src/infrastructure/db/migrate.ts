@@ -1,0 +1,59 @@
+import type { Knex } from 'knex';
+import * as foundation from './migrations/001_foundation';
+import * as peopleNotesChat from './migrations/002_people_notes_chat';
+import * as estimatesStandards from './migrations/003_estimates_standards';
+import * as searchStatistics from './migrations/004_search_statistics';
+import * as undoneOperations from './migrations/005_undone_operations';
+import * as changeData from './migrations/006_change_data';
+import * as dryingLog from './migrations/007_drying_log';
+import * as dryingRevisions from './migrations/008_drying_revisions';
+import * as photos from './migrations/009_photos';
+import * as videosDocuments from './migrations/010_videos_documents';
+import * as shareablePhotos from './migrations/011_shareable_photos';
+import * as officeAssistant from './migrations/012_office_assistant';
+import * as boundedLookups from './migrations/013_bounded_lookups';
+import { syncStandards } from '../../domain/standards/corpus';
+
+/** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
+const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> }> = {
+  '001_foundation': foundation,
+  '002_people_notes_chat': peopleNotesChat,
+  '003_estimates_standards': estimatesStandards,
+  '004_search_statistics': searchStatistics,
+  '005_undone_operations': undoneOperations,
+  '006_change_data': changeData,
+  '007_drying_log': dryingLog,
+  '008_drying_revisions': dryingRevisions,
+  '009_photos': photos,
+  '010_videos_documents': videosDocuments,
+  '011_shareable_photos': shareablePhotos,
+  '012_office_assistant': officeAssistant,
+  '013_bounded_lookups': boundedLookups,
+};
+
+const source: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => migrations[name],
+};
+
+const LOCK_WAIT_MS = 500;
+const LOCK_ATTEMPTS = 120;
+
+/**
+ * Brings the schema up to date, then the reference data shipped with the service. Nodes started
+ * together on one database take turns: knex refuses a second migration run at once instead of
+ * waiting, so a node that finds the lock taken waits and tries again.
+ */
+export async function migrateToLatest(db: Knex): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.migrate.latest({ migrationSource: source });
+      break;
+    } catch (error) {
+      if ((error as Error).name !== 'MigrationLocked' || attempt === LOCK_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, LOCK_WAIT_MS));
+    }
+  }
+  await syncStandards(db);
+}

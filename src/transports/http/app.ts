@@ -1,0 +1,105 @@
+/**
+ * The Express application. Every request: request id and log line, then for /api/v1 and /mcp
+ * the API key and the key's rate limit (for MCP, one unit per tool call), then validation
+ * against the spec, then the handler.
+ */
+import express, { type Express } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types';
+import { pinoHttp } from 'pino-http';
+import type { Logger } from 'pino';
+import type { Redis } from 'ioredis';
+import spec from '../../generated/openapi.json';
+import { newId } from '../../platform/ids';
+import { requireAdminToken, requireApiKey } from '../../platform/auth';
+import { RateLimiter, chargeEachRequest, chargeMcpMessages } from '../../platform/rate-limit';
+import { addAdminRoutes, addToolRoutes } from './routes';
+import { mcpEndpoint } from '../mcp/endpoint';
+import { checkMcpHost } from './host-check';
+import { problemMiddleware } from './http-errors';
+import { ApiError } from '../../platform/errors';
+import type { Deps } from '../../platform/pipeline';
+import { feedHorizon } from '../../platform/changes';
+import { CompanySlots } from '../../platform/fair-share';
+import { addUploadRoutes, linkRoutes } from '../files/media-routes';
+import { exportRoutes } from '../pages/export-routes';
+
+const JSON_LIMIT = '1mb';
+const REQUEST_ID = /^[\w.-]{1,64}$/;
+
+/** `redis`: where every node keeps its rate-limit counts (REDIS_URL); null counts on this node. */
+export function createApp(given: Omit<Deps, 'slots'> & { logger: Logger; redis?: Redis | null }): Express {
+  const deps: Deps & { logger: Logger; redis?: Redis | null } = { ...given, slots: new CompanySlots(given.config.companyConcurrency) };
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.set('trust proxy', deps.config.trustProxy);
+
+  app.use(
+    pinoHttp({
+      logger: deps.logger,
+      // One short line a request: who asked what, the answer and its time. No headers, no bodies,
+      // and of the query only the names: its values are customers' names and phone numbers.
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, ...pathAndParameters(req.url) }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+      genReqId: (req, res) => {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : newId('req');
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+    }),
+  );
+
+  app.get('/healthz', async (_req, res) => {
+    res.json({ status: 'ok', change_feed: await feedHorizon(deps.db) });
+  });
+  // The committed spec names the default address; the served one names where this service is.
+  const servedSpec = { ...spec, servers: [{ url: deps.config.publicUrl, description: 'This service' }] };
+  app.get('/api/v1/openapi.json', (_req, res) => {
+    res.json(servedSpec);
+  });
+
+  const json = express.json({ limit: JSON_LIMIT });
+  const limiter = new RateLimiter(deps.config.rateLimit, deps.redis ?? null);
+  const withKey = requireApiKey(deps.db, limiter);
+  // The key and its rate limit come before the body is read: a request without a valid key is a
+  // 401 whatever its body, and every answer to a key (a 413 or bad JSON too) counts and carries
+  // the RateLimit headers. MCP is charged once its messages are read: by the tool calls in them.
+  app.use('/api/v1', withKey, chargeEachRequest(limiter), json);
+  // Multipart uploads and signed links are checked by their own routes, before the validator.
+  addUploadRoutes(app, deps);
+  app.use(linkRoutes(deps, limiter));
+  app.use(exportRoutes(deps, limiter));
+  app.use('/admin/v1', requireAdminToken(deps.config.adminToken, limiter), json);
+  app.use('/mcp', checkMcpHost(deps.config)); // DNS-rebinding protection, before the key and the body
+  app.post('/mcp', withKey, json, chargeMcpMessages(limiter), mcpEndpoint(deps));
+  app.all('/mcp', () => {
+    throw new ApiError(405, 'method_not_allowed', 'This MCP endpoint is stateless: send JSON-RPC messages with POST.', { headers: { Allow: 'POST' } });
+  });
+
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: structuredClone(spec) as unknown as OpenAPIV3.DocumentV3_1,
+      validateRequests: { allowUnknownQueryParameters: false, removeAdditional: false, allErrors: true },
+      validateResponses: deps.config.validateResponses ? { removeAdditional: false } : false,
+      validateSecurity: false,
+      ignoreUndocumented: false,
+    }),
+  );
+  const tools = express.Router();
+  addToolRoutes(tools, deps);
+  addAdminRoutes(tools, deps);
+  app.use(tools);
+
+  app.use(problemMiddleware());
+  return app;
+}
+
+/** `/api/v1/jobs?q=alvarez&limit=5` → the path and `["q", "limit"]`. */
+function pathAndParameters(url: string): { path: string; query?: string[] } {
+  const [path, query] = url.split('?', 2);
+  return query === undefined ? { path } : { path, query: [...new URLSearchParams(query).keys()] };
+}

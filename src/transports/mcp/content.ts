@@ -1,0 +1,26 @@
+/**
+ * Tools whose MCP answer shows more than their JSON as text: the content blocks each one gives
+ * (the structured result is the same as the HTTP answer).
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ReadOperationName, WriteOperationName } from '../../generated/operations';
+import type { Caller, Output } from '../../platform/handler';
+import type { Deps } from '../../platform/pipeline';
+import { viewPhotosContent } from './view_photos';
+import { exportPdfContent, exportPhotosContent } from './exports';
+
+type ToolName = ReadOperationName | WriteOperationName;
+type Content = CallToolResult['content'];
+type Presenter<N extends ToolName> = (deps: Deps, caller: Caller, body: Output<N>) => Promise<Content>;
+
+const presenters: { [N in ToolName]?: Presenter<N> } = {
+  view_photos: viewPhotosContent,
+  export_pdf: exportPdfContent,
+  export_job_photos: exportPhotosContent,
+};
+
+/** The content blocks of a tool's answer: its own presentation, else the JSON as text. */
+export async function mcpContentOf<N extends ToolName>(deps: Deps, caller: Caller, name: N, body: Output<N>): Promise<Content> {
+  const present = presenters[name] as Presenter<N> | undefined;
+  return present ? present(deps, caller, body) : [{ type: 'text', text: JSON.stringify(body ?? {}) }];
+}

@@ -1,0 +1,137 @@
+/**
+ * The MCP endpoint (streamable HTTP, stateless): a new server and transport for each POST.
+ * The tool list is the generated, compact one (src/generated/mcp-tools.ts), narrowed to the
+ * toolsets the client asked for; a call is validated against the full spec schemas of the
+ * operation table and runs through the same pipeline as HTTP.
+ */
+import type { Request, Response } from 'express';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type ServerNotification, type ServerRequest, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { operations, type OperationSpec, type ReadOperationName, type WriteOperationName } from '../../generated/operations';
+import { mcpTools, type McpToolDefinition } from '../../generated/mcp-tools';
+import { ApiError, invalidRequest, type FieldError } from '../../platform/errors';
+import { callerOf } from '../../platform/auth';
+import type { Caller, Output, ToolInput } from '../../platform/handler';
+import { checkScope, runTool, type Deps } from '../../platform/pipeline';
+import { offeredTo, selectionOf, type ToolSelection } from './toolsets';
+import { progressOf, wantsProgress } from './progress';
+import { toApiError } from '../http/http-errors';
+import { refuseUnstorableText } from '../../platform/inputs';
+import { mcpContentOf } from './content';
+
+/** A tools/call request as sent; `callTool` checks its arguments against the tool's schema. */
+const ToolCallAsSent = z.object({
+  method: z.literal('tools/call'),
+  params: z.unknown(),
+});
+
+const INSTRUCTIONS =
+  'Job Management Service for restoration contractors. Call get_guide first: it explains how jobs, dates and amounts are named, lists every tool this key can use and gives recipes. Every write takes an operation_id you choose; resending the same one is safe.';
+
+type ToolName = ReadOperationName | WriteOperationName;
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+addFormats(ajv);
+const validators = new Map(mcpTools.map((def) => [def.name, ajv.compile(operations[def.name as ToolName].inputSchema)]));
+const definitions = new Map(mcpTools.map((def) => [def.name, def]));
+
+function toolOf(def: McpToolDefinition): Tool {
+  const { name, title, description, inputSchema, outputSchema, annotations } = def;
+  return { name, title, description, inputSchema, ...(outputSchema ? { outputSchema } : {}), annotations: { ...annotations } };
+}
+
+const listed = mcpTools.map((def) => ({ def, tool: toolOf(def) }));
+
+function toolsFor(caller: Caller, selection: ToolSelection): Tool[] {
+  return listed.filter(({ def }) => offeredTo(def, caller, selection)).map(({ tool }) => tool);
+}
+
+/** A job's number may come as a JSON number (16); the spec's job reference is text ("16"). */
+function withNumbersAsText(def: McpToolDefinition, args: unknown): unknown {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return args;
+  const record = args as Record<string, unknown>;
+  const numbered = def.numberArguments.filter((name) => Number.isInteger(record[name]));
+  return numbered.length === 0 ? args : { ...record, ...Object.fromEntries(numbered.map((name) => [name, String(record[name])])) };
+}
+
+function fieldErrors(errors: ErrorObject[] | null | undefined): FieldError[] {
+  return (errors ?? []).map((e) => {
+    const missing = e.keyword === 'required' ? `/${(e.params as { missingProperty: string }).missingProperty}` : '';
+    const extra = e.keyword === 'additionalProperties' ? `/${(e.params as { additionalProperty: string }).additionalProperty}` : '';
+    // As over HTTP (express-openapi-validator), a value outside an enum is told the allowed ones.
+    const allowed = e.keyword === 'enum' ? `: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` : '';
+    return { path: `${e.instancePath}${missing}${extra}` || '/', message: `${e.message ?? 'is invalid'}${allowed}` };
+  });
+}
+
+/** Splits the one argument object back into the path, query and body of the HTTP request. */
+function inputOf(op: OperationSpec, args: Record<string, unknown>): ToolInput<ToolName> {
+  const pick = (names: string[]) => Object.fromEntries(names.filter((n) => args[n] !== undefined).map((n) => [n, args[n]]));
+  return { path: pick(op.pathParams), query: pick(op.queryParams), body: pick(op.bodyParams) } as ToolInput<ToolName>;
+}
+
+interface Call {
+  caller: Caller;
+  selection: ToolSelection;
+  req: Request;
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
+}
+
+async function callTool(deps: Deps, name: string, sent: unknown, { caller, selection, req, extra }: Call): Promise<CallToolResult> {
+  try {
+    const def = definitions.get(name);
+    if (!def) throw new ApiError(404, 'not_found', `There is no tool named ${name}. Call get_guide for the list.`);
+    checkScope(def.name as ToolName, caller);
+    if (!offeredTo(def, caller, selection)) {
+      throw new ApiError(404, 'not_found', `${name} is not offered to this client: it asked for ${selection.describe()}.`);
+    }
+    const op = operations[def.name as ToolName];
+    const args = withNumbersAsText(def, sent);
+    const validate = validators.get(op.name)!;
+    if (!validate(args)) throw invalidRequest(fieldErrors(validate.errors));
+    refuseUnstorableText(args);
+    const answer = await runTool(deps, op.name as ToolName, caller, inputOf(op, args as Record<string, unknown>), progressOf(extra));
+    const body = answer.body ?? {};
+    const content = await mcpContentOf(deps, caller, op.name as ToolName, body as Output<ToolName>);
+    return { content, structuredContent: body as Record<string, unknown> };
+  } catch (error) {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) req.log.error({ err: error, tool: name }, 'tool call failed');
+    else req.log.info({ tool: name, code: apiError.code }, 'tool call refused');
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify(apiError.toProblem(String(req.id))) }] };
+  }
+}
+
+/** Shared by every request's server: left to itself, each would build a validator of its own (15% of the CPU of a tools/call). */
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
+export function mcpEndpoint(deps: Deps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const caller = callerOf(res);
+    const selection = selectionOf(req);
+    const server = new Server({ name: 'job-management-service', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsFor(caller, selection) }));
+    // Registered below the SDK's own tools/call schema, which would answer `arguments` that are
+    // not an object (an array, a string) with an internal error: they are a bad argument like any
+    // other, answered as an invalid_request problem.
+    Protocol.prototype.setRequestHandler.call(server, ToolCallAsSent, (request: z.infer<typeof ToolCallAsSent>, extra: Call['extra']) => {
+      const { name, arguments: args } = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
+      if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name, the name of a tool.');
+      return callTool(deps, name, args ?? {}, { caller, selection, req, extra });
+    });
+    // Plain JSON answers, except for a request that asked for progress: its notifications need a stream.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(req.body) });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  };
+}

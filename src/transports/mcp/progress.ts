@@ -1,0 +1,39 @@
+/**
+ * Progress of a long tool call, sent to an MCP client that asked for it with
+ * `_meta.progressToken`. A handler reports through `ctx.progress`; over HTTP, or when no token
+ * was sent, reporting does nothing.
+ */
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress } from '../../platform/handler';
+import { noProgress } from '../../platform/pipeline';
+
+/** Reports closer together than this are dropped (the last one of a call is always sent). */
+const LEAST_INTERVAL_MS = 100;
+
+export function progressOf(extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Progress {
+  const progressToken = extra._meta?.progressToken;
+  if (progressToken === undefined) return noProgress;
+  let lastSent = 0;
+  let lastProgress = -Infinity;
+  return (progress, total, message) => {
+    const now = Date.now();
+    // The protocol asks progress to grow with every notification.
+    if (progress <= lastProgress) return;
+    if (now - lastSent < LEAST_INTERVAL_MS && progress !== total) return;
+    lastSent = now;
+    lastProgress = progress;
+    const params = { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) };
+    // A client that went away misses its progress; the call itself goes on and answers as usual.
+    extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {});
+  };
+}
+
+/** Whether a POST body (one message or a batch) has a request that asked for progress. */
+export function wantsProgress(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((message) => {
+    const meta = (message as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta;
+    return meta?.progressToken !== undefined;
+  });
+}

@@ -1,0 +1,86 @@
+/**
+ * The download page of a packet link (export_pdf): plain HTML, CSS and a little JS served by the
+ * service. Opening it changes nothing; its Download button POSTs for the PDF, after a
+ * confirmation when the download makes the estimate final.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ExportDocument } from '../../domain/exports/export-links';
+
+export interface PacketPageFacts {
+  jobNumber: number;
+  jobTitle: string | null;
+  documents: ExportDocument[];
+  estimate: { label: string; total: string; final: boolean } | null;
+  photoCount: number;
+  expires: string;
+  fileName: string;
+}
+
+const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function contents(facts: PacketPageFacts): string {
+  const items: Record<ExportDocument, () => string> = {
+    estimate: () => `The estimate <b>${escape(facts.estimate!.label)}</b>, total ${escape(facts.estimate!.total)}${facts.estimate!.final ? ' (final)' : ''}`,
+    drying_log: () => 'The drying log: daily readings per area, with a GPP chart',
+    photos: () => `Photos by room (${facts.photoCount})`,
+  };
+  return facts.documents.map((document) => `<li>${items[document]()}</li>`).join('');
+}
+
+export function packetPage(facts: PacketPageFacts): { html: string; nonce: string } {
+  const nonce = randomBytes(16).toString('base64');
+  const finalizes = facts.estimate !== null && !facts.estimate.final;
+  const notice = finalizes
+    ? `<p class="warn" id="notice">Downloading makes the estimate <b>${escape(facts.estimate!.label)}</b> final: after that it can no longer be changed.</p>`
+    : facts.estimate
+      ? '<p class="note">The estimate is already final.</p>'
+      : '<p class="note">Downloading changes nothing on the job.</p>';
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>PDF for job #${facts.jobNumber}</title>
+<style nonce="${nonce}">
+body{font-family:system-ui,-apple-system,sans-serif;margin:0 auto;padding:16px;max-width:560px;color:#1b1f23;background:#f6f7f9}
+h1{font-size:1.3rem;margin:0 0 4px}p.job{margin:0 0 16px;color:#555}
+ul{background:#fff;border:1px solid #ddd;border-radius:8px;padding:12px 12px 12px 32px;margin:0 0 16px}li{margin:4px 0}
+.warn{background:#fff4e5;border:1px solid #f0b46b;border-radius:8px;padding:10px}.note{color:#555}
+button{font:inherit;font-size:1.05rem;min-height:52px;width:100%;border-radius:10px;border:2px solid #0b5fff;margin-top:10px;cursor:pointer}
+button.primary{background:#0b5fff;color:#fff}button.secondary{background:#fff;color:#0b5fff}
+button:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}button[disabled]{opacity:.6}
+#confirm{background:#fff;border:2px solid #b3261e;border-radius:10px;padding:12px;margin-top:12px}#confirm[hidden]{display:none}
+#confirm p{margin:0 0 4px}#confirm .primary{background:#b3261e;border-color:#b3261e}
+#status{margin-top:14px;min-height:1.5em}#status.failed{color:#b3261e}#status.done{color:#137333}
+small{display:block;margin-top:18px;color:#666}
+</style></head><body>
+<h1>PDF for job #${facts.jobNumber}</h1><p class="job">${facts.jobTitle ? escape(facts.jobTitle) : ''}</p>
+<p>This PDF holds:</p><ul>${contents(facts)}</ul>
+${notice}
+<button type="button" class="primary" id="download">Download PDF</button>
+<div id="confirm" role="alertdialog" aria-labelledby="confirmtext" hidden>
+<p id="confirmtext">Make the estimate <b>${escape(facts.estimate?.label ?? '')}</b> final and download the PDF? It cannot be changed afterwards.</p>
+<button type="button" class="primary" id="yes">Yes, make it final and download</button>
+<button type="button" class="secondary" id="no">Cancel</button>
+</div>
+<p id="status" role="status" aria-live="polite"></p>
+<small>This link works until ${escape(facts.expires)}.</small>
+<script nonce="${nonce}">
+(function(){
+var finalizes=${finalizes},button=document.getElementById('download'),box=document.getElementById('confirm'),status=document.getElementById('status');
+function say(text,kind){status.textContent=text;status.className=kind||'';}
+button.addEventListener('click',function(){if(finalizes){box.hidden=false;document.getElementById('yes').focus();}else download();});
+document.getElementById('no').addEventListener('click',function(){box.hidden=true;button.focus();});
+document.getElementById('yes').addEventListener('click',function(){box.hidden=true;download();});
+function download(){
+  button.disabled=true;say('Building the PDF…');
+  fetch(location.pathname+'.pdf'+location.search,{method:'POST',headers:{Accept:'application/pdf, application/problem+json'}}).then(function(res){
+    if(!res.ok)return res.json().catch(function(){return {};}).then(function(p){throw new Error(p.detail||('The service answered '+res.status+'.'));});
+    return res.blob().then(function(blob){
+      var a=document.createElement('a');a.href=URL.createObjectURL(blob);a.download=${JSON.stringify(facts.fileName)};document.body.appendChild(a);a.click();a.remove();
+      if(finalizes){finalizes=false;var n=document.getElementById('notice');if(n)n.textContent='The estimate is now final.';}
+      say('Downloaded '+${JSON.stringify(facts.fileName)}+'.','done');
+    });
+  }).catch(function(e){say(e.message||'No connection. Try again.','failed');}).then(function(){button.disabled=false;});
+}
+})();
+</script></body></html>`;
+  return { html, nonce };
+}

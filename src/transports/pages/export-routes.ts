@@ -1,0 +1,92 @@
+/**
+ * The key-less routes of the export links: a packet's download page (GET, changes nothing), its
+ * PDF (POST only, so that a link preview or a prefetch can never finalise an estimate), and the
+ * photo ZIP (GET). Each acts for the person of the key that made the link and is charged to
+ * that key's rate limit.
+ */
+import express, { type Request, type Response, type Router } from 'express';
+import { pipeline } from 'node:stream/promises';
+import { ApiError } from '../../platform/errors';
+import { readableMoment } from '../../platform/local-time';
+import { formatMoney } from '../../platform/money';
+import { holderOfLink, personLinkOf, type LinkHolder } from '../../platform/person-links';
+import type { Deps } from '../../platform/pipeline';
+import type { RateLimiter } from '../../platform/rate-limit';
+import { loadEstimate, totalsOf } from '../../domain/estimates/estimate-records';
+import { linkErrors } from '../files/media-routes';
+import { roomNamed } from '../../domain/media/photo-records';
+import { PACKET_LINK_PARAMS, packetDocuments, ZIP_LINK_PARAMS, type PacketLink } from '../../domain/exports/export-links';
+import { packetPage } from './export-page';
+import { gatherPacket } from '../../domain/exports/packet-gather';
+import { streamPhotoZip } from '../../domain/exports/photo-zip';
+
+export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
+  const router = express.Router();
+
+  router.get('/exports/:job_id/packet', async (req: Request, res: Response) => {
+    const { link, holder } = await packetLinkOf(deps, req);
+    const documents = packetDocuments(link);
+    const estimate = link.params.est ? await loadEstimate(deps.db, holder.caller, link.params.est) : null;
+    const totals = estimate ? totalsOf(estimate) : null;
+    const page = packetPage({
+      jobNumber: holder.job.job_number,
+      jobTitle: holder.job.title,
+      documents,
+      estimate: estimate && totals ? { label: estimate.estimate.label, total: formatMoney(totals.total_cents, totals.currency), final: estimate.estimate.status === 'final' } : null,
+      photoCount: Number(holder.job.photo_count),
+      expires: readableMoment(new Date(link.expires * 1000), holder.caller.timezone),
+      fileName: packetFileName(holder),
+    });
+    res
+      .type('html')
+      .set({ 'Cache-Control': 'no-store', 'Content-Security-Policy': `default-src 'none'; script-src 'nonce-${page.nonce}'; style-src 'nonce-${page.nonce}'; connect-src 'self'; img-src blob:; form-action 'self'` })
+      .send(page.html);
+  });
+
+  router.get('/exports/:job_id/packet.pdf', () => {
+    throw new ApiError(405, 'method_not_allowed', 'The PDF is made by POST (the download page does it), so that opening or previewing a link never finalises an estimate.', { headers: { Allow: 'POST' } });
+  });
+
+  router.post('/exports/:job_id/packet.pdf', async (req: Request, res: Response) => {
+    const { link, holder } = await packetLinkOf(deps, req);
+    await limiter.charge(res, 'work', holder.caller.keyId, 1);
+    const packet = await gatherPacket(deps, holder.caller, holder.job.id, packetDocuments(link), link.params.est);
+    try {
+      res.status(200).set({
+        'Content-Type': 'application/pdf',
+        'Content-Disposition': `attachment; filename="${packetFileName(holder)}"`,
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+      });
+      await pipeline(deps.media.packets.build(packet.data), res);
+    } finally {
+      await packet.cleanup();
+    }
+  });
+
+  router.get('/exports/:job_id/photos/:file_name', async (req: Request, res: Response) => {
+    const link = personLinkOf(req, 'export_zip', ZIP_LINK_PARAMS);
+    const holder = await holderOfLink(deps.db, deps.media.links, link, ZIP_LINK_PARAMS, req.query.s);
+    await limiter.charge(res, 'work', holder.caller.keyId, 1);
+    const selection = link.params.p ? { photoIds: link.params.p.split(',') } : link.params.r ? { room: roomNamed(link.params.r, []) } : {};
+    res.status(200).set({
+      'Content-Type': 'application/zip',
+      'Content-Disposition': `attachment; filename="${String(req.params.file_name).replace(/[^\w.-]/g, '_')}"`,
+      'Cache-Control': 'private, no-store',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    await streamPhotoZip(deps, holder.caller.companyId, holder.caller.timezone, holder.job.id, selection, res);
+  });
+
+  router.use(linkErrors);
+  return router;
+}
+
+async function packetLinkOf(deps: Deps, req: Request): Promise<{ link: PacketLink; holder: LinkHolder }> {
+  const link = personLinkOf(req, 'export_pdf', PACKET_LINK_PARAMS);
+  return { link, holder: await holderOfLink(deps.db, deps.media.links, link, PACKET_LINK_PARAMS, req.query.s) };
+}
+
+function packetFileName(holder: LinkHolder): string {
+  return `job-${holder.job.job_number}-packet.pdf`;
+}
