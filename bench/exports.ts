@@ -18,10 +18,10 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
-import { openFileStore } from '../src/infrastructure/files/store';
 import { jpegWith } from '../test/support/photo-files';
 import { peakDuring } from './memory';
 import { createJob, createWriteKey, databaseEnv, freePort, freshDatabase, startProcess, stopProcess } from './service';
+import { openFileStore } from '../src/infrastructure/files/open-store';
 
 const ADMIN_TOKEN = randomUUID();
 const run = promisify(execFile);

@@ -15,10 +15,10 @@
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { openDatabase } from '../src/infrastructure/db/connect';
-import { migrateToLatest } from '../src/infrastructure/db/migrate';
 import { loadDataset } from './dataset';
 import { percentile } from './measure';
 import { databaseEnv, freePort, freshDatabase, startProcess, stopProcess } from './service';
+import { migrateToLatest } from '../src/database';
 
 const QUIET_RATE = 8;
 const SECONDS = 15;

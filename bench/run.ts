@@ -12,7 +12,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import knex from 'knex';
 import { openDatabase } from '../src/infrastructure/db/connect';
-import { migrateToLatest } from '../src/infrastructure/db/migrate';
 import { loadDataset, newJobRequest, type Dataset } from './dataset';
 import { runHttpCase, type CaseResult, type HttpCase } from './measure';
 import { runMcpCase } from './mcp-load';
@@ -20,6 +19,7 @@ import { dryingCases } from './drying';
 import { withCpu, type MeasuredServer } from './cpu';
 import { BARE_CREATE, BASELINE, printReport, targets, writeReport, type Report } from './report';
 import { databaseEnv, freePort, freshDatabase, root, startProcess, stopProcess, type Target } from './service';
+import { migrateToLatest } from '../src/database';
 
 /**
  * Thousands of creates leave work behind (dead index entries, the trigram indexes' pending

@@ -7,11 +7,11 @@ import { createServer, type Server } from 'node:http';
 import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './platform/config';
 import { openDatabase } from './infrastructure/db/connect';
-import { migrateToLatest } from './infrastructure/db/migrate';
 import { createApp } from './transports/http/app';
 import { seedDemo, type DemoKeys } from './demo/seed';
 import { startChatDelivery } from './domain/chat/delivery';
 import { startNodeServices } from './node-services';
+import { migrateToLatest } from './database';
 
 /**
  * The banner goes to stderr: stdout carries the JSON log lines, which a log shipper reads, and

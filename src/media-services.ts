@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from './platform/config';
-import { openFileStore, type FileStore } from './infrastructure/files/store';
+import type { MediaServices } from './domain/services';
 import { LinkSigner } from './platform/links';
 import { DocumentReader } from './domain/documents/document-text';
 import { OcrPool } from './infrastructure/programs/ocr-pool';
@@ -14,19 +14,7 @@ import { DecodePool } from './infrastructure/images/decode-pool';
 import { VideoTools } from './infrastructure/programs/video-probe';
 import { LocationRemover } from './infrastructure/programs/photo-location';
 import { PacketPool } from './domain/exports/packet-pool';
-
-export interface MediaServices {
-  files: FileStore;
-  images: DecodePool;
-  videos: VideoTools;
-  documents: DocumentReader;
-  links: LinkSigner;
-  /** Takes the location out of photos that exports share. */
-  locations: LocationRemover;
-  /** Lays PDF packets out in worker threads. */
-  packets: PacketPool;
-  stop(): Promise<void>;
-}
+import { openFileStore } from './infrastructure/files/open-store';
 
 /** ffprobe reads a header in well under a second; a still frame of a long 4K clip takes a few. */
 const PROBE_TIMEOUT_MS = 30_000;

@@ -10,8 +10,9 @@ import { Redis } from 'ioredis';
 import type { Config } from './platform/config';
 import { KeyChangeListener } from './platform/key-cache';
 import { purgeExpiredAnswers } from './platform/idempotency';
-import { startMedia, type MediaServices } from './media-services';
+import { startMedia } from './media-services';
 import { sweepUnusedFiles } from './domain/media/file-sweeper';
+import { type MediaServices } from './domain/services';
 
 const PURGE_EVERY_MS = 60 * 60_000;
 /** The first purge waits for start-up to be over. */

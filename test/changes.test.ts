@@ -6,11 +6,11 @@
 import { changeEntries, type ChangeInput, type ChangeKind } from '../src/platform/changes';
 import { runTogether } from '../src/infrastructure/db/together';
 import { findCaller } from '../src/platform/auth';
-import type { Caller } from '../src/platform/handler';
 import { as, createCompany, feedSettled, opId, startApp, type TestApp } from './support/app';
 import type { components } from '../src/generated/api';
 import { operations, type OperationName } from '../src/generated/operations';
 import { expectChangeData, type CallTool } from './support/change-data';
+import type { Caller } from '../src/platform/caller';
 
 let t: TestApp;
 

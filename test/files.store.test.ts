@@ -10,8 +10,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { once } from 'node:events';
-import { openFileStore, RangeNotSatisfiableError, type FileStore } from '../src/infrastructure/files/store';
+import { RangeNotSatisfiableError, type FileStore } from '../src/infrastructure/files/store';
 import { startS3 } from './support/s3';
+import { openFileStore } from '../src/infrastructure/files/open-store';
 
 const MiB = 1024 * 1024;
 

@@ -8,10 +8,10 @@ import type { Config } from '../platform/config';
 import { createCompany } from '../domain/admin/company-setup';
 import { newApiKey, newId } from '../platform/ids';
 import { findCaller } from '../platform/auth';
-import { runTool } from '../platform/pipeline';
-import type { MediaServices } from '../media-services';
+import { toolPipeline } from '../tools';
 import { CompanySlots } from '../platform/fair-share';
-import type { BodyOf } from '../platform/handler';
+import type { MediaServices } from '../domain/services';
+import type { BodyOf } from '../tools/tool';
 
 const TEAM = [
   { name: 'Jordan Reyes', role: 'Owner', email: 'jordan@bluriver.example' },
@@ -47,9 +47,9 @@ export async function seedDemo(db: Knex, config: Config, media: MediaServices): 
     }),
   );
   const caller = (await findCaller(db, writeKey))!;
-  const deps = { db, config, media, slots: new CompanySlots(1) };
+  const pipeline = toolPipeline({ db, config, media, slots: new CompanySlots(1) });
   for (const job of JOBS) {
-    await runTool(deps, 'create_job', caller, { path: {}, query: {}, body: { operation_id: randomUUID(), ...job } });
+    await pipeline.run('create_job', caller, { path: {}, query: {}, body: { operation_id: randomUUID(), ...job } });
   }
   return { companyId: company.id, companyName: company.name, writeKey, readKey };
 }

@@ -8,9 +8,9 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Knex } from 'knex';
 import { ApiError } from './errors';
 import { hashSecret } from './ids';
-import type { Caller } from './handler';
 import { callerOfKey, isKnownKey } from './key-cache';
 import type { RateLimiter } from './rate-limit';
+import type { Caller } from './caller';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 /** What newApiKey makes: anything else cannot be a key, and is refused without a look-up. */
@@ -99,9 +99,6 @@ async function lookUp(db: Knex, key: string, hash: string, limiter: RateLimiter,
   return callerOfKey(hash, () => findCaller(db, key));
 }
 
-export function callerOf(res: Response): Caller {
-  return res.locals.caller as Caller;
-}
 
 /**
  * The admin API answers 404 when no ADMIN_TOKEN is configured, 401 for a wrong token (counted

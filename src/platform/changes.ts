@@ -6,9 +6,9 @@
  * take no lock for this.
  */
 import type { Knex } from 'knex';
-import type { Caller } from './handler';
 import { insertSql, type Statement } from '../infrastructure/db/insert-sql';
 import type { components } from '../generated/api';
+import type { Caller } from './caller';
 
 export type ChangeKind = components['schemas']['ChangeKind'];
 

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { hostKey, originKey } from '../transports/http/host-check';
+import { hostKey, originKey } from './hosts';
 import type { FileStoreSettings } from '../infrastructure/files/store';
 
 const port = z.coerce.number().int().min(0).max(65535);

@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { ApiError } from './errors';
-import type { Caller } from './handler';
 import { insertSql, type Statement } from '../infrastructure/db/insert-sql';
+import type { Caller } from './caller';
 
 export interface StoredAnswer {
   status: number;

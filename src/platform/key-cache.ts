@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import pg from 'pg';
-import type { Caller } from './handler';
+import type { Caller } from './caller';
 
 const TTL_MS = 5_000;
 const LOOKUP_ATTEMPTS = 5;

@@ -7,8 +7,8 @@ import type { Knex } from 'knex';
 import type { Request } from 'express';
 import { findCallerOfKeyId } from './auth';
 import { ApiError, notFound } from './errors';
-import type { Caller } from './handler';
 import { LinkSigner, type LinkFacts, type LinkPurpose } from './links';
+import type { Caller } from './caller';
 
 export interface PersonLink<P extends string> {
   purpose: LinkPurpose;

@@ -17,7 +17,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ApiError, invalidRequest } from './errors';
-import { callerOf } from './auth';
+import { callerOf } from './caller';
 
 export interface Limits {
   perMinute: number;

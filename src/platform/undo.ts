@@ -7,13 +7,12 @@
 import type { Knex } from 'knex';
 import { ApiError, notFound } from './errors';
 import { newId } from './ids';
-import type { Caller } from './handler';
 import type { ChangeInput } from './changes';
 import { runTogether } from '../infrastructure/db/together';
 import { insertSql, type Statement } from '../infrastructure/db/insert-sql';
 import { lockJob } from './locks';
 import { markUndone } from './idempotency';
-import { describeUndo, estimateTotal, totalWords } from '../domain/estimates/undo-effects';
+import type { Caller } from './caller';
 
 /** Tables whose rows carry `id`, `company_id` and `version`, and can be taken back. */
 export type UndoableTable =
@@ -157,14 +156,23 @@ export interface UndoneAction {
   at: Date;
   record: { type: string; id: string };
   job: { id: string; job_number: number } | null;
-  /** What the undo did, in words: "deleted estimate 'Water mitigation' on #5 with 7 lines, total $1,133.08". */
   effect: string;
   creditsRefunded: number;
   change: ChangeInput;
 }
 
+/** What an undo takes back, in words: read before the rows are put back, worded once they are. */
+export interface UndoDescription {
+  /** The record the action was about (its first row): `estimate`, `note`, `job`, … */
+  record: { type: string; id: string };
+  effect(): Promise<string>;
+}
+
+/** The domain's wording of an undo (src/domain/undo/undo-effects.ts). */
+export type DescribeUndo = (trx: Knex.Transaction, changes: RowChange[], jobNumber: number | null) => Promise<UndoDescription>;
+
 /** Takes back the key's newest action that is not undone yet. */
-export async function undoLastAction(trx: Knex.Transaction, caller: Caller): Promise<UndoneAction> {
+export async function undoLastAction(trx: Knex.Transaction, caller: Caller, describe: DescribeUndo): Promise<UndoneAction> {
   const action = await trx('undo_actions')
     .where({ key_id: caller.keyId, undone_at: null })
     .orderBy('position', 'desc')
@@ -175,13 +183,12 @@ export async function undoLastAction(trx: Knex.Transaction, caller: Caller): Pro
   const changes = (typeof action.rows === 'string' ? JSON.parse(action.rows) : action.rows) as RowChange[];
   if (action.job_id) await lockJob(trx, caller.companyId, action.job_id);
   const job = action.job_id ? { id: action.job_id as string, job_number: Number(action.job_number) } : null;
-  const described = await describeUndo(trx, caller, changes, job?.job_number ?? null);
+  const described = await describe(trx, changes, job?.job_number ?? null);
   for (const change of [...changes].reverse()) await restore(trx, caller.companyId, change, action.summary);
   await trx('undo_actions').where({ id: action.id }).update({ undone_at: trx.fn.now() });
   if (action.operation_id) await markUndone(trx, caller.companyId, action.operation_id);
   const creditsRefunded = Number(action.credits_used ?? 0);
   if (creditsRefunded > 0) await trx('companies').where({ id: caller.companyId }).increment('credits', creditsRefunded);
-  const totalAfter = described.estimateId ? await estimateTotal(trx, caller, described.estimateId) : null;
 
   const entry = await takenBackEntry(trx, caller.companyId, action.key_id, action.id);
   return {
@@ -190,7 +197,7 @@ export async function undoLastAction(trx: Knex.Transaction, caller: Caller): Pro
     at: action.created_at,
     record: described.record,
     job,
-    effect: described.effect + totalWords(described.totalBefore, totalAfter),
+    effect: await described.effect(),
     creditsRefunded,
     change: { kind: action.kind, data: { action: 'action.undone', undone: entry }, summary: `Undid: ${action.summary}`, job },
   };

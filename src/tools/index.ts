@@ -1,5 +1,10 @@
 /** Every tool's handler, by tool name: one file per tool, one folder per area. */
-import type { HandlerTable } from '../platform/handler';
+import type { Knex } from 'knex';
+import type { Config } from '../platform/config';
+import type { CompanySlots } from '../platform/fair-share';
+import { Pipeline } from '../platform/pipeline';
+import type { MediaServices, ToolServices } from '../domain/services';
+import type { HandlerTable } from './tool';
 import { get_context } from './context/get_context';
 import { get_guide } from './context/get_guide';
 import { list_team } from './context/list_team';
@@ -139,3 +144,9 @@ export const handlers: HandlerTable = {
   admin_set_elevation,
   admin_set_estimate_rates,
 };
+
+/** The pipeline that runs these tools on this node, with the services they get. */
+export function toolPipeline(options: { db: Knex; config: Config; slots: CompanySlots; media: MediaServices }): Pipeline<ToolServices> {
+  const { db, config, slots, media } = options;
+  return new Pipeline<ToolServices>({ db, config, slots, links: media.links, handlers, services: () => ({ documents: media.documents }) });
+}

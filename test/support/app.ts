@@ -15,10 +15,10 @@ import type { Knex } from 'knex';
 import { createApp } from '../../src/transports/http/app';
 import { loadConfig, type Config } from '../../src/platform/config';
 import { openDatabase } from '../../src/infrastructure/db/connect';
-import { migrateToLatest } from '../../src/infrastructure/db/migrate';
 import { SETTLED_TXID } from '../../src/platform/changes';
 import { startNodeServices } from '../../src/node-services';
-import type { MediaServices } from '../../src/media-services';
+import type { MediaServices } from '../../src/domain/services';
+import { migrateToLatest } from '../../src/database';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 

@@ -3,7 +3,7 @@
  * works in companies of its own. On PGlite each test file has its own in-memory database.
  */
 import { openDatabase } from '../../src/infrastructure/db/connect';
-import { migrateToLatest } from '../../src/infrastructure/db/migrate';
+import { migrateToLatest } from '../../src/database';
 
 export default async function globalSetup(): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL;

@@ -4,8 +4,8 @@
  * write fails or is a replay is not.
  */
 import type { Knex } from 'knex';
-import type { Caller } from '../../platform/handler';
 import { newId } from '../../platform/ids';
+import type { Caller } from '../../platform/caller';
 
 const PREVIEW_LENGTH = 1500;
 

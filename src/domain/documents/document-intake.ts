@@ -7,14 +7,13 @@
  */
 import yauzl from 'yauzl';
 import { ApiError } from '../../platform/errors';
-import type { Deps } from '../../platform/pipeline';
-import type { Examined, FileKind } from '../../transports/files/file-intake';
 import { examinePicture } from '../media/photo-intake';
 import { describeContent, sniffPhoto } from '../../infrastructure/images/photo-decoding';
-import { partName, type ReceivedFile } from '../../transports/files/receive-parts';
 import { DOCUMENT_FORMATS, PDF_LIMITS, type DocumentFormat, type PdfFacts } from './document-kinds';
 import { OcrPool } from '../../infrastructure/programs/ocr-pool';
 import { inspectPdf } from '../../infrastructure/programs/pdf-reading';
+import type { Deps } from '../services';
+import { partName, type Examined, type FileKind, type ReceivedFile } from '../media/file-kind';
 
 const MiB = 1024 * 1024;
 const OLE2_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);

@@ -1,10 +1,11 @@
 /** Documents as the spec shows them: a document row points at its stored file, whose format tells its kind. */
 import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
-import type { Caller, ReadContext } from '../../platform/handler';
+import type { ReadContext } from '../../platform/handler';
 import { fileLink } from '../media/file-links';
 import { joinStoredFile, UNSORTED } from '../media/photo-records';
 import { DOCUMENT_FORMATS, type DocumentFormat, type PdfFacts } from './document-kinds';
+import type { Caller } from '../../platform/caller';
 
 export type Document = components['schemas']['Document'];
 

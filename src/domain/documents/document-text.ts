@@ -13,10 +13,10 @@ import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { FileStore } from '../../infrastructure/files/store';
-import { storageKey } from '../media/photo-records';
 import { inspectPdf, needsOcr, textLayer, type PdfPage } from '../../infrastructure/programs/pdf-reading';
 import type { OcrPool } from '../../infrastructure/programs/ocr-pool';
 import { PDF_LIMITS } from './document-kinds';
+import { storageKey } from '../media/storage-keys';
 
 /** Pages read by one run of pdftotext: 2,500 pages took 9–12 s here, against its 20 s limit. */
 const TEXT_RUN = 200;

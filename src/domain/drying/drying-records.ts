@@ -4,9 +4,9 @@
  */
 import type { Knex } from 'knex';
 import { ApiError, unknownName } from '../../platform/errors';
-import type { Caller } from '../../platform/handler';
 import { jobNumberOf } from '../../platform/job-ref';
 import type { ReadingLocation, StoredMetric } from './metrics';
+import type { Caller } from '../../platform/caller';
 
 export interface LogRow {
   id: string;

@@ -4,10 +4,10 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
-import type { Caller } from '../../platform/handler';
 import { ApiError, notFound } from '../../platform/errors';
 import { fromHundredths, percentOf, roundDiv } from '../../platform/money';
 import { CURRENCY } from '../price-list/catalog';
+import type { Caller } from '../../platform/caller';
 
 export type Estimate = components['schemas']['Estimate'];
 export type Room = components['schemas']['Room'];

@@ -9,14 +9,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { Caller } from '../../platform/handler';
 import { readableDate, readableMoment } from '../../platform/local-time';
-import { readTool, runLinkWrite, type Deps } from '../../platform/pipeline';
 import { finalizeEstimate } from '../estimates/finalize-estimate';
 import { toEstimate } from '../estimates/estimate-records';
-import { byRoom, jobRooms, photosQuery, storageKey, UNSORTED, type PhotoRow } from '../media/photo-records';
+import { byRoom, jobRooms, photosQuery, UNSORTED, type PhotoRow } from '../media/photo-records';
 import type { ExportDocument } from './export-links';
 import type { PacketData, PacketPhoto } from './packet-data';
+import { type Deps } from '../services';
+import type { Caller } from '../../platform/caller';
+import { storageKey } from '../media/storage-keys';
 
 export interface GatheredPacket {
   data: PacketData;
@@ -26,10 +27,10 @@ export interface GatheredPacket {
 
 export async function gatherPacket(deps: Deps, caller: Caller, jobId: string, documents: ExportDocument[], estimateId: string): Promise<GatheredPacket> {
   const estimate = documents.includes('estimate')
-    ? await runLinkWrite(deps, caller, jobId, async (ctx) => toEstimate(await finalizeEstimate(ctx, estimateId, jobId, documents)))
+    ? await deps.pipeline.linkWrite(caller, jobId, async (ctx) => toEstimate(await finalizeEstimate(ctx, estimateId, jobId, documents)))
     : null;
-  const job = await readTool(deps, caller, 'get_job', { path: { job_id: jobId }, query: {}, body: {} });
-  const dryingLog = documents.includes('drying_log') ? await readTool(deps, caller, 'get_drying_log', { path: { job_id: jobId }, query: { detail: 'readings' }, body: {} }) : null;
+  const job = await deps.pipeline.read(caller, 'get_job', { path: { job_id: jobId }, query: {}, body: {} });
+  const dryingLog = documents.includes('drying_log') ? await deps.pipeline.read(caller, 'get_drying_log', { path: { job_id: jobId }, query: { detail: 'readings' }, body: {} }) : null;
   const dir = await mkdtemp(path.join(tmpdir(), 'packet-'));
   try {
     const photos = documents.includes('photos') ? await copyPictures(deps, caller, jobId, dir) : null;

@@ -13,8 +13,9 @@ import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
 import type { Knex } from 'knex';
 import { fileStamp } from '../../platform/local-time';
-import type { Deps } from '../../platform/pipeline';
-import { byRoom, jobRooms, photosQuery, storageKey, UNSORTED, whereRoom, type PhotoRow } from '../media/photo-records';
+import { byRoom, jobRooms, photosQuery, UNSORTED, whereRoom, type PhotoRow } from '../media/photo-records';
+import type { Deps } from '../services';
+import { storageKey } from '../media/storage-keys';
 
 export interface ZipPhotoRow extends PhotoRow {
   shareable_sha256: string | null;

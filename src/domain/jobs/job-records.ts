@@ -3,10 +3,10 @@ import { normalPhone } from '../people/phones';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
 import { notFound } from '../../platform/errors';
-import type { Caller } from '../../platform/handler';
 import { estimateSummaries } from '../estimates/estimate-summaries';
 import { prepared } from '../../infrastructure/db/prepared';
 import { jobNumberOf } from '../../platform/job-ref';
+import type { Caller } from '../../platform/caller';
 
 export type JobSummary = components['schemas']['JobSummary'];
 export type JobDetail = components['schemas']['JobDetail'];

@@ -6,7 +6,7 @@
 import type { ReadContext } from '../../platform/handler';
 import type { LinkPurpose } from '../../platform/links';
 import { LinkSigner } from '../../platform/links';
-import type { FileVariant } from './photo-records';
+import type { FileVariant } from './storage-keys';
 
 export const LINKED = {
   photos: { purpose: 'photo', variants: { web: 'web', thumbnail: 'thumbnail' } },

@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex';
 import type { FileStore } from '../../infrastructure/files/store';
-import { storageKey, type FileVariant } from './photo-records';
+import { storageKey, type FileVariant } from './storage-keys';
 
 const BATCH = 200;
 const VARIANTS: FileVariant[] = ['original', 'web', 'thumbnail', 'shareable'];

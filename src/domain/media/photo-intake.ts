@@ -4,10 +4,9 @@
  */
 import path from 'node:path';
 import { ApiError } from '../../platform/errors';
-import type { Deps } from '../../platform/pipeline';
-import { partName, type ReceivedFile, type UploadLimits } from '../../transports/files/receive-parts';
 import type { PreparedImage } from '../../infrastructure/images/decode-pool';
-import type { Examined, FileKind } from '../../transports/files/file-intake';
+import type { Deps } from '../services';
+import { partName, type ReceivedFile, type UploadLimits, Examined, FileKind } from './file-kind';
 
 const MiB = 1024 * 1024;
 const PHOTO_LIMITS: UploadLimits = { filePart: 'photo', fileBytes: 30 * MiB, files: 50, totalBytes: 200 * MiB, metaBytes: 64 * 1024 };

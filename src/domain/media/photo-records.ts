@@ -4,14 +4,13 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
-import type { Caller, ReadContext, WriteContext } from '../../platform/handler';
+import type { ReadContext, WriteContext } from '../../platform/handler';
 import { newId } from '../../platform/ids';
 import { notFound } from '../../platform/errors';
 import { fileLink } from './file-links';
+import type { Caller } from '../../platform/caller';
 
 export type Photo = components['schemas']['Photo'];
-/** A stored file's original and renditions: `web` is the viewable JPEG (a video's still frame); `shareable` a photo's original without its location (./photo-location.ts). */
-export type FileVariant = 'original' | 'web' | 'thumbnail' | 'shareable';
 
 /** Photos without a room are listed, and filed back, under this name. */
 export const UNSORTED = 'Unsorted';
@@ -35,14 +34,6 @@ export interface PhotoRow {
   height: number;
 }
 
-/**
- * Where a stored file's variants are kept: by company and content, so that no company can reach
- * another's. (The `photos` segment dates from when photos were the only files; videos and
- * documents are kept the same way, so that stored files never move.)
- */
-export function storageKey(companyId: string, sha256: string, variant: FileVariant): string {
-  return `${companyId}/photos/${sha256}/${variant}`;
-}
 
 /** Joins a photo's, video's or document's (`alias`) stored file as `f`. */
 export function joinStoredFile(query: Knex.QueryBuilder, alias: string): Knex.QueryBuilder {

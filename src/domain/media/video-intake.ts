@@ -5,9 +5,8 @@
  */
 import path from 'node:path';
 import { ApiError } from '../../platform/errors';
-import { partName } from '../../transports/files/receive-parts';
-import type { FileKind } from '../../transports/files/file-intake';
 import type { VideoFormat } from '../../infrastructure/programs/video-probe';
+import { partName, FileKind } from './file-kind';
 
 const VIDEO_FORMATS = ['mp4', 'mov', 'webm'] as const;
 const CONTENT_TYPES: Record<VideoFormat, string> = { mp4: 'video/mp4', mov: 'video/quicktime', webm: 'video/webm' };

@@ -1,10 +1,11 @@
 /** Videos as the spec shows them: a video row points at its stored file, whose facts ffprobe read. */
 import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
-import type { Caller, ReadContext } from '../../platform/handler';
+import type { ReadContext } from '../../platform/handler';
 import { fileLink } from './file-links';
 import { joinStoredFile, UNSORTED } from './photo-records';
 import type { StoredVideoFacts } from './video-intake';
+import type { Caller } from '../../platform/caller';
 
 export type Video = components['schemas']['Video'];
 

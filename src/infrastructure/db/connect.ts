@@ -2,9 +2,6 @@ import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import ClientPgLite from 'knex-pglite';
 import { PipelinedPgClient, pipelined } from './pipelined-pg';
 
 export type Db = Knex;
@@ -23,6 +20,10 @@ export async function openDatabase(options: { databaseUrl?: string; dataDir: str
     pg.types.setTypeParser(DATE, (value) => value);
     return knex({ client: PipelinedPgClient, connection: pipelined(options.databaseUrl), pool: { min: 0, max: 10 } });
   }
+  // Loaded only for the embedded database: PGlite is tens of megabytes a server's node never uses.
+  const { PGlite } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
+  const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as typeof import('@electric-sql/pglite/contrib/pg_trgm');
+  const ClientPgLite = require('knex-pglite') as typeof import('knex-pglite');
   const dir = options.dataDir ? path.join(options.dataDir, 'pgdata') : undefined;
   if (dir) mkdirSync(dir, { recursive: true });
   // Always open with the same extensions: a data dir reopened without pg_trgm breaks its indexes.

@@ -12,7 +12,6 @@ import * as videosDocuments from './migrations/010_videos_documents';
 import * as shareablePhotos from './migrations/011_shareable_photos';
 import * as officeAssistant from './migrations/012_office_assistant';
 import * as boundedLookups from './migrations/013_bounded_lookups';
-import { syncStandards } from '../../domain/standards/corpus';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
 const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> }> = {
@@ -41,11 +40,11 @@ const LOCK_WAIT_MS = 500;
 const LOCK_ATTEMPTS = 120;
 
 /**
- * Brings the schema up to date, then the reference data shipped with the service. Nodes started
- * together on one database take turns: knex refuses a second migration run at once instead of
- * waiting, so a node that finds the lock taken waits and tries again.
+ * Brings the schema up to date. Nodes started together on one database take turns: knex refuses
+ * a second migration run at once instead of waiting, so a node that finds the lock taken waits
+ * and tries again.
  */
-export async function migrateToLatest(db: Knex): Promise<void> {
+export async function migrateSchema(db: Knex): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       await db.migrate.latest({ migrationSource: source });
@@ -55,5 +54,4 @@ export async function migrateToLatest(db: Knex): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, LOCK_WAIT_MS));
     }
   }
-  await syncStandards(db);
 }

@@ -4,8 +4,6 @@
  * in memory whole.
  */
 import type { Readable } from 'node:stream';
-import { DiskFileStore } from './disk-store';
-import { S3FileStore } from './s3-store';
 
 /** Inclusive at both ends, as in an HTTP Range header. */
 export interface ByteRange {
@@ -65,10 +63,6 @@ export class RangeNotSatisfiableError extends Error {
   }
 }
 
-/** S3 when a bucket is configured, else local disk. */
-export function openFileStore(settings: FileStoreSettings): FileStore {
-  return settings.s3 ? new S3FileStore(settings.s3) : new DiskFileStore(settings.filesDir);
-}
 
 const SEGMENT = /^[A-Za-z0-9_.-]+$/;
 

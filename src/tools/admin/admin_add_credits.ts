@@ -1,4 +1,4 @@
-import type { AdminHandler } from '../../platform/handler';
+import type { AdminHandler } from '../tool';
 import { invalidRequest } from '../../platform/errors';
 import { requireCompany } from '../../domain/admin/companies';
 

@@ -1,4 +1,4 @@
-import type { AdminHandler } from '../../platform/handler';
+import type { AdminHandler } from '../tool';
 import { newId } from '../../platform/ids';
 import { requireCompany } from '../../domain/admin/companies';
 import { cleanResponsibilities, PERSON_COLUMNS, toTeamMember, type PersonRow } from '../../domain/admin/team-members';

@@ -1,4 +1,4 @@
-import type { AdminHandler } from '../../platform/handler';
+import type { AdminHandler } from '../tool';
 import { pageByCreation } from '../../domain/admin/creation-order';
 
 interface CompanyRow {

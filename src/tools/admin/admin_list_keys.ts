@@ -1,4 +1,4 @@
-import type { AdminHandler } from '../../platform/handler';
+import type { AdminHandler } from '../tool';
 import { requireCompany } from '../../domain/admin/companies';
 
 const iso = (value: Date | null): string | null => (value ? value.toISOString() : null);

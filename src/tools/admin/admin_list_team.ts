@@ -1,4 +1,4 @@
-import type { AdminHandler } from '../../platform/handler';
+import type { AdminHandler } from '../tool';
 import { requireCompany } from '../../domain/admin/companies';
 import { pageByCreation } from '../../domain/admin/creation-order';
 import { PERSON_COLUMNS, toTeamMember } from '../../domain/admin/team-members';

@@ -1,4 +1,4 @@
-import type { AdminHandler } from '../../platform/handler';
+import type { AdminHandler } from '../tool';
 import { notFound } from '../../platform/errors';
 import { checkWebhookTarget } from '../../platform/webhook-target';
 

@@ -1,4 +1,4 @@
-import type { AdminHandler } from '../../platform/handler';
+import type { AdminHandler } from '../tool';
 import { notFound } from '../../platform/errors';
 
 export const admin_set_elevation: AdminHandler<'admin_set_elevation'> = async ({ db }, { path, body }) => {

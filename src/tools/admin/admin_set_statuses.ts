@@ -1,4 +1,4 @@
-import type { AdminHandler } from '../../platform/handler';
+import type { AdminHandler } from '../tool';
 import { ApiError, invalidRequest } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import { boardStatuses } from '../../domain/company/lookups';

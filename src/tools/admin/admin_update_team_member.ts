@@ -1,5 +1,5 @@
 import { notFound } from '../../platform/errors';
-import type { AdminHandler } from '../../platform/handler';
+import type { AdminHandler } from '../tool';
 import { requireCompany } from '../../domain/admin/companies';
 import { cleanResponsibilities, PERSON_COLUMNS, toTeamMember, type PersonRow } from '../../domain/admin/team-members';
 

@@ -1,4 +1,4 @@
-import type { ReadHandler } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 import { decodeCursor, encodeCursor, SAFE_MAX } from '../../platform/pagination';
 import { SETTLED_TXID, storedData, type ChangeKind } from '../../platform/changes';
 

@@ -1,13 +1,15 @@
 import type { Knex } from 'knex';
-import type { Caller, WriteHandler } from '../../platform/handler';
+import type { WriteHandler } from '../tool';
 import { undoLastAction, type UndoneAction } from '../../platform/undo';
+import { undoEffects } from '../../domain/undo/undo-effects';
+import type { Caller } from '../../platform/caller';
 
 /** Thrown inside a preview's savepoint to roll the undo back once it is described. */
 const PREVIEW_ONLY = Symbol('preview only');
 
 export const undo_my_last_action: WriteHandler<'undo_my_last_action'> = async (ctx, { body }) => {
   if (body.preview) return { preview: true, undone: answerOf(await previewUndo(ctx.db, ctx.caller)) };
-  const undone = await undoLastAction(ctx.db, ctx.caller);
+  const undone = await undoLastAction(ctx.db, ctx.caller, undoEffects(ctx.caller));
   ctx.changes.add(undone.change);
   return { preview: false, undone: answerOf(undone) };
 };
@@ -17,7 +19,7 @@ async function previewUndo(db: Knex.Transaction, caller: Caller): Promise<Undone
   let undone: UndoneAction | null = null;
   try {
     await db.transaction(async (savepoint) => {
-      undone = await undoLastAction(savepoint, caller);
+      undone = await undoLastAction(savepoint, caller, undoEffects(caller));
       throw PREVIEW_ONLY;
     });
   } catch (error) {

@@ -1,4 +1,4 @@
-import type { ReadHandler } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 import { localDate, localTimeWithOffset } from '../../platform/local-time';
 
 export const get_context: ReadHandler<'get_context'> = async ({ db, caller }) => {

@@ -6,7 +6,8 @@
 import spec from '../../generated/openapi.json';
 import { operations, type OperationSpec } from '../../generated/operations';
 import { toolsets } from '../../generated/mcp-tools';
-import type { Output, ReadHandler } from '../../platform/handler';
+import type { Output } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 
 type Guide = Output<'get_guide'>;
 type Scope = 'read' | 'write';

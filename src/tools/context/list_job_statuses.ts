@@ -1,4 +1,4 @@
-import type { ReadHandler } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 
 export const list_job_statuses: ReadHandler<'list_job_statuses'> = async ({ db, caller }) => {
   const rows = await db('statuses as s')

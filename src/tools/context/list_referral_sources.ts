@@ -1,4 +1,4 @@
-import type { ReadHandler } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 
 export const list_referral_sources: ReadHandler<'list_referral_sources'> = async ({ db, caller }) => ({
   data: await db('referral_sources').where({ company_id: caller.companyId }).orderBy('position').select('name'),

@@ -1,4 +1,4 @@
-import type { ReadHandler } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 import { PERSON_COLUMNS, toTeamMember, type PersonRow } from '../../domain/admin/team-members';
 
 /** Teammates without their email: an assistant assigns by name and reads what each does. */

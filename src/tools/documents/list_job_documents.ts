@@ -1,4 +1,4 @@
-import type { ReadHandler } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 import { decodeCursor, encodeCursor, pageOf } from '../../platform/pagination';
 import { resolveJob } from '../../domain/jobs/job-records';
 import { jobRooms, roomNamed, whereRoom } from '../../domain/media/photo-records';

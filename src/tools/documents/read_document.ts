@@ -1,4 +1,5 @@
-import type { Progress, ReadHandler } from '../../platform/handler';
+import type { Progress } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 import { ApiError, invalidRequest, notFound } from '../../platform/errors';
 import { DOCUMENT_FORMATS } from '../../domain/documents/document-kinds';
 import { documentsQuery, readingOf, type DocumentRow } from '../../domain/documents/document-records';

@@ -1,4 +1,4 @@
-import type { WriteHandler } from '../../platform/handler';
+import type { WriteHandler } from '../tool';
 import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
 import { inPartOrder, planUpload, uploadCounts } from '../../domain/media/upload-records';
 import { documentsQuery, toDocument, type Document, type DocumentRow } from '../../domain/documents/document-records';

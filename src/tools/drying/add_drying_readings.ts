@@ -1,6 +1,6 @@
 import type { components } from '../../generated/api';
 import { invalidRequest, type FieldError } from '../../platform/errors';
-import type { BodyOf, WriteContext, WriteHandler } from '../../platform/handler';
+import type { BodyOf, WriteContext, WriteHandler } from '../tool';
 import { newId } from '../../platform/ids';
 import { toHundredths } from '../../platform/money';
 import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';

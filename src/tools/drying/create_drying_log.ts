@@ -1,5 +1,5 @@
 import { ApiError } from '../../platform/errors';
-import type { WriteHandler } from '../../platform/handler';
+import type { WriteHandler } from '../tool';
 import { resolveJob } from '../../domain/jobs/job-records';
 import { findLog, todayOf } from '../../domain/drying/drying-records';
 import { checkStartDate } from '../../domain/drying/days';

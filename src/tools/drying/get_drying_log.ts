@@ -1,5 +1,5 @@
 import { invalidRequest, notFound } from '../../platform/errors';
-import type { ReadHandler } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 import { findJobLog, noLog, requireArea } from '../../domain/drying/drying-records';
 import { readLog } from '../../domain/drying/read-log';
 

@@ -1,5 +1,5 @@
 import { ApiError, invalidRequest } from '../../platform/errors';
-import type { WriteHandler } from '../../platform/handler';
+import type { WriteHandler } from '../tool';
 import { newId } from '../../platform/ids';
 import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
 import { dateOfDay, findLog, noLog, plannedDaysOf, requireArea } from '../../domain/drying/drying-records';

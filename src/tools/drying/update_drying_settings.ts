@@ -1,6 +1,6 @@
 import type { components } from '../../generated/api';
 import { invalidRequest } from '../../platform/errors';
-import type { WriteHandler } from '../../platform/handler';
+import type { WriteHandler } from '../tool';
 import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
 import { findLog, noLog, requireArea } from '../../domain/drying/drying-records';
 import { checkStartDate } from '../../domain/drying/days';

@@ -1,4 +1,4 @@
-import type { WriteHandler } from '../../platform/handler';
+import type { WriteHandler } from '../tool';
 import { loadEstimate, requireDraft, toEstimate } from '../../domain/estimates/estimate-records';
 import { recordEstimateChange } from '../../domain/estimates/estimate-changes';
 import { upsertRooms } from '../../domain/estimates/rooms';

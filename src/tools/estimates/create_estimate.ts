@@ -1,4 +1,4 @@
-import type { WriteHandler } from '../../platform/handler';
+import type { WriteHandler } from '../tool';
 import { useEstimateCredit } from '../../platform/credits';
 import { resolveJob } from '../../domain/jobs/job-records';
 import { toEstimate } from '../../domain/estimates/estimate-records';

@@ -1,4 +1,4 @@
-import type { ReadHandler } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 import { loadEstimate, toEstimate } from '../../domain/estimates/estimate-records';
 
 export const get_estimate: ReadHandler<'get_estimate'> = async ({ db, caller }, { path, query }) =>

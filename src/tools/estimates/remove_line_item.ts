@@ -1,4 +1,4 @@
-import type { WriteHandler } from '../../platform/handler';
+import type { WriteHandler } from '../tool';
 import { notFound } from '../../platform/errors';
 import { loadEstimate, requireDraft, totalsOf } from '../../domain/estimates/estimate-records';
 import { recordEstimateChange } from '../../domain/estimates/estimate-changes';

@@ -1,4 +1,4 @@
-import type { WriteHandler } from '../../platform/handler';
+import type { WriteHandler } from '../tool';
 import { invalidRequest, notFound } from '../../platform/errors';
 import { toHundredths } from '../../platform/money';
 import { loadEstimate, requireDraft, toLine, totalsOf, type LineRow } from '../../domain/estimates/estimate-records';

@@ -1,5 +1,5 @@
 import { ApiError } from '../../platform/errors';
-import type { ReadHandler } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 import { resolveJob } from '../../domain/jobs/job-records';
 import { jobRooms, photosOfJob, roomNamed, UNSORTED } from '../../domain/media/photo-records';
 import { exportExpiry, zipUrl, type ZipLink } from '../../domain/exports/export-links';

@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
 import { ApiError } from '../../platform/errors';
-import type { Caller, ReadHandler } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 import { findJobLog, noLog } from '../../domain/drying/drying-records';
 import { loadEstimate, totalsOf, type EstimateRecord } from '../../domain/estimates/estimate-records';
 import { resolveJob, type JobRow } from '../../domain/jobs/job-records';
 import { exportExpiry, PACKET_ORDER, packetUrls, type PacketLink } from '../../domain/exports/export-links';
+import type { Caller } from '../../platform/caller';
 
 export const export_pdf: ReadHandler<'export_pdf'> = async (ctx, { path, query }) => {
   const { db, caller } = ctx;

@@ -1,4 +1,4 @@
-import type { WriteHandler } from '../../platform/handler';
+import type { WriteHandler } from '../tool';
 import { newId } from '../../platform/ids';
 import type { NewRow } from '../../platform/undo';
 import { nextJobNumber } from '../../platform/counters';

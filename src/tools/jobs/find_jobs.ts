@@ -1,11 +1,13 @@
 import type { Knex } from 'knex';
-import type { ReadHandler, Caller, QueryOf } from '../../platform/handler';
+import type { QueryOf } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 import { decodeCursor, encodeCursor, INT4_MAX, pageOf } from '../../platform/pagination';
 import { findStatus } from '../../domain/company/lookups';
 import { CANCELLED, toSummary, withNames, type JobRow } from '../../domain/jobs/job-records';
 import { digitsOf } from '../../domain/jobs/search-text';
 import { jobNumberIn, matchedOn, MIN_PHONE_DIGITS, PHONE_LIKE, wordsOf } from '../../domain/jobs/job-matches';
 import { likeContains } from '../../infrastructure/db/like';
+import type { Caller } from '../../platform/caller';
 
 const DEFAULT_LIMIT = 25;
 

@@ -1,4 +1,4 @@
-import type { ReadHandler } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 import { storedData, type ChangeKind } from '../../platform/changes';
 import { decodeCursor, encodeCursor, pageOf, SAFE_MAX } from '../../platform/pagination';
 import { findTeammate } from '../../domain/company/lookups';

@@ -1,4 +1,4 @@
-import type { WriteHandler } from '../../platform/handler';
+import type { WriteHandler } from '../tool';
 import { ApiError } from '../../platform/errors';
 import { jobRefOf, loadJobDetail, resolveJob } from '../../domain/jobs/job-records';
 

@@ -1,4 +1,4 @@
-import type { BodyOf, WriteHandler } from '../../platform/handler';
+import type { BodyOf, WriteHandler } from '../tool';
 import { findReferralSource } from '../../domain/company/lookups';
 import { jobRefOf, loadJobDetail, resolveJob, type JobRow } from '../../domain/jobs/job-records';
 import { searchColumnsOf } from '../../domain/jobs/search-text';

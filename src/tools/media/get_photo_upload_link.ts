@@ -1,9 +1,9 @@
-import type { WriteHandler } from '../../platform/handler';
+import type { WriteHandler } from '../tool';
 import { LinkSigner } from '../../platform/links';
 import { personLinkQuery } from '../../platform/person-links';
 import { resolveJob } from '../../domain/jobs/job-records';
 import { jobRooms, roomNamed } from '../../domain/media/photo-records';
-import { UPLOAD_LINK_PARAMS } from '../../transports/pages/upload-page';
+import { UPLOAD_LINK_PARAMS } from '../../domain/media/upload-links';
 
 export const get_photo_upload_link: WriteHandler<'get_photo_upload_link'> = async (ctx, { path, query }) => {
   const { db, caller, config } = ctx;

@@ -1,4 +1,4 @@
-import type { WriteHandler } from '../../platform/handler';
+import type { WriteHandler } from '../tool';
 import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
 import { addJobRooms, jobRooms, photosOfJob, roomNamed, UNSORTED } from '../../domain/media/photo-records';
 

@@ -1,4 +1,4 @@
-import type { WriteHandler } from '../../platform/handler';
+import type { WriteHandler } from '../tool';
 import { invalidRequest } from '../../platform/errors';
 import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
 import { photosOfJob, photosQuery, toPhoto, type PhotoRow } from '../../domain/media/photo-records';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { WriteHandler } from '../../platform/handler';
+import type { WriteHandler } from '../tool';
 import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
 import { photosQuery, toPhoto, type Photo, type PhotoRow } from '../../domain/media/photo-records';
 import { inPartOrder, planUpload, roomsFiled, uploadCounts } from '../../domain/media/upload-records';

@@ -1,4 +1,4 @@
-import type { WriteHandler } from '../../platform/handler';
+import type { WriteHandler } from '../tool';
 import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
 import { inPartOrder, planUpload, roomsFiled, uploadCounts } from '../../domain/media/upload-records';
 import { toVideo, videosQuery, type Video, type VideoRow } from '../../domain/media/video-records';

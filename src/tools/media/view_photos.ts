@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ReadHandler } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 import { invalidRequest, notFound } from '../../platform/errors';
 import { resolveJob } from '../../domain/jobs/job-records';
 import { fileLink } from '../../domain/media/file-links';

@@ -1,4 +1,4 @@
-import type { WriteHandler } from '../../platform/handler';
+import type { WriteHandler } from '../tool';
 import { invalidRequest, notFound } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';

@@ -1,5 +1,5 @@
 import { normalPhone } from '../../domain/people/phones';
-import type { ReadHandler } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 import { decodeCursor, encodeCursor, pageOf } from '../../platform/pagination';
 import { CANCELLED, formatAddress, type PersonOnJobRow } from '../../domain/jobs/job-records';
 import { digitsOf } from '../../domain/jobs/search-text';

@@ -1,4 +1,4 @@
-import type { WriteHandler } from '../../platform/handler';
+import type { WriteHandler } from '../tool';
 import { findTeammate } from '../../domain/company/lookups';
 import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
 import { assigneesOf } from '../../domain/people/assignees';

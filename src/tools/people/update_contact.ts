@@ -1,4 +1,4 @@
-import type { WriteHandler } from '../../platform/handler';
+import type { WriteHandler } from '../tool';
 import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
 import { changePerson, jobPerson, personOnJob } from '../../domain/people/contacts';
 

@@ -1,4 +1,4 @@
-import type { ReadHandler } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 import { companyPricingRegion } from '../../domain/price-list/company-region';
 import { findItem, nearMatches, regionFor, toApiItem } from '../../domain/price-list/catalog';
 

@@ -1,4 +1,4 @@
-import type { ReadHandler } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 import { decodeCursor, encodeCursor, SAFE_MAX } from '../../platform/pagination';
 import { companyPricingRegion } from '../../domain/price-list/company-region';
 import { regionFor, searchItems, toApiItem } from '../../domain/price-list/catalog';

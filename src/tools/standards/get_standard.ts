@@ -1,5 +1,5 @@
 import { notFound } from '../../platform/errors';
-import type { ReadHandler } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 
 export const get_standard: ReadHandler<'get_standard'> = async ({ db }, { path }) => {
   const row = await db('standards_passages').where({ id: path.passage_id }).first();

@@ -1,4 +1,4 @@
-import type { ReadHandler } from '../../platform/handler';
+import type { ReadHandler } from '../tool';
 import { excerptsOf, findPassages } from '../../domain/standards/passage-search';
 
 const DEFAULT_LIMIT = 5;

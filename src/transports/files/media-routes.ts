@@ -5,22 +5,25 @@
  * itself.
  */
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { callerOf } from '../../platform/auth';
 import { ApiError, notFound } from '../../platform/errors';
 import { holderOfLink, personLinkOf } from '../../platform/person-links';
 import { toApiError } from '../http/http-errors';
-import type { Deps } from '../../platform/pipeline';
 import type { RateLimiter } from '../../platform/rate-limit';
 import { send } from '../http/routes';
 import { documentKind } from '../../domain/documents/document-intake';
 import { DOCUMENT_FORMATS, type DocumentFormat } from '../../domain/documents/document-kinds';
-import { intakeFiles, type FileKind } from './file-intake';
+import { intakeFiles } from './file-intake';
 import { LINKED, storedVariant, type Collection } from '../../domain/media/file-links';
 import { photoKind } from '../../domain/media/photo-intake';
-import { jobRooms, joinStoredFile, storageKey, type FileVariant } from '../../domain/media/photo-records';
+import { jobRooms, joinStoredFile } from '../../domain/media/photo-records';
 import { videoContentType, videoKind } from '../../domain/media/video-intake';
 import { sendStoredFile } from './send-stored-file';
-import { errorPage, UPLOAD_LINK_PARAMS, uploadPage } from '../pages/upload-page';
+import { errorPage, uploadPage } from '../pages/upload-page';
+import type { Deps } from '../../domain/services';
+import { type FileKind } from '../../domain/media/file-kind';
+import { callerOf } from '../../platform/caller';
+import { storageKey, type FileVariant } from '../../domain/media/storage-keys';
+import { UPLOAD_LINK_PARAMS } from '../../domain/media/upload-links';
 
 /** The upload of each collection, by the last segment of its path. */
 const UPLOADS: Record<Collection, FileKind> = { photos: photoKind, videos: videoKind, documents: documentKind };

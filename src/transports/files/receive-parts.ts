@@ -14,26 +14,7 @@ import { Transform } from 'node:stream';
 import busboy from 'busboy';
 import type { Request } from 'express';
 import { ApiError, invalidRequest } from '../../platform/errors';
-
-export interface UploadLimits {
-  /** The name of the file parts. */
-  filePart: string;
-  fileBytes: number;
-  files: number;
-  totalBytes: number;
-  metaBytes: number;
-}
-
-export interface ReceivedFile {
-  /** 1-based, among the file parts. */
-  part: number;
-  fileName: string | null;
-  path: string;
-  bytes: number;
-  sha256: string;
-  /** The first bytes, for telling what the content is. */
-  head: Buffer;
-}
+import { partName, type ReceivedFile, type UploadLimits } from '../../domain/media/file-kind';
 
 export interface ReceivedUpload {
   meta: string | null;
@@ -45,9 +26,6 @@ export interface ReceivedUpload {
 const HEAD_BYTES = 64;
 const MiB = 1024 * 1024;
 
-export function partName(file: Pick<ReceivedFile, 'part' | 'fileName'>, what: string): string {
-  return `${what} part ${file.part}${file.fileName ? ` (${file.fileName})` : ''}`;
-}
 
 export async function discard(upload: Pick<ReceivedUpload, 'dir'>): Promise<void> {
   await rm(upload.dir, { recursive: true, force: true });

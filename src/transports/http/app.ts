@@ -18,18 +18,20 @@ import { mcpEndpoint } from '../mcp/endpoint';
 import { checkMcpHost } from './host-check';
 import { problemMiddleware } from './http-errors';
 import { ApiError } from '../../platform/errors';
-import type { Deps } from '../../platform/pipeline';
 import { feedHorizon } from '../../platform/changes';
 import { CompanySlots } from '../../platform/fair-share';
 import { addUploadRoutes, linkRoutes } from '../files/media-routes';
 import { exportRoutes } from '../pages/export-routes';
+import type { Deps } from '../../domain/services';
+import { toolPipeline } from '../../tools';
 
 const JSON_LIMIT = '1mb';
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 
 /** `redis`: where every node keeps its rate-limit counts (REDIS_URL); null counts on this node. */
-export function createApp(given: Omit<Deps, 'slots'> & { logger: Logger; redis?: Redis | null }): Express {
-  const deps: Deps & { logger: Logger; redis?: Redis | null } = { ...given, slots: new CompanySlots(given.config.companyConcurrency) };
+export function createApp(given: Omit<Deps, 'pipeline'> & { logger: Logger; redis?: Redis | null }): Express {
+  const slots = new CompanySlots(given.config.companyConcurrency);
+  const deps: Deps & { logger: Logger; redis?: Redis | null } = { ...given, pipeline: toolPipeline({ ...given, slots }) };
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');

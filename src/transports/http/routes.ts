@@ -3,9 +3,9 @@ import type { Request, Response, Router } from 'express';
 import { operations, type AdminOperationName, type OperationName, type ReadOperationName, type WriteOperationName } from '../../generated/operations';
 import { handlers } from '../../tools';
 import type { AdminContext, ToolInput } from '../../platform/handler';
-import { callerOf } from '../../platform/auth';
-import { runTool, type Deps } from '../../platform/pipeline';
 import { refuseUnstorableText } from '../../platform/inputs';
+import type { Deps } from '../../domain/services';
+import { callerOf } from '../../platform/caller';
 
 function inputOf(req: Request): ToolInput<OperationName> {
   const input = { path: req.params, query: req.query, body: req.body ?? {} };
@@ -25,7 +25,7 @@ export function addToolRoutes(router: Router, deps: Deps): void {
     if (op.scope === 'admin') continue;
     const name = op.name as ReadOperationName | WriteOperationName;
     router[op.method.toLowerCase() as 'get'](op.expressPath, async (req: Request, res: Response) => {
-      const answer = await runTool(deps, name, callerOf(res), inputOf(req));
+      const answer = await deps.pipeline.run(name, callerOf(res), inputOf(req));
       send(res, answer.status, answer.body, answer.replayed);
     });
   }

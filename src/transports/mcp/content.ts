@@ -4,10 +4,11 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ReadOperationName, WriteOperationName } from '../../generated/operations';
-import type { Caller, Output } from '../../platform/handler';
-import type { Deps } from '../../platform/pipeline';
+import type { Output } from '../../platform/handler';
 import { viewPhotosContent } from './view_photos';
 import { exportPdfContent, exportPhotosContent } from './exports';
+import type { Deps } from '../../domain/services';
+import type { Caller } from '../../platform/caller';
 
 type ToolName = ReadOperationName | WriteOperationName;
 type Content = CallToolResult['content'];

@@ -16,14 +16,15 @@ import addFormats from 'ajv-formats';
 import { operations, type OperationSpec, type ReadOperationName, type WriteOperationName } from '../../generated/operations';
 import { mcpTools, type McpToolDefinition } from '../../generated/mcp-tools';
 import { ApiError, invalidRequest, type FieldError } from '../../platform/errors';
-import { callerOf } from '../../platform/auth';
-import type { Caller, Output, ToolInput } from '../../platform/handler';
-import { checkScope, runTool, type Deps } from '../../platform/pipeline';
+import type { Output, ToolInput } from '../../platform/handler';
+import { checkScope } from '../../platform/pipeline';
 import { offeredTo, selectionOf, type ToolSelection } from './toolsets';
 import { progressOf, wantsProgress } from './progress';
 import { toApiError } from '../http/http-errors';
 import { refuseUnstorableText } from '../../platform/inputs';
 import { mcpContentOf } from './content';
+import type { Deps } from '../../domain/services';
+import { callerOf, Caller } from '../../platform/caller';
 
 /** A tools/call request as sent; `callTool` checks its arguments against the tool's schema. */
 const ToolCallAsSent = z.object({
@@ -96,7 +97,7 @@ async function callTool(deps: Deps, name: string, sent: unknown, { caller, selec
     const validate = validators.get(op.name)!;
     if (!validate(args)) throw invalidRequest(fieldErrors(validate.errors));
     refuseUnstorableText(args);
-    const answer = await runTool(deps, op.name as ToolName, caller, inputOf(op, args as Record<string, unknown>), progressOf(extra));
+    const answer = await deps.pipeline.run(op.name as ToolName, caller, inputOf(op, args as Record<string, unknown>), progressOf(extra));
     const body = answer.body ?? {};
     const content = await mcpContentOf(deps, caller, op.name as ToolName, body as Output<ToolName>);
     return { content, structuredContent: body as Record<string, unknown> };

@@ -3,8 +3,9 @@
  * assistant's client can show or open. Never the PDF or the ZIP itself.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Caller, Output } from '../../platform/handler';
-import type { Deps } from '../../platform/pipeline';
+import type { Output } from '../../platform/handler';
+import type { Deps } from '../../domain/services';
+import type { Caller } from '../../platform/caller';
 
 type Content = CallToolResult['content'];
 

@@ -7,7 +7,7 @@
 import type { Request } from 'express';
 import { ALWAYS_ON_TOOLSET, toolsets, type McpToolDefinition } from '../../generated/mcp-tools';
 import { ApiError } from '../../platform/errors';
-import type { Caller } from '../../platform/handler';
+import type { Caller } from '../../platform/caller';
 
 export interface ToolSelection {
   /** null: every toolset. */

@@ -5,10 +5,11 @@
  */
 import sharp from 'sharp';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Caller, Output } from '../../platform/handler';
-import type { Deps } from '../../platform/pipeline';
-import { storageKey } from '../../domain/media/photo-records';
+import type { Output } from '../../platform/handler';
 import { viewablesQuery, type ViewableRow } from '../../tools/media/view_photos';
+import type { Deps } from '../../domain/services';
+import type { Caller } from '../../platform/caller';
+import { storageKey } from '../../domain/media/storage-keys';
 
 const ANSWER_BUDGET = 1_000_000;
 /** Room left in the budget for the text lines and the JSON around the blocks. */

@@ -10,7 +10,6 @@ import { ApiError } from '../../platform/errors';
 import { readableMoment } from '../../platform/local-time';
 import { formatMoney } from '../../platform/money';
 import { holderOfLink, personLinkOf, type LinkHolder } from '../../platform/person-links';
-import type { Deps } from '../../platform/pipeline';
 import type { RateLimiter } from '../../platform/rate-limit';
 import { loadEstimate, totalsOf } from '../../domain/estimates/estimate-records';
 import { linkErrors } from '../files/media-routes';
@@ -19,6 +18,7 @@ import { PACKET_LINK_PARAMS, packetDocuments, ZIP_LINK_PARAMS, type PacketLink }
 import { packetPage } from './export-page';
 import { gatherPacket } from '../../domain/exports/packet-gather';
 import { streamPhotoZip } from '../../domain/exports/photo-zip';
+import type { Deps } from '../../domain/services';
 
 export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
   const router = express.Router();

@@ -8,8 +8,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ApiError } from '../../platform/errors';
 
-/** An upload link's parameter: the room the page preselects (`r`). */
-export const UPLOAD_LINK_PARAMS = ['r'] as const;
 
 const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 

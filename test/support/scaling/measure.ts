@@ -6,11 +6,11 @@
  */
 import knex from 'knex';
 import { openDatabase } from '../../../src/infrastructure/db/connect';
-import { migrateToLatest } from '../../../src/infrastructure/db/migrate';
 import { as, createCompany, startApp, type TestApp } from '../app';
 import { fillCompany } from './filler';
 import { makeProbe, scalingCases, type ScalingCase } from './cases';
 import { buffersOf, explainingUrl, PlanRecorder, rowsRead, type StatementPlan } from './plans';
+import { migrateToLatest } from '../../../src/database';
 
 export interface CaseFigures {
   name: string;

@@ -4,10 +4,10 @@
  * rows the action recorded, before they are put back.
  */
 import type { Knex } from 'knex';
-import type { Caller } from '../../platform/handler';
 import { formatMoney } from '../../platform/money';
-import type { RowChange, UndoableTable } from '../../platform/undo';
-import { loadEstimate, totalsOf } from './estimate-records';
+import type { DescribeUndo, RowChange, UndoableTable } from '../../platform/undo';
+import { loadEstimate, totalsOf } from '../estimates/estimate-records';
+import type { Caller } from '../../platform/caller';
 
 const NOUNS: Record<UndoableTable, [string, string]> = {
   jobs: ['job', 'jobs'],
@@ -35,17 +35,16 @@ const ESTIMATE_TABLES = new Set<UndoableTable>(['estimates', 'estimate_rooms', '
 type Verb = 'deleted' | 'restored the earlier' | 'put back';
 const verbOf = (change: RowChange): Verb => (change.before === null ? 'deleted' : change.afterVersion === null ? 'put back' : 'restored the earlier');
 
-export interface UndoEffect {
-  /** The record the action was about (its first row): `estimate`, `note`, `job`, … */
-  record: { type: string; id: string };
-  effect: string;
-  /** The estimate whose total the action changed, when it did. */
-  estimateId: string | null;
-  /** The estimate's total before the undo, in cents. */
-  totalBefore: { cents: number; currency: string } | null;
+/** Undo's words for the caller's actions: what is taken back, and an estimate's total before and after. */
+export function undoEffects(caller: Caller): DescribeUndo {
+  return async (trx, changes, jobNumber) => {
+    const { record, effect, estimateId } = await describeChanges(trx, changes, jobNumber);
+    const totalBefore = estimateId ? await estimateTotal(trx, caller, estimateId) : null;
+    return { record, effect: async () => effect + totalWords(totalBefore, estimateId ? await estimateTotal(trx, caller, estimateId) : null) };
+  };
 }
 
-export async function describeUndo(trx: Knex.Transaction, caller: Caller, changes: RowChange[], jobNumber: number | null): Promise<UndoEffect> {
+async function describeChanges(trx: Knex.Transaction, changes: RowChange[], jobNumber: number | null): Promise<{ record: { type: string; id: string }; effect: string; estimateId: string | null }> {
   const [primary] = changes;
   const row = primary.before ?? ((await trx(primary.table).where({ id: primary.id }).first()) as Record<string, unknown> | undefined) ?? {};
   const verb = verbOf(primary);
@@ -62,12 +61,11 @@ export async function describeUndo(trx: Knex.Transaction, caller: Caller, change
   if (others.length > 0) effect += `${verb === 'deleted' && others.every((c) => verbOf(c) === 'deleted') ? ' with' : ' and'} ${countsOf(others)}`;
   if (jobNumber !== null) effect += ` on #${jobNumber}`;
   const estimateId = ESTIMATE_TABLES.has(primary.table) ? (primary.table === 'estimates' ? primary.id : String(row.estimate_id)) : null;
-  const totalBefore = estimateId ? await estimateTotal(trx, caller, estimateId) : null;
-  return { record: { type: NOUNS[primary.table][0], id: primary.id }, effect, estimateId, totalBefore };
+  return { record: { type: NOUNS[primary.table][0], id: primary.id }, effect, estimateId };
 }
 
 /** The estimate's total now, or null when it is gone. */
-export async function estimateTotal(trx: Knex.Transaction, caller: Caller, estimateId: string): Promise<{ cents: number; currency: string } | null> {
+async function estimateTotal(trx: Knex.Transaction, caller: Caller, estimateId: string): Promise<{ cents: number; currency: string } | null> {
   const exists = await trx('estimates').where({ id: estimateId, company_id: caller.companyId }).first('id');
   if (!exists) return null;
   const totals = totalsOf(await loadEstimate(trx, caller, estimateId));
@@ -75,7 +73,7 @@ export async function estimateTotal(trx: Knex.Transaction, caller: Caller, estim
 }
 
 /** ", total $1,133.08" for an estimate taken away, " (total $1,133.08 → $900.00)" for one changed. */
-export function totalWords(before: { cents: number; currency: string } | null, after: { cents: number; currency: string } | null): string {
+function totalWords(before: { cents: number; currency: string } | null, after: { cents: number; currency: string } | null): string {
   if (!before) return '';
   if (!after) return `, total ${formatMoney(before.cents, before.currency)}`;
   return before.cents === after.cents ? '' : ` (total ${formatMoney(before.cents, before.currency)} → ${formatMoney(after.cents, after.currency)})`;

@@ -1,0 +1,41 @@
+/**
+ * What the code of one request can reach on this node: the database, the settings, the pipeline
+ * that runs tools, and the file and media services. The composition root (src/node-services.ts)
+ * makes them; the domain and the transports are handed them.
+ */
+import type { Knex } from 'knex';
+import type { Config } from '../platform/config';
+import type { Pipeline } from '../platform/pipeline';
+import type { LinkSigner } from '../platform/links';
+import type { FileStore } from '../infrastructure/files/store';
+import type { DecodePool } from '../infrastructure/images/decode-pool';
+import type { VideoTools } from '../infrastructure/programs/video-probe';
+import type { LocationRemover } from '../infrastructure/programs/photo-location';
+import type { DocumentReader } from './documents/document-text';
+import type { PacketPool } from './exports/packet-pool';
+
+export interface MediaServices {
+  files: FileStore;
+  images: DecodePool;
+  videos: VideoTools;
+  documents: DocumentReader;
+  links: LinkSigner;
+  /** Takes the location out of photos that exports share. */
+  locations: LocationRemover;
+  /** Lays PDF packets out in worker threads. */
+  packets: PacketPool;
+  stop(): Promise<void>;
+}
+
+/** What tools get beside the platform's context of a call. */
+export interface ToolServices {
+  /** Reads stored documents' text (kept pages, the text layer, OCR in the background). */
+  documents: DocumentReader;
+}
+
+export interface Deps {
+  db: Knex;
+  config: Config;
+  pipeline: Pipeline<ToolServices>;
+  media: MediaServices;
+}
