@@ -1,6 +1,6 @@
 /**
  * The layers of src/ point one way: transports → tools → domain → platform → infrastructure, with
- * the generated contract beneath them all and the composition root (main.ts, node-services.ts,
+ * the generated contract (sdk/src/schema.ts, src/generated/) beneath them all and the composition root (main.ts, node-services.ts,
  * media-services.ts, database.ts, demo/) above them all. `npm run depcheck` holds these rules; CI runs it.
  */
 const layer = (name) => `^src/${name}/`;
@@ -14,6 +14,7 @@ module.exports = {
     { name: 'domain-below-tools', severity: 'error', comment: 'The domain serves the tools; it never calls them.', from: { path: layer('domain') }, to: { path: `${layer('(tools|transports)')}|${ROOT}` } },
     { name: 'tools-below-transports', severity: 'error', comment: 'Tools are called by transports and never know which one.', from: { path: layer('tools') }, to: { path: `${layer('transports')}|${ROOT}` } },
     { name: 'transports-below-root', severity: 'error', comment: 'Only the composition root starts the node and wires its services.', from: { path: layer('transports') }, to: { path: ROOT } },
+    { name: 'one-contract', severity: 'error', comment: "The service takes the SDK's generated types (sdk/src/schema.ts); only the admin CLI, a client of the API, uses the SDK itself.", from: { path: '^src/', pathNot: '^src/transports/cli/' }, to: { path: '^sdk/', pathNot: '^sdk/src/schema\\.ts$' } },
     { name: 'generated-is-contract', severity: 'error', comment: 'Generated files depend on nothing of ours.', from: { path: layer('generated') }, to: { path: '^src/(?!generated/)' } },
   ],
   options: {

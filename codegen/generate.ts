@@ -1,10 +1,10 @@
 /**
  * Turns the hand-written OpenAPI document into everything that is generated from it:
  *   src/generated/openapi.json   the bundled document (served, validated against, linted)
- *   src/generated/api.ts         TypeScript types of every operation (openapi-typescript)
+ *   sdk/src/schema.ts            TypeScript types of every operation (openapi-typescript), the one
+ *                                contract the SDK and the service are both written against
  *   src/generated/operations.ts  the operation table: router, scopes, credits, MCP validation, guide
  *   src/generated/mcp-tools.ts   the MCP tool list as clients see it (compact, in toolset order)
- *   sdk/src/schema.ts            the same types for the SDK package
  * `--check` writes nothing and exits 1 when a committed file differs from a fresh run.
  */
 import { readFile, writeFile, readdir, mkdir } from 'node:fs/promises';
@@ -54,7 +54,6 @@ export async function generateAll(): Promise<Map<string, string>> {
   const tags = (doc.tags ?? []) as { name: string; description?: string }[];
   return new Map([
     ['src/generated/openapi.json', JSON.stringify(doc, null, 2) + '\n'],
-    ['src/generated/api.ts', types],
     ['src/generated/operations.ts', banner + buildOperationTable(entries)],
     ['src/generated/mcp-tools.ts', banner + buildMcpTools(entries, tags)],
     ['sdk/src/schema.ts', types],

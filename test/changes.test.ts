@@ -7,7 +7,7 @@ import { changeEntries, type ChangeInput, type ChangeKind } from '../src/platfor
 import { runTogether } from '../src/infrastructure/db/together';
 import { findCaller } from '../src/platform/auth';
 import { as, createCompany, feedSettled, opId, startApp, type TestApp } from './support/app';
-import type { components } from '../src/generated/api';
+import type { components } from '../sdk/src/schema';
 import { operations, type OperationName } from '../src/generated/operations';
 import { expectChangeData, type CallTool } from './support/change-data';
 import type { Caller } from '../src/platform/caller';

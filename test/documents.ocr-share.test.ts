@@ -7,7 +7,7 @@
  */
 import { as, createCompany, opId, startApp, type TestApp, type TestCompany } from './support/app';
 import { photographedPage, scannedPdf } from './support/document-files';
-import type { components } from '../src/generated/api';
+import type { components } from '../sdk/src/schema';
 
 type DocumentText = components['schemas']['DocumentText'];
 

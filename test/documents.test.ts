@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import type request from 'supertest';
-import type { components } from '../src/generated/api';
+import type { components } from '../sdk/src/schema';
 import { as, createCompany, feedSettled, opId, type TestApp, type TestCompany } from './support/app';
 import { startAppOn } from './support/s3';
 import { docxOf, encryptedPdf, pdfOf, photographedPage, scannedPdf, scansOf, zipOf } from './support/document-files';

@@ -7,7 +7,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { components } from '../src/generated/api';
+import type { components } from '../sdk/src/schema';
 import { as, createCompany, feedSettled, opId, startApp, type TestApp, type TestCompany } from './support/app';
 
 type Schemas = components['schemas'];

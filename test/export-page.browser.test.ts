@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { components } from '../src/generated/api';
+import type { components } from '../sdk/src/schema';
 import { personLinkQuery } from '../src/platform/person-links';
 import { as, createCompany, opId, startApp, type TestApp, type TestCompany } from './support/app';
 import { describeInBrowser, launchChromium, phoneContext } from './support/browser';

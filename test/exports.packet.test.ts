@@ -13,7 +13,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
-import type { components } from '../src/generated/api';
+import type { components } from '../sdk/src/schema';
 import type { PacketData, PacketPhoto } from '../src/domain/exports/packet-data';
 import { PacketPool } from '../src/domain/exports/packet-pool';
 

@@ -13,7 +13,7 @@ import exifr from 'exifr';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { components } from '../src/generated/api';
+import type { components } from '../sdk/src/schema';
 import { personLinkQuery } from '../src/platform/person-links';
 import { ADMIN_TOKEN, as, atOnce, createCompany, feedSettled, opId, type TestApp, type TestCompany } from './support/app';
 import { jpegWith } from './support/photo-files';

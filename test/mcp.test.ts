@@ -16,7 +16,7 @@ import addFormats from 'ajv-formats';
 import { operations, type OperationSpec } from '../src/generated/operations';
 import { ADMIN_TOKEN, as, createCompany, feedSettled, opId, startApp, type TestApp, type TestCompany } from './support/app';
 import { expectChangeData, type CallTool } from './support/change-data';
-import type { components } from '../src/generated/api';
+import type { components } from '../sdk/src/schema';
 
 interface Problem {
   type: string;

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type request from 'supertest';
-import type { components } from '../src/generated/api';
+import type { components } from '../sdk/src/schema';
 import { as, atOnce, createCompany, feedSettled, opId, type TestApp, type TestCompany } from './support/app';
 import { startAppOn } from './support/s3';
 import { sweepUnusedFiles } from '../src/domain/media/file-sweeper';

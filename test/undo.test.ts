@@ -7,7 +7,7 @@ import type { Response } from 'supertest';
 import { newId } from '../src/platform/ids';
 import { RecordedWrites } from '../src/platform/undo';
 import { as, createCompany, feedSettled, opId, startApp, type TestApp } from './support/app';
-import type { components } from '../src/generated/api';
+import type { components } from '../sdk/src/schema';
 
 let t: TestApp;
 

@@ -9,7 +9,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
-import type { components } from '../src/generated/api';
+import type { components } from '../sdk/src/schema';
 import { as, createCompany, opId, startApp, type TestApp, type TestCompany } from './support/app';
 import { describeInBrowser, launchChromium, phoneContext } from './support/browser';
 import { pdfOf } from './support/document-files';

@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type request from 'supertest';
-import type { components } from '../src/generated/api';
+import type { components } from '../sdk/src/schema';
 import { as, createCompany, feedSettled, opId, startApp, type TestApp, type TestCompany } from './support/app';
 import { jpegWith } from './support/photo-files';
 import { startS3 } from './support/s3';

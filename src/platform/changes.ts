@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { insertSql, type Statement } from '../infrastructure/db/insert-sql';
-import type { components } from '../generated/api';
+import type { components } from '../../sdk/src/schema';
 import type { Caller } from './caller';
 
 export type ChangeKind = components['schemas']['ChangeKind'];

@@ -1,4 +1,4 @@
-import type { components } from '../generated/api';
+import type { components } from '../../sdk/src/schema';
 
 export type Problem = components['schemas']['Problem'];
 export type ProblemCode = Problem['code'];

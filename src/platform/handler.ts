@@ -5,7 +5,7 @@
  * compile. The tools layer adds its own services and upload bodies (src/tools/context.ts).
  */
 import type { Knex } from 'knex';
-import type { operations } from '../generated/api';
+import type { operations } from '../../sdk/src/schema';
 import type { OperationName } from '../generated/operations';
 import type { Config } from './config';
 import type { RecordedWrites } from './undo';

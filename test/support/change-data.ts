@@ -3,7 +3,7 @@
  * structured `data` of each entry as list_changes and get_job_activity answer it. A program must
  * be able to follow the feed without reading `summary`.
  */
-import type { components } from '../../src/generated/api';
+import type { components } from '../../sdk/src/schema';
 import { opId, type TestCompany } from './app';
 
 type Entry = components['schemas']['ChangeEntry'];

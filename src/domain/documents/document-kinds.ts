@@ -1,5 +1,5 @@
 /** What the Files tab takes: each format's kind and content type, and the limits that refuse PDF bombs. */
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 import type { PdfLimits } from '../../infrastructure/programs/pdf-reading';
 
 export type DocumentKind = components['schemas']['DocumentKind'];

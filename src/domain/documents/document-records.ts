@@ -1,6 +1,6 @@
 /** Documents as the spec shows them: a document row points at its stored file, whose format tells its kind. */
 import type { Knex } from 'knex';
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 import type { ReadContext } from '../../platform/handler';
 import { fileLink } from '../media/file-links';
 import { joinStoredFile, UNSORTED } from '../media/photo-records';

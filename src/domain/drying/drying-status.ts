@@ -4,7 +4,7 @@
  * met, the day each area read dry, and the warnings (a dehumidifier adding moisture, equipment
  * billed past the dry day). The rules are the ones get_drying_log states in the spec.
  */
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 import { airProperties, kpaToInHg, pressureAtKpa } from './psychrometrics';
 import { DEFAULT_DRY_GOALS, isMaterial, type MaterialMetric, type ReadingLocation } from './metrics';
 import { dateOfDay, dayOfDate, plannedDaysOf, type AreaRow, type BilledLine, type DryingRecord, type ReadingRow } from './drying-records';

@@ -4,7 +4,7 @@
  * job's. Day-billed lines (units per day × drying days) re-price with them. A final estimate is
  * left alone.
  */
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 import type { WriteContext } from '../../platform/handler';
 import { loadEstimate, quantityX100, totalsOf, lineTotalCents, type EstimateRecord } from '../estimates/estimate-records';
 import { upsertRooms } from '../estimates/rooms';

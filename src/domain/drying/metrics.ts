@@ -3,7 +3,7 @@
  * the values it may take, and for materials the default dry goal used when the log has no
  * unaffected reference (see get_drying_log in the spec).
  */
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 
 export type Metric = components['schemas']['DryingMetric'];
 export type ReadingLocation = components['schemas']['ReadingLocation'];

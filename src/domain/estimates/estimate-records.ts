@@ -3,7 +3,7 @@
  * day-billed lines (units per day × drying days), and totals. Totals are computed, never stored.
  */
 import type { Knex } from 'knex';
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 import { ApiError, notFound } from '../../platform/errors';
 import { fromHundredths, percentOf, roundDiv } from '../../platform/money';
 import { CURRENCY } from '../price-list/catalog';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 import { totalsOf, type EstimateRecord } from './estimate-records';
 
 /** Each estimate of a job with its label and total, oldest first (for `get_job`). */

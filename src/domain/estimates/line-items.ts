@@ -4,7 +4,7 @@
  * its reason while the others are added. Catalog prices are the service's, for the estimate's
  * region.
  */
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 import type { WriteContext } from '../../platform/handler';
 import { newId } from '../../platform/ids';
 import { dollarsToCents, toHundredths } from '../../platform/money';

@@ -1,4 +1,4 @@
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 import type { WriteContext } from '../../platform/handler';
 import { newId } from '../../platform/ids';
 import { toHundredths } from '../../platform/money';

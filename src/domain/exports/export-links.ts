@@ -3,7 +3,7 @@
  * (src/platform/person-links.ts) and names what it exports: a packet its documents and estimate
  * (`d`, `est`), a ZIP its room or photos (`r`, `p`).
  */
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 import type { ReadContext } from '../../platform/handler';
 import { LinkSigner } from '../../platform/links';
 import { personLinkQuery, type PersonLink } from '../../platform/person-links';

@@ -2,7 +2,7 @@
  * What people type into find_jobs, read the way they mean it: `job #1`, `job 1`, `#1` name job 1;
  * a bare `1` ranks job 1 first; and each result says what it matched on.
  */
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 import type { JobRow } from './job-records';
 import { digitsOf } from './search-text';
 

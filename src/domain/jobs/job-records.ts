@@ -1,7 +1,7 @@
 /** Reading jobs: resolving `{job_id}`, and the summary and detail shapes of the spec. */
 import { normalPhone } from '../people/phones';
 import type { Knex } from 'knex';
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 import { notFound } from '../../platform/errors';
 import { estimateSummaries } from '../estimates/estimate-summaries';
 import { prepared } from '../../infrastructure/db/prepared';

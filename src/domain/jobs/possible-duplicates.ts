@@ -6,7 +6,7 @@
  * the company has.
  */
 import type { Knex } from 'knex';
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 import { claimKey, phoneKey, streetKey } from '../../infrastructure/db/migrations/013_bounded_lookups';
 import { digitsOf } from './search-text';
 

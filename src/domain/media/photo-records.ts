@@ -3,7 +3,7 @@
  * per company and content); the answer's links are signed and open the renditions only.
  */
 import type { Knex } from 'knex';
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 import type { ReadContext, WriteContext } from '../../platform/handler';
 import { newId } from '../../platform/ids';
 import { notFound } from '../../platform/errors';

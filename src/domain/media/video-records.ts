@@ -1,6 +1,6 @@
 /** Videos as the spec shows them: a video row points at its stored file, whose facts ffprobe read. */
 import type { Knex } from 'knex';
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 import type { ReadContext } from '../../platform/handler';
 import { fileLink } from './file-links';
 import { joinStoredFile, UNSORTED } from './photo-records';

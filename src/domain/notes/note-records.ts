@@ -1,6 +1,6 @@
 /** Notes as the spec shows them: current text, author and the earlier texts, oldest first. */
 import type { Knex } from 'knex';
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 import { notFound } from '../../platform/errors';
 
 export type Note = components['schemas']['Note'];

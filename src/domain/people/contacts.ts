@@ -1,6 +1,6 @@
 /** People on jobs: the contact (company-wide) and their role on one job (job_contacts). */
 import type { Knex } from 'knex';
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 import type { WriteContext } from '../../platform/handler';
 import { notFound } from '../../platform/errors';
 import { toJobPerson, type PersonOnJobRow } from '../jobs/job-records';

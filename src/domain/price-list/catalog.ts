@@ -3,7 +3,7 @@
  * by code, ranked search by words or code, near matches for unknown codes, regional prices.
  */
 import { distance } from 'fastest-levenshtein';
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 import { PRICE_LIST, type PriceListItem } from './price-list';
 import { DEFAULT_REGION_FACTOR, PRICING_REGIONS } from './pricing-regions';
 import { roundDiv, toHundredths } from '../../platform/money';

@@ -1,4 +1,4 @@
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 import { invalidRequest, type FieldError } from '../../platform/errors';
 import type { BodyOf, WriteContext, WriteHandler } from '../tool';
 import { newId } from '../../platform/ids';

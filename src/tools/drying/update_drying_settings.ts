@@ -1,4 +1,4 @@
-import type { components } from '../../generated/api';
+import type { components } from '../../../sdk/src/schema';
 import { invalidRequest } from '../../platform/errors';
 import type { WriteHandler } from '../tool';
 import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
