@@ -13,6 +13,7 @@ import type { VideoTools } from '../infrastructure/programs/video-probe';
 import type { LocationRemover } from '../infrastructure/programs/photo-location';
 import type { DocumentReader } from './documents/document-text';
 import type { PacketPool } from './exports/packet-pool';
+import type { WriteSubject } from './write-subject';
 
 export interface MediaServices {
   files: FileStore;
@@ -36,6 +37,6 @@ export interface ToolServices {
 export interface Deps {
   db: Knex;
   config: Config;
-  pipeline: Pipeline<ToolServices>;
+  pipeline: Pipeline<ToolServices, WriteSubject>;
   media: MediaServices;
 }

@@ -47,7 +47,7 @@ async function callerWhere(db: Knex, where: Record<string, string>): Promise<Cal
     .whereNull('k.revoked_at')
     .first(
       'k.id as key_id', 'k.prefix', 'k.scope', 'k.last_used_at', 'p.id as person_id', 'p.name as person_name',
-      'p.role as person_role', 'c.id as company_id', 'c.name as company_name', 'c.timezone',
+      'p.role as person_role', 'c.id as company_id', 'c.name as company_name', 'c.timezone', 'c.chat_webhook_url', 'c.chat_new_note',
     );
   if (!row) return null;
   if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
@@ -63,6 +63,7 @@ async function callerWhere(db: Knex, where: Record<string, string>): Promise<Cal
     companyId: row.company_id,
     companyName: row.company_name,
     timezone: row.timezone,
+    chat: { webhookUrl: row.chat_webhook_url, newNote: row.chat_new_note },
   };
 }
 

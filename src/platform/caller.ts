@@ -11,6 +11,8 @@ export interface Caller {
   companyId: string;
   companyName: string;
   timezone: string;
+  /** The company's chat notification (admin_set_chat): read with the key, so that a note does not ask for it. */
+  chat: { webhookUrl: string | null; newNote: boolean };
 }
 
 export function callerOf(res: Response): Caller {

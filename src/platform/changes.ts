@@ -37,12 +37,21 @@ export function storedData(value: unknown): ChangeData | null {
   return (typeof value === 'string' ? JSON.parse(value) : value) as ChangeData;
 }
 
-/** What a write handler says it changed; written by the pipeline when the handler succeeds. */
+/**
+ * What a write handler says it changed; written by the pipeline when the handler succeeds. The
+ * handler names the one entry that undo shows for the write (`{ undo: true }`): a write that
+ * records rows without naming one is refused by the pipeline.
+ */
 export class ChangeLog {
   readonly entries: ChangeInput[] = [];
+  /** The entry undo shows (its kind, summary and job) when it takes this write back. */
+  undoEntry: ChangeInput | null = null;
 
-  add(entry: ChangeInput): void {
+  add(entry: ChangeInput, options: { undo?: boolean } = {}): void {
     this.entries.push(entry);
+    if (!options.undo) return;
+    if (this.undoEntry) throw new Error(`two entries named for undo: "${this.undoEntry.summary}" and "${entry.summary}"`);
+    this.undoEntry = entry;
   }
 }
 

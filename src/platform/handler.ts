@@ -53,11 +53,15 @@ export interface ReadContext {
   waitAside<T>(work: Promise<T>): Promise<T>;
 }
 
-/** A write runs inside one transaction; `rows` and `changes` feed undo and the change feed. */
-export interface WriteContext extends ReadContext {
+/**
+ * A write runs inside one transaction; `rows` and `changes` feed undo and the change feed.
+ * `subject` is what the write is about, locked before the handler runs (the job of `{job_id}`).
+ */
+export interface WriteContext<Subject = unknown> extends ReadContext {
   db: Knex.Transaction;
   rows: RecordedWrites;
   changes: ChangeLog;
+  subject: Subject;
 }
 
 export interface AdminContext {

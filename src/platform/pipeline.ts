@@ -14,7 +14,6 @@ import { ChangeLog, changeEntries } from './changes';
 import { RecordedWrites, undoRecord } from './undo';
 import { findAnswer, fingerprint, storedAnswer, type StoredAnswer } from './idempotency';
 import { runTogether, sendTogether } from '../infrastructure/db/together';
-import { lockJob, lockSubject } from './locks';
 import type { CompanySlots } from './fair-share';
 import type { LinkSigner } from './links';
 import type { Caller } from './caller';
@@ -29,7 +28,10 @@ type AnyInput = ToolInput<OperationName, unknown>;
 /** A handler as the pipeline calls it; the tools layer types each one by its operation. */
 type AnyHandler = (ctx: ReadContext, input: AnyInput) => Promise<unknown>;
 
-export interface PipelineOptions<Services extends object> {
+/** Locks what a write's path names, first (./locks.ts says why), and gives it to the handler. */
+export type LockSubject<Subject> = (trx: Knex.Transaction, caller: Caller, path: Record<string, unknown>) => Promise<Subject>;
+
+export interface PipelineOptions<Services extends object, Subject> {
   db: Knex;
   config: Config;
   slots: CompanySlots;
@@ -38,9 +40,19 @@ export interface PipelineOptions<Services extends object> {
   handlers: Record<ToolName, unknown>;
   /** What handlers get beside the platform's context, for one caller. */
   services: (caller: Caller) => Services;
+  lockSubject: LockSubject<Subject>;
 }
 
 export const noProgress: Progress = () => {};
+
+/** A write's operation_id and the fingerprint of its inputs, once checked. */
+interface Identified {
+  operationId: string | undefined;
+  print: string;
+}
+
+/** What a write's check found: the answer of an earlier same request, or the way to run this one. */
+export type CheckedWrite = { replay: ToolAnswer } | { run(): Promise<ToolAnswer> };
 
 /** A read key may call read tools only. */
 export function checkScope(name: ToolName, caller: Caller): void {
@@ -62,8 +74,8 @@ function operationIdOf(input: AnyInput): string | undefined {
 const RETRYABLE = new Set(['40P01', '40001']);
 const WRITE_ATTEMPTS = 3;
 
-export class Pipeline<Services extends object = object> {
-  constructor(private readonly options: PipelineOptions<Services>) {}
+export class Pipeline<Services extends object = object, Subject = unknown> {
+  constructor(private readonly options: PipelineOptions<Services, Subject>) {}
 
   get db(): Knex {
     return this.options.db;
@@ -80,13 +92,19 @@ export class Pipeline<Services extends object = object> {
   }
 
   /**
-   * The stored answer of an earlier request with this input's operation_id (409 when its details
-   * differ), or null. An intake that must do costly work before its write asks this first.
+   * A write in steps, each done once: its scope now, then its operation_id once the input is
+   * known, then the write. An intake with costly work before the write (an upload's files) checks
+   * the scope before it reads the body and the replay before it examines the files.
    */
-  async earlierAnswer(name: WriteOperationName, caller: Caller, input: AnyInput): Promise<ToolAnswer | null> {
-    const operationId = operationIdOf(input);
-    const earlier = operationId ? await findAnswer(this.options.db, caller, operationId, fingerprint(name, input)) : null;
-    return earlier ? { ...earlier, replayed: true } : null;
+  begin(name: WriteOperationName, caller: Caller): { check(input: AnyInput): Promise<CheckedWrite> } {
+    checkScope(name, caller);
+    return {
+      check: async (input) => {
+        const checked = await this.replayOf(name, caller, input);
+        if ('replay' in checked) return checked;
+        return { run: () => this.options.slots.run(caller.companyId, () => this.write(name, caller, input, checked)) };
+      },
+    };
   }
 
   /**
@@ -95,11 +113,10 @@ export class Pipeline<Services extends object = object> {
    * It has no operation_id and no undo record: it is not a call of the key, and export_pdf's
    * description says why a finalisation is not taken back.
    */
-  linkWrite<T>(caller: Caller, jobId: string, write: (ctx: WriteContext & Services) => Promise<T>): Promise<T> {
+  linkWrite<T>(caller: Caller, jobId: string, write: (ctx: WriteContext<Subject> & Services) => Promise<T>): Promise<T> {
     return this.options.slots.run(caller.companyId, () =>
       this.options.db.transaction(async (trx) => {
-        await lockJob(trx, caller.companyId, jobId);
-        const ctx = this.writeContext(trx, caller, noProgress);
+        const ctx = this.writeContext(trx, caller, noProgress, await this.options.lockSubject(trx, caller, { job_id: jobId }));
         const result = await write(ctx);
         await runTogether(trx, [changeEntries(trx, caller, ctx.changes.entries)]);
         return result;
@@ -112,8 +129,8 @@ export class Pipeline<Services extends object = object> {
     return { ...this.options.services(caller), db, caller, config, progress, links, waitAside: (work) => slots.aside(caller.companyId, work) };
   }
 
-  private writeContext(trx: Knex.Transaction, caller: Caller, progress: Progress): WriteContext & Services {
-    return { ...this.context(caller, progress), db: trx, rows: new RecordedWrites(trx, caller.companyId), changes: new ChangeLog() };
+  private writeContext(trx: Knex.Transaction, caller: Caller, progress: Progress, subject: Subject): WriteContext<Subject> & Services {
+    return { ...this.context(caller, progress), db: trx, rows: new RecordedWrites(trx, caller.companyId), changes: new ChangeLog(), subject };
   }
 
   private handler(name: ToolName): AnyHandler {
@@ -123,19 +140,23 @@ export class Pipeline<Services extends object = object> {
   private async runInSlot(name: ToolName, caller: Caller, input: AnyInput, progress: Progress): Promise<ToolAnswer> {
     const op = operations[name];
     checkScope(name, caller);
-    if (op.scope === 'write') return this.runWrite(name as WriteOperationName, caller, input, progress);
+    if (op.scope === 'write') {
+      const checked = await this.replayOf(name as WriteOperationName, caller, input);
+      return 'replay' in checked ? checked.replay : this.write(name as WriteOperationName, caller, input, checked, progress);
+    }
     const body = await this.handler(name)(this.context(caller, progress), input);
     return { status: op.successStatus, body, replayed: false };
   }
 
-  private async runWrite(name: WriteOperationName, caller: Caller, input: AnyInput, progress: Progress): Promise<ToolAnswer> {
+  /** The answer of an earlier same request, found without opening a transaction; else what identifies this one. */
+  private async replayOf(name: WriteOperationName, caller: Caller, input: AnyInput): Promise<{ replay: ToolAnswer } | Identified> {
     const operationId = operationIdOf(input);
     const print = fingerprint(name, input);
-
-    // A replay is answered without opening a transaction.
     const earlier = operationId ? await findAnswer(this.options.db, caller, operationId, print) : null;
-    if (earlier) return { ...earlier, replayed: true };
+    return earlier ? { replay: { ...earlier, replayed: true } } : { operationId, print };
+  }
 
+  private async write(name: WriteOperationName, caller: Caller, input: AnyInput, { operationId, print }: Identified, progress = noProgress): Promise<ToolAnswer> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.writeOnce(name, caller, input, operationId, print, progress);
@@ -152,11 +173,11 @@ export class Pipeline<Services extends object = object> {
 
   private async writeOnce(name: WriteOperationName, caller: Caller, input: AnyInput, operationId: string | undefined, print: string, progress: Progress): Promise<ToolAnswer> {
     const { answer, tail } = await this.options.db.transaction(async (trx) => {
-      await lockSubject(trx, caller.companyId, input.path);
-      const ctx = this.writeContext(trx, caller, progress);
+      const ctx = this.writeContext(trx, caller, progress, await this.options.lockSubject(trx, caller, input.path));
       const body = await this.handler(name)(ctx, input);
       const answer = { status: operations[name].successStatus, body };
-      const [described] = ctx.changes.entries;
+      const described = ctx.changes.undoEntry;
+      if (ctx.rows.changes.length > 0 && !described) throw new Error(`${name} recorded rows without naming the feed entry undo shows`);
       // The undo record, the stored answer and the feed entries go in one statement, sent just
       // ahead of COMMIT. The answer is stored under the operation_id's unique key: a same request
       // running alongside waits on it, and fails once this one commits.

@@ -4,6 +4,7 @@ import type { Config } from '../platform/config';
 import type { CompanySlots } from '../platform/fair-share';
 import { Pipeline } from '../platform/pipeline';
 import type { MediaServices, ToolServices } from '../domain/services';
+import { lockSubject, type WriteSubject } from '../domain/write-subject';
 import type { HandlerTable } from './tool';
 import { get_context } from './context/get_context';
 import { get_guide } from './context/get_guide';
@@ -146,7 +147,7 @@ export const handlers: HandlerTable = {
 };
 
 /** The pipeline that runs these tools on this node, with the services they get. */
-export function toolPipeline(options: { db: Knex; config: Config; slots: CompanySlots; media: MediaServices }): Pipeline<ToolServices> {
+export function toolPipeline(options: { db: Knex; config: Config; slots: CompanySlots; media: MediaServices }): Pipeline<ToolServices, WriteSubject> {
   const { db, config, slots, media } = options;
-  return new Pipeline<ToolServices>({ db, config, slots, links: media.links, handlers, services: () => ({ documents: media.documents }) });
+  return new Pipeline<ToolServices, WriteSubject>({ db, config, slots, links: media.links, handlers, services: () => ({ documents: media.documents }), lockSubject });
 }

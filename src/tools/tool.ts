@@ -6,10 +6,12 @@
 import type { AdminOperationName, OperationName, ReadOperationName, WriteOperationName } from '../generated/operations';
 import type { AdminContext, JsonBodyOf, Output, ReadContext as CallContext, ToolInput, WriteContext as WriteCallContext } from '../platform/handler';
 import type { ToolServices } from '../domain/services';
+import type { WriteSubject } from '../domain/write-subject';
+import type { JobRow } from '../domain/jobs/job-records';
 import type { PreparedDocumentUpload, PreparedUpload, PreparedVideoUpload } from '../domain/media/prepared-upload';
 
 export type ReadContext = CallContext & ToolServices;
-export type WriteContext = WriteCallContext & ToolServices;
+export type WriteContext = WriteCallContext<WriteSubject> & ToolServices;
 
 /** A multipart upload reaches its handler as its intake prepared it (src/transports/files/file-intake.ts). */
 export type BodyOf<N extends OperationName> = N extends 'upload_job_photos'
@@ -29,3 +31,9 @@ export type AdminHandler<N extends AdminOperationName> = (ctx: AdminContext, inp
 export type HandlerTable = { [N in ReadOperationName]: ReadHandler<N> } & { [N in WriteOperationName]: WriteHandler<N> } & {
   [N in AdminOperationName]: AdminHandler<N>;
 };
+
+/** The job of a write's `{job_id}`, as the pipeline locked it before the handler ran. */
+export function lockedJob(ctx: WriteContext): JobRow {
+  if (!ctx.subject.job) throw new Error('lockedJob is for writes whose path names a job');
+  return ctx.subject.job;
+}

@@ -15,13 +15,13 @@ export async function queueNewNoteMessage(
   job: { job_number: number; title: string },
   text: string,
 ): Promise<void> {
-  const company = await trx('companies').where({ id: caller.companyId }).first('chat_webhook_url', 'chat_new_note');
-  if (!company.chat_webhook_url || !company.chat_new_note) return;
+  const { webhookUrl, newNote } = caller.chat;
+  if (!webhookUrl || !newNote) return;
   const preview = text.length > PREVIEW_LENGTH ? `${text.slice(0, PREVIEW_LENGTH)}…` : text;
   await trx('chat_outbox').insert({
     id: newId('chat'),
     company_id: caller.companyId,
-    webhook_url: company.chat_webhook_url,
+    webhook_url: webhookUrl,
     payload: JSON.stringify({ text: `New note on job #${job.job_number} ${job.title} by ${caller.personName}:\n${preview}` }),
   });
 }

@@ -62,7 +62,7 @@ export async function startLog(
     summary: `Drying log started on #${job.job_number} (day 1 ${log.start_date}, ${log.planned_days} days planned)`,
     job: { id: job.id, job_number: job.job_number },
     recordId: id,
-  });
+  }, { undo: true });
   return { log, credits, estimateCreated: !first };
 }
 

@@ -22,5 +22,5 @@ export async function recordEstimateChange(ctx: WriteContext, record: EstimateRe
     summary: `${record.estimate.label} on #${record.estimate.job_number}: ${summary}`,
     job: { id: record.estimate.job_id, job_number: record.estimate.job_number },
     recordId: record.estimate.id,
-  });
+  }, { undo: true });
 }

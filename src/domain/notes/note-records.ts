@@ -48,6 +48,11 @@ export async function loadNotes(db: Knex, noteIds: string[]): Promise<Map<string
   );
 }
 
+/** A note just written, as the spec shows it: from the row its insert returned, by the caller. */
+export function newNote(row: NoteRow, author: { id: string; name: string }): Note {
+  return { id: row.id, job_id: row.job_id, text: row.text, author, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(), history: [] };
+}
+
 export async function loadNote(db: Knex, noteId: string): Promise<Note> {
   const note = (await loadNotes(db, [noteId])).get(noteId);
   if (!note) throw notFound('note');

@@ -1,5 +1,5 @@
-import type { WriteHandler } from '../tool';
-import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { lockedJob, type WriteHandler } from '../tool';
+import { jobRefOf } from '../../domain/jobs/job-records';
 import { inPartOrder, planUpload, uploadCounts } from '../../domain/media/upload-records';
 import { documentsQuery, toDocument, type Document, type DocumentRow } from '../../domain/documents/document-records';
 
@@ -7,9 +7,9 @@ import { documentsQuery, toDocument, type Document, type DocumentRow } from '../
  * Saves the documents the intake prepared (their files are stored already). A file the job has
  * (same content) is answered as that document; the rest are added to the Files tab.
  */
-export const upload_job_documents: WriteHandler<'upload_job_documents'> = async (ctx, { path, body }) => {
+export const upload_job_documents: WriteHandler<'upload_job_documents'> = async (ctx, { body }) => {
   const { db, caller } = ctx;
-  const job = await resolveJob(db, caller, path.job_id);
+  const job = lockedJob(ctx);
   const plan = await planUpload(ctx, 'documents', 'doc', job.id, body.documents, body.room);
   await ctx.rows.insertMany(
     'documents',
@@ -33,7 +33,7 @@ export const upload_job_documents: WriteHandler<'upload_job_documents'> = async 
       summary: `${added.length === 1 ? `Document ${added[0].name ?? added[0].kind}` : `${added.length} documents`} added to #${job.job_number} by ${caller.personName}`,
       job: jobRefOf(job),
       recordId: added[0].id,
-    });
+    }, { undo: true });
   }
   return {
     job_id: job.id,

@@ -1,14 +1,14 @@
-import type { WriteHandler } from '../tool';
+import { lockedJob, type WriteHandler } from '../tool';
 import { newId } from '../../platform/ids';
-import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { jobRefOf } from '../../domain/jobs/job-records';
 import { findArea, findLog, todayOf } from '../../domain/drying/drying-records';
 import { dayOf } from '../../domain/drying/days';
 import { followPlan } from '../../domain/drying/estimate-follow';
 import { addMissingAreas, DEFAULT_PLANNED_DAYS, startLog } from '../../domain/drying/log-start';
 
-export const add_drying_note: WriteHandler<'add_drying_note'> = async (ctx, { path, body }) => {
+export const add_drying_note: WriteHandler<'add_drying_note'> = async (ctx, { body }) => {
   const { db, caller } = ctx;
-  const job = await resolveJob(db, caller, path.job_id);
+  const job = lockedJob(ctx);
   const existing = await findLog(db, caller, job.id);
   // A date is checked against the start date before a log is started for it.
   const day = dayOf(body, existing?.start_date ?? (await todayOf(db, caller)));
@@ -21,13 +21,14 @@ export const add_drying_note: WriteHandler<'add_drying_note'> = async (ctx, { pa
   const area = body.area ? findArea(areas, body.area)! : null;
 
   const note = await ctx.rows.insert<{ id: string; created_at: Date }>('drying_notes', { id: newId('dnote'), log_id: log.id, area_id: area?.id ?? null, day, text: body.text, author_id: caller.personId });
+  // A log this call started is what undo names: undo takes the log back, and this with it.
   ctx.changes.add({
     kind: 'notes',
     data: { action: 'drying.note_added', log_id: log.id, note_id: note.id, area: area?.name ?? null, day },
     summary: `Drying note on #${job.job_number}${area ? ` (${area.name})` : ''} by ${caller.personName}`,
     job: jobRefOf(job),
     recordId: note.id,
-  });
+  }, { undo: !started });
   const credits = started?.credits ?? { used: 0, remaining: log.credits };
   return {
     log_id: log.id,

@@ -1,6 +1,6 @@
 import type { components } from '../../../sdk/src/schema';
 import { invalidRequest, type FieldError } from '../../platform/errors';
-import type { BodyOf, WriteContext, WriteHandler } from '../tool';
+import { lockedJob, type BodyOf, type WriteContext, type WriteHandler } from '../tool';
 import { newId } from '../../platform/ids';
 import { toHundredths } from '../../platform/money';
 import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
@@ -130,9 +130,9 @@ async function extendPlans(ctx: WriteContext, log: LogRow, areas: AreaRow[], rea
   }
 }
 
-export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (ctx, { path, body }) => {
+export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (ctx, { body }) => {
   const { db, caller } = ctx;
-  const job = await resolveJob(db, caller, path.job_id);
+  const job = lockedJob(ctx);
   const existing = await findLog(db, caller, job.id);
   // Checked once, against the log's start date or, for a log this call starts, today.
   const startDate = existing?.start_date ?? (await todayOf(db, caller));
@@ -171,6 +171,7 @@ export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (c
   const days = [...new Set(readings.map((r) => r.day))].sort((a, b) => a - b);
   const readAreas = [...new Set(saved.map((r) => areaName(r.area_id)).filter((name): name is string => name !== null))];
 
+  // A log this call started is what undo names: undo takes the log back, and this with it.
   ctx.changes.add({
     kind: 'visits',
     data: {
@@ -185,7 +186,7 @@ export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (c
     summary: `${saved.length} drying reading${saved.length === 1 ? '' : 's'} on #${job.job_number} (day ${days.join(', ')}${readAreas.length ? `; ${readAreas.join(', ')}` : ''})`,
     job: jobRefOf(job),
     recordId: log.id,
-  });
+  }, { undo: !started });
   return {
     log_id: log.id,
     log_started: started !== null,

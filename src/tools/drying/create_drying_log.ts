@@ -1,14 +1,13 @@
 import { ApiError } from '../../platform/errors';
-import type { WriteHandler } from '../tool';
-import { resolveJob } from '../../domain/jobs/job-records';
+import { lockedJob, type WriteHandler } from '../tool';
 import { findLog, todayOf } from '../../domain/drying/drying-records';
 import { checkStartDate } from '../../domain/drying/days';
 import { followPlan } from '../../domain/drying/estimate-follow';
 import { addMissingAreas, DEFAULT_PLANNED_DAYS, startLog } from '../../domain/drying/log-start';
 import { readLog } from '../../domain/drying/read-log';
 
-export const create_drying_log: WriteHandler<'create_drying_log'> = async (ctx, { path, body }) => {
-  const job = await resolveJob(ctx.db, ctx.caller, path.job_id);
+export const create_drying_log: WriteHandler<'create_drying_log'> = async (ctx, { body }) => {
+  const job = lockedJob(ctx);
   if (await findLog(ctx.db, ctx.caller, job.id)) {
     throw new ApiError(409, 'invalid_state', `Job #${job.job_number} already has a drying log; change it with update_drying_settings or add_drying_readings.`);
   }

@@ -1,13 +1,13 @@
 import { ApiError, invalidRequest } from '../../platform/errors';
-import type { WriteHandler } from '../tool';
+import { lockedJob, type WriteHandler } from '../tool';
 import { newId } from '../../platform/ids';
-import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { jobRefOf } from '../../domain/jobs/job-records';
 import { dateOfDay, findLog, noLog, plannedDaysOf, requireArea } from '../../domain/drying/drying-records';
 import { dayOf } from '../../domain/drying/days';
 
-export const skip_drying_day: WriteHandler<'skip_drying_day'> = async (ctx, { path, body }) => {
+export const skip_drying_day: WriteHandler<'skip_drying_day'> = async (ctx, { body }) => {
   const { db, caller } = ctx;
-  const job = await resolveJob(db, caller, path.job_id);
+  const job = lockedJob(ctx);
   const log = await findLog(db, caller, job.id);
   if (!log) throw noLog(job);
   const day = dayOf(body, log.start_date);
@@ -34,6 +34,6 @@ export const skip_drying_day: WriteHandler<'skip_drying_day'> = async (ctx, { pa
     summary: `Drying day ${day} (${date}) on #${job.job_number} not monitored${area ? ` in ${area.name}` : ''}`,
     job: jobRefOf(job),
     recordId: log.id,
-  });
+  }, { undo: true });
   return { log_id: log.id, day, date, area: area?.name ?? null, readings_kept: readingsKept };
 };

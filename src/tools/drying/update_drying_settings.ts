@@ -1,7 +1,7 @@
 import type { components } from '../../../sdk/src/schema';
 import { invalidRequest } from '../../platform/errors';
-import type { WriteHandler } from '../tool';
-import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { lockedJob, type WriteHandler } from '../tool';
+import { jobRefOf } from '../../domain/jobs/job-records';
 import { findLog, noLog, requireArea } from '../../domain/drying/drying-records';
 import { checkStartDate } from '../../domain/drying/days';
 import { followPlan } from '../../domain/drying/estimate-follow';
@@ -9,9 +9,9 @@ import { readLog } from '../../domain/drying/read-log';
 
 type FieldValues = components['schemas']['ChangeFieldValues'];
 
-export const update_drying_settings: WriteHandler<'update_drying_settings'> = async (ctx, { path, body }) => {
+export const update_drying_settings: WriteHandler<'update_drying_settings'> = async (ctx, { body }) => {
   const { db, caller } = ctx;
-  const job = await resolveJob(db, caller, path.job_id);
+  const job = lockedJob(ctx);
   const log = await findLog(db, caller, job.id);
   if (!log) throw noLog(job);
   if (body.area !== undefined && body.planned_days === undefined) throw invalidRequest([{ path: '/body/planned_days', message: 'is required with area: the planned days of that area' }]);
@@ -56,6 +56,6 @@ export const update_drying_settings: WriteHandler<'update_drying_settings'> = as
     summary: `Drying settings of #${job.job_number}${area ? ` (${area.name})` : ''}: ${fields.map((f) => `${f.field} ${f.before ?? 'none'} → ${f.after ?? 'none'}`).join(', ')}`,
     job: jobRefOf(job),
     recordId: log.id,
-  });
+  }, { undo: true });
   return { log: await readLog(db, job, updated), estimate, credits: { used: 0, remaining: log.credits } };
 };

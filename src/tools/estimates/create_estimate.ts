@@ -1,6 +1,5 @@
-import type { WriteHandler } from '../tool';
+import { lockedJob, type WriteHandler } from '../tool';
 import { useEstimateCredit } from '../../platform/credits';
-import { resolveJob } from '../../domain/jobs/job-records';
 import { toEstimate } from '../../domain/estimates/estimate-records';
 import { estimateData } from '../../domain/estimates/estimate-changes';
 import { insertEstimate } from '../../domain/estimates/new-estimate';
@@ -8,8 +7,8 @@ import { upsertRooms } from '../../domain/estimates/rooms';
 import { addLines, type RejectedLine } from '../../domain/estimates/line-items';
 import { ApiError } from '../../platform/errors';
 
-export const create_estimate: WriteHandler<'create_estimate'> = async (ctx, { path, body }) => {
-  const job = await resolveJob(ctx.db, ctx.caller, path.job_id);
+export const create_estimate: WriteHandler<'create_estimate'> = async (ctx, { body }) => {
+  const job = lockedJob(ctx);
   const credits = await useEstimateCredit(ctx);
   const record = await insertEstimate(ctx, job, body);
   await upsertRooms(ctx, record, body.rooms ?? []);
@@ -23,7 +22,7 @@ export const create_estimate: WriteHandler<'create_estimate'> = async (ctx, { pa
     summary: `Created ${record.estimate.label} on #${job.job_number}`,
     job: { id: job.id, job_number: job.job_number },
     recordId: record.estimate.id,
-  });
+  }, { undo: true });
   return { rejected_count: rejected.length, estimate: toEstimate(record), credits, rejected_lines: rejected };
 };
 

@@ -54,7 +54,7 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
     [db.raw('(select name from statuses s where s.id = jobs.status_id) as status_name'), possibleDuplicatesColumn(db, caller.companyId, facts)],
   );
 
-  ctx.changes.add({ kind: 'changes', data: { action: 'job.created', title, status: { id: job.status_id, name: job.status_name } }, summary: `Created job #${job.job_number} ${title}`, job: { id: job.id, job_number: job.job_number } });
+  ctx.changes.add({ kind: 'changes', data: { action: 'job.created', title, status: { id: job.status_id, name: job.status_name } }, summary: `Created job #${job.job_number} ${title}`, job: { id: job.id, job_number: job.job_number } }, { undo: true });
   // Answered from the rows just written, in get_job's shape, rather than read back.
   const detail = newJobDetail(job, {
     createdByName: caller.personName,

@@ -1,11 +1,11 @@
-import type { WriteHandler } from '../tool';
+import { lockedJob, type WriteHandler } from '../tool';
 import { ApiError } from '../../platform/errors';
 import { findStatus } from '../../domain/company/lookups';
-import { jobRefOf, loadJobDetail, resolveJob } from '../../domain/jobs/job-records';
+import { jobRefOf, loadJobDetail } from '../../domain/jobs/job-records';
 
-export const move_job_status: WriteHandler<'move_job_status'> = async (ctx, { path, body }) => {
+export const move_job_status: WriteHandler<'move_job_status'> = async (ctx, { body }) => {
   const { db, caller } = ctx;
-  const job = await resolveJob(db, caller, path.job_id);
+  const job = lockedJob(ctx);
   if (job.cancelled_at) throw new ApiError(409, 'invalid_state', `Job #${job.job_number} is cancelled; reopen it before moving it.`);
   const target = await findStatus(db, caller.companyId, body.status);
   if (target.id === job.status_id) return loadJobDetail(db, caller, job.id);
@@ -16,6 +16,6 @@ export const move_job_status: WriteHandler<'move_job_status'> = async (ctx, { pa
     data: { action: 'job.status_moved', from: { id: job.status_id, name: job.status_name }, to: { id: target.id, name: target.name } },
     summary: `Moved #${job.job_number} from ${job.status_name} to ${target.name}`,
     job: jobRefOf(job),
-  });
+  }, { undo: true });
   return loadJobDetail(db, caller, job.id);
 };

@@ -1,14 +1,14 @@
-import type { BodyOf, WriteHandler } from '../tool';
+import { lockedJob, type BodyOf, type WriteHandler } from '../tool';
 import { findReferralSource } from '../../domain/company/lookups';
-import { jobRefOf, loadJobDetail, resolveJob, type JobRow } from '../../domain/jobs/job-records';
+import { jobRefOf, loadJobDetail, type JobRow } from '../../domain/jobs/job-records';
 import { searchColumnsOf } from '../../domain/jobs/search-text';
 
 type Field = keyof Omit<BodyOf<'update_job_overview'>, 'operation_id'>;
 
 /** Sends only the fields that really change; a no-op answers the job as it is and records nothing. */
-export const update_job_overview: WriteHandler<'update_job_overview'> = async (ctx, { path, body }) => {
+export const update_job_overview: WriteHandler<'update_job_overview'> = async (ctx, { body }) => {
   const { db, caller } = ctx;
-  const job = await resolveJob(db, caller, path.job_id);
+  const job = lockedJob(ctx);
   const { operation_id: _operationId, ...requested } = body;
   if (requested.referral_source) requested.referral_source = await findReferralSource(db, caller.companyId, requested.referral_source);
 
@@ -19,6 +19,6 @@ export const update_job_overview: WriteHandler<'update_job_overview'> = async (c
   const after = { ...job, ...patch } as JobRow;
   await ctx.rows.update('jobs', job.id, { ...patch, ...(await searchColumnsOf(db, job.id, after)) });
   const fields = changed.map((field) => ({ field, before: job[field] ?? null, after: requested[field] ?? null }));
-  ctx.changes.add({ kind: 'changes', data: { action: 'job.overview_updated', fields }, summary: `Updated #${job.job_number}: ${changed.join(', ')}`, job: jobRefOf(job) });
+  ctx.changes.add({ kind: 'changes', data: { action: 'job.overview_updated', fields }, summary: `Updated #${job.job_number}: ${changed.join(', ')}`, job: jobRefOf(job) }, { undo: true });
   return loadJobDetail(db, caller, job.id);
 };

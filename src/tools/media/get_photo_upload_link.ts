@@ -1,13 +1,12 @@
-import type { WriteHandler } from '../tool';
+import { lockedJob, type WriteHandler } from '../tool';
 import { LinkSigner } from '../../platform/links';
 import { personLinkQuery } from '../../platform/person-links';
-import { resolveJob } from '../../domain/jobs/job-records';
 import { jobRooms, roomNamed } from '../../domain/media/photo-records';
 import { UPLOAD_LINK_PARAMS } from '../../domain/media/upload-links';
 
-export const get_photo_upload_link: WriteHandler<'get_photo_upload_link'> = async (ctx, { path, query }) => {
+export const get_photo_upload_link: WriteHandler<'get_photo_upload_link'> = async (ctx, { query }) => {
   const { db, caller, config } = ctx;
-  const job = await resolveJob(db, caller, path.job_id);
+  const job = lockedJob(ctx);
   const room = query.room === undefined ? null : roomNamed(query.room, await jobRooms(db, job.id));
   const expires = LinkSigner.expiryIn(query.expires_in ?? config.links.uploadSeconds, false);
   const link = { purpose: 'upload' as const, companyId: caller.companyId, keyId: caller.keyId, jobId: job.id, params: { r: room ?? '' }, expires };

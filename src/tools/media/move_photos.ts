@@ -1,10 +1,10 @@
-import type { WriteHandler } from '../tool';
-import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { lockedJob, type WriteHandler } from '../tool';
+import { jobRefOf } from '../../domain/jobs/job-records';
 import { addJobRooms, jobRooms, photosOfJob, roomNamed, UNSORTED } from '../../domain/media/photo-records';
 
-export const move_photos: WriteHandler<'move_photos'> = async (ctx, { path, body }) => {
+export const move_photos: WriteHandler<'move_photos'> = async (ctx, { body }) => {
   const { db, caller } = ctx;
-  const job = await resolveJob(db, caller, path.job_id);
+  const job = lockedJob(ctx);
   const photos = await photosOfJob(db, caller.companyId, job.id, body.photo_ids);
   const rooms = await jobRooms(db, job.id);
   const room = roomNamed(body.room, rooms);
@@ -20,7 +20,7 @@ export const move_photos: WriteHandler<'move_photos'> = async (ctx, { path, body
       summary: `${moving.length} photo${moving.length === 1 ? '' : 's'} on #${job.job_number} moved to ${where} by ${caller.personName}`,
       job: jobRefOf(job),
       recordId: moving[0].id,
-    });
+    }, { undo: true });
   }
   return {
     job_id: job.id,

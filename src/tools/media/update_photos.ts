@@ -1,11 +1,11 @@
-import type { WriteHandler } from '../tool';
+import { lockedJob, type WriteHandler } from '../tool';
 import { invalidRequest } from '../../platform/errors';
-import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { jobRefOf } from '../../domain/jobs/job-records';
 import { photosOfJob, photosQuery, toPhoto, type PhotoRow } from '../../domain/media/photo-records';
 
-export const update_photos: WriteHandler<'update_photos'> = async (ctx, { path, body }) => {
+export const update_photos: WriteHandler<'update_photos'> = async (ctx, { body }) => {
   const { db, caller } = ctx;
-  const job = await resolveJob(db, caller, path.job_id);
+  const job = lockedJob(ctx);
   const ids = body.photos.map((p) => p.photo_id);
   const twice = ids.find((id, i) => ids.indexOf(id) !== i);
   if (twice) throw invalidRequest([{ path: '/body/photos', message: `names photo ${twice} twice` }]);
@@ -25,7 +25,7 @@ export const update_photos: WriteHandler<'update_photos'> = async (ctx, { path, 
     summary: `${[...fields].sort().join(' and ')} of ${ids.length} photo${ids.length === 1 ? '' : 's'} on #${job.job_number} changed by ${caller.personName}`,
     job: jobRefOf(job),
     recordId: ids[0],
-  });
+  }, { undo: true });
   const rows = (await photosQuery(db, caller.companyId).whereIn('ph.id', ids)) as PhotoRow[];
   const byId = new Map(rows.map((row) => [row.id, row]));
   return { job_id: job.id, photos: await Promise.all(ids.map((id) => toPhoto(ctx, caller, byId.get(id)!))) };

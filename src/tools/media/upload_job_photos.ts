@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { WriteHandler } from '../tool';
-import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { lockedJob, type WriteHandler } from '../tool';
+import { jobRefOf } from '../../domain/jobs/job-records';
 import { photosQuery, toPhoto, type Photo, type PhotoRow } from '../../domain/media/photo-records';
 import { inPartOrder, planUpload, roomsFiled, uploadCounts } from '../../domain/media/upload-records';
 
@@ -14,9 +14,9 @@ interface TakenTime {
  * Saves the photos the intake prepared (their files are stored already). A photo the job has
  * (same content) is answered as that photo; the rest are added with their rooms.
  */
-export const upload_job_photos: WriteHandler<'upload_job_photos'> = async (ctx, { path, body }) => {
+export const upload_job_photos: WriteHandler<'upload_job_photos'> = async (ctx, { body }) => {
   const { db, caller } = ctx;
-  const job = await resolveJob(db, caller, path.job_id);
+  const job = lockedJob(ctx);
   const plan = await planUpload(ctx, 'photos', 'pho', job.id, body.photos, body.room);
   const times = await takenTimes(db, caller.companyId, caller.timezone, plan.added.map((a) => a.file.sha256));
   await ctx.rows.insertMany(
@@ -42,7 +42,7 @@ export const upload_job_photos: WriteHandler<'upload_job_photos'> = async (ctx, 
       summary: `${plan.added.length} photo${plan.added.length === 1 ? '' : 's'} added to #${job.job_number} (${rooms.join(', ')}) by ${caller.personName}`,
       job: jobRefOf(job),
       recordId: plan.added[0].id,
-    });
+    }, { undo: true });
   }
   const rows = (await photosQuery(db, caller.companyId).whereIn('ph.id', [...new Set(plan.idOfPart)])) as PhotoRow[];
   const photos = new Map<string, Photo>(await Promise.all(rows.map(async (row) => [row.id, await toPhoto(ctx, caller, row)] as const)));

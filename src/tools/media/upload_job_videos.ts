@@ -1,5 +1,5 @@
-import type { WriteHandler } from '../tool';
-import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { lockedJob, type WriteHandler } from '../tool';
+import { jobRefOf } from '../../domain/jobs/job-records';
 import { inPartOrder, planUpload, roomsFiled, uploadCounts } from '../../domain/media/upload-records';
 import { toVideo, videosQuery, type Video, type VideoRow } from '../../domain/media/video-records';
 import type { StoredVideoFacts } from '../../domain/media/video-intake';
@@ -9,9 +9,9 @@ import type { StoredVideoFacts } from '../../domain/media/video-intake';
  * job has (same content) is answered as that video; the rest are added with their rooms, dated
  * by the recording time the file states, else by now.
  */
-export const upload_job_videos: WriteHandler<'upload_job_videos'> = async (ctx, { path, body }) => {
+export const upload_job_videos: WriteHandler<'upload_job_videos'> = async (ctx, { body }) => {
   const { db, caller } = ctx;
-  const job = await resolveJob(db, caller, path.job_id);
+  const job = lockedJob(ctx);
   const plan = await planUpload(ctx, 'videos', 'vid', job.id, body.videos, body.room);
   const facts = new Map<string, StoredVideoFacts>(
     (await db('stored_files').where({ company_id: caller.companyId }).whereIn('sha256', plan.added.map((a) => a.file.sha256)).select('sha256', 'facts')).map(
@@ -45,7 +45,7 @@ export const upload_job_videos: WriteHandler<'upload_job_videos'> = async (ctx, 
       summary: `${plan.added.length} video${plan.added.length === 1 ? '' : 's'} (${Math.round(seconds)} s) added to #${job.job_number} (${rooms.join(', ')}) by ${caller.personName}`,
       job: jobRefOf(job),
       recordId: plan.added[0].id,
-    });
+    }, { undo: true });
   }
   const rows = (await videosQuery(db, caller.companyId).whereIn('v.id', [...new Set(plan.idOfPart)])) as VideoRow[];
   const videos = new Map<string, Video>(await Promise.all(rows.map(async (row) => [row.id, await toVideo(ctx, caller, row)] as const)));

@@ -1,16 +1,16 @@
-import type { WriteHandler } from '../tool';
+import { lockedJob, type WriteHandler } from '../tool';
 import { invalidRequest, notFound } from '../../platform/errors';
 import { newId } from '../../platform/ids';
-import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { jobRefOf } from '../../domain/jobs/job-records';
 import { refreshJobSearch } from '../../domain/jobs/search-text';
 import { changePerson, contactColumns, jobPerson, personOnJob } from '../../domain/people/contacts';
 
 const DEFAULT_ROLE = 'customer';
 
 /** Adds a new person, links a known one (`contact_id`), or updates the one of that name on the job. */
-export const add_contact: WriteHandler<'add_contact'> = async (ctx, { path, body }) => {
+export const add_contact: WriteHandler<'add_contact'> = async (ctx, { body }) => {
   const { db, caller } = ctx;
-  const job = await resolveJob(db, caller, path.job_id);
+  const job = lockedJob(ctx);
   const role = (body.role ?? DEFAULT_ROLE).trim().toLowerCase();
 
   let contactId = body.contact_id;
@@ -45,7 +45,7 @@ export const add_contact: WriteHandler<'add_contact'> = async (ctx, { path, body
   const contact = await jobPerson(db, job.id, contactId!);
   const verb = { added: 'Added', linked: 'Linked', updated: 'Updated' }[outcome];
   if (changed) {
-    ctx.changes.add({ kind: 'changes', data: { action: `contact.${outcome}`, contact: { id: contactId!, name: contact.name, role: contact.role } }, summary: `${verb} ${contact.name} (${contact.role}) on #${job.job_number}`, job: jobRefOf(job), recordId: contactId });
+    ctx.changes.add({ kind: 'changes', data: { action: `contact.${outcome}`, contact: { id: contactId!, name: contact.name, role: contact.role } }, summary: `${verb} ${contact.name} (${contact.role}) on #${job.job_number}`, job: jobRefOf(job), recordId: contactId }, { undo: true });
   }
   return { outcome, contact };
 };

@@ -12,7 +12,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import spec from '../../generated/openapi.json';
 import { invalidRequest } from '../../platform/errors';
-import { checkScope, type ToolAnswer } from '../../platform/pipeline';
+import type { ToolAnswer } from '../../platform/pipeline';
 import { resolveJob } from '../../domain/jobs/job-records';
 import { discard, receiveParts } from './receive-parts';
 import type { PreparedFile, PreparedUpload } from '../../domain/media/prepared-upload';
@@ -41,7 +41,7 @@ const validators = new Map<string, ValidateFunction>();
 const validJobRef = ajv.compile<string>({ $ref: 'spec#/components/schemas/JobRef' });
 
 export async function intakeFiles(deps: Deps, req: Request, who: Uploader, kind: FileKind): Promise<ToolAnswer> {
-  checkScope(kind.tool, who.caller);
+  const call = deps.pipeline.begin(kind.tool, who.caller); // a read key is refused before the files are read
   if (!validJobRef(who.jobRef)) throw invalidRequest([{ path: '/path/job_id', message: 'must be a job id (job_…) or a job number (16 or #16)' }]);
   await resolveJob(deps.db, who.caller, who.jobRef); // an unknown job is refused before the files are read
   const upload = await receiveParts(req, kind.limits(deps));
@@ -50,10 +50,10 @@ export async function intakeFiles(deps: Deps, req: Request, who: Uploader, kind:
     const items: PreparedFile[] = upload.files.map((file, i) => ({ sha256: file.sha256, file_name: file.fileName, ...meta.items?.[i] }));
     const body = { operation_id: meta.operation_id, via: who.via, ...(meta.room ? { room: meta.room } : {}), [`${kind.part}s`]: items };
     const input = { path: { job_id: who.jobRef }, query: {}, body };
-    const replay = await deps.pipeline.earlierAnswer(kind.tool, who.caller, input);
-    if (replay) return replay;
+    const checked = await call.check(input);
+    if ('replay' in checked) return checked.replay;
     await storeNewFiles(deps, kind, who.caller.companyId, upload.files, upload.dir);
-    return await deps.pipeline.run(kind.tool, who.caller, input);
+    return await checked.run();
   } finally {
     await discard(upload);
   }

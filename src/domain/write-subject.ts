@@ -1,0 +1,30 @@
+/**
+ * What a write is about, locked before its handler runs (src/platform/locks.ts says why locks go
+ * in this order): the job of `{job_id}`, read whole in the same statement so that the handler
+ * uses the job the lock found, or the estimate of `{estimate_id}`. A job that is not the
+ * company's is a 404 before anything else happens.
+ */
+import type { Knex } from 'knex';
+import type { Caller } from '../platform/caller';
+import { notFound } from '../platform/errors';
+import { jobNumberOf } from '../platform/job-ref';
+import { withNames, type JobRow } from './jobs/job-records';
+
+export interface WriteSubject {
+  /** The locked job of a `{job_id}` path; null for writes with none. */
+  job: JobRow | null;
+}
+
+export async function lockSubject(trx: Knex.Transaction, caller: Caller, path: Record<string, unknown>): Promise<WriteSubject> {
+  if (typeof path.job_id === 'string') return { job: await lockedJob(trx, caller.companyId, path.job_id) };
+  if (typeof path.estimate_id === 'string') await trx('estimates').where({ company_id: caller.companyId, id: path.estimate_id }).forNoKeyUpdate().select('id');
+  return { job: null };
+}
+
+async function lockedJob(trx: Knex.Transaction, companyId: string, ref: string): Promise<JobRow> {
+  const jobNumber = jobNumberOf(ref);
+  const jobs = trx('jobs').where({ company_id: companyId, ...(jobNumber === null ? { id: ref } : { job_number: jobNumber }) }).forNoKeyUpdate();
+  const job = (await withNames(trx, jobs).first()) as JobRow | undefined;
+  if (!job) throw notFound('job');
+  return job;
+}
