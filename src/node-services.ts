@@ -1,8 +1,9 @@
 /**
- * What every node of the service runs beside its HTTP server: the Redis connection that shares
- * rate-limit counts between nodes (REDIS_URL), the listener that hears key revocations made on
- * other nodes (PostgreSQL), the file store with the image, video and OCR workers, and the
- * periodic purge of expired idempotency records and of stored files nothing uses.
+ * What every node of the service runs beside its HTTP server, made here once: its temporary
+ * directory, the Redis connection that shares rate-limit counts between nodes (REDIS_URL), the
+ * listener that hears key revocations made on other nodes (PostgreSQL), the durable job queue
+ * with the kinds of work this node takes, the file store with the image, video, OCR and PDF
+ * workers, and the periodic purge of expired idempotency records and of stored files nothing uses.
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -10,26 +11,47 @@ import { Redis } from 'ioredis';
 import type { Config } from './platform/config';
 import { KeyChangeListener } from './platform/key-cache';
 import { purgeExpiredAnswers } from './platform/idempotency';
-import { startMedia } from './media-services';
+import { LinkSigner } from './platform/links';
+import { openFileStore } from './infrastructure/files/open-store';
+import { useTempDir } from './infrastructure/files/temp-dir';
+import { DecodePool } from './infrastructure/images/decode-pool';
+import { OcrPool } from './infrastructure/programs/ocr-pool';
+import { LocationRemover } from './infrastructure/programs/photo-location';
+import { VideoTools } from './infrastructure/programs/video-probe';
+import { JobQueue } from './infrastructure/queue/job-queue';
+import { DocumentReader } from './domain/documents/document-text';
+import { PacketPool } from './domain/exports/packet-pool';
 import { sweepUnusedFiles } from './domain/media/file-sweeper';
-import { type MediaServices } from './domain/services';
+import type { MediaServices } from './domain/services';
 
 const PURGE_EVERY_MS = 60 * 60_000;
 /** The first purge waits for start-up to be over. */
 const FIRST_PURGE_AFTER_MS = 60_000;
+/** ffprobe reads a header in well under a second; a still frame of a long 4K clip takes a few. */
+const PROBE_TIMEOUT_MS = 30_000;
+const STILL_TIMEOUT_MS = 60_000;
+/** Rendering and reading one page; a 300-dpi page takes about 2.2 s here. */
+const OCR_PAGE_TIMEOUT_MS = 60_000;
+/** A rendered page's longer side: 300 dpi for pages up to 20 inches. */
+const OCR_MAX_SIDE_PIXELS = 6000;
 
 export interface NodeServices {
   redis: Redis | null;
   media: MediaServices;
+  queue: JobQueue;
   stop(): Promise<void>;
 }
 
 export async function startNodeServices(db: Knex, config: Config, logger: Logger): Promise<NodeServices> {
+  useTempDir(config.tempDir);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : null;
   const keys = config.databaseUrl ? new KeyChangeListener(config.databaseUrl, logger) : null;
   await keys?.start();
 
-  const media = await startMedia(db, config, logger);
+  const queue = await JobQueue.start(db, { ...config.queue, databaseUrl: config.databaseUrl }, logger);
+  const { media, ocr } = await startMedia(db, config, logger, queue);
+  await queue.register(media.documents.ocrKind(config.ocrWorkers));
+
   const purge = async () => {
     try {
       const deleted = await purgeExpiredAnswers(db, config.idempotencyRetentionDays);
@@ -49,14 +71,34 @@ export async function startNodeServices(db: Knex, config: Config, logger: Logger
   return {
     redis,
     media,
+    queue,
     async stop() {
-      await media.stop();
       clearInterval(timer);
       clearTimeout(first);
+      // The queue first: the jobs this node runs end (OCR's are cut short and retried elsewhere).
+      await Promise.all([queue.stop(), ocr.close()]);
+      await Promise.all([media.images.destroy(), media.locations.close(), media.packets.destroy()]);
       await keys?.stop();
       redis?.disconnect();
     },
   };
+}
+
+async function startMedia(db: Knex, config: Config, logger: Logger, queue: JobQueue): Promise<{ media: MediaServices; ocr: OcrPool }> {
+  const links = new LinkSigner(db, config.links.secret);
+  await links.ready();
+  const files = openFileStore(config.files);
+  const ocr = new OcrPool({ workers: config.ocrWorkers, pageTimeoutMs: OCR_PAGE_TIMEOUT_MS, maxSidePixels: OCR_MAX_SIDE_PIXELS });
+  const media: MediaServices = {
+    files,
+    links,
+    images: new DecodePool(config.mediaWorkers),
+    videos: new VideoTools({ concurrency: config.mediaWorkers, probeTimeoutMs: PROBE_TIMEOUT_MS, stillTimeoutMs: STILL_TIMEOUT_MS }),
+    documents: new DocumentReader(db, files, ocr, queue, logger),
+    locations: new LocationRemover(config.mediaWorkers),
+    packets: new PacketPool(config.pdfWorkers),
+  };
+  return { media, ocr };
 }
 
 /** Until Redis answers, each node counts on its own (the limiter's in-memory fallback). */

@@ -25,7 +25,6 @@ export interface MediaServices {
   locations: LocationRemover;
   /** Lays PDF packets out in worker threads. */
   packets: PacketPool;
-  stop(): Promise<void>;
 }
 
 /** What tools get beside the platform's context of a call. */

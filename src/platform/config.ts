@@ -1,4 +1,4 @@
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { hostKey, originKey } from './hosts';
@@ -56,7 +56,11 @@ const schema = z.object({
   VIDEO_MAX_BYTES: positive.max(5 * 1024 ** 3).default(1024 ** 3),
   // OCR runs one tesseract process per page with one thread each (OpenMP on 2 cores made a page 14–19 s instead of 2.2 s).
   OCR_WORKERS: positive.max(16).default(Math.max(1, availableParallelism() - 1)),
-  OCR_PAGES_PER_COMPANY: positive.max(10_000).default(50),
+  QUEUE_POLL_MS: positive.min(50).max(60_000).default(1000),
+  QUEUE_MAINTENANCE_SECONDS: positive.max(3600).default(10),
+  JOBS_PER_COMPANY: positive.max(64).default(2),
+  QUEUE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,40}$/, 'must be a lower-case SQL name').default('pgboss'),
+  TEMP_DIR: z.string().min(1).optional(),
   NODE_ENV: z.string().optional(),
 });
 
@@ -96,7 +100,10 @@ export interface Config {
   videoMaxBytes: number;
   /** Document pages read by OCR at once; pages one company may have waiting for OCR or being read. */
   ocrWorkers: number;
-  ocrPagesPerCompany: number;
+  /** The durable job queue: how often an idle node looks for jobs, how often dead nodes' jobs are freed, one company's jobs a node runs at once per kind. */
+  queue: { pollMs: number; maintenanceSeconds: number; perCompany: number; schema: string };
+  /** Base of the service's temporary directories (one per process: infrastructure/files/temp-dir.ts). */
+  tempDir: string;
   /** Check every answer against the spec (on in tests: an off-spec answer fails its test). */
   validateResponses: boolean;
 }
@@ -156,7 +163,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mediaWorkers: e.MEDIA_WORKERS,
     videoMaxBytes: e.VIDEO_MAX_BYTES,
     ocrWorkers: e.OCR_WORKERS,
-    ocrPagesPerCompany: e.OCR_PAGES_PER_COMPANY,
+    queue: { pollMs: e.QUEUE_POLL_MS, maintenanceSeconds: e.QUEUE_MAINTENANCE_SECONDS, perCompany: e.JOBS_PER_COMPANY, schema: e.QUEUE_SCHEMA },
+    tempDir: path.resolve(e.TEMP_DIR ?? path.join(tmpdir(), 'jms-service')),
     validateResponses: e.NODE_ENV === 'test',
   };
 }

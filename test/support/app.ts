@@ -47,7 +47,9 @@ export async function startApp(env: Record<string, string> = {}, options: { data
     ADMIN_RATE_LIMIT_PER_MINUTE: '1000000',
     AUTH_FAILURES_PER_MINUTE: '100000',
     AUTH_FAILURES_BURST: '100000',
-    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+    // On PostgreSQL every test file's apps share the database: each app has a job queue of its
+    // own (its own files too), unless a test gives two apps one queue.
+    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL, QUEUE_SCHEMA: `queue_t${randomUUID().slice(0, 8)}` } : {}),
     FILES_DIR: filesDir,
     ...env,
   });

@@ -1,10 +1,11 @@
 /**
  * The text of stored documents, page by page, read once and kept in `document_pages`. A page's
  * text layer is read at once (pdftotext takes milliseconds); a page without a trustworthy one is
- * read by OCR in the background on the bounded pool, and the caller gets a promise for it. A page
- * asked for again while OCR reads it joins that reading. OCR works on a local copy of the file,
- * kept while any of its pages is being read.
+ * queued for OCR on the durable job queue, which any node takes, one page a job, fairly between
+ * companies, and again after a node dies. A caller can wait for queued pages: this node tells
+ * its waiters when it keeps a page, and looks in the database for pages other nodes keep.
  */
+import { EventEmitter } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,13 +14,19 @@ import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { FileStore } from '../../infrastructure/files/store';
-import { inspectPdf, needsOcr, textLayer, type PdfPage } from '../../infrastructure/programs/pdf-reading';
+import { inspectPdf, needsOcr, textLayer } from '../../infrastructure/programs/pdf-reading';
 import type { OcrPool } from '../../infrastructure/programs/ocr-pool';
+import type { JobKind, JobQueue } from '../../infrastructure/queue/job-queue';
 import { PDF_LIMITS } from './document-kinds';
 import { storageKey } from '../media/storage-keys';
 
 /** Pages read by one run of pdftotext: 2,500 pages took 9–12 s here, against its 20 s limit. */
 const TEXT_RUN = 200;
+/** How often a waiter looks for pages that other nodes read. */
+const LOOK_MS = 250;
+/** A local copy of a document stays this long after its last page was read, for the next. */
+const COPY_LINGER_MS = 30_000;
+export const OCR_PAGE = 'ocr.page';
 
 export interface PageText {
   page: number;
@@ -36,64 +43,42 @@ export interface StoredDocument {
 
 export interface Reading {
   ready: PageText[];
-  /** The pages OCR is reading, each settling once its text is kept. */
-  pending: Map<number, Promise<void>>;
+  /** The pages queued for OCR. */
+  pending: number[];
+}
+
+interface OcrPageJob extends StoredDocument {
+  page: number;
 }
 
 interface LocalCopy {
   path: Promise<string>;
   users: number;
+  timer?: NodeJS.Timeout;
 }
 
 export class DocumentReader {
-  private readonly reading = new Map<string, Promise<void>>();
-  /** Pages each company has with OCR (queued or being read). */
-  private readonly readingByCompany = new Map<string, number>();
   private readonly copies = new Map<string, LocalCopy>();
+  private readonly keptHere = new EventEmitter();
 
-  /**
-   * `pagesPerCompany`: the most pages one company may have with OCR at once. A search of a long
-   * scan, or a poller calling again and again, then cannot fill the pool's queue for hours: the
-   * rest of its pages are queued by later calls, and another company's page waits at most that
-   * many pages.
-   */
   constructor(
     private readonly db: Knex,
     private readonly files: FileStore,
     private readonly ocr: OcrPool,
+    private readonly queue: JobQueue,
     private readonly log: Logger,
-    private readonly pagesPerCompany: number,
-  ) {}
+  ) {
+    this.keptHere.setMaxListeners(0);
+  }
 
-  /** The kept text of `pages` (in order); the others are read: now from the text layer, or by OCR in the background. */
+  /** The kept text of `pages` (in order); the others are read now from the text layer, or queued for OCR. */
   async read(doc: StoredDocument, pages: number[]): Promise<Reading> {
     const ready = await this.kept(doc, pages);
-    const pending = new Map<number, Promise<void>>();
-    let missing: number[] = [];
-    for (const page of pages) {
-      if (ready.some((p) => p.page === page)) continue;
-      const underway = this.reading.get(pageKey(doc, page));
-      if (underway) pending.set(page, underway);
-      else missing.push(page);
-    }
-    // A page whose OCR ended while the kept pages were being looked up is kept by now.
-    if (missing.length > 0) {
-      const late = await this.kept(doc, missing);
-      ready.push(...late);
-      missing = missing.filter((page) => !late.some((p) => p.page === page));
-    }
-    if (missing.length === 0) return { ready: ready.sort((a, b) => a.page - b.page), pending };
-    const copyKey = storageKey(doc.companyId, doc.sha256, doc.isPdf ? 'original' : 'web');
-    const file = await this.useCopy(copyKey);
-    try {
-      const fromTextLayer = doc.isPdf ? await this.readTextLayer(doc, file, missing, pending) : [];
-      if (!doc.isPdf && this.mayQueue(doc)) pending.set(1, this.readByOcr(doc, 1, copyKey, () => this.ocr.readImage(file)));
-      await this.keep(doc, fromTextLayer);
-      ready.push(...fromTextLayer);
-      return { ready: ready.sort((a, b) => a.page - b.page), pending };
-    } finally {
-      this.releaseCopy(copyKey);
-    }
+    const missing = pages.filter((page) => !ready.some((p) => p.page === page));
+    if (missing.length === 0) return { ready, pending: [] };
+    const forOcr = doc.isPdf ? await this.withCopy(storageKey(doc.companyId, doc.sha256, 'original'), (file) => this.readTextLayer(doc, file, missing, ready)) : [1];
+    for (const page of forOcr) await this.queue.send(OCR_PAGE, { ...doc, page }, { singletonKey: pageKey(doc, page) });
+    return { ready: ready.sort((a, b) => a.page - b.page), pending: forOcr };
   }
 
   /** Pages already read, from the database. */
@@ -106,32 +91,60 @@ export class DocumentReader {
       .select('page', 'source', 'text')) as PageText[];
   }
 
-  /** The text layer of the missing pages; those without a trustworthy one are handed to OCR (into `pending`). */
-  private async readTextLayer(doc: StoredDocument, file: string, missing: number[], pending: Map<number, Promise<void>>): Promise<PageText[]> {
-    const texts = await this.textOf(file, missing);
-    const found: PageText[] = [];
-    const forOcr: number[] = [];
-    for (const page of missing) {
-      const text = texts.get(page)!;
-      if (needsOcr(text)) forOcr.push(page);
-      else found.push({ page, source: 'text_layer', text });
-    }
-    if (forOcr.length > 0) {
-      // Page sizes (for the render's DPI cap) are asked of poppler only when a page goes to OCR.
-      const pages = await this.pageSizes(doc, file);
-      const copyKey = storageKey(doc.companyId, doc.sha256, 'original');
-      for (const page of forOcr) {
-        if (!this.mayQueue(doc)) break;
-        pending.set(page, this.readByOcr(doc, page, copyKey, () => this.ocr.readPdfPage({ path: file, page, size: pages[page - 1] })));
+  /** Waits until every page is kept or `ms` pass, telling each page as it is kept. */
+  async waitFor(doc: StoredDocument, pages: number[], ms: number, onPage: () => void): Promise<void> {
+    const waiting = new Set(pages);
+    const deadline = Date.now() + ms;
+    const heard = (key: string) => {
+      const page = Number(key.split('/')[2]);
+      if (key.startsWith(`${doc.companyId}/${doc.sha256}/`) && waiting.delete(page)) onPage();
+    };
+    this.keptHere.on('kept', heard);
+    try {
+      while (waiting.size > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(LOOK_MS, Math.max(0, deadline - Date.now()))));
+        for (const { page } of await this.kept(doc, [...waiting])) if (waiting.delete(page)) onPage();
       }
+    } finally {
+      this.keptHere.off('kept', heard);
     }
-    return found;
   }
 
-  private async pageSizes(doc: StoredDocument, file: string): Promise<PdfPage[]> {
-    const inspection = await inspectPdf(file, PDF_LIMITS);
-    if (!inspection.ok) throw new Error(`stored PDF ${doc.sha256} cannot be read: ${inspection.detail}`);
-    return inspection.pages;
+  /** The queue's kind that reads one page by OCR, on whichever node takes it. */
+  ocrKind(concurrency: number): JobKind<OcrPageJob> {
+    return { name: OCR_PAGE, concurrency, expireInSeconds: 120, retryLimit: 3, retryDelaySeconds: 5, policy: 'short', run: (job) => this.readByOcr(job) };
+  }
+
+  /**
+   * OCR of one page, kept also when OCR fails on it (an unreadable page is not read again and
+   * again); a failure of the node itself (the store, shutting down) throws, and the queue retries.
+   */
+  private async readByOcr(job: OcrPageJob): Promise<void> {
+    if ((await this.kept(job, [job.page])).length > 0) return;
+    const key = storageKey(job.companyId, job.sha256, job.isPdf ? 'original' : 'web');
+    const text = await this.withCopy(key, async (file) => {
+      try {
+        if (!job.isPdf) return await this.ocr.readImage(file);
+        const inspection = await inspectPdf(file, PDF_LIMITS);
+        if (!inspection.ok) throw new Error(`stored PDF ${job.sha256} cannot be read: ${inspection.detail}`);
+        return await this.ocr.readPdfPage({ path: file, page: job.page, size: inspection.pages[job.page - 1] });
+      } catch (error) {
+        if (this.ocr.closing) throw error;
+        this.log.warn({ err: error, sha256: job.sha256, page: job.page }, 'OCR of a document page failed; kept as empty');
+        return '';
+      }
+    });
+    await this.keep(job, [{ page: job.page, source: 'ocr', text }]);
+    this.keptHere.emit('kept', pageKey(job, job.page));
+  }
+
+  /** Keeps the text layer of the missing pages that have one; answers the pages that need OCR. */
+  private async readTextLayer(doc: StoredDocument, file: string, missing: number[], ready: PageText[]): Promise<number[]> {
+    const texts = await this.textOf(file, missing);
+    const found = missing.filter((page) => !needsOcr(texts.get(page)!)).map((page) => ({ page, source: 'text_layer' as const, text: texts.get(page)! }));
+    await this.keep(doc, found);
+    ready.push(...found);
+    return missing.filter((page) => needsOcr(texts.get(page)!));
   }
 
   /** The text layer of these pages, read in runs of at most TEXT_RUN pages (a whole long PDF in one run of pdftotext can outlast its time limit). */
@@ -148,41 +161,6 @@ export class DocumentReader {
     return texts;
   }
 
-  /** Whether the document's company may hand one more page to OCR now. */
-  private mayQueue(doc: StoredDocument): boolean {
-    return (this.readingByCompany.get(doc.companyId) ?? 0) < this.pagesPerCompany;
-  }
-
-  /**
-   * OCR of one page in the background (joining a reading of it already under way). Its text is
-   * kept, also when empty: a page that fails is not read again and again. A page cut short by
-   * the node shutting down is not kept, so that it is read again later. Never rejects.
-   */
-  private readByOcr(doc: StoredDocument, page: number, copyKey: string, read: () => Promise<string>): Promise<void> {
-    const key = pageKey(doc, page);
-    const underway = this.reading.get(key);
-    if (underway) return underway;
-    this.copies.get(copyKey)!.users++;
-    this.readingByCompany.set(doc.companyId, (this.readingByCompany.get(doc.companyId) ?? 0) + 1);
-    const done = read()
-      .catch((error: unknown) => {
-        if (this.ocr.closing) return null;
-        this.log.warn({ err: error, sha256: doc.sha256, page }, 'OCR of a document page failed; kept as empty');
-        return '';
-      })
-      .then((text) => (text === null ? undefined : this.keep(doc, [{ page, source: 'ocr', text }])))
-      .catch((error: unknown) => this.log.error({ err: error, sha256: doc.sha256, page }, 'could not keep the OCR text of a document page'))
-      .finally(() => {
-        this.reading.delete(key);
-        const left = this.readingByCompany.get(doc.companyId)! - 1;
-        if (left === 0) this.readingByCompany.delete(doc.companyId);
-        else this.readingByCompany.set(doc.companyId, left);
-        this.releaseCopy(copyKey);
-      });
-    this.reading.set(key, done);
-    return done;
-  }
-
   private async keep(doc: StoredDocument, pages: PageText[]): Promise<void> {
     if (pages.length === 0) return;
     await this.db('document_pages')
@@ -191,27 +169,32 @@ export class DocumentReader {
       .ignore();
   }
 
-  /** A local copy of a stored object (OCR tools read files), shared while in use. */
-  private async useCopy(key: string): Promise<string> {
+  /** Runs `work` on a local copy of a stored object (OCR tools read files), shared by the pages read meanwhile. */
+  private async withCopy<T>(key: string, work: (file: string) => Promise<T>): Promise<T> {
     let copy = this.copies.get(key);
     if (!copy) {
       copy = { path: this.download(key), users: 0 };
       this.copies.set(key, copy);
     }
+    clearTimeout(copy.timer);
     copy.users++;
     try {
-      return await copy.path;
-    } catch (error) {
-      this.releaseCopy(key);
-      throw error;
+      return await work(await copy.path);
+    } finally {
+      this.release(key, copy);
     }
   }
 
-  private releaseCopy(key: string): void {
-    const copy = this.copies.get(key);
-    if (!copy || --copy.users > 0) return;
-    this.copies.delete(key);
-    copy.path.then((file) => rm(path.dirname(file), { recursive: true, force: true })).catch(() => undefined);
+  private release(key: string, copy: LocalCopy): void {
+    if (--copy.users > 0) return;
+    copy.timer = setTimeout(() => {
+      if (this.copies.get(key) !== copy || copy.users > 0) return;
+      this.copies.delete(key);
+      copy.path.then((file) => rm(path.dirname(file), { recursive: true, force: true })).catch(() => undefined);
+    }, COPY_LINGER_MS);
+    copy.timer.unref();
+    // A failed download is not kept for the next page.
+    copy.path.catch(() => this.copies.delete(key));
   }
 
   private async download(key: string): Promise<string> {

@@ -6,6 +6,16 @@ import { PipelinedPgClient, pipelined } from './pipelined-pg';
 
 export type Db = Knex;
 
+/** The embedded database behind a knex of PGlite, for what its one-statement queries cannot do. */
+const embedded = new WeakMap<Knex, { exec(sql: string): Promise<unknown> }>();
+
+/** Runs a script of several statements (no parameters): PGlite's queries take one statement at a time. */
+export async function runScript(db: Knex, sql: string): Promise<void> {
+  const pglite = embedded.get(db);
+  if (pglite) await pglite.exec(sql);
+  else await db.raw(sql);
+}
+
 const INT8 = 20;
 const DATE = 1082;
 
@@ -31,5 +41,7 @@ export async function openDatabase(options: { databaseUrl?: string; dataDir: str
     extensions: { pg_trgm },
     parsers: { [INT8]: (value: string) => Number(value), [DATE]: (value: string) => value },
   });
-  return knex({ client: ClientPgLite as unknown as typeof knex.Client, connection: () => ({ pglite }) } as Knex.Config);
+  const db = knex({ client: ClientPgLite as unknown as typeof knex.Client, connection: () => ({ pglite }) } as Knex.Config);
+  embedded.set(db, pglite);
+  return db;
 }

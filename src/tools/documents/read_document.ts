@@ -1,9 +1,8 @@
-import type { Progress } from '../../platform/handler';
 import type { ReadHandler } from '../tool';
 import { ApiError, invalidRequest, notFound } from '../../platform/errors';
 import { DOCUMENT_FORMATS } from '../../domain/documents/document-kinds';
 import { documentsQuery, readingOf, type DocumentRow } from '../../domain/documents/document-records';
-import type { PageText, Reading } from '../../domain/documents/document-text';
+import type { PageText } from '../../domain/documents/document-text';
 import { OcrPool } from '../../infrastructure/programs/ocr-pool';
 
 const DEFAULT_PAGES = 10;
@@ -12,9 +11,9 @@ const EXCERPTS = 3;
 const EXCERPT_CONTEXT = 60;
 
 /**
- * A document's text page by page, or the pages holding every word of `q`. Pages OCR is still
- * reading are waited for up to `wait_seconds` (outside the company's slot, with progress over
- * MCP), then listed as pending.
+ * A document's text page by page, or the pages holding every word of `q`. Pages queued for OCR
+ * are waited for up to `wait_seconds` (outside the company's slot, with progress over MCP), then
+ * listed as pending.
  */
 export const read_document: ReadHandler<'read_document'> = async (ctx, { path, query }) => {
   const { db, caller } = ctx;
@@ -35,8 +34,15 @@ export const read_document: ReadHandler<'read_document'> = async (ctx, { path, q
   const reading = await ctx.documents.read(doc, asked);
   const waitMs = (query.wait_seconds ?? DEFAULT_WAIT_S) * 1000;
   let pages = reading.ready;
-  if (reading.pending.size > 0 && waitMs > 0) {
-    await ctx.waitAside(waitForPages(reading, waitMs, asked.length, ctx.progress));
+  if (reading.pending.length > 0 && waitMs > 0) {
+    let done = reading.ready.length;
+    const told = () => ctx.progress(done, asked.length, `${done} of ${asked.length} pages read`);
+    told();
+    const onPage = () => {
+      done++;
+      told();
+    };
+    await ctx.waitAside(ctx.documents.waitFor(doc, reading.pending, waitMs, onPage));
     pages = await ctx.documents.kept(doc, asked);
   }
   const read = new Set(pages.map((p) => p.page));
@@ -51,20 +57,6 @@ export const read_document: ReadHandler<'read_document'> = async (ctx, { path, q
     next_page_from: query.q || last >= pageCount ? null : last + 1,
   };
 };
-
-/** Waits until every pending page is read or the time is up, telling progress page by page. */
-async function waitForPages(reading: Reading, waitMs: number, total: number, progress: Progress): Promise<void> {
-  let done = reading.ready.length;
-  progress(done, total, `${done} of ${total} pages read`);
-  const pages = [...reading.pending.values()].map((page) => page.then(() => progress(++done, total, `${done} of ${total} pages read`)));
-  let timer: NodeJS.Timeout | undefined;
-  const timeUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
-  try {
-    await Promise.race([Promise.allSettled(pages), timeUp]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** The pages holding every word of `q` (any case), each with a few short passages around them. */
 function matchesOf(pages: PageText[], q: string): { page: number; source: PageText['source']; excerpts: string[] }[] {
