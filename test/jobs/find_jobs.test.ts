@@ -1,4 +1,4 @@
-/** find_jobs and get_job: every search field, filters, stable paging, and company isolation. */
+/** find_jobs: every search field, filters and stable paging (get_job is in get_job.test.ts). */
 import { as, createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
 
 let t: TestApp;
@@ -111,39 +111,5 @@ describe('paging', () => {
       await as(t, company.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Arrived while paging' }).expect(201);
     }
     expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => 20 - i));
-  });
-});
-
-describe('get_job', () => {
-  it('reads a job by id, by number and by #number, the same way', async () => {
-    const [summary] = await find(`q=%23${numbers.alvarez}`);
-    const byId = await as(t, co.readKey).get(`/api/v1/jobs/${summary.id}`).expect(200);
-    expect((await as(t, co.readKey).get(`/api/v1/jobs/${numbers.alvarez}`).expect(200)).body).toEqual(byId.body);
-    expect((await as(t, co.readKey).get(`/api/v1/jobs/%23${numbers.alvarez}`).expect(200)).body).toEqual(byId.body);
-    expect(byId.body).toMatchObject({
-      title: 'Maria Alvarez - water',
-      status: 'New',
-      address: '412 Birch Lane, Springfield',
-      claim: { claim_number: 'SF-22-118734', carrier: 'State Farm' },
-      people: [{ name: 'Maria Alvarez', role: 'customer', phone: '(555) 201-3344' }],
-      recent_notes: [],
-      estimates: [],
-    });
-  });
-
-  it('answers 404 for a missing job and for another company’s job, by id or number, the same way', async () => {
-    const other = await createCompany(t);
-    const theirs = (await as(t, other.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Secret' }).expect(201)).body;
-    const missing = await as(t, co.readKey).get('/api/v1/jobs/job_doesnotexist').expect(404);
-    const foreign = await as(t, co.readKey).get(`/api/v1/jobs/${theirs.id}`).expect(404);
-    const { request_id: _a, ...missingProblem } = missing.body;
-    const { request_id: _b, ...foreignProblem } = foreign.body;
-    expect(foreignProblem).toEqual(missingProblem);
-    expect(await find('q=secret')).toEqual([]);
-    await as(t, other.readKey).get('/api/v1/jobs/%23999').expect(404);
-  });
-
-  it('refuses an id of another kind', async () => {
-    expect((await as(t, co.readKey).get('/api/v1/jobs/est_abc').expect(400)).body.errors[0].path).toBe('/path/job_id');
   });
 });
