@@ -1,0 +1,108 @@
+/** The admin CLI over the admin API: companies, team, keys, credits and elevation; its exit codes and messages. */
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
+import { promisify } from 'node:util';
+import path from 'node:path';
+import { ADMIN_TOKEN, as, createCompany, startApp, type TestApp } from '../support/app';
+
+const run = promisify(execFile);
+const root = path.resolve(__dirname, '../..');
+let t: TestApp;
+const admin = () => ({
+  put: (p: string) => t.http.put(p).set('Authorization', `Bearer ${ADMIN_TOKEN}`),
+});
+
+beforeAll(async () => {
+  t = await startApp();
+});
+afterAll(() => t.close());
+
+describe('the admin CLI', () => {
+  const cli = (...args: string[]) =>
+    run(path.join(root, 'node_modules', '.bin', 'tsx'), ['src/transports/cli/admin-cli.ts', ...args], { cwd: root, env: { ...process.env, JMS_URL: t.url, ADMIN_TOKEN } });
+
+  it('creates a company, a team member and a key, and lists keys', async () => {
+    const company = JSON.parse((await cli('companies', 'create', '--name', 'CLI Restoration', '--credits', '4')).stdout);
+    expect(company).toMatchObject({ name: 'CLI Restoration', credits: 4 });
+    const person = JSON.parse((await cli('team', 'add', '--company', company.id, '--name', 'Lee Park', '--role', 'Technician', '--does', 'inspections, drying checks')).stdout);
+    expect(person.responsibilities).toEqual(['inspections', 'drying checks']);
+    const changed = JSON.parse((await cli('team', 'set', '--company', company.id, '--person', person.id, '--does', 'estimates')).stdout);
+    expect(changed).toMatchObject({ id: person.id, role: 'Technician', responsibilities: ['estimates'] });
+    const key = JSON.parse((await cli('keys', 'create', '--company', company.id, '--person', person.id, '--scope', 'write')).stdout);
+    expect(key.key).toMatch(/^jms_/);
+    await as(t, key.key).get('/api/v1/context').expect(200);
+    const keys = JSON.parse((await cli('keys', 'list', '--company', company.id)).stdout);
+    expect(keys.data).toEqual([expect.objectContaining({ id: key.id, scope: 'write', person: { id: person.id, name: 'Lee Park' } })]);
+  });
+
+  it('exits 1 with the problem on stderr', async () => {
+    const failure = await cli('team', 'add', '--company', 'co_missing', '--name', 'X', '--role', 'Y').catch((error: { code: number; stderr: string }) => error);
+    expect(failure).toMatchObject({ code: 1, stderr: expect.stringContaining('404 not_found') });
+    const usage = await cli('keys', 'create', '--company', 'co_x').catch((error: { code: number; stderr: string }) => error);
+    expect(usage).toMatchObject({ code: 1, stderr: expect.stringContaining('--person is required') });
+  });
+
+  it('lists companies and a team, a page at a time', async () => {
+    const co = await createCompany(t);
+    // Oldest first, and other test files make companies too: the new one may be on a later page.
+    const ids: string[] = [];
+    for (let cursor: string | null = null; ; ) {
+      const page: { data: { id: string }[]; next_cursor: string | null } = JSON.parse((await cli('companies', 'list', '--limit', '100', ...(cursor ? ['--cursor', cursor] : []))).stdout);
+      ids.push(...page.data.map((c) => c.id));
+      if (!page.next_cursor || ids.includes(co.id)) break;
+      cursor = page.next_cursor;
+    }
+    expect(ids).toContain(co.id);
+    const team = JSON.parse((await cli('team', 'list', '--company', co.id, '--limit', '1')).stdout);
+    expect(team.data).toEqual([expect.objectContaining({ id: co.people[0].id })]);
+    const next = JSON.parse((await cli('team', 'list', '--company', co.id, '--cursor', team.next_cursor)).stdout);
+    expect(next.data.map((p: { id: string }) => p.id)).toEqual(co.people.slice(1).map((p) => p.id));
+  });
+
+  it('prints each wrong field of a problem', async () => {
+    const failure = await cli('companies', 'create', '--name', 'X', '--timezone', 'Mars/Olympus').catch((error: { code: number; stderr: string }) => error);
+    expect(failure).toMatchObject({ code: 1, stderr: expect.stringMatching(/400 invalid_request: .*\n  \/body\/timezone: must be an IANA timezone/) });
+  });
+
+  it('takes a negative number as a value: credits add --add -3', async () => {
+    const co = await createCompany(t);
+    const answer = JSON.parse((await cli('credits', 'add', '--company', co.id, '--add', '-3')).stdout);
+    expect(answer).toEqual({ credits: 2 }); // createCompany starts with 5
+  });
+
+  it('sets the elevation that drying logs compute the air at: 5,000 ft raises GPP by about 20%', async () => {
+    const co = await createCompany(t, { credits: 2 });
+    const job = (await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: 'elev-job' }).expect(201)).body;
+    const air = { operation_id: 'elev-read', day: 1, area: 'Kitchen', readings: [{ metric: 'temp_f', value: 70 }, { metric: 'rh_pct', value: 50 }] };
+    await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/drying-log/readings`).send(air).expect(201);
+    const gpp = async () => (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/drying-log`).expect(200)).body.areas[0].air.gpp as number;
+    const atSeaLevel = await gpp();
+    expect(JSON.parse((await cli('elevation', 'set', '--company', co.id, '--feet', '5000')).stdout)).toEqual({ elevation_ft: 5000 });
+    const log = (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/drying-log`).expect(200)).body;
+    expect({ feet: log.elevation_ft, source: log.elevation_source, pressure: log.pressure_inhg }).toEqual({ feet: 5000, source: 'company', pressure: 24.9 });
+    expect((await gpp()) / atSeaLevel).toBeCloseTo(1.2, 1);
+    // A log's own elevation wins over the company's; null gives it back.
+    await as(t, co.writeKey).patch(`/api/v1/jobs/${job.id}/drying-log/settings`).send({ operation_id: 'elev-own', elevation_ft: 0 }).expect(200);
+    expect(await gpp()).toBe(atSeaLevel);
+    await as(t, co.writeKey).patch(`/api/v1/jobs/${job.id}/drying-log/settings`).send({ operation_id: 'elev-back', elevation_ft: null }).expect(200);
+    expect((await gpp()) / atSeaLevel).toBeCloseTo(1.2, 1);
+    await admin().put('/admin/v1/companies/co_missing/elevation').send({ elevation_ft: 10 }).expect(404);
+    const wrong = await admin().put(`/admin/v1/companies/${co.id}/elevation`).send({ elevation_ft: 30000 }).expect(400);
+    expect(wrong.body.errors).toEqual([expect.objectContaining({ path: '/body/elevation_ft' })]);
+  });
+
+  it('says it cannot reach the service when nothing answers at JMS_URL', async () => {
+    // A port that was free a moment ago: nothing listens there (fetch refuses well-known ports such as 9 outright).
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
+      });
+    });
+    const down = `http://127.0.0.1:${port}`;
+    const failure = await run(path.join(root, 'node_modules', '.bin', 'tsx'), ['src/transports/cli/admin-cli.ts', 'companies', 'list'], { cwd: root, env: { ...process.env, JMS_URL: down, ADMIN_TOKEN } }).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure).toMatchObject({ code: 1, stderr: expect.stringContaining(`cannot reach the service at ${down} (ECONNREFUSED)`) });
+  });
+});

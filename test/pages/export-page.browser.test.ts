@@ -1,0 +1,115 @@
+/**
+ * The packet's download page in a real browser at a phone's size: opening it changes nothing,
+ * Download asks to confirm when the estimate would become final, the PDF downloaded holds the
+ * estimate's total, and then the estimate is final and refuses changes. Expired and altered
+ * links show their own page. Screenshots (and page 1 of the PDF as PNG) go to test/artifacts/.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { components } from '../../sdk/src/schema';
+import { personLinkQuery } from '../../src/platform/person-links';
+import { as, createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
+import { describeInBrowser, launchChromium, phoneContext } from '../support/browser';
+import { jpegWith } from '../support/photo-files';
+
+type PdfExport = components['schemas']['PdfExport'];
+const ARTIFACTS = path.join(__dirname, '..', 'artifacts');
+
+describeInBrowser('the export download page on a phone', () => {
+  let t: TestApp;
+  let co: TestCompany;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    const launching = launchChromium();
+    launching.catch(() => undefined); // awaited below
+    t = await startApp();
+    browser = await launching;
+    co = await createCompany(t);
+    context = await phoneContext(browser, { acceptDownloads: true });
+    page = await context.newPage();
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  const onTestServer = (url: string): string => {
+    const u = new URL(url);
+    return `${t.url}${u.pathname}${u.search}`;
+  };
+
+  async function jobWithEstimate(): Promise<{ job: { id: string; job_number: number }; estimate: { id: string; totals: { total_cents: number } } }> {
+    const job = (await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Pat Phone', title: 'Burst pipe under sink' }).expect(201)).body;
+    const estimate = (
+      await as(t, co.writeKey)
+        .post(`/api/v1/jobs/${job.id}/estimates`)
+        .send({ operation_id: opId(), label: 'Water mitigation', rooms: [{ name: 'Kitchen', length: 12, width: 10, height: 8 }], line_items: [{ description: 'Water extraction', room: 'Kitchen', unit: 'SF', quantity: 120, unit_price_cents: 123 }] })
+        .expect(201)
+    ).body.estimate;
+    const meta = { operation_id: opId(), room: 'Kitchen', photos: [{ caption: 'Wet base cabinet' }] };
+    await t.http.post(`/api/v1/jobs/${job.id}/photos`).set('Authorization', `Bearer ${co.writeKey}`).field('meta', JSON.stringify(meta)).attach('photo', await jpegWith({ width: 1600, height: 1200 }), { filename: 'a.jpg', contentType: 'image/jpeg' }).expect(201);
+    return { job, estimate };
+  }
+
+  const statusOf = async (id: string): Promise<string> => (await as(t, co.readKey).get(`/api/v1/estimates/${id}`).expect(200)).body.status;
+  const money = (cents: number) => `$${(cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })}`;
+
+  it('opens without changing anything, confirms, downloads the PDF and makes the estimate final', async () => {
+    const { job, estimate } = await jobWithEstimate();
+    const link: PdfExport = (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/export-pdf?documents=estimate&documents=photos`).expect(200)).body;
+    const response = await page.goto(onTestServer(link.url));
+    expect(response?.status()).toBe(200);
+    await expect(page.title()).resolves.toBe(`PDF for job #${job.job_number}`);
+    expect(await page.textContent('body')).toContain(money(estimate.totals.total_cents));
+    expect(await page.textContent('#notice')).toContain('final');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'export-page.png'), fullPage: true });
+    expect(await statusOf(estimate.id)).toBe('draft');
+
+    // Download first asks; Cancel leaves everything as it was.
+    await page.getByRole('button', { name: 'Download PDF' }).click();
+    await expect(page.getByRole('alertdialog').isVisible()).resolves.toBe(true);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'export-page-confirm.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    expect(await statusOf(estimate.id)).toBe('draft');
+
+    await page.getByRole('button', { name: 'Download PDF' }).click();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /make it final and download/ }).click()]);
+    expect(download.suggestedFilename()).toBe(`job-${job.job_number}-packet.pdf`);
+    const file = path.join(ARTIFACTS, 'export-packet.pdf');
+    await download.saveAs(file);
+    const text = execFileSync('pdftotext', ['-layout', file, '-']).toString();
+    expect(text).toContain(money(estimate.totals.total_cents));
+    expect(text).toContain('Wet base cabinet');
+    execFileSync('pdftoppm', ['-png', '-r', '50', '-f', '1', '-l', '3', file, path.join(ARTIFACTS, 'export-packet-page')]);
+    await page.waitForSelector('#status.done');
+    expect(await page.textContent('#notice')).toBe('The estimate is now final.');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'export-page-done.png'), fullPage: true });
+
+    expect(await statusOf(estimate.id)).toBe('final');
+    const refused = await as(t, co.writeKey).post(`/api/v1/estimates/${estimate.id}/line-items`).send({ operation_id: opId(), line_items: [{ description: 'More', unit: 'EA', quantity: 1, unit_price_cents: 100 }] });
+    expect(refused.status).toBe(409);
+  });
+
+  it('shows a clear page for an expired or altered link', async () => {
+    const { job } = await jobWithEstimate();
+    const link: PdfExport = (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/export-pdf?documents=photos`).expect(200)).body;
+    const altered = onTestServer(link.url).replace('documents', 'x').replace(/d=photos/, 'd=estimate');
+    const response = await page.goto(altered);
+    expect(response?.status()).toBe(403);
+    expect(await page.textContent('h1')).toBe('This link does not work');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'export-page-bad-link.png'), fullPage: true });
+    const keyId = (await as(t, co.readKey).get('/api/v1/context').expect(200)).body.key.id;
+    const query = await personLinkQuery(t.media.links, { purpose: 'export_pdf', companyId: co.id, keyId, jobId: job.id, params: { d: 'photos', est: '' }, expires: Math.floor(Date.now() / 1000) - 60 }, ['d', 'est']);
+    const expired = await page.goto(`${t.url}/exports/${job.id}/packet?${query}`);
+    expect(expired?.status()).toBe(410);
+    expect(await page.textContent('h1')).toBe('This link has expired');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'export-page-expired.png'), fullPage: true });
+  });
+});

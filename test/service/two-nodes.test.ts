@@ -1,0 +1,151 @@
+/**
+ * Several nodes behind a load balancer (DESIGN §9): two service processes on one PostgreSQL
+ * database and one Redis. The per-key rate limit is shared, a revocation on one node stops the
+ * key on the other at once, one operation_id sent to both at the same moment saves once, and a
+ * poller of one node sees every write of the other. PostgreSQL only (a PGlite data dir belongs to
+ * one process); Redis at REDIS_URL or 127.0.0.1:6379, which .ci/run starts.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { ADMIN_TOKEN } from '../support/app';
+
+const root = path.resolve(__dirname, '../..');
+const databaseUrl = process.env.DATABASE_URL;
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const onPostgres = databaseUrl ? describe : describe.skip;
+const PER_MINUTE = 100;
+
+jest.setTimeout(120_000);
+
+interface Node {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startNode(): Promise<Node> {
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    DATABASE_URL: databaseUrl!,
+    REDIS_URL: redisUrl,
+    ADMIN_TOKEN,
+    DEMO_SEED: 'false',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: String(PER_MINUTE),
+    RATE_LIMIT_BURST: '1000',
+    // Redis keeps the admin token's and each address's counts across runs: not what is tested here.
+    ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
+    AUTH_FAILURES_PER_MINUTE: '100000',
+    AUTH_FAILURES_BURST: '100000',
+    NODE_ENV: 'test',
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const up = await request(url).get('/healthz').then((res) => res.status === 200, () => false);
+    if (up) return { url, child, output: () => output };
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`node did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+onPostgres('two nodes on one database and one Redis', () => {
+  let a: Node;
+  let b: Node;
+  let companyId: string;
+  let personId: string;
+
+  const admin = (node: Node) => ({
+    post: (p: string) => request(node.url).post(p).set('Authorization', `Bearer ${ADMIN_TOKEN}`),
+    delete: (p: string) => request(node.url).delete(p).set('Authorization', `Bearer ${ADMIN_TOKEN}`),
+  });
+  const withKey = (node: Node, key: string) => ({
+    get: (p: string) => request(node.url).get(p).set('Authorization', `Bearer ${key}`),
+    post: (p: string) => request(node.url).post(p).set('Authorization', `Bearer ${key}`),
+  });
+  const newKey = async (scope: 'read' | 'write') =>
+    (await admin(a).post(`/admin/v1/companies/${companyId}/keys`).send({ person_id: personId, scope }).expect(201)).body as { id: string; key: string };
+
+  beforeAll(async () => {
+    // One after the other is not needed: nodes starting together wait for each other's migration.
+    [a, b] = await Promise.all([startNode(), startNode()]);
+    const company = await admin(a).post('/admin/v1/companies').send({ name: `Nodes ${randomUUID().slice(0, 6)}`, credits: 5 }).expect(201);
+    companyId = company.body.id;
+    personId = (await admin(b).post(`/admin/v1/companies/${companyId}/team`).send({ name: 'Nia Node', role: 'Owner' }).expect(201)).body.id;
+  });
+  afterAll(async () => {
+    for (const node of [a, b]) node?.child.kill('SIGTERM');
+    await Promise.all([a, b].map((node) => node && new Promise((resolve) => (node.child.exitCode !== null ? resolve(null) : node.child.on('exit', resolve)))));
+  });
+
+  it('share one rate limit per key through Redis', async () => {
+    const { key } = await newKey('read');
+    const statuses: number[] = [];
+    for (let i = 0; i < PER_MINUTE + 4; i++) statuses.push((await withKey(i % 2 ? b : a, key).get('/api/v1/context')).status);
+    expect(statuses.slice(0, PER_MINUTE)).toEqual(Array(PER_MINUTE).fill(200));
+    expect(statuses.slice(PER_MINUTE)).toEqual([429, 429, 429, 429]);
+  });
+
+  it('a key revoked on one node is refused by the other at once, 50 times in a row', async () => {
+    const late: number[] = [];
+    for (let round = 0; round < 50; round++) {
+      const { id, key } = await newKey('read');
+      // Node b knows the key (and remembers it) before node a revokes it.
+      await withKey(b, key).get('/api/v1/context').expect(200);
+      await admin(a).delete(`/admin/v1/keys/${id}`).expect(204);
+      const after = await withKey(b, key).get('/api/v1/context');
+      if (after.status !== 401) late.push(after.status);
+    }
+    expect(late).toEqual([]);
+  });
+
+  it('one operation_id sent to both nodes at the same moment saves once', async () => {
+    const { key } = await newKey('write');
+    for (let round = 0; round < 10; round++) {
+      const body = { operation_id: randomUUID(), customer_name: `Twin ${randomUUID().slice(0, 8)}` };
+      const answers = await Promise.all([withKey(a, key).post('/api/v1/jobs').send(body), withKey(b, key).post('/api/v1/jobs').send(body)]);
+      expect(answers.map((r) => r.status)).toEqual([201, 201]);
+      expect(answers[0].body.id).toBe(answers[1].body.id);
+      const found = await withKey(a, key).get(`/api/v1/jobs?q=${encodeURIComponent(body.customer_name)}`).expect(200);
+      expect(found.body.data).toHaveLength(1);
+    }
+  });
+
+  it("a poller of one node sees every write of the other, once", async () => {
+    const { key } = await newKey('write');
+    const { key: pollerKey } = await newKey('read');
+    const start = await withKey(b, pollerKey).get('/api/v1/changes').expect(200);
+    let cursor: string = start.body.next_cursor;
+    const names = Array.from({ length: 30 }, (_, i) => `Feed ${i}`);
+    const writes = Promise.all(names.map((name) => withKey(a, key).post('/api/v1/jobs').send({ operation_id: randomUUID(), customer_name: name }).expect(201)));
+    const seen: string[] = [];
+    const deadline = Date.now() + 20_000;
+    while (seen.length < names.length && Date.now() < deadline) {
+      const page = await withKey(b, pollerKey).get(`/api/v1/changes?cursor=${encodeURIComponent(cursor)}`).expect(200);
+      for (const entry of page.body.data as { action: string; summary: string }[]) if (entry.action === 'job.created') seen.push(entry.summary);
+      cursor = page.body.next_cursor;
+      if (page.body.data.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await writes;
+    expect(seen).toHaveLength(names.length);
+    expect(new Set(seen).size).toBe(names.length);
+  });
+});
