@@ -459,7 +459,8 @@ export function niceTicks(min: number, max: number): number[] {
   const [low, high] = min === max ? [min - 5, max + 5] : [min, max];
   const rough = (high - low) / 5;
   const magnitude = 10 ** Math.floor(Math.log10(rough));
-  const step = [1, 2, 5, 10].map((f) => f * magnitude).find((s) => s >= rough) ?? rough;
+  // A hair below `rough` still counts: 50.2 − 50.1 is a little over 0.1 in floating point.
+  const step = [1, 2, 5, 10].map((f) => f * magnitude).find((s) => s >= rough * (1 - 1e-9)) ?? rough;
   const ticks: number[] = [];
   for (let t = Math.floor(low / step) * step; t <= Math.ceil(high / step) * step + step / 2; t += step) ticks.push(Number(t.toFixed(6)));
   return ticks;

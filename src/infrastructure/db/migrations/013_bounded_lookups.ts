@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * Indexes that keep a request's work bounded by its answer, not by the company's history (the
- * scaling gate, test/scaling.test.ts, finds the lookups that lacked them):
+ * scaling gate, test/service/scaling.test.ts, finds the lookups that lacked them):
  * - create_job's duplicate check looks a new job's facts up by equality: the last ten digits of
  *   a contact's phone, the street line with case and spacing aside, and the claim number with
  *   case, spaces and punctuation aside. Expression indexes, so that every write, undo included,
