@@ -9,7 +9,6 @@ import { ConfigError, loadConfig, type Config } from './platform/config';
 import { openDatabase } from './infrastructure/db/connect';
 import { createApp } from './transports/http/app';
 import { seedDemo, type DemoKeys } from './demo/seed';
-import { startChatDelivery } from './domain/chat/delivery';
 import { startNodeServices } from './node-services';
 import { migrateToLatest } from './database';
 
@@ -66,7 +65,7 @@ async function main(): Promise<void> {
   const db = await openDatabase(config);
   await migrateToLatest(db);
 
-  const node = await startNodeServices(db, config, logger);
+  const node = await startNodeServices(db, config, logger, { deliverChat: true });
   const app = createApp({ db, config, logger, redis: node.redis, media: node.media });
   const server = createServer(app);
   const bound = await listen(server, config.port, config.host).then(
@@ -83,7 +82,6 @@ async function main(): Promise<void> {
 
   const isEmpty = !(await db('companies').first('id'));
   const demo = config.demoSeed && isEmpty ? await seedDemo(db, config, node.media) : null;
-  const chat = startChatDelivery({ db, config, logger });
   printWelcome(config, demo);
 
   // SIGTERM/SIGINT: stop accepting, let in-flight requests finish, then close the database.
@@ -93,7 +91,6 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     server.close(async () => {
-      await chat.stop();
       await node.stop();
       await db.destroy();
       logger.flush();

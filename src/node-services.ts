@@ -13,7 +13,8 @@ import { KeyChangeListener } from './platform/key-cache';
 import { purgeExpiredAnswers } from './platform/idempotency';
 import { LinkSigner } from './platform/links';
 import { openFileStore } from './infrastructure/files/open-store';
-import { useTempDir } from './infrastructure/files/temp-dir';
+import { sweepTempDir, useTempDir } from './infrastructure/files/temp-dir';
+import type { JobData, JobKind } from './infrastructure/queue/job-queue';
 import { DecodePool } from './infrastructure/images/decode-pool';
 import { OcrPool } from './infrastructure/programs/ocr-pool';
 import { LocationRemover } from './infrastructure/programs/photo-location';
@@ -22,11 +23,15 @@ import { JobQueue } from './infrastructure/queue/job-queue';
 import { DocumentReader } from './domain/documents/document-text';
 import { PacketPool } from './domain/exports/packet-pool';
 import { sweepUnusedFiles } from './domain/media/file-sweeper';
+import { chatDeliveryKind, startChatDelivery } from './domain/chat/delivery';
 import type { MediaServices } from './domain/services';
 
-const PURGE_EVERY_MS = 60 * 60_000;
-/** The first purge waits for start-up to be over. */
-const FIRST_PURGE_AFTER_MS = 60_000;
+const MAINTENANCE = 'maintenance.sweep';
+const HOUR_SECONDS = 3600;
+/** The first sweep waits for start-up to be over. */
+const FIRST_SWEEP_AFTER_MS = 60_000;
+/** Temporary files nobody touched for this long are what a crash left (an upload or a job is written to as it goes). */
+const TEMP_MAX_AGE_MS = 6 * 3600_000;
 /** ffprobe reads a header in well under a second; a still frame of a long 4K clip takes a few. */
 const PROBE_TIMEOUT_MS = 30_000;
 const STILL_TIMEOUT_MS = 60_000;
@@ -42,8 +47,12 @@ export interface NodeServices {
   stop(): Promise<void>;
 }
 
-export async function startNodeServices(db: Knex, config: Config, logger: Logger): Promise<NodeServices> {
-  useTempDir(config.tempDir);
+/**
+ * `deliverChat`: whether this node posts chat notifications (the service does; a test that drives
+ * deliveries itself leaves them queued).
+ */
+export async function startNodeServices(db: Knex, config: Config, logger: Logger, options: { deliverChat?: boolean } = {}): Promise<NodeServices> {
+  const tempDir = useTempDir(config.tempDir);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : null;
   const keys = config.databaseUrl ? new KeyChangeListener(config.databaseUrl, logger) : null;
   await keys?.start();
@@ -51,21 +60,19 @@ export async function startNodeServices(db: Knex, config: Config, logger: Logger
   const queue = await JobQueue.start(db, { ...config.queue, databaseUrl: config.databaseUrl }, logger);
   const { media, ocr } = await startMedia(db, config, logger, queue);
   await queue.register(media.documents.ocrKind(config.ocrWorkers));
+  const chat = startChatDelivery({ db, config, logger }, { poll: false });
+  await queue.register(chatDeliveryKind(chat, queue, db), { take: options.deliverChat ?? false });
 
-  const purge = async () => {
-    try {
-      const deleted = await purgeExpiredAnswers(db, config.idempotencyRetentionDays);
-      if (deleted > 0) logger.info({ deleted }, 'purged expired idempotency records');
-      // Files nothing uses any more are kept as long as a replay could still show them.
-      const files = await sweepUnusedFiles(db, media.files, config.idempotencyRetentionDays);
-      if (files > 0) logger.info({ files }, 'deleted stored files nothing uses');
-    } catch (error) {
-      logger.error({ err: error }, 'purge failed');
-    }
+  await queue.register(maintenanceKind(db, media, config, logger));
+  const hourly = async () => {
+    // Every node asks; the queue runs one sweep an hour for them all, on whichever node takes it.
+    await queue.send(MAINTENANCE, { companyId: '' }, { singletonKey: 'sweep', onceIn: HOUR_SECONDS }).catch((error: unknown) => logger.warn({ err: error }, 'could not queue the sweep'));
+    // Each node's temporary files are its own.
+    await sweepTempDir(tempDir, TEMP_MAX_AGE_MS).catch((error: unknown) => logger.warn({ err: error }, 'temporary files sweep failed'));
   };
-  const timer = setInterval(() => void purge(), PURGE_EVERY_MS);
+  const timer = setInterval(() => void hourly(), HOUR_SECONDS * 1000);
   timer.unref();
-  const first = setTimeout(() => void purge(), FIRST_PURGE_AFTER_MS);
+  const first = setTimeout(() => void hourly(), FIRST_SWEEP_AFTER_MS);
   first.unref();
 
   return {
@@ -77,6 +84,7 @@ export async function startNodeServices(db: Knex, config: Config, logger: Logger
       clearTimeout(first);
       // The queue first: the jobs this node runs end (OCR's are cut short and retried elsewhere).
       await Promise.all([queue.stop(), ocr.close()]);
+      await chat.stop();
       await Promise.all([media.images.destroy(), media.locations.close(), media.packets.destroy()]);
       await keys?.stop();
       redis?.disconnect();
@@ -97,8 +105,27 @@ async function startMedia(db: Knex, config: Config, logger: Logger, queue: JobQu
     documents: new DocumentReader(db, files, ocr, queue, logger),
     locations: new LocationRemover(config.mediaWorkers),
     packets: new PacketPool(config.pdfWorkers),
+    jobs: queue,
   };
   return { media, ocr };
+}
+
+/** Purges expired idempotency records and the stored files nothing uses any more. */
+function maintenanceKind(db: Knex, media: MediaServices, config: Config, logger: Logger): JobKind<JobData> {
+  return {
+    name: MAINTENANCE,
+    concurrency: 1,
+    expireInSeconds: 30 * 60,
+    retryLimit: 2,
+    retryDelaySeconds: 60,
+    run: async () => {
+      const deleted = await purgeExpiredAnswers(db, config.idempotencyRetentionDays);
+      if (deleted > 0) logger.info({ deleted }, 'purged expired idempotency records');
+      // Files nothing uses any more are kept as long as a replay could still show them.
+      const files = await sweepUnusedFiles(db, media.files, config.idempotencyRetentionDays);
+      if (files > 0) logger.info({ files }, 'deleted stored files nothing uses');
+    },
+  };
 }
 
 /** Until Redis answers, each node counts on its own (the limiter's in-memory fallback). */

@@ -13,6 +13,7 @@ import type { VideoTools } from '../infrastructure/programs/video-probe';
 import type { LocationRemover } from '../infrastructure/programs/photo-location';
 import type { DocumentReader } from './documents/document-text';
 import type { PacketPool } from './exports/packet-pool';
+import type { JobQueue } from '../infrastructure/queue/job-queue';
 import type { WriteSubject } from './write-subject';
 
 export interface MediaServices {
@@ -25,12 +26,16 @@ export interface MediaServices {
   locations: LocationRemover;
   /** Lays PDF packets out in worker threads. */
   packets: PacketPool;
+  /** The durable job queue every node shares. */
+  jobs: JobQueue;
 }
 
 /** What tools get beside the platform's context of a call. */
 export interface ToolServices {
   /** Reads stored documents' text (kept pages, the text layer, OCR in the background). */
   documents: DocumentReader;
+  /** Queues background work (the chat notification of a note) in the write's transaction. */
+  jobs: JobQueue;
 }
 
 export interface Deps {

@@ -149,5 +149,5 @@ export const handlers: HandlerTable = {
 /** The pipeline that runs these tools on this node, with the services they get. */
 export function toolPipeline(options: { db: Knex; config: Config; slots: CompanySlots; media: MediaServices }): Pipeline<ToolServices, WriteSubject> {
   const { db, config, slots, media } = options;
-  return new Pipeline<ToolServices, WriteSubject>({ db, config, slots, links: media.links, handlers, services: () => ({ documents: media.documents }), lockSubject });
+  return new Pipeline<ToolServices, WriteSubject>({ db, config, slots, links: media.links, handlers, services: () => ({ documents: media.documents, jobs: media.jobs }), lockSubject });
 }

@@ -19,7 +19,9 @@ afterAll(() => t.close());
 describe('/healthz', () => {
   it('says how far the change feed lags behind open write transactions', async () => {
     const quiet = await t.http.get('/healthz').expect(200);
-    expect(quiet.body).toEqual({ status: 'ok', change_feed: { open_write_transactions: expect.any(Number), oldest_open_write_seconds: expect.any(Number) } });
+    expect(quiet.body).toEqual({ status: 'ok', change_feed: { open_write_transactions: expect.any(Number), oldest_open_write_seconds: expect.any(Number) }, jobs: expect.any(Object) });
+    // Each kind of background work this node takes: its waiting and running jobs, and the oldest wait.
+    expect(quiet.body.jobs['ocr.page']).toEqual({ waiting: expect.any(Number), running: expect.any(Number), oldest_waiting_seconds: expect.any(Number) });
     if (!process.env.DATABASE_URL) return; // PGlite has one connection: no transaction can stay open beside the probe.
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));

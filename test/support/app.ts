@@ -35,7 +35,7 @@ export interface TestApp {
  * `dataDir` keeps the PGlite database on disk, so that a test can stop the app and start it
  * again on the same data (on PostgreSQL the data outlives the app anyway).
  */
-export async function startApp(env: Record<string, string> = {}, options: { dataDir?: string } = {}): Promise<TestApp> {
+export async function startApp(env: Record<string, string> = {}, options: { dataDir?: string; deliverChat?: boolean } = {}): Promise<TestApp> {
   // Each app keeps its files in a directory of its own, removed when it closes.
   const filesDir = await mkdtemp(path.join(tmpdir(), 'jms-files-'));
   const config = loadConfig({
@@ -56,7 +56,7 @@ export async function startApp(env: Record<string, string> = {}, options: { data
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: options.dataDir ?? null });
   if (!config.databaseUrl) await migrateToLatest(db);
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const node = await startNodeServices(db, config, logger);
+  const node = await startNodeServices(db, config, logger, { deliverChat: options.deliverChat });
   const app = createApp({ db, config, logger, redis: node.redis, media: node.media });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

@@ -13,11 +13,16 @@
  * - A node posts at most `CHAT_MAX_IN_FLIGHT` messages at once and does not wait for a batch: it
  *   takes more whenever a slot frees up or the poll comes round.
  * Lanes are URLs rather than hosts, since many companies' webhooks share one host (Slack's).
+ *
+ * On a node, deliveries are started by the job queue rather than by polling: a note's outbox row
+ * is queued with a job in the same transaction (./outbox.ts), and a failed post queues a job for
+ * the time of its next try. Any node takes them; the leases above keep two from posting one row.
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../../platform/config';
 import { ForbiddenTarget, postJson } from '../../platform/webhook-target';
+import type { JobKind, JobData, JobQueue } from '../../infrastructure/queue/job-queue';
 
 const LEASE_SECONDS = 60;
 const MAX_ATTEMPTS = 12;
@@ -136,6 +141,33 @@ export function startChatDelivery(deps: { db: Knex; config: Config; logger: Logg
       if (timer) clearInterval(timer);
       await claiming?.catch(() => undefined);
       await Promise.all(underWay);
+    },
+  };
+}
+
+export const CHAT_DELIVERY = 'chat.deliver';
+/** The deliveries are the service's, not a company's: fairness between companies is per lane, above. */
+const NO_COMPANY = '';
+
+/** Asks for the due messages to be delivered now (a note's outbox row was written in `db`'s transaction). */
+export async function deliverSoon(jobs: JobQueue, db: Knex): Promise<void> {
+  await jobs.send(CHAT_DELIVERY, { companyId: NO_COMPANY }, { db, singletonKey: 'now' });
+}
+
+/** The queue's kind: delivers what is due, then queues a job for the time the next retry is due. */
+export function chatDeliveryKind(delivery: ChatDelivery, jobs: JobQueue, db: Knex): JobKind<JobData> {
+  return {
+    name: CHAT_DELIVERY,
+    concurrency: 1,
+    expireInSeconds: 5 * 60,
+    retryLimit: 10,
+    retryDelaySeconds: 5,
+    policy: 'short',
+    run: async () => {
+      while ((await delivery.runOnce()) > 0);
+      const next = (await db('chat_outbox').whereNull('delivered_at').whereNull('failed_at').min('next_attempt_at as at').first()) as { at: Date | null } | undefined;
+      // One waiting job per second of retry time: an earlier retry is never held behind a later one.
+      if (next?.at) await jobs.send(CHAT_DELIVERY, { companyId: NO_COMPANY }, { singletonKey: `retry:${Math.ceil(new Date(next.at).getTime() / 1000)}`, startAfter: new Date(next.at) });
     },
   };
 }

@@ -6,11 +6,14 @@
 import type { Knex } from 'knex';
 import { newId } from '../../platform/ids';
 import type { Caller } from '../../platform/caller';
+import type { JobQueue } from '../../infrastructure/queue/job-queue';
+import { deliverSoon } from './delivery';
 
 const PREVIEW_LENGTH = 1500;
 
 export async function queueNewNoteMessage(
   trx: Knex.Transaction,
+  jobs: JobQueue,
   caller: Caller,
   job: { job_number: number; title: string },
   text: string,
@@ -24,4 +27,5 @@ export async function queueNewNoteMessage(
     webhook_url: webhookUrl,
     payload: JSON.stringify({ text: `New note on job #${job.job_number} ${job.title} by ${caller.personName}:\n${preview}` }),
   });
+  await deliverSoon(jobs, trx);
 }

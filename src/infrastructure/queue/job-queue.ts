@@ -79,11 +79,12 @@ export class JobQueue {
     return queue;
   }
 
-  /** Creates the kind's queue if it is new and starts taking its jobs on this node. */
-  async register<Data extends JobData>(kind: JobKind<Data>): Promise<void> {
+  /** Creates the kind's queue if it is new and, unless `take` is false, starts taking its jobs on this node. */
+  async register<Data extends JobData>(kind: JobKind<Data>, options: { take?: boolean } = {}): Promise<void> {
     if (!(await this.boss.getQueue(kind.name))) {
       await this.boss.createQueue(kind.name, { name: kind.name, policy: kind.policy ?? 'standard', retryLimit: kind.retryLimit, retryDelay: kind.retryDelaySeconds, retryBackoff: true, expireInSeconds: kind.expireInSeconds });
     }
+    if (options.take === false) return;
     const loop = new Loop(this.boss, kind as unknown as JobKind<JobData>, this.settings, this.log);
     this.kinds.set(kind.name, loop);
     loop.start();
@@ -91,13 +92,14 @@ export class JobQueue {
 
   /**
    * Queues a job; with `db` a transaction, only if that transaction commits. `singletonKey` with
-   * a 'short' kind queues it once while one is waiting. Resolves with the job's id (null when an
-   * equal job was already waiting).
+   * a 'short' kind queues it once while one is waiting, and with `onceIn` (seconds) it is queued
+   * once in each such period whoever asks; `startAfter` holds it until then. Resolves with the
+   * job's id (null when an equal job was already waiting).
    */
-  async send<Data extends JobData>(name: string, data: Data, options: { db?: Knex; singletonKey?: string } = {}): Promise<string | null> {
+  async send<Data extends JobData>(name: string, data: Data, options: { db?: Knex; singletonKey?: string; startAfter?: Date; onceIn?: number } = {}): Promise<string | null> {
     const db = options.db ?? this.db;
     const { rows } = (await db.raw(`select count(*)::int as waiting from ${this.settings.schema}.job where name = ? and state < 'active' and data->>'companyId' = ?`, [name, data.companyId])) as { rows: { waiting: number }[] };
-    const id = await this.boss.send(name, data as object, { priority: -rows[0].waiting, singletonKey: options.singletonKey, db: executorOf(db) } as PgBoss.SendOptions);
+    const id = await this.boss.send(name, data as object, { priority: -rows[0].waiting, singletonKey: options.singletonKey, singletonSeconds: options.onceIn, startAfter: options.startAfter, db: executorOf(db) } as PgBoss.SendOptions);
     this.wake(name);
     if (this.settings.databaseUrl) await db.raw('select pg_notify(?, ?)', [this.channel, name]);
     return id;

@@ -56,7 +56,7 @@ export function createApp(given: Omit<Deps, 'pipeline'> & { logger: Logger; redi
   );
 
   app.get('/healthz', async (_req, res) => {
-    res.json({ status: 'ok', change_feed: await feedHorizon(deps.db) });
+    res.json({ status: 'ok', change_feed: await feedHorizon(deps.db), jobs: await deps.media.jobs.depth() });
   });
   // The committed spec names the default address; the served one names where this service is.
   const servedSpec = { ...spec, servers: [{ url: deps.config.publicUrl, description: 'This service' }] };
