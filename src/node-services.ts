@@ -22,7 +22,7 @@ import { VideoTools } from './infrastructure/programs/video-probe';
 import { JobQueue } from './infrastructure/queue/job-queue';
 import { DocumentReader } from './domain/documents/document-text';
 import { PacketPool } from './domain/exports/packet-pool';
-import { sweepUnusedFiles } from './domain/media/file-sweeper';
+import { sweepObjectsWithoutRows, sweepUnfinishedFiles, sweepUnusedFiles } from './domain/media/file-sweeper';
 import { chatDeliveryKind, startChatDelivery } from './domain/chat/delivery';
 import type { MediaServices } from './domain/services';
 
@@ -35,8 +35,6 @@ const TEMP_MAX_AGE_MS = 6 * 3600_000;
 /** ffprobe reads a header in well under a second; a still frame of a long 4K clip takes a few. */
 const PROBE_TIMEOUT_MS = 30_000;
 const STILL_TIMEOUT_MS = 60_000;
-/** Rendering and reading one page; a 300-dpi page takes about 2.2 s here. */
-const OCR_PAGE_TIMEOUT_MS = 60_000;
 /** A rendered page's longer side: 300 dpi for pages up to 20 inches. */
 const OCR_MAX_SIDE_PIXELS = 6000;
 
@@ -59,7 +57,7 @@ export async function startNodeServices(db: Knex, config: Config, logger: Logger
 
   const queue = await JobQueue.start(db, { ...config.queue, databaseUrl: config.databaseUrl }, logger);
   const { media, ocr } = await startMedia(db, config, logger, queue);
-  await queue.register(media.documents.ocrKind(config.ocrWorkers));
+  await queue.register(media.documents.ocrKind(config.ocrWorkers, Math.ceil(config.ocrPageTimeoutSeconds * 1.5)));
   const chat = startChatDelivery({ db, config, logger }, { poll: false });
   await queue.register(chatDeliveryKind(chat, queue, db), { take: options.deliverChat ?? false });
 
@@ -96,7 +94,7 @@ async function startMedia(db: Knex, config: Config, logger: Logger, queue: JobQu
   const links = new LinkSigner(db, config.links.secret);
   await links.ready();
   const files = openFileStore(config.files);
-  const ocr = new OcrPool({ workers: config.ocrWorkers, pageTimeoutMs: OCR_PAGE_TIMEOUT_MS, maxSidePixels: OCR_MAX_SIDE_PIXELS });
+  const ocr = new OcrPool({ workers: config.ocrWorkers, pageTimeoutMs: config.ocrPageTimeoutSeconds * 1000, maxSidePixels: OCR_MAX_SIDE_PIXELS });
   const media: MediaServices = {
     files,
     links,
@@ -110,22 +108,21 @@ async function startMedia(db: Knex, config: Config, logger: Logger, queue: JobQu
   return { media, ocr };
 }
 
-/** Purges expired idempotency records and the stored files nothing uses any more. */
 function maintenanceKind(db: Knex, media: MediaServices, config: Config, logger: Logger): JobKind<JobData> {
-  return {
-    name: MAINTENANCE,
-    concurrency: 1,
-    expireInSeconds: 30 * 60,
-    retryLimit: 2,
-    retryDelaySeconds: 60,
-    run: async () => {
-      const deleted = await purgeExpiredAnswers(db, config.idempotencyRetentionDays);
-      if (deleted > 0) logger.info({ deleted }, 'purged expired idempotency records');
-      // Files nothing uses any more are kept as long as a replay could still show them.
-      const files = await sweepUnusedFiles(db, media.files, config.idempotencyRetentionDays);
-      if (files > 0) logger.info({ files }, 'deleted stored files nothing uses');
-    },
-  };
+  return { name: MAINTENANCE, concurrency: 1, expireInSeconds: 30 * 60, retryLimit: 2, retryDelaySeconds: 60, run: () => sweepStorage(db, media, config, logger) };
+}
+
+/**
+ * Purges expired idempotency records, and sweeps the file store: files nothing uses any more,
+ * files whose upload never finished, and objects no row names.
+ */
+export async function sweepStorage(db: Knex, media: Pick<MediaServices, 'files'>, config: Config, logger: Logger): Promise<void> {
+  const deleted = await purgeExpiredAnswers(db, config.idempotencyRetentionDays);
+  // Files nothing uses any more are kept as long as a replay could still show them.
+  const unused = await sweepUnusedFiles(db, media.files, config.idempotencyRetentionDays);
+  const unfinished = await sweepUnfinishedFiles(db, media.files, config.unfinishedFilesMinutes);
+  const orphans = await sweepObjectsWithoutRows(db, media.files, config.unfinishedFilesMinutes * 60_000);
+  if (deleted + unused + unfinished + orphans > 0) logger.info({ deleted, unused, unfinished, orphans }, 'swept expired answers and stored files');
 }
 
 /** Until Redis answers, each node counts on its own (the limiter's in-memory fallback). */

@@ -56,11 +56,14 @@ const schema = z.object({
   VIDEO_MAX_BYTES: positive.max(5 * 1024 ** 3).default(1024 ** 3),
   // OCR runs one tesseract process per page with one thread each (OpenMP on 2 cores made a page 14–19 s instead of 2.2 s).
   OCR_WORKERS: positive.max(16).default(Math.max(1, availableParallelism() - 1)),
+  // A 300-dpi page takes about 2.2 s here; a page's job counts as dead (its node died) a while after this.
+  OCR_PAGE_TIMEOUT_SECONDS: positive.min(5).max(600).default(60),
   QUEUE_POLL_MS: positive.min(50).max(60_000).default(1000),
   QUEUE_MAINTENANCE_SECONDS: positive.max(3600).default(10),
   JOBS_PER_COMPANY: positive.max(64).default(2),
   QUEUE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,40}$/, 'must be a lower-case SQL name').default('pgboss'),
   TEMP_DIR: z.string().min(1).optional(),
+  UNFINISHED_FILES_MINUTES: z.coerce.number().int().min(0).max(7 * 24 * 60).default(60),
   NODE_ENV: z.string().optional(),
 });
 
@@ -100,10 +103,14 @@ export interface Config {
   videoMaxBytes: number;
   /** Document pages read by OCR at once; pages one company may have waiting for OCR or being read. */
   ocrWorkers: number;
+  /** Rendering and reading one page at most; its job is run again elsewhere once it has been running for this and half as long again. */
+  ocrPageTimeoutSeconds: number;
   /** The durable job queue: how often an idle node looks for jobs, how often dead nodes' jobs are freed, one company's jobs a node runs at once per kind. */
   queue: { pollMs: number; maintenanceSeconds: number; perCompany: number; schema: string };
   /** Base of the service's temporary directories (one per process: infrastructure/files/temp-dir.ts). */
   tempDir: string;
+  /** A stored file whose upload has not finished after this long is swept with its objects. */
+  unfinishedFilesMinutes: number;
   /** Check every answer against the spec (on in tests: an off-spec answer fails its test). */
   validateResponses: boolean;
 }
@@ -163,8 +170,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mediaWorkers: e.MEDIA_WORKERS,
     videoMaxBytes: e.VIDEO_MAX_BYTES,
     ocrWorkers: e.OCR_WORKERS,
+    ocrPageTimeoutSeconds: e.OCR_PAGE_TIMEOUT_SECONDS,
     queue: { pollMs: e.QUEUE_POLL_MS, maintenanceSeconds: e.QUEUE_MAINTENANCE_SECONDS, perCompany: e.JOBS_PER_COMPANY, schema: e.QUEUE_SCHEMA },
     tempDir: path.resolve(e.TEMP_DIR ?? path.join(tmpdir(), 'jms-service')),
+    unfinishedFilesMinutes: e.UNFINISHED_FILES_MINUTES,
     validateResponses: e.NODE_ENV === 'test',
   };
 }

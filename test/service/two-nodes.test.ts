@@ -5,14 +5,10 @@
  * poller of one node sees every write of the other. PostgreSQL only (a PGlite data dir belongs to
  * one process); Redis at REDIS_URL or 127.0.0.1:6379, which .ci/run starts.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { ADMIN_TOKEN } from '../support/app';
+import { adminOf as admin, startNode, stopNodes, type Node } from '../support/nodes';
 
-const root = path.resolve(__dirname, '../..');
 const databaseUrl = process.env.DATABASE_URL;
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const onPostgres = databaseUrl ? describe : describe.skip;
@@ -20,52 +16,16 @@ const PER_MINUTE = 100;
 
 jest.setTimeout(120_000);
 
-interface Node {
-  url: string;
-  child: ChildProcess;
-  output: () => string;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function startNode(): Promise<Node> {
-  const port = await freePort();
-  const env = {
-    ...process.env,
-    PORT: String(port),
-    DATABASE_URL: databaseUrl!,
-    REDIS_URL: redisUrl,
-    ADMIN_TOKEN,
-    DEMO_SEED: 'false',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: String(PER_MINUTE),
-    RATE_LIMIT_BURST: '1000',
-    // Redis keeps the admin token's and each address's counts across runs: not what is tested here.
-    ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
-    AUTH_FAILURES_PER_MINUTE: '100000',
-    AUTH_FAILURES_BURST: '100000',
-    NODE_ENV: 'test',
-  };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const up = await request(url).get('/healthz').then((res) => res.status === 200, () => false);
-    if (up) return { url, child, output: () => output };
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`node did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+/** A node whose rate limits count in Redis, shared with the other. */
+const nodeEnv = {
+  REDIS_URL: redisUrl,
+  RATE_LIMIT_PER_MINUTE: String(PER_MINUTE),
+  RATE_LIMIT_BURST: '1000',
+  // Redis keeps the admin token's and each address's counts across runs: not what is tested here.
+  ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
+  AUTH_FAILURES_PER_MINUTE: '100000',
+  AUTH_FAILURES_BURST: '100000',
+};
 
 onPostgres('two nodes on one database and one Redis', () => {
   let a: Node;
@@ -73,10 +33,6 @@ onPostgres('two nodes on one database and one Redis', () => {
   let companyId: string;
   let personId: string;
 
-  const admin = (node: Node) => ({
-    post: (p: string) => request(node.url).post(p).set('Authorization', `Bearer ${ADMIN_TOKEN}`),
-    delete: (p: string) => request(node.url).delete(p).set('Authorization', `Bearer ${ADMIN_TOKEN}`),
-  });
   const withKey = (node: Node, key: string) => ({
     get: (p: string) => request(node.url).get(p).set('Authorization', `Bearer ${key}`),
     post: (p: string) => request(node.url).post(p).set('Authorization', `Bearer ${key}`),
@@ -86,14 +42,13 @@ onPostgres('two nodes on one database and one Redis', () => {
 
   beforeAll(async () => {
     // One after the other is not needed: nodes starting together wait for each other's migration.
-    [a, b] = await Promise.all([startNode(), startNode()]);
+    [a, b] = await Promise.all([startNode(nodeEnv), startNode(nodeEnv)]);
     const company = await admin(a).post('/admin/v1/companies').send({ name: `Nodes ${randomUUID().slice(0, 6)}`, credits: 5 }).expect(201);
     companyId = company.body.id;
     personId = (await admin(b).post(`/admin/v1/companies/${companyId}/team`).send({ name: 'Nia Node', role: 'Owner' }).expect(201)).body.id;
   });
   afterAll(async () => {
-    for (const node of [a, b]) node?.child.kill('SIGTERM');
-    await Promise.all([a, b].map((node) => node && new Promise((resolve) => (node.child.exitCode !== null ? resolve(null) : node.child.on('exit', resolve)))));
+    await stopNodes([a, b]);
   });
 
   it('share one rate limit per key through Redis', async () => {

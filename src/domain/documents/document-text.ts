@@ -110,9 +110,9 @@ export class DocumentReader {
     }
   }
 
-  /** The queue's kind that reads one page by OCR, on whichever node takes it. */
-  ocrKind(concurrency: number): JobKind<OcrPageJob> {
-    return { name: OCR_PAGE, concurrency, expireInSeconds: 120, retryLimit: 3, retryDelaySeconds: 5, policy: 'short', run: (job) => this.readByOcr(job) };
+  /** The queue's kind that reads one page by OCR, on whichever node takes it; a job running longer than `expireInSeconds` is taken to have died with its node. */
+  ocrKind(concurrency: number, expireInSeconds: number): JobKind<OcrPageJob> {
+    return { name: OCR_PAGE, concurrency, expireInSeconds, retryLimit: 3, retryDelaySeconds: 2, policy: 'short', run: (job) => this.readByOcr(job) };
   }
 
   /**

@@ -12,6 +12,7 @@ import * as videosDocuments from './migrations/010_videos_documents';
 import * as shareablePhotos from './migrations/011_shareable_photos';
 import * as officeAssistant from './migrations/012_office_assistant';
 import * as boundedLookups from './migrations/013_bounded_lookups';
+import * as filesRowsFirst from './migrations/014_files_rows_first';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
 const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> }> = {
@@ -28,6 +29,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '011_shareable_photos': shareablePhotos,
   '012_office_assistant': officeAssistant,
   '013_bounded_lookups': boundedLookups,
+  '014_files_rows_first': filesRowsFirst,
 };
 
 const source: Knex.MigrationSource<string> = {

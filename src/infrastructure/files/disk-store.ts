@@ -67,6 +67,14 @@ export class DiskFileStore implements FileStore {
     for (const p of paths) await unlinkIfFile(p);
   }
 
+  /** Temporary files of puts cut short (`~` names), untouched for `maxAgeMs`. */
+  async sweepUnfinished(maxAgeMs: number): Promise<void> {
+    for (const file of await unfinishedFiles(this.root)) {
+      const info = await stat(file).catch(() => null);
+      if (info && Date.now() - info.mtimeMs > maxAgeMs) await rm(file, { force: true });
+    }
+  }
+
   async list(prefix: string): Promise<string[]> {
     checkPrefix(prefix);
     const cut = prefix.lastIndexOf('/') + 1;
@@ -108,6 +116,17 @@ async function openIfExists(file: string): Promise<FileHandle | null> {
 }
 
 /** Keys of the files under `dir`, which holds the keys starting with `dirKey` (empty or ending in '/'). */
+async function unfinishedFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const found: string[] = [];
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...(await unfinishedFiles(full)));
+    else if (entry.name.endsWith(TEMP_MARK)) found.push(full);
+  }
+  return found;
+}
+
 async function walk(dir: string, dirKey: string): Promise<string[]> {
   let entries;
   try {

@@ -135,6 +135,9 @@ export class S3FileStore implements FileStore {
     }
     return keys;
   }
+
+  /** Nothing to do: a PutObject stores the whole object or nothing. */
+  async sweepUnfinished(): Promise<void> {}
 }
 
 function errorNamed(err: unknown, name: string): boolean {

@@ -36,6 +36,8 @@ export interface FileStore {
   delete(keys: string[]): Promise<void>;
   /** Every key under a prefix (for cleanup and tests), as a plain string prefix, in no set order. */
   list(prefix: string): Promise<string[]>;
+  /** Removes what writes cut short left behind (a node killed mid-write), once older than `maxAgeMs`. */
+  sweepUnfinished(maxAgeMs: number): Promise<void>;
 }
 
 export interface S3Settings {

@@ -1,0 +1,66 @@
+/**
+ * OCR asked on node A, and A killed (SIGKILL) while it reads a page: node B finishes every page
+ * without anyone asking again, within the stated bound (the page's job counts as dead once it has
+ * run 1.5 × OCR_PAGE_TIMEOUT_SECONDS, the queue's maintenance notices within
+ * QUEUE_MAINTENANCE_SECONDS, and it is retried after 2 s). PostgreSQL only.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import knex from 'knex';
+import request from 'supertest';
+import { scannedPdf } from '../support/document-files';
+import { adminOf, startNode, stopNodes, type Node } from '../support/nodes';
+
+const onPostgres = process.env.DATABASE_URL ? describe : describe.skip;
+jest.setTimeout(180_000);
+
+const PAGE_TIMEOUT_S = 6;
+/** Dead after 1.5 × the page timeout, noticed within a second, retried 2 s later, then read (a few seconds). */
+const BOUND_MS = (1.5 * PAGE_TIMEOUT_S + 1 + 2 + 10) * 1000;
+
+onPostgres('OCR when its node dies', () => {
+  const work = mkdtempSync(path.join(tmpdir(), 'jms-ocr-nodes-'));
+  const schema = `queue_n${randomUUID().slice(0, 8)}`;
+  // Both nodes share the database, the queue and the file store, as behind a load balancer.
+  const env = { FILES_DIR: path.join(work, 'files'), TEMP_DIR: path.join(work, 'tmp'), QUEUE_SCHEMA: schema, QUEUE_MAINTENANCE_SECONDS: '1', QUEUE_POLL_MS: '200', OCR_WORKERS: '1', OCR_PAGE_TIMEOUT_SECONDS: String(PAGE_TIMEOUT_S) };
+  const db = knex({ client: 'pg', connection: process.env.DATABASE_URL });
+  let a: Node | undefined;
+  let b: Node | undefined;
+
+  afterAll(async () => {
+    await stopNodes([a, b]);
+    await db.raw('drop schema if exists ?? cascade', [schema]);
+    await db.destroy();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('is finished by the other node without being asked again', async () => {
+    a = await startNode(env);
+    const admin = adminOf(a);
+    const co = (await admin.post('/admin/v1/companies').send({ name: 'OCR Nodes Co', credits: 5 }).expect(201)).body;
+    const person = (await admin.post(`/admin/v1/companies/${co.id}/team`).send({ name: 'Ola OCR', role: 'Owner' }).expect(201)).body;
+    const key = (await admin.post(`/admin/v1/companies/${co.id}/keys`).send({ person_id: person.id, scope: 'write' }).expect(201)).body.key as string;
+    const job = (await request(a.url).post('/api/v1/jobs').set('Authorization', `Bearer ${key}`).send({ operation_id: randomUUID(), customer_name: 'Nodes Nell' }).expect(201)).body;
+    const scan = await scannedPdf([['NODE page one'], ['NODE page two'], ['NODE page three']]);
+    const doc = (await request(a.url).post(`/api/v1/jobs/${job.id}/documents`).set('Authorization', `Bearer ${key}`).field('meta', JSON.stringify({ operation_id: randomUUID() })).attach('document', scan, 'scan.pdf').expect(201)).body.documents[0];
+    const asked = await request(a.url).get(`/api/v1/documents/${doc.id}?wait_seconds=0`).set('Authorization', `Bearer ${key}`).expect(200);
+    expect(asked.body.pending).toEqual([1, 2, 3]);
+
+    // A has taken a page; B starts, then A dies with the page half read.
+    const running = async () => Number((await db.raw(`select count(*)::int as n from ??.job where name = 'ocr.page' and state = 'active'`, [schema])).rows[0].n);
+    while ((await running()) === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    b = await startNode(env);
+    await stopNodes([a], 'SIGKILL');
+    const killedAt = Date.now();
+
+    const kept = async () => Number((await db('document_pages').where({ company_id: co.id, sha256: doc.sha256 }).count<{ n: string }[]>('* as n'))[0].n);
+    while ((await kept()) < 3 && Date.now() - killedAt < BOUND_MS + 20_000) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await kept()).toBe(3);
+    expect(Date.now() - killedAt).toBeLessThan(BOUND_MS);
+    const read = await request(b.url).get(`/api/v1/documents/${doc.id}?wait_seconds=0`).set('Authorization', `Bearer ${key}`).expect(200);
+    expect(read.body.pending).toEqual([]);
+    expect(read.body.pages.map((p: { text: string }) => /NODE/i.test(p.text))).toEqual([true, true, true]);
+  });
+});
