@@ -2,7 +2,7 @@
  * The types of one tool call, from the generated `operations` of the spec: its input (path,
  * query, body) and output, who calls, and the context the pipeline runs it in. A handler that
  * reads a field the spec lacks, or answers with a shape the spec does not allow, does not
- * compile. The tools layer adds its own services and upload bodies (src/tools/context.ts).
+ * compile. The tools layer adds its own services and upload bodies (src/tools/tool.ts).
  */
 import type { Knex } from 'knex';
 import type { operations } from '../../sdk/src/schema';

@@ -9,11 +9,27 @@ export type Db = Knex;
 /** The embedded database behind a knex of PGlite, for what its one-statement queries cannot do. */
 const embedded = new WeakMap<Knex, { exec(sql: string): Promise<unknown> }>();
 
-/** Runs a script of several statements (no parameters): PGlite's queries take one statement at a time. */
+interface ScriptConnection {
+  query(sql: string): Promise<unknown>;
+}
+
+/**
+ * Runs a script of several statements (no parameters) on one connection: PGlite's queries take
+ * one statement at a time. A script that fails inside its own BEGIN leaves its connection in an
+ * aborted transaction: it is rolled back before the connection serves anything else.
+ */
 export async function runScript(db: Knex, sql: string): Promise<void> {
   const pglite = embedded.get(db);
-  if (pglite) await pglite.exec(sql);
-  else await db.raw(sql);
+  const client = db.client as { acquireConnection(): Promise<ScriptConnection>; releaseConnection(connection: ScriptConnection): Promise<void> };
+  const connection: ScriptConnection = pglite ? { query: (text) => pglite.exec(text) } : await client.acquireConnection();
+  try {
+    await connection.query(sql);
+  } catch (error) {
+    await connection.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    if (!pglite) await client.releaseConnection(connection);
+  }
 }
 
 const INT8 = 20;

@@ -58,6 +58,7 @@ export interface QueueDepth {
 }
 
 const NOTIFY_CHANNEL = 'jms_jobs';
+const QUEUE_SETUP_ATTEMPTS = 5;
 
 export class JobQueue {
   private readonly kinds = new Map<string, Loop>();
@@ -81,9 +82,7 @@ export class JobQueue {
 
   /** Creates the kind's queue if it is new and, unless `take` is false, starts taking its jobs on this node. */
   async register<Data extends JobData>(kind: JobKind<Data>, options: { take?: boolean } = {}): Promise<void> {
-    if (!(await this.boss.getQueue(kind.name))) {
-      await this.boss.createQueue(kind.name, { name: kind.name, policy: kind.policy ?? 'standard', retryLimit: kind.retryLimit, retryDelay: kind.retryDelaySeconds, retryBackoff: true, expireInSeconds: kind.expireInSeconds });
-    }
+    await this.createQueue(kind);
     if (options.take === false) return;
     const loop = new Loop(this.boss, kind as unknown as JobKind<JobData>, this.settings, this.log);
     this.kinds.set(kind.name, loop);
@@ -123,6 +122,23 @@ export class JobQueue {
     await Promise.all([...this.kinds.values()].map((loop) => loop.stop()));
     await this.listener?.end().catch(() => undefined);
     await this.boss.stop({ graceful: false, wait: true, close: false });
+  }
+
+  /**
+   * Creates the kind's queue unless it exists. Nodes starting together may create it at the same
+   * moment: the one that loses (a deadlock or a duplicate) finds it made by the other.
+   */
+  private async createQueue(kind: JobKind<JobData>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      if (await this.boss.getQueue(kind.name)) return;
+      try {
+        await this.boss.createQueue(kind.name, { name: kind.name, policy: kind.policy ?? 'standard', retryLimit: kind.retryLimit, retryDelay: kind.retryDelaySeconds, retryBackoff: true, expireInSeconds: kind.expireInSeconds });
+        return;
+      } catch (error) {
+        if (attempt === QUEUE_SETUP_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 400));
+      }
+    }
   }
 
   /** Nodes of one queue (one schema) hear each other only. */
