@@ -42,7 +42,14 @@ onPostgres('two nodes on one database and one Redis', () => {
 
   beforeAll(async () => {
     // One after the other is not needed: nodes starting together wait for each other's migration.
-    [a, b] = await Promise.all([startNode(nodeEnv), startNode(nodeEnv)]);
+    const started = await Promise.allSettled([startNode(nodeEnv), startNode(nodeEnv)]);
+    [a, b] = started.map((result) => (result.status === 'fulfilled' ? result.value : undefined)) as Node[];
+    const failed = started.find((result) => result.status === 'rejected');
+    // A node that started while the other did not is stopped, not left running.
+    if (failed) {
+      await stopNodes([a, b]);
+      throw failed.reason;
+    }
     const company = await admin(a).post('/admin/v1/companies').send({ name: `Nodes ${randomUUID().slice(0, 6)}`, credits: 5 }).expect(201);
     companyId = company.body.id;
     personId = (await admin(b).post(`/admin/v1/companies/${companyId}/team`).send({ name: 'Nia Node', role: 'Owner' }).expect(201)).body.id;
