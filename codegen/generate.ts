@@ -11,6 +11,7 @@ import { readFile, writeFile, readdir, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
 import openapiTS, { astToString } from 'openapi-typescript';
+import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { buildOperationTable, describeOperations } from './operation-table';
 import { buildMcpTools } from './mcp-tools';
 
@@ -50,7 +51,7 @@ function mergeInto(target: Record<string, unknown>, source: Record<string, unkno
 export async function generateAll(): Promise<Map<string, string>> {
   const doc = await bundleSpec();
   const types = banner + astToString(await openapiTS(structuredClone(doc) as never, { alphabetize: false }));
-  const entries = await describeOperations(structuredClone(doc));
+  const entries = describeOperations((await $RefParser.dereference(structuredClone(doc) as never)) as unknown as { paths: Record<string, Record<string, unknown>> });
   const tags = (doc.tags ?? []) as { name: string; description?: string }[];
   return new Map([
     ['src/generated/openapi.json', JSON.stringify(doc, null, 2) + '\n'],

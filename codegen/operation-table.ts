@@ -1,11 +1,10 @@
 /**
  * Builds the source of src/generated/operations.ts: one entry per operation of the spec, with
- * everything the router, the MCP server, the guide and the scope/credit checks need. The input
- * schema here is the full one the MCP server validates with; what clients are shown is made from
- * it by mcp-tools.ts.
+ * everything the router, the MCP server, the guide and the scope/credit checks need. Schemas are
+ * not copied into it: requests are checked against the spec itself (src/platform/validation.ts).
+ * An entry described here also has the merged input schema and the output schema, from which
+ * mcp-tools.ts makes what MCP clients are shown and which the tests read.
  */
-import $RefParser from '@apidevtools/json-schema-ref-parser';
-
 type Json = Record<string, unknown>;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const SCOPES = ['read', 'write', 'admin'];
@@ -20,8 +19,8 @@ export interface OperationEntry {
   raw: Json;
 }
 
-export async function describeOperations(doc: Json): Promise<OperationEntry[]> {
-  const resolved = (await $RefParser.dereference(doc as never)) as unknown as { paths: Record<string, Json> };
+/** `resolved`: the bundled spec with its references replaced by what they point to. */
+export function describeOperations(resolved: { paths: Record<string, Json> }): OperationEntry[] {
   const entries: OperationEntry[] = [];
   for (const [route, item] of Object.entries(resolved.paths)) {
     for (const method of METHODS) {
@@ -33,7 +32,8 @@ export async function describeOperations(doc: Json): Promise<OperationEntry[]> {
 }
 
 export function buildOperationTable(described: OperationEntry[]): string {
-  const entries = described.map((entry) => entry.spec);
+  // The schemas stay in the spec: the validator and the tests read them there.
+  const entries = described.map(({ spec: { inputSchema: _input, outputSchema: _output, ...entry } }) => entry);
   const union = (scope?: string): string =>
     entries.filter((e) => !scope || e.scope === scope).map((e) => JSON.stringify(e.name)).join('\n  | ') || 'never';
   const table = entries.map((e) => `  ${e.name}: ${JSON.stringify(e, null, 2).replace(/\n/g, '\n  ')},`).join('\n');
@@ -132,8 +132,6 @@ function required<T>(op: Json, key: string, where: string): T {
 }
 
 const PREAMBLE = `
-export type JsonSchema = Record<string, unknown>;
-
 export interface McpAnnotations {
   title?: string;
   readOnlyHint: boolean;
@@ -162,8 +160,4 @@ export interface OperationSpec {
   bodyParams: string[];
   hasBody: boolean;
   successStatus: number;
-  /** Path, query and body parameters merged into one object: the MCP input schema. */
-  inputSchema: JsonSchema;
-  /** Schema of the success body (the MCP output schema), null when there is none. */
-  outputSchema: JsonSchema | null;
 }`;

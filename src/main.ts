@@ -3,11 +3,12 @@
  * database. The port is bound before the demo is made: its keys are printed only once, so a start
  * that cannot listen must stop before it makes them.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './platform/config';
 import { openDatabase } from './infrastructure/db/connect';
 import { createApp } from './transports/http/app';
+import { createHttpServer } from './transports/http/server';
 import { seedDemo, type DemoKeys } from './demo/seed';
 import { startNodeServices } from './node-services';
 import { migrateToLatest } from './database';
@@ -67,7 +68,7 @@ async function main(): Promise<void> {
 
   const node = await startNodeServices(db, config, logger, { deliverChat: true });
   const app = createApp({ db, config, logger, redis: node.redis, media: node.media });
-  const server = createServer(app);
+  const server = createHttpServer(app);
   const bound = await listen(server, config.port, config.host).then(
     () => null,
     (error: NodeJS.ErrnoException) => error,

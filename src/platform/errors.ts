@@ -18,6 +18,8 @@ const TITLES: Record<ProblemCode, string> = {
   lines_rejected: 'No line could be added',
   undo_not_possible: 'Undo not possible',
   payload_too_large: 'Payload too large',
+  uri_too_long: 'URI too long',
+  headers_too_large: 'Request header fields too large',
   unsupported_media_type: 'Unsupported media type',
   invalid_file: 'Invalid file',
   image_too_large: 'Image too large',

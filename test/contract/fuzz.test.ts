@@ -16,6 +16,7 @@ import { operations } from '../../src/generated/operations';
 import { mcpTools } from '../../src/generated/mcp-tools';
 import { startApp, type TestApp } from '../support/app';
 import { loadOperations, type FuzzOperation } from '../support/fuzz/operations';
+import { operationSchemas, type OperationSchemas } from '../support/operation-schemas';
 import { describeRequest, bodyOf, invalidRequestArb, Picker, urlOf, validRequestArb, type FuzzRequest } from '../support/fuzz/requests';
 import { answerProblems, requestAllowed } from '../support/fuzz/oracle';
 import { buildWorld, type FuzzWorld } from '../support/fuzz/fixtures';
@@ -34,8 +35,10 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 let t: TestApp;
 let world: FuzzWorld;
 let ops: FuzzOperation[];
+let schemas: Map<string, OperationSchemas>;
 
 beforeAll(async () => {
+  schemas = operationSchemas();
   t = await startApp();
   world = await buildWorld(t);
   ops = (await loadOperations()).filter((op) => !ONLY || ONLY.includes(op.name));
@@ -153,7 +156,7 @@ describe('fuzzing MCP tools/call', () => {
     const calls: { tool: string; args: unknown; label: string }[] = [];
     for (const [index, op] of mcpOps.entries()) {
       // The tool's input schema is its own "operation": one JSON object of arguments.
-      const asOperation: FuzzOperation = { name: op.name, method: 'POST', path: '/mcp', scope: op.scope, mcp: true, pathParams: [], queryParams: [], body: { schema: op.inputSchema, required: true }, responses: {} };
+      const asOperation: FuzzOperation = { name: op.name, method: 'POST', path: '/mcp', scope: op.scope, mcp: true, pathParams: [], queryParams: [], body: { schema: schemas.get(op.name)!.inputSchema, required: true }, responses: {} };
       const seed = SEED + 104729 + index * 7919;
       const valid = fc.sample(validRequestArb(asOperation, world.hints), { seed, numRuns: MCP_PER_TOOL });
       const invalid = fc.sample(invalidRequestArb(asOperation, world.hints), { seed: seed + 1, numRuns: MCP_PER_TOOL });
@@ -190,9 +193,10 @@ describe('fuzzing MCP tools/call', () => {
       const message = JSON.parse(answer.text) as { error?: { code: number }; result?: { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: unknown } };
       if (message.error) return fail(`JSON-RPC error ${message.error.code}`);
       const result = message.result!;
-      const op = operations[call.tool as keyof typeof operations];
-      // `arguments: null` is taken as no arguments, as the MCP server does.
-      const allowed = ajv.validate(op.inputSchema, jobNumbersAsText(call.tool, call.args ?? {}));
+      const { inputSchema, outputSchema } = schemas.get(call.tool)!;
+      // `arguments: null` is taken as no arguments, as the MCP server does; the arguments are
+      // judged as they arrive, after JSON (1e999 is sent as null).
+      const allowed = ajv.validate(inputSchema, JSON.parse(JSON.stringify(jobNumbersAsText(call.tool, call.args ?? {}))));
       if (result.isError) {
         const problem = JSON.parse(result.content[0].text) as { code: string; status: number; errors?: unknown[] };
         if (!ajv.validate(problemSchema(), problem)) fail(`the problem does not match the spec: ${ajv.errorsText()}`);
@@ -202,7 +206,7 @@ describe('fuzzing MCP tools/call', () => {
         return;
       }
       if (!allowed) return fail('arguments that break the schema were accepted');
-      if (op.outputSchema && !ajv.validate(op.outputSchema, result.structuredContent)) fail(`structuredContent does not match the output schema: ${ajv.errorsText()}`);
+      if (outputSchema && !ajv.validate(outputSchema, result.structuredContent)) fail(`structuredContent does not match the output schema: ${ajv.errorsText()}`);
     });
     console.log(`fuzz (MCP): seed ${SEED}, ${calls.length} tools/call over ${mcpOps.length} tools in ${((Date.now() - started) / 1000).toFixed(1)} s; ${failures.length} failures`);
     if (failures.length) throw new Error(`${failures.length} of ${calls.length} tool calls failed (seed ${SEED}):\n${grouped(failures)}`);

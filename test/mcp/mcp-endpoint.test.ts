@@ -10,10 +10,11 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { operations, type OperationSpec } from '../../src/generated/operations';
+import { operationSchemas, type OperationSchemas } from '../support/operation-schemas';
 import { ADMIN_TOKEN, as, createCompany, feedSettled, opId, startApp, type TestApp, type TestCompany } from '../support/app';
 import { expectChangeData, type CallTool } from '../support/change-data';
 import type { components } from '../../sdk/src/schema';
@@ -36,6 +37,7 @@ const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHi
 const mcpOps: OperationSpec[] = Object.values(operations).filter((op) => op.mcp && (op.scope === 'read' || op.scope === 'write'));
 const readOps = mcpOps.filter((op) => op.scope === 'read');
 const opByName = new Map<string, OperationSpec>(Object.values(operations).map((op) => [op.name, op]));
+let schemas: Map<string, OperationSchemas>;
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 addFormats(ajv);
@@ -71,7 +73,7 @@ async function ok<T = Record<string, unknown>>(client: Client, name: string, arg
   if (result.isError) throw new Error(`${name} failed: ${textOf(result)}`);
   expect(result.structuredContent).toBeDefined();
   expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
-  const schema = opByName.get(name)?.outputSchema;
+  const schema = schemas.get(name)?.outputSchema;
   if (schema) {
     const validate = ajv.compile(schema);
     if (!validate(result.structuredContent)) throw new Error(`${name} answer does not match its outputSchema: ${ajv.errorsText(validate.errors)}`);
@@ -118,6 +120,7 @@ async function newKey(company: TestCompany, personIndex: number, scope: 'read' |
 }
 
 beforeAll(async () => {
+  schemas = operationSchemas();
   t = await startApp();
   co = await createCompany(t);
   rival = await createCompany(t);
@@ -143,6 +146,7 @@ describe('tools/list', () => {
   function checkTool(tool: Tool): void {
     const op = opByName.get(tool.name);
     if (!op) throw new Error(`tool ${tool.name} is not in the operation table`);
+    const { inputSchema, outputSchema } = schemas.get(tool.name)!;
     expect(op.mcp).toBe(true);
     expect(op.scope).not.toBe('admin');
 
@@ -157,14 +161,14 @@ describe('tools/list', () => {
     expect(tool.inputSchema.additionalProperties).toBe(false);
     const properties = Object.keys(tool.inputSchema.properties ?? {}).sort();
     expect(properties).toEqual([...op.pathParams, ...op.queryParams, ...op.bodyParams].sort());
-    expect(tool.inputSchema.required).toEqual(op.inputSchema.required);
+    expect(tool.inputSchema.required).toEqual(inputSchema.required);
     for (const param of op.pathParams) expect(tool.inputSchema.required).toContain(param);
 
     // The answer's top level: the same fields as the spec's answer.
-    expect(op.outputSchema).not.toBeNull();
+    expect(outputSchema).not.toBeNull();
     expect(tool.outputSchema?.type).toBe('object');
     // (An answer that adds fields to another schema is an allOf: its fields are all its parts'.)
-    const parts = [op.outputSchema as { properties?: object; allOf?: { properties?: object }[] }, ...((op.outputSchema as { allOf?: { properties?: object }[] }).allOf ?? [])];
+    const parts = [outputSchema as { properties?: object; allOf?: { properties?: object }[] }, ...((outputSchema as { allOf?: { properties?: object }[] }).allOf ?? [])];
     expect(Object.keys(tool.outputSchema!.properties!)).toEqual(parts.flatMap((part) => Object.keys(part.properties ?? {})));
 
     expect(tool.annotations).toBeDefined();
@@ -441,13 +445,10 @@ describe('problems', () => {
     expect(search.data).toEqual([]);
   });
 
-  it('answers an unknown tool name with an error result', async () => {
-    const result = await call(writer, 'no_such_tool', {});
-    expect(result.isError).toBe(true);
-    expect(result.structuredContent).toBeUndefined();
-    expect((JSON.parse(textOf(result)) as Problem).code).toBe('not_found');
+  it('answers an unknown tool name with the JSON-RPC error -32602 (invalid params), as the MCP specification has it', async () => {
+    await expect(call(writer, 'no_such_tool', {})).rejects.toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining('no_such_tool') });
     // Admin operations are not tools, whatever the key.
-    expect((await problem(writer, 'admin_create_company', { name: 'Sneaky', credits: 1 })).code).toBe('not_found');
+    await expect(call(writer, 'admin_create_company', { name: 'Sneaky', credits: 1 })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
   });
 
   it('answers unknown_teammate with the valid names, saving nothing', async () => {

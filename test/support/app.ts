@@ -13,6 +13,7 @@ import request, { type Response } from 'supertest';
 import { pino } from 'pino';
 import type { Knex } from 'knex';
 import { createApp } from '../../src/transports/http/app';
+import { createHttpServer } from '../../src/transports/http/server';
 import { loadConfig, type Config } from '../../src/platform/config';
 import { openDatabase } from '../../src/infrastructure/db/connect';
 import { SETTLED_TXID } from '../../src/platform/changes';
@@ -59,7 +60,7 @@ export async function startApp(env: Record<string, string> = {}, options: { data
   const node = await startNodeServices(db, config, logger, { deliverChat: options.deliverChat });
   const app = createApp({ db, config, logger, redis: node.redis, media: node.media });
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -10,8 +10,7 @@ export const skip_drying_day: WriteHandler<'skip_drying_day'> = async (ctx, { bo
   const job = lockedJob(ctx);
   const log = await findLog(db, caller, job.id);
   if (!log) throw noLog(job);
-  const day = dayOf(body, log.start_date);
-  if (day === null) throw invalidRequest([{ path: '/body/day', message: 'give the day number or the date' }]);
+  const day = dayOf(body, log.start_date)!; // the spec requires day or date
   const { areas } = log;
   const area = body.area ? requireArea(areas, body.area) : null;
   const plan = area ? plannedDaysOf(area, log) : Math.max(log.planned_days, ...areas.map((a) => plannedDaysOf(a, log)));

@@ -1,5 +1,4 @@
 import type { components } from '../../../sdk/src/schema';
-import { invalidRequest } from '../../platform/errors';
 import { lockedJob, type WriteHandler } from '../tool';
 import { jobRefOf } from '../../domain/jobs/job-records';
 import { findLog, noLog, requireArea } from '../../domain/drying/drying-records';
@@ -14,8 +13,6 @@ export const update_drying_settings: WriteHandler<'update_drying_settings'> = as
   const job = lockedJob(ctx);
   const log = await findLog(db, caller, job.id);
   if (!log) throw noLog(job);
-  if (body.area !== undefined && body.planned_days === undefined) throw invalidRequest([{ path: '/body/planned_days', message: 'is required with area: the planned days of that area' }]);
-  if (body.area === undefined && body.planned_days === null) throw invalidRequest([{ path: '/body/planned_days', message: 'may be null only with area (the area then follows the job); the job needs its days' }]);
   checkStartDate(body.start_date, log.today);
   const { areas } = log;
   const area = body.area !== undefined ? requireArea(areas, body.area) : null;

@@ -7,11 +7,8 @@
  * between photos, videos and documents is a `FileKind`.
  */
 import type { Request } from 'express';
-import type { ValidateFunction } from 'ajv';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
-import spec from '../../generated/openapi.json';
 import { invalidRequest } from '../../platform/errors';
+import { checkValue } from '../../platform/validation';
 import type { ToolAnswer } from '../../platform/pipeline';
 import { resolveJob } from '../../domain/jobs/job-records';
 import { discard, receiveParts } from './receive-parts';
@@ -34,15 +31,9 @@ interface UploadMeta {
   items?: Omit<PreparedFile, 'sha256' | 'file_name'>[];
 }
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-addFormats(ajv);
-ajv.addSchema(spec, 'spec');
-const validators = new Map<string, ValidateFunction>();
-const validJobRef = ajv.compile<string>({ $ref: 'spec#/components/schemas/JobRef' });
-
 export async function intakeFiles(deps: Deps, req: Request, who: Uploader, kind: FileKind): Promise<ToolAnswer> {
   const call = deps.pipeline.begin(kind.tool, who.caller); // a read key is refused before the files are read
-  if (!validJobRef(who.jobRef)) throw invalidRequest([{ path: '/path/job_id', message: 'must be a job id (job_…) or a job number (16 or #16)' }]);
+  checkValue('JobRef', who.jobRef, '/path/job_id');
   await resolveJob(deps.db, who.caller, who.jobRef); // an unknown job is refused before the files are read
   const upload = await receiveParts(req, kind.limits(deps));
   try {
@@ -68,20 +59,11 @@ function readMeta(kind: FileKind, text: string | null, fileCount: number): Uploa
   } catch {
     throw invalidRequest([{ path: '/body/meta', message: 'is not valid JSON' }]);
   }
-  const valid = validatorOf(kind.metaSchema);
-  if (!valid(meta)) {
-    throw invalidRequest((valid.errors ?? []).map((e) => ({ path: `/body/meta${e.instancePath}`, message: e.message ?? 'is invalid' })));
-  }
+  checkValue(kind.metaSchema, meta, '/body/meta');
   if (fileCount === 0) throw invalidRequest([{ path: `/body/${kind.part}`, message: `is required: send one part named ${kind.part} per file` }]);
   const { operation_id, room, [items]: given } = meta as { operation_id: string; room?: string } & Record<string, UploadMeta['items']>;
   if (given && given.length !== fileCount) {
     throw invalidRequest([{ path: `/body/meta/${items}`, message: `has ${given.length} entries for ${fileCount} ${kind.part} parts: give one entry per file, in order` }]);
   }
   return { operation_id, room, items: given };
-}
-
-function validatorOf(schema: string): ValidateFunction {
-  let valid = validators.get(schema);
-  if (!valid) validators.set(schema, (valid = ajv.compile({ $ref: `spec#/components/schemas/${schema}` })));
-  return valid;
 }

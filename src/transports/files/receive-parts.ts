@@ -54,7 +54,7 @@ function readParts(req: Request, limits: UploadLimits, dir: string): Promise<Omi
     let meta: string | null = null;
     let total = 0;
     let refused: ApiError | null = null;
-    const parser = busboy({ headers: req.headers, limits: { fileSize: limits.fileBytes, files: limits.files, fields: 1, fieldSize: limits.metaBytes, parts: limits.files + 1 } });
+    const parser = busboy({ headers: req.headers, limits: { fileSize: limits.fileBytes, files: limits.files, fields: limits.files + 1, fieldSize: limits.metaBytes, parts: limits.files + 1 } });
 
     // After a refusal the rest of the body is read and thrown away, then the refusal is answered.
     const refuse = (error: ApiError) => {
@@ -71,7 +71,7 @@ function readParts(req: Request, limits: UploadLimits, dir: string): Promise<Omi
 
     parser.on('file', (name, stream, info) => {
       if (refused || name !== limits.filePart) {
-        refuse(invalidRequest([{ path: `/body/${name}`, message: `is not a part of this upload: send meta and ${limits.filePart} parts` }]));
+        refuse(notAPart(name, limits.filePart));
         stream.resume();
         return;
       }
@@ -99,13 +99,17 @@ function readParts(req: Request, limits: UploadLimits, dir: string): Promise<Omi
       writes.push(written);
     });
     parser.on('field', (name, value, info) => {
-      if (name !== 'meta') return refuse(invalidRequest([{ path: `/body/${name}`, message: `is not a part of this upload: send meta and ${limits.filePart} parts` }]));
+      // busboy reads a part without `filename=` (and not application/octet-stream) as a text field.
+      if (name === limits.filePart) {
+        return refuse(invalidRequest([{ path: `/body/${name}`, message: `was sent without a filename: send each file as Content-Disposition: form-data; name="${name}"; filename="…"` }]));
+      }
+      if (name !== 'meta') return refuse(notAPart(name, limits.filePart));
+      if (meta !== null) return refuse(invalidRequest([{ path: '/body/meta', message: 'must be sent once' }]));
       if (info.valueTruncated) return refuse(tooLarge(`The meta part is over ${limits.metaBytes / 1024} KiB.`));
       meta = value;
     });
     parser.on('filesLimit', () => refuse(tooLarge(`At most ${limits.files} files can be sent in one request.`)));
     parser.on('partsLimit', () => refuse(tooLarge(`At most ${limits.files} files and one meta part can be sent in one request.`)));
-    parser.on('fieldsLimit', () => refuse(invalidRequest([{ path: '/body/meta', message: 'must be sent once' }])));
     parser.on('error', (error: Error) => refuse(invalidRequest([{ path: '/body', message: `is not readable multipart/form-data (${error.message})` }])));
     parser.on('close', () => {
       Promise.all(writes).then(
@@ -123,6 +127,12 @@ function tooLarge(detail: string): ApiError {
 
 function mib(bytes: number): string {
   return `${Math.round((bytes / MiB) * 10) / 10} MiB`;
+}
+
+function notAPart(name: string | undefined, filePart: string): ApiError {
+  const expected = `send one part named meta and one named ${filePart} per file`;
+  if (!name) return invalidRequest([{ path: '/body', message: `has a part without a name: ${expected}` }]);
+  return invalidRequest([{ path: `/body/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, message: `is not a part of this upload: ${expected}` }]);
 }
 
 /** The file name as sent, without any folder part and without control characters. */

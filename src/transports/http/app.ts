@@ -1,11 +1,9 @@
 /**
  * The Express application. Every request: request id and log line, then for /api/v1 and /mcp
- * the API key and the key's rate limit (for MCP, one unit per tool call), then validation
- * against the spec, then the handler.
+ * the API key and the key's rate limit (for MCP, one unit per tool call), then the route, which
+ * checks the request against the spec (platform/validation) before the handler.
  */
 import express, { type Express } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
-import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
@@ -13,9 +11,10 @@ import spec from '../../generated/openapi.json';
 import { newId } from '../../platform/ids';
 import { requireAdminToken, requireApiKey } from '../../platform/auth';
 import { RateLimiter, chargeEachRequest, chargeMcpMessages } from '../../platform/rate-limit';
-import { addAdminRoutes, addToolRoutes } from './routes';
+import { addAdminRoutes, addToolRoutes, unmatchedRoute } from './routes';
 import { mcpEndpoint } from '../mcp/endpoint';
 import { checkMcpHost } from './host-check';
+import { refuseLongUrls } from './server';
 import { problemMiddleware } from './http-errors';
 import { ApiError } from '../../platform/errors';
 import { feedHorizon } from '../../platform/changes';
@@ -55,6 +54,7 @@ export function createApp(given: Omit<Deps, 'pipeline'> & { logger: Logger; redi
     }),
   );
 
+  app.use(refuseLongUrls());
   app.get('/healthz', async (_req, res) => {
     res.json({ status: 'ok', change_feed: await feedHorizon(deps.db), jobs: await deps.media.jobs.depth() });
   });
@@ -71,7 +71,7 @@ export function createApp(given: Omit<Deps, 'pipeline'> & { logger: Logger; redi
   // 401 whatever its body, and every answer to a key (a 413 or bad JSON too) counts and carries
   // the RateLimit headers. MCP is charged once its messages are read: by the tool calls in them.
   app.use('/api/v1', withKey, chargeEachRequest(limiter), json);
-  // Multipart uploads and signed links are checked by their own routes, before the validator.
+  // Multipart uploads, signed links and the pages have routes of their own.
   addUploadRoutes(app, deps);
   app.use(linkRoutes(deps, limiter));
   app.use(exportRoutes(deps, limiter));
@@ -82,19 +82,11 @@ export function createApp(given: Omit<Deps, 'pipeline'> & { logger: Logger; redi
     throw new ApiError(405, 'method_not_allowed', 'This MCP endpoint is stateless: send JSON-RPC messages with POST.', { headers: { Allow: 'POST' } });
   });
 
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: structuredClone(spec) as unknown as OpenAPIV3.DocumentV3_1,
-      validateRequests: { allowUnknownQueryParameters: false, removeAdditional: false, allErrors: true },
-      validateResponses: deps.config.validateResponses ? { removeAdditional: false } : false,
-      validateSecurity: false,
-      ignoreUndocumented: false,
-    }),
-  );
   const tools = express.Router();
   addToolRoutes(tools, deps);
   addAdminRoutes(tools, deps);
   app.use(tools);
+  app.use(unmatchedRoute());
 
   app.use(problemMiddleware());
   return app;

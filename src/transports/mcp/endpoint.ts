@@ -1,8 +1,8 @@
 /**
  * The MCP endpoint (streamable HTTP, stateless): a new server and transport for each POST.
  * The tool list is the generated, compact one (src/generated/mcp-tools.ts), narrowed to the
- * toolsets the client asked for; a call is validated against the full spec schemas of the
- * operation table and runs through the same pipeline as HTTP.
+ * toolsets the client asked for; a call's arguments are checked against the spec as an HTTP
+ * request's parts are (platform/validation) and run through the same pipeline as HTTP.
  */
 import type { Request, Response } from 'express';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -11,11 +11,10 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type ServerNotification, type ServerRequest, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
-import { operations, type OperationSpec, type ReadOperationName, type WriteOperationName } from '../../generated/operations';
+import { operations, type ReadOperationName, type WriteOperationName } from '../../generated/operations';
 import { mcpTools, type McpToolDefinition } from '../../generated/mcp-tools';
-import { ApiError, invalidRequest, type FieldError } from '../../platform/errors';
+import { ApiError } from '../../platform/errors';
+import { checkToolArguments } from '../../platform/validation';
 import type { Output, ToolInput } from '../../platform/handler';
 import { checkScope } from '../../platform/pipeline';
 import { offeredTo, selectionOf, type ToolSelection } from './toolsets';
@@ -37,9 +36,6 @@ const INSTRUCTIONS =
 
 type ToolName = ReadOperationName | WriteOperationName;
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-addFormats(ajv);
-const validators = new Map(mcpTools.map((def) => [def.name, ajv.compile(operations[def.name as ToolName].inputSchema)]));
 const definitions = new Map(mcpTools.map((def) => [def.name, def]));
 
 function toolOf(def: McpToolDefinition): Tool {
@@ -61,22 +57,6 @@ function withNumbersAsText(def: McpToolDefinition, args: unknown): unknown {
   return numbered.length === 0 ? args : { ...record, ...Object.fromEntries(numbered.map((name) => [name, String(record[name])])) };
 }
 
-function fieldErrors(errors: ErrorObject[] | null | undefined): FieldError[] {
-  return (errors ?? []).map((e) => {
-    const missing = e.keyword === 'required' ? `/${(e.params as { missingProperty: string }).missingProperty}` : '';
-    const extra = e.keyword === 'additionalProperties' ? `/${(e.params as { additionalProperty: string }).additionalProperty}` : '';
-    // As over HTTP (express-openapi-validator), a value outside an enum is told the allowed ones.
-    const allowed = e.keyword === 'enum' ? `: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` : '';
-    return { path: `${e.instancePath}${missing}${extra}` || '/', message: `${e.message ?? 'is invalid'}${allowed}` };
-  });
-}
-
-/** Splits the one argument object back into the path, query and body of the HTTP request. */
-function inputOf(op: OperationSpec, args: Record<string, unknown>): ToolInput<ToolName> {
-  const pick = (names: string[]) => Object.fromEntries(names.filter((n) => args[n] !== undefined).map((n) => [n, args[n]]));
-  return { path: pick(op.pathParams), query: pick(op.queryParams), body: pick(op.bodyParams) } as ToolInput<ToolName>;
-}
-
 interface Call {
   caller: Caller;
   selection: ToolSelection;
@@ -86,18 +66,16 @@ interface Call {
 
 async function callTool(deps: Deps, name: string, sent: unknown, { caller, selection, req, extra }: Call): Promise<CallToolResult> {
   try {
-    const def = definitions.get(name);
-    if (!def) throw new ApiError(404, 'not_found', `There is no tool named ${name}. Call get_guide for the list.`);
+    const def = definitions.get(name)!;
     checkScope(def.name as ToolName, caller);
     if (!offeredTo(def, caller, selection)) {
       throw new ApiError(404, 'not_found', `${name} is not offered to this client: it asked for ${selection.describe()}.`);
     }
     const op = operations[def.name as ToolName];
     const args = withNumbersAsText(def, sent);
-    const validate = validators.get(op.name)!;
-    if (!validate(args)) throw invalidRequest(fieldErrors(validate.errors));
     refuseUnstorableText(args);
-    const answer = await deps.pipeline.run(op.name as ToolName, caller, inputOf(op, args as Record<string, unknown>), progressOf(extra));
+    const input = checkToolArguments(op.name as ToolName, args);
+    const answer = await deps.pipeline.run(op.name as ToolName, caller, input as ToolInput<ToolName>, progressOf(extra));
     const body = answer.body ?? {};
     const content = await mcpContentOf(deps, caller, op.name as ToolName, body as Output<ToolName>);
     return { content, structuredContent: body as Record<string, unknown> };
@@ -124,6 +102,8 @@ export function mcpEndpoint(deps: Deps) {
     Protocol.prototype.setRequestHandler.call(server, ToolCallAsSent, (request: z.infer<typeof ToolCallAsSent>, extra: Call['extra']) => {
       const { name, arguments: args } = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
       if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name, the name of a tool.');
+      // An unknown tool is a protocol error (JSON-RPC -32602), as the MCP specification has it, not a failed call.
+      if (!definitions.has(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list (or get_guide) for the tools this key can use.`);
       return callTool(deps, name, args ?? {}, { caller, selection, req, extra });
     });
     // Plain JSON answers, except for a request that asked for progress: its notifications need a stream.

@@ -35,7 +35,7 @@ export interface FuzzOperation {
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 /** Replaces every local `$ref` by what it points to (the spec has no cycles); siblings stay. */
-function dereference(node: unknown, root: unknown, seen = new Map<string, unknown>()): unknown {
+export function dereference(node: unknown, root: unknown, seen = new Map<string, unknown>()): unknown {
   if (Array.isArray(node)) return node.map((item) => dereference(item, root, seen));
   if (node === null || typeof node !== 'object') return node;
   const { $ref, ...rest } = node as Record<string, unknown>;
