@@ -118,6 +118,21 @@ describe('psychrometrics', () => {
 });
 
 describe('dry goals and dry days', () => {
+  it("answers each reading with its goal: the log's latest reference by day, this request's included", async () => {
+    const job = await newJob();
+    const goal = (added: ReadingsAdded) => added.materials.map((m) => [m.day, m.value, m.goal, m.goal_source]);
+    await addReadings(job.id, { day: 1, area: 'Kitchen', readings: [{ metric: 'drywall', value: 11, reference: true }] });
+    // A reference saved earlier sets the goal of a later reading.
+    expect(goal(await addReadings(job.id, { day: 2, area: 'Kitchen', readings: [{ metric: 'drywall', value: 10.5 }] }))).toEqual([[2, 10.5, 11, 'area_reference']]);
+    // A reference sent with the reading sets it: it is the latest by day.
+    expect(goal(await addReadings(job.id, { day: 3, area: 'Kitchen', readings: [{ metric: 'drywall', value: 9, reference: true }, { metric: 'drywall', value: 10 }] }))).toEqual([[3, 10, 9, 'area_reference']]);
+    // A reference for an earlier day, sent now, does not replace a later day's.
+    const late = await addReadings(job.id, { rows: [{ day: 1, area: 'Kitchen', readings: [{ metric: 'drywall', value: 20, reference: true }] }, { day: 4, area: 'Kitchen', readings: [{ metric: 'drywall', value: 8.5 }] }] });
+    expect(goal(late)).toEqual([[4, 8.5, 9, 'area_reference']]);
+    // Another material has no reference: its default goal.
+    expect(goal(await addReadings(job.id, { day: 4, area: 'Kitchen', readings: [{ metric: 'wood', value: 14 }] }))).toEqual([[4, 14, 15, 'default']]);
+  });
+
   it('takes the goal from the area reference, else the building unaffected reading, else the default', async () => {
     const job = await newJob();
     await addReadings(job.id, {

@@ -127,6 +127,30 @@ export async function findLog(db: Knex, caller: Caller, jobId: string): Promise<
   return row ? { ...row, areas: parsedJson(row.areas) } : null;
 }
 
+/** A reading that may set a dry goal: a reference, or one read in an unaffected place. */
+export type GoalReading = Pick<ReadingRow, 'area_id' | 'day' | 'location' | 'metric' | 'value_x100' | 'point' | 'reference'>;
+
+/**
+ * As findLog, with the log's readings of these materials that may set a dry goal, oldest first
+ * (by day, then as recorded): one round trip where a reading needs both.
+ */
+export async function findLogWithGoals(db: Knex, caller: Caller, jobId: string, materials: string[]): Promise<(LogRow & { goalReadings: GoalReading[] }) | null> {
+  // The condition as the index drying_readings_goals has it, in literals, so that the planner can use it.
+  const goals = db.raw(
+    `(select coalesce(json_agg(json_build_object('area_id', r.area_id, 'day', r.day, 'location', r.location, 'metric', r.metric, 'value_x100', r.value_x100, 'point', r.point, 'reference', r.reference)
+       order by r.day, r.recorded_at, r.position), '[]')
+      from drying_readings r where r.log_id = d.id and r.metric = any(?::text[]) and (r.reference or r.location = 'unaffected')) as goal_readings`,
+    [materials],
+  );
+  const row = await db('drying_logs as d')
+    .join('companies as c', 'c.id', 'd.company_id')
+    .where({ 'd.job_id': jobId, 'd.company_id': caller.companyId })
+    .first([...logColumns(db), goals]);
+  if (!row) return null;
+  const { goal_readings: goalReadings, ...log } = row;
+  return { ...log, areas: parsedJson(log.areas), goalReadings: parsedJson(goalReadings) };
+}
+
 /**
  * The job named by `{job_id}`, its log (null when it has none) and its day-billed lines, in one
  * query: what get_drying_log needs before it reads any reading.

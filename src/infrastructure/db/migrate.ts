@@ -13,6 +13,7 @@ import * as shareablePhotos from './migrations/011_shareable_photos';
 import * as officeAssistant from './migrations/012_office_assistant';
 import * as boundedLookups from './migrations/013_bounded_lookups';
 import * as filesRowsFirst from './migrations/014_files_rows_first';
+import * as dryingGoalReadings from './migrations/015_drying_goal_readings';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
 const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> }> = {
@@ -30,6 +31,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '012_office_assistant': officeAssistant,
   '013_bounded_lookups': boundedLookups,
   '014_files_rows_first': filesRowsFirst,
+  '015_drying_goal_readings': dryingGoalReadings,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -4,7 +4,7 @@ import { lockedJob, type BodyOf, type WriteContext, type WriteHandler } from '..
 import { newId } from '../../platform/ids';
 import { toHundredths } from '../../platform/money';
 import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
-import { findArea, findLog, plannedDaysOf, todayOf, type AreaRow, type LogRow } from '../../domain/drying/drying-records';
+import { findArea, findLogWithGoals, plannedDaysOf, todayOf, type AreaRow, type LogRow } from '../../domain/drying/drying-records';
 import { airConditions, DryGoals, elevationOf, materialStatuses } from '../../domain/drying/drying-status';
 import { resolveDay } from '../../domain/drying/days';
 import { followPlan } from '../../domain/drying/estimate-follow';
@@ -60,6 +60,11 @@ function rowsOf(body: Body): Row[] {
     });
   }
   return rows;
+}
+
+/** The materials the request reads (as stored), whose dry goals its answer gives. */
+function materialsOf(body: Body): string[] {
+  return [...new Set(rowsOf(body).flatMap((row) => row.readings.map((r) => stored(r.metric, r.value).metric)).filter(isMaterial))];
 }
 
 /** Checks the whole request before anything is saved; every bad row is named. */
@@ -133,7 +138,7 @@ async function extendPlans(ctx: WriteContext, log: LogRow, areas: AreaRow[], rea
 export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (ctx, { body }) => {
   const { db, caller } = ctx;
   const job = lockedJob(ctx);
-  const existing = await findLog(db, caller, job.id);
+  const existing = await findLogWithGoals(db, caller, job.id, materialsOf(body));
   // Checked once, against the log's start date or, for a log this call starts, today.
   const startDate = existing?.start_date ?? (await todayOf(db, caller));
   const readings = check(rowsOf(body), startDate);
@@ -163,11 +168,9 @@ export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (c
   const planChanged = started !== null || areasAdded.length > 0 || areaDaysBefore !== areas.map((a) => plannedDaysOf(a, log)).join();
   const estimate = planChanged ? await followPlan(ctx, log, areas, started?.estimateCreated ?? false) : null;
   const areaName = (id: string | null) => areas.find((a) => a.id === id)?.name ?? null;
-  // Goals only for the materials read now.
-  const materials = [...new Set(saved.map((r) => r.metric).filter(isMaterial))];
-  const references = materials.length
-    ? await db('drying_readings').where({ log_id: log.id }).whereIn('metric', materials).where((q) => q.where('reference', true).orWhere('location', 'unaffected')).orderBy(['day', 'recorded_at', 'position'])
-    : [];
+  // Goals only for the materials read now: the log's references, then this request's, by day
+  // (a stable sort keeps each day's in the order they were recorded).
+  const goalReadings = [...(existing?.goalReadings ?? []), ...saved].sort((a, b) => a.day - b.day);
   const days = [...new Set(readings.map((r) => r.day))].sort((a, b) => a - b);
   const readAreas = [...new Set(saved.map((r) => areaName(r.area_id)).filter((name): name is string => name !== null))];
 
@@ -195,7 +198,7 @@ export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (c
     areas_added: areasAdded.map((a) => a.name),
     planned_days: { before: plannedBefore, after: log.planned_days },
     conditions: airConditions(saved, areaName, elevationOf({ log }).pressureKpa),
-    materials: materialStatuses(saved, new DryGoals(references), areaName),
+    materials: materialStatuses(saved, new DryGoals(goalReadings), areaName),
     estimate,
     credits: started?.credits ?? { used: 0, remaining: log.credits },
   };
