@@ -1,7 +1,7 @@
 /** The bench's database and processes: a fresh database, the service or a baseline started on a free port. */
 import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,10 +41,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The Node options `npm start` gives the service (its heap limit, tsx), read from package.json. */
+function nodeOptionsOfStart(): string[] {
+  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  return start.split(/\s+/).slice(1, -1);
+}
+
 /** Starts a server script of the project and waits until its /healthz answers. */
 export async function startProcess(script: string, port: number, env: Record<string, string>): Promise<ChildProcess> {
   // Logs are written as in production, then dropped: their cost is measured, not their text.
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeOptionsOfStart(), script], { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
     const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);

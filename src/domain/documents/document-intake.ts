@@ -8,7 +8,7 @@
 import yauzl from 'yauzl';
 import { ApiError } from '../../platform/errors';
 import { examinePicture } from '../media/photo-intake';
-import { describeContent, sniffPhoto } from '../../infrastructure/images/photo-decoding';
+import { describeContent, sniffPhoto } from '../../infrastructure/images/sniff';
 import { DOCUMENT_FORMATS, PDF_LIMITS, type DocumentFormat, type PdfFacts } from './document-kinds';
 import { OcrPool } from '../../infrastructure/programs/ocr-pool';
 import { inspectPdf } from '../../infrastructure/programs/pdf-reading';

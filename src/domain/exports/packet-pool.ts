@@ -9,13 +9,14 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { PacketData } from './packet-data';
 import type { PacketMessage, PacketPull, PacketResult, PacketTask } from './packet-worker';
+import { workerExecArgv } from '../../infrastructure/worker-threads';
 
 export class PacketPool {
   private readonly pool: Piscina<PacketTask, PacketResult>;
 
   constructor(threads: number) {
     // The worker is TypeScript: under jest (which runs without tsx) the loader is added.
-    const execArgv = process.execArgv.some((arg) => arg.includes('tsx')) ? process.execArgv : [...process.execArgv, '--import', 'tsx'];
+    const execArgv = workerExecArgv();
     this.pool = new Piscina({ filename: path.join(__dirname, 'packet-worker.ts'), minThreads: 0, maxThreads: threads, idleTimeout: 60_000, execArgv });
   }
 

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import type { DecodeTask, ImageResult } from './photo-decoding';
+import { workerExecArgv } from '../worker-threads';
 
 export type { ImageResult, PreparedImage } from './photo-decoding';
 
@@ -13,7 +14,7 @@ export class DecodePool {
 
   constructor(threads: number) {
     // The worker is TypeScript: under jest (which runs without tsx) the loader is added.
-    const execArgv = process.execArgv.some((arg) => arg.includes('tsx')) ? process.execArgv : [...process.execArgv, '--import', 'tsx'];
+    const execArgv = workerExecArgv();
     this.pool = new Piscina({ filename: path.join(__dirname, 'photo-decoding.ts'), minThreads: 0, maxThreads: threads, idleTimeout: 60_000, execArgv });
   }
 
