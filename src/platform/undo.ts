@@ -92,7 +92,7 @@ export class RecordedWrites {
   async insertMany(table: UndoableTable, rows: NewRow['row'][]): Promise<void> {
     if (rows.length === 0) return;
     const full = rows.map((row) => ({ ...row, company_id: this.companyId, version: 1 }));
-    if (rows.length <= FEW_ROWS) await this.trx(table).insert(full);
+    if (rows.length <= FEW_ROWS) await runTogether(this.trx, [insertSql(table, full)]); // prepared, like every few-row shape
     else {
       const columns = Object.keys(full[0]);
       await this.trx.raw('insert into ?? (??) select ?? from jsonb_populate_recordset(null::??, ?::jsonb)', [table, columns, columns, table, JSON.stringify(full)]);
