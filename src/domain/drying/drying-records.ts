@@ -3,6 +3,7 @@
  * dates are calendar dates of the company's timezone, held as `YYYY-MM-DD` text.
  */
 import type { Knex } from 'knex';
+import { prepared } from '../../infrastructure/db/prepared';
 import { ApiError, unknownName } from '../../platform/errors';
 import { jobNumberOf } from '../../platform/job-ref';
 import type { ReadingLocation, StoredMetric } from './metrics';
@@ -142,10 +143,12 @@ export async function findLogWithGoals(db: Knex, caller: Caller, jobId: string, 
       from drying_readings r where r.log_id = d.id and r.metric = any(?::text[]) and (r.reference or r.location = 'unaffected')) as goal_readings`,
     [materials],
   );
-  const row = await db('drying_logs as d')
-    .join('companies as c', 'c.id', 'd.company_id')
-    .where({ 'd.job_id': jobId, 'd.company_id': caller.companyId })
-    .first([...logColumns(db), goals]);
+  // Sent by every reading: planned once per connection. (Its tables are analysed as they grow,
+  // which makes a new plan: one made while drying_readings was nearly empty does not stay.)
+  const row = await prepared(
+    db('drying_logs as d').join('companies as c', 'c.id', 'd.company_id').where({ 'd.job_id': jobId, 'd.company_id': caller.companyId }).first([...logColumns(db), goals]),
+    'drying_log_with_goals',
+  );
   if (!row) return null;
   const { goal_readings: goalReadings, ...log } = row;
   return { ...log, areas: parsedJson(log.areas), goalReadings: parsedJson(goalReadings) };
