@@ -3919,7 +3919,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: uri */
+                    /** @description An http or https URL. Checked by the service itself rather than as a JSON Schema `uri`, so that a URL a webhook cannot take (an IPv6 zone id, another scheme, a private address) is answered 422 `webhook_not_allowed` with the reason. */
                     webhook_url: string | null;
                     new_note: boolean;
                 };
