@@ -121,11 +121,13 @@ export const parsedJson = <T>(value: unknown): T => (typeof value === 'string' ?
 
 /** The job's log row with its areas and the company's credits, or null. */
 export async function findLog(db: Knex, caller: Caller, jobId: string): Promise<LogRow | null> {
-  const row = await db('drying_logs as d')
-    .join('companies as c', 'c.id', 'd.company_id')
-    .where({ 'd.job_id': jobId, 'd.company_id': caller.companyId })
-    .first(logColumns(db));
+  const row = await logOfJob(db, caller, jobId).first(logColumns(db));
   return row ? { ...row, areas: parsedJson(row.areas) } : null;
+}
+
+/** The job's log (`d`) joined to its company (`c`), within the caller's company. */
+function logOfJob(db: Knex, caller: Caller, jobId: string): Knex.QueryBuilder {
+  return db('drying_logs as d').join('companies as c', 'c.id', 'd.company_id').where({ 'd.job_id': jobId, 'd.company_id': caller.companyId });
 }
 
 /** A reading that may set a dry goal: a reference, or one read in an unaffected place. */
@@ -145,10 +147,7 @@ export async function findLogWithGoals(db: Knex, caller: Caller, jobId: string, 
   );
   // Sent by every reading: planned once per connection. (Its tables are analysed as they grow,
   // which makes a new plan: one made while drying_readings was nearly empty does not stay.)
-  const row = await prepared(
-    db('drying_logs as d').join('companies as c', 'c.id', 'd.company_id').where({ 'd.job_id': jobId, 'd.company_id': caller.companyId }).first([...logColumns(db), goals]),
-    'drying_log_with_goals',
-  );
+  const row = await prepared(logOfJob(db, caller, jobId).first([...logColumns(db), goals]), 'drying_log_with_goals');
   if (!row) return null;
   const { goal_readings: goalReadings, ...log } = row;
   return { ...log, areas: parsedJson(log.areas), goalReadings: parsedJson(goalReadings) };
