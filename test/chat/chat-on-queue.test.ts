@@ -54,7 +54,11 @@ it('posts a new note without anyone asking, and retries a failed post at its tim
   await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/notes`).send({ operation_id: opId(), text: 'Second after two failures' }).expect(201);
   expect(await until(() => received.some((text) => text.endsWith('Second after two failures')), 15_000)).toBe(true);
   expect(failuresLeft).toBe(0);
-  const row = await t.db('chat_outbox').where({ company_id: co.id }).whereRaw("payload->>'text' like ?", ['%Second after two failures']).first();
+  // The worker records the delivery after the webhook has answered: wait for that write.
+  const outboxRow = () => t.db('chat_outbox').where({ company_id: co.id }).whereRaw("payload->>'text' like ?", ['%Second after two failures']).first();
+  const deadline = Date.now() + 10_000;
+  while ((await outboxRow()).delivered_at === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  const row = await outboxRow();
   expect(row).toMatchObject({ attempts: 3, last_error: null });
   expect(row.delivered_at).not.toBeNull();
 }, 60_000);

@@ -52,12 +52,13 @@ onPostgres('a node killed mid-upload', () => {
           const job = (await request(node.url).post('/api/v1/jobs').set('Authorization', `Bearer ${key}`).send({ operation_id: randomUUID(), customer_name: 'Crash Carla' }).expect(201)).body;
           const photos = await Promise.all(Array.from({ length: 40 }, (_, i) => jpegWith({ width: 1600 + i, height: 1200 })));
 
-          // Sent whole, then killed once the node has begun to store them (its first object is in the store).
+          // Sent whole, then killed once the node has finished storing its first photo (a row with
+          // stored_at): an object alone in the store may still be a temporary file or unfinished.
           const db: Knex = knex({ client: 'pg', connection: databaseUrl });
           void sendUpload(node.url, key, job.id, photos);
-          const stored = () => existsSync(env.FILES_DIR) && readdirSync(env.FILES_DIR, { recursive: true, withFileTypes: true }).some((entry) => entry.isFile());
+          const oneStored = async () => (await db('stored_files').where({ company_id: co.id }).whereNotNull('stored_at').first()) !== undefined;
           const deadline = Date.now() + 60_000;
-          while (!stored() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+          while (!(await oneStored()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
           const deadPid = node.child.pid!;
           await stopNodes([node], 'SIGKILL');
           node = await startNode({ ...env, DATABASE_URL: databaseUrl });
