@@ -118,7 +118,7 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
       this.options.db.transaction(async (trx) => {
         const ctx = this.writeContext(trx, caller, noProgress, await this.options.lockSubject(trx, caller, { job_id: jobId }));
         const result = await write(ctx);
-        await runTogether(trx, [changeEntries(trx, caller, ctx.changes.entries)]);
+        await runTogether(trx, [...ctx.rows.atCommit, changeEntries(trx, caller, ctx.changes.entries)]);
         return result;
       }),
     );
@@ -178,10 +178,11 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
       const answer = { status: operations[name].successStatus, body };
       const described = ctx.changes.undoEntry;
       if (ctx.rows.changes.length > 0 && !described) throw new Error(`${name} recorded rows without naming the feed entry undo shows`);
-      // The undo record, the stored answer and the feed entries go in one statement, sent just
+      // The inserts held for it, the undo record, the stored answer and the feed entries go in one statement, sent just
       // ahead of COMMIT. The answer is stored under the operation_id's unique key: a same request
       // running alongside waits on it, and fails once this one commits.
       const { rows } = await sendTogether(trx, [
+        ...ctx.rows.atCommit,
         described ? undoRecord(caller, name, ctx.rows, described, operationId) : null,
         operationId ? storedAnswer(caller, name, operationId, print, answer) : null,
         changeEntries(trx, caller, ctx.changes.entries),

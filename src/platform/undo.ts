@@ -59,6 +59,8 @@ export class RecordedWrites {
   readonly changes: RowChange[] = [];
   /** Estimate credits the write used (src/platform/credits.ts). */
   creditsUsed = 0;
+  /** Inserts held back for the write's last statement (insertAtCommit). */
+  readonly atCommit: Statement[] = [];
 
   constructor(
     private readonly trx: Knex.Transaction,
@@ -91,13 +93,24 @@ export class RecordedWrites {
    */
   async insertMany(table: UndoableTable, rows: NewRow['row'][]): Promise<void> {
     if (rows.length === 0) return;
+    await runTogether(this.trx, [this.insertManySql(table, rows)]);
+  }
+
+  /**
+   * As insertMany, for rows that nothing in this write reads back: they go into the write's last
+   * statement (with its undo record, stored answer and feed entries, sent with COMMIT), which
+   * saves the write a round trip.
+   */
+  insertAtCommit(table: UndoableTable, rows: NewRow['row'][]): void {
+    if (rows.length > 0) this.atCommit.push(this.insertManySql(table, rows));
+  }
+
+  private insertManySql(table: UndoableTable, rows: NewRow['row'][]): Statement {
     const full = rows.map((row) => ({ ...row, company_id: this.companyId, version: 1 }));
-    if (rows.length <= FEW_ROWS) await runTogether(this.trx, [insertSql(table, full)]); // prepared, like every few-row shape
-    else {
-      const columns = Object.keys(full[0]);
-      await this.trx.raw('insert into ?? (??) select ?? from jsonb_populate_recordset(null::??, ?::jsonb)', [table, columns, columns, table, JSON.stringify(full)]);
-    }
     for (const row of rows) this.changes.push({ table, id: row.id, before: null, afterVersion: 1 });
+    if (rows.length <= FEW_ROWS) return insertSql(table, full);
+    const columns = Object.keys(full[0]).map((column) => `"${column}"`).join(', ');
+    return { sql: `insert into "${table}" (${columns}) select ${columns} from jsonb_populate_recordset(null::"${table}", ?::jsonb)`, bindings: [JSON.stringify(full)] };
   }
 
   async update<T extends { id: string }>(table: UndoableTable, id: string, patch: Record<string, unknown>): Promise<T> {

@@ -163,7 +163,8 @@ export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (c
     source_of_values: r.source,
     recorded_by: caller.personId,
   }));
-  await ctx.rows.insertMany('drying_readings', saved);
+  // Nothing below reads the readings back: they are written with the write's last statement.
+  ctx.rows.insertAtCommit('drying_readings', saved);
 
   const planChanged = started !== null || areasAdded.length > 0 || areaDaysBefore !== areas.map((a) => plannedDaysOf(a, log)).join();
   const estimate = planChanged ? await followPlan(ctx, log, areas, started?.estimateCreated ?? false) : null;
