@@ -76,7 +76,6 @@ function httpCases(data: Dataset, replayBody: unknown): HttpCase[] {
   const fragment = cycle(data.sample.map((s) => s.customer.split(' ')[1].slice(0, 5).toLowerCase()));
   const phone = cycle(data.sample.map((s) => s.phone.replace(/\D/g, '').replace(/^(\d{3})(\d{3})(\d{4})$/, '$1-$2-$3')));
   const claim = cycle(data.sample.map((s) => s.claim));
-  let created = data.loaded;
   return [
     { name: 'get_job by id (HTTP)', next: () => ({ path: `/api/v1/jobs/${job().id}` }) },
     { name: 'get_job by number (HTTP)', next: () => ({ path: `/api/v1/jobs/%23${job().job_number}` }) },
@@ -85,8 +84,17 @@ function httpCases(data: Dataset, replayBody: unknown): HttpCase[] {
     { name: 'find_jobs q=claim number', next: () => ({ path: `/api/v1/jobs?q=${claim()}` }) },
     { name: 'find_jobs status+created_from, paged', next: () => ({ path: '/api/v1/jobs?status=new&created_from=2025-03-01&limit=50' }) },
     { name: 'create_job, replayed operation_id', method: 'POST', next: () => ({ path: '/api/v1/jobs', body: replayBody }) },
-    { name: 'create_job, new operation_id', method: 'POST', next: () => ({ path: '/api/v1/jobs', body: newJobRequest(++created, randomUUID()) }) },
   ];
+}
+
+/** create_job with new requests, and the bare create of the same rows, numbered apart so that both vary the same way. */
+function createCases(data: Dataset): { create: HttpCase; bareCreate: HttpCase } {
+  let created = data.loaded;
+  let bareCreated = 2 * data.loaded;
+  return {
+    create: { name: 'create_job, new operation_id', method: 'POST', next: () => ({ path: '/api/v1/jobs', body: newJobRequest(++created, randomUUID()) }) },
+    bareCreate: { name: BARE_CREATE, method: 'POST', next: () => ({ path: '/jobs', body: newJobRequest(++bareCreated, randomUUID()) }) },
+  };
 }
 
 interface Load {
@@ -97,6 +105,67 @@ interface Load {
 }
 
 type Run = (options: { connections: number; seconds: number }) => Promise<CaseResult>;
+
+/** The bare baselines' server (bench/baseline.ts). */
+interface Baseline {
+  child: ChildProcess;
+  server: MeasuredServer;
+  url: string;
+}
+
+async function startBaseline(target: Target, key: string): Promise<Baseline> {
+  const port = await freePort();
+  const child = await startProcess('bench/baseline.ts', port, { ...databaseEnv(target), BASELINE_KEY: key });
+  return { child, server: { pid: child.pid!, postgres: target.db === 'postgres' }, url: `http://127.0.0.1:${port}` };
+}
+
+/** A case and the server that answers it. */
+interface Served {
+  server: MeasuredServer;
+  base: string;
+  spec: HttpCase;
+}
+
+/**
+ * Two cases whose figures a target compares, measured in turns (A, B, A, B, A, B) and averaged.
+ * Over a run the same case's cost drifts by more than a target's margin (add_note cost 4.7, 3.8
+ * and 3.4 ms of CPU a request in three turns a minute apart, on one server and database), so
+ * that measuring one of the two minutes after the other would compare the drift.
+ */
+async function measureInTurns(pair: [Served, Served], load: Load, key: string, turns: number): Promise<[CaseResult, CaseResult]> {
+  const results: [CaseResult[], CaseResult[]] = [[], []];
+  for (let turn = 0; turn < turns; turn++) {
+    for (const [i, { server, base, spec }] of pair.entries()) results[i].push(await measure(server, load, (options) => runHttpCase(base, key, spec, options)));
+  }
+  const [a, b] = results.map(averageOf);
+  console.log(`  in ${turns} turns: ${a.name} ${a.rps} req/s, ${cpuOf(a)} ms of CPU a request; ${b.name} ${b.rps} req/s, ${cpuOf(b)} ms`);
+  return [a, b];
+}
+
+const cpuOf = (c: CaseResult) => ((c.cpu?.serverMs ?? 0) + (c.cpu?.databaseMs ?? 0)).toFixed(2);
+
+/** The turns of one case as one result: requests and errors added up, rates, latencies and CPU averaged. */
+function averageOf(turns: CaseResult[]): CaseResult {
+  const mean = (value: (c: CaseResult) => number) => Math.round((100 * turns.reduce((sum, c) => sum + value(c), 0)) / turns.length) / 100;
+  const sum = (value: (c: CaseResult) => number) => turns.reduce((total, c) => total + value(c), 0);
+  const [first] = turns;
+  return {
+    name: first.name,
+    requests: sum((c) => c.requests),
+    rps: Math.round(mean((c) => c.rps)),
+    p50: mean((c) => c.p50),
+    p95: mean((c) => c.p95),
+    p99: mean((c) => c.p99),
+    errors: sum((c) => c.errors),
+    non2xx: sum((c) => c.non2xx),
+    cpu: first.cpu && {
+      serverMs: mean((c) => c.cpu!.serverMs),
+      eventLoopMs: mean((c) => c.cpu!.eventLoopMs),
+      databaseMs: first.cpu.databaseMs === null ? null : mean((c) => c.cpu!.databaseMs ?? 0),
+      loadGeneratorMs: mean((c) => c.cpu!.loadGeneratorMs),
+    },
+  };
+}
 
 /** Warms a case up, then measures it, with what its requests cost in CPU. */
 async function measure(server: MeasuredServer, load: Load, run: Run): Promise<CaseResult> {
@@ -130,10 +199,20 @@ async function main(): Promise<void> {
   const key = data.companies[0].writeKey;
   const cases: CaseResult[] = [];
   const measured: MeasuredServer = { pid: service.pid!, postgres: kind === 'postgres' };
+  // Cases compared with each other go in turns; on PostgreSQL the bare baseline runs beside the
+  // service for that (a PGlite data dir has one owner at a time: there it runs after).
+  const turns = quick ? 1 : 3;
+  const turnLoad: Load = quick ? load : { connections: load.connections, seconds: 5, warmUpSeconds: 2 };
+  const { create, bareCreate } = createCases(data);
+  let bare: Baseline | null = null;
   try {
     const replayBody = { operation_id: randomUUID(), customer_name: 'Replayed Customer' };
     await fetch(`${base}/api/v1/jobs`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(replayBody) });
     for (const spec of httpCases(data, replayBody)) cases.push(await measure(measured, load, (options) => runHttpCase(base, key, spec, options)));
+    if (kind === 'postgres') {
+      bare = await startBaseline(target, key);
+      cases.push(...(await measureInTurns([{ server: measured, base, spec: create }, { server: bare.server, base: bare.url, spec: bareCreate }], turnLoad, key, turns)));
+    } else cases.push(await measure(measured, load, (options) => runHttpCase(base, key, create, options)));
     await settle(target);
     // Polls from a point a little behind the start of the feed the data set has filled.
     const head = (await fetch(`${base}/api/v1/changes?limit=100`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json())) as { next_cursor: string };
@@ -143,7 +222,9 @@ async function main(): Promise<void> {
     // The logs' setup wrote tens of thousands of readings: settled first, so that PostgreSQL's
     // writing them out is not counted against the next case.
     await settle(target);
-    for (const spec of drying.light) cases.push(await measure(measured, load, (options) => runHttpCase(base, key, spec, options)));
+    const [oneReading, oneNote, readLog] = drying.light;
+    cases.push(...(await measureInTurns([{ server: measured, base, spec: oneReading }, { server: measured, base, spec: oneNote }], turnLoad, key, turns)));
+    cases.push(await measure(measured, load, (options) => runHttpCase(base, key, readLog, options)));
     // A whole month in one request is heavy (about 90 ms of CPU): its target is the request's own
     // latency, measured with a second one always under way beside it (two offices at once). With
     // 4 at once on these 2 cores, each waits for the others: p95 217–260 ms in two full runs.
@@ -157,27 +238,24 @@ async function main(): Promise<void> {
     ] as const) {
       cases.push(await measure(measured, load, (options) => runMcpCase(base, key, name, next, options)));
     }
+  } catch (error) {
+    if (bare) await stopProcess(bare.child);
+    throw error;
   } finally {
     await stopProcess(service);
   }
   const rss = maxRss();
 
-  // The baselines run after the service has stopped: a PGlite data dir has one owner at a time.
-  const baselinePort = await freePort();
-  const baselineServer = await startProcess('bench/baseline.ts', baselinePort, { ...databaseEnv(target), BASELINE_KEY: key });
-  const baselineUrl = `http://127.0.0.1:${baselinePort}`;
   let baseline: CaseResult;
+  bare ??= await startBaseline(target, key);
   try {
     const job = cycle(data.sample);
-    const bare: MeasuredServer = { pid: baselineServer.pid!, postgres: kind === 'postgres' };
-    baseline = await measure(bare, load, (options) => runHttpCase(baselineUrl, key, { name: BASELINE, next: () => ({ path: `/jobs/${job().id}` }) }, options));
-    cases.push(await measure(bare, load, (options) => runHttpCase(baselineUrl, key, { name: 'baseline: the job row only', next: () => ({ path: `/jobs/${job().id}/row` }) }, options)));
-    // Requests numbered past the service's own creates, so that they vary the same way.
-    let created = 2 * data.loaded;
-    const bareCreate: HttpCase = { name: BARE_CREATE, method: 'POST', next: () => ({ path: '/jobs', body: newJobRequest(++created, randomUUID()) }) };
-    cases.push(await measure(bare, load, (options) => runHttpCase(baselineUrl, key, bareCreate, options)));
+    const { server, url } = bare;
+    baseline = await measure(server, load, (options) => runHttpCase(url, key, { name: BASELINE, next: () => ({ path: `/jobs/${job().id}` }) }, options));
+    cases.push(await measure(server, load, (options) => runHttpCase(url, key, { name: 'baseline: the job row only', next: () => ({ path: `/jobs/${job().id}/row` }) }, options)));
+    if (kind === 'pglite') cases.push(await measure(server, load, (options) => runHttpCase(url, key, bareCreate, options)));
   } finally {
-    await stopProcess(baselineServer);
+    await stopProcess(bare.child);
   }
   notes.push('The load generator, the service and the database share this machine\'s 2 cores.');
 
