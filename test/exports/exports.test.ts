@@ -139,6 +139,8 @@ describe.each(['disk', 's3'] as const)('exports on %s storage', (store) => {
 
       const page = await fetch(local(link.url));
       expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
+      expect([page.headers.get('x-frame-options'), page.headers.get('referrer-policy')]).toEqual(['DENY', 'no-referrer']);
       const html = await page.text();
       expect(html).toContain('Water mitigation');
       expect(html).toContain(money(estimate.totals.total_cents));
@@ -184,6 +186,17 @@ describe.each(['disk', 's3'] as const)('exports on %s storage', (store) => {
       expect(again.text).toContain(money(estimate.totals.total_cents));
       expect((await feedOf(job.job_number)).filter((e) => e.action === 'estimate.finalized')).toHaveLength(1);
       expect((await exportPdf(job.id, 'documents=estimate')).finalizes_estimate).toBe(false);
+    });
+
+    it('refuses a download POSTed from another site\'s page, and finalises nothing', async () => {
+      const job = await newJob();
+      const estimate = await newEstimate(job.id);
+      const link = await exportPdf(job.id, 'documents=estimate');
+      const refused = await fetch(local(link.pdf_url), { method: 'POST', headers: { Origin: 'https://evil.example' } });
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toMatchObject({ code: 'forbidden_origin' });
+      expect((await estimateOf(estimate.id)).status).toBe('draft');
+      expect((await fetch(local(link.pdf_url), { method: 'POST', headers: { Origin: new URL(t.url).origin } })).status).toBe(200);
     });
 
     it('finalises once when the packet is downloaded several times at once', async () => {

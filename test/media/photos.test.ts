@@ -489,6 +489,29 @@ describe.each(['disk', 's3'] as const)('photos on %s storage', (store) => {
     expect(refused.text).toMatch(/revoked/);
     await post().expect(403);
   });
+
+  it('keeps the upload page out of other sites\' frames, sends no referrer, and refuses a cross-site POST', async () => {
+    const job = await newJob();
+    const link = new URL((await write().get(`/api/v1/jobs/${job.id}/photos/upload-link`).expect(200)).body.url);
+    const page = await t.http.get(`${link.pathname}${link.search}`).set('Accept', 'text/html').expect(200);
+    expect(page.headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
+    expect(page.headers).toMatchObject({ 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer' });
+    const broken = await t.http.get(`${link.pathname}${link.search}x`).set('Accept', 'text/html').expect(403);
+    expect(broken.headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
+    expect(broken.headers['x-frame-options']).toBe('DENY');
+
+    const host = new URL(t.url).host;
+    const png = await pngOf(44, 40);
+    const upload = (headers: Record<string, string>) =>
+      t.http.post(`${link.pathname}/photos${link.search}`).set(headers).field('meta', JSON.stringify({ operation_id: opId() })).attach('photo', png, 'page.png');
+    for (const headers of [{ Origin: 'https://evil.example' }, { Origin: 'null' }, { Origin: `http://${host}`, 'Sec-Fetch-Site': 'cross-site' }] as Record<string, string>[]) {
+      const refused = await upload(headers).expect(403);
+      expect(refused.body).toMatchObject({ code: 'forbidden_origin' });
+    }
+    expect((await photosOf(job.id)).total).toBe(0);
+    await upload({ Origin: `http://${host}`, 'Sec-Fetch-Site': 'same-origin' }).expect(201);
+    expect((await photosOf(job.id)).total).toBe(1);
+  });
 });
 
 /** Minutes the zone is ahead of UTC at that moment. */

@@ -19,6 +19,7 @@ import { jobRooms, joinStoredFile } from '../../domain/media/photo-records';
 import { videoContentType, videoKind } from '../../domain/media/video-intake';
 import { sendStoredFile } from './send-stored-file';
 import { errorPage, uploadPage } from '../pages/upload-page';
+import { ERROR_PAGE_HEADERS, pageHeaders, refuseCrossSite } from '../pages/page-security';
 import type { Deps } from '../../domain/services';
 import { type FileKind } from '../../domain/media/file-kind';
 import { callerOf } from '../../platform/caller';
@@ -64,13 +65,10 @@ export function linkRoutes(deps: Deps, limiter: RateLimiter): Router {
   router.get('/upload/:job_id', async (req: Request, res: Response) => {
     const { job } = await uploaderOfLink(deps, req);
     const page = uploadPage({ ...job, rooms: await jobRooms(deps.db, job.id) });
-    res
-      .type('html')
-      .set({ 'Cache-Control': 'no-store', 'Content-Security-Policy': `default-src 'none'; script-src 'nonce-${page.nonce}'; style-src 'nonce-${page.nonce}'; connect-src 'self'; form-action 'self'` })
-      .send(page.html);
+    res.type('html').set(pageHeaders(page.nonce)).send(page.html);
   });
   for (const [collection, kind] of Object.entries(UPLOADS)) {
-    router.post(`/upload/:job_id/${collection}`, async (req: Request, res: Response) => {
+    router.post(`/upload/:job_id/${collection}`, refuseCrossSite, async (req: Request, res: Response) => {
       const { caller } = await uploaderOfLink(deps, req);
       await limiter.charge(res, 'work', caller.keyId, 1);
       const answer = await intakeFiles(deps, req, { caller, jobRef: req.params.job_id as string, via: 'upload_page' }, kind);
@@ -93,7 +91,7 @@ export function linkErrors(error: unknown, req: Request, res: Response, next: Ne
   const problem = toApiError(error);
   if (problem.status >= 500 || req.accepts(['json', 'html']) !== 'html') return next(error);
   for (const [name, value] of Object.entries(problem.extra.headers ?? {})) res.setHeader(name, value);
-  res.status(problem.status).type('html').send(errorPage(problem));
+  res.status(problem.status).type('html').set(ERROR_PAGE_HEADERS).send(errorPage(problem));
 }
 
 /**

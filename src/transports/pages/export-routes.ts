@@ -16,6 +16,7 @@ import { linkErrors } from '../files/media-routes';
 import { roomNamed } from '../../domain/media/photo-records';
 import { PACKET_LINK_PARAMS, packetDocuments, ZIP_LINK_PARAMS, type PacketLink } from '../../domain/exports/export-links';
 import { packetPage } from './export-page';
+import { pageHeaders, refuseCrossSite } from './page-security';
 import { gatherPacket } from '../../domain/exports/packet-gather';
 import { streamPhotoZip } from '../../domain/exports/photo-zip';
 import type { Deps } from '../../domain/services';
@@ -37,17 +38,14 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
       expires: readableMoment(new Date(link.expires * 1000), holder.caller.timezone),
       fileName: packetFileName(holder),
     });
-    res
-      .type('html')
-      .set({ 'Cache-Control': 'no-store', 'Content-Security-Policy': `default-src 'none'; script-src 'nonce-${page.nonce}'; style-src 'nonce-${page.nonce}'; connect-src 'self'; img-src blob:; form-action 'self'` })
-      .send(page.html);
+    res.type('html').set(pageHeaders(page.nonce)).send(page.html);
   });
 
   router.get('/exports/:job_id/packet.pdf', () => {
     throw new ApiError(405, 'method_not_allowed', 'The PDF is made by POST (the download page does it), so that opening or previewing a link never finalises an estimate.', { headers: { Allow: 'POST' } });
   });
 
-  router.post('/exports/:job_id/packet.pdf', async (req: Request, res: Response) => {
+  router.post('/exports/:job_id/packet.pdf', refuseCrossSite, async (req: Request, res: Response) => {
     const { link, holder } = await packetLinkOf(deps, req);
     await limiter.charge(res, 'work', holder.caller.keyId, 1);
     const packet = await gatherPacket(deps, holder.caller, holder.job.id, packetDocuments(link), link.params.est);

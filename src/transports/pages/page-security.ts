@@ -1,0 +1,44 @@
+/**
+ * What the pages opened from a link (upload, packet download) carry, and what their POSTs
+ * accept. A link's signature is in its URL, so the pages send no referrer; another site may not
+ * frame them (a framed Upload or Download button can be clicked by a trick); and a POST made by
+ * another site's page is refused. Programs send no `Origin` and are not affected.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError } from '../../platform/errors';
+
+const FRAMING_AND_REFERRER = { 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store' };
+
+/** Headers of a page whose scripts and styles carry `nonce`. */
+export function pageHeaders(nonce: string): Record<string, string> {
+  return {
+    ...FRAMING_AND_REFERRER,
+    'Content-Security-Policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src blob:; form-action 'self'; frame-ancestors 'none'`,
+  };
+}
+
+/** Headers of the error pages: one inline style, no script. */
+export const ERROR_PAGE_HEADERS = {
+  ...FRAMING_AND_REFERRER,
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+};
+
+/**
+ * Refuses (403 `forbidden_origin`) a POST that a browser made from another site's page: its
+ * `Origin` names another host (or is `null`, as from a sandboxed frame or a data: URL), or its
+ * `Sec-Fetch-Site` says cross-site.
+ */
+export function refuseCrossSite(req: Request, _res: Response, next: NextFunction): void {
+  const origin = req.headers.origin;
+  const crossSite = req.headers['sec-fetch-site'] === 'cross-site' || (origin !== undefined && hostOf(origin) !== req.headers.host);
+  if (crossSite) throw new ApiError(403, 'forbidden_origin', 'This page accepts uploads and downloads only from itself: the request came from another site.');
+  next();
+}
+
+function hostOf(origin: string): string | null {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return null;
+  }
+}
