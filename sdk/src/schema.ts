@@ -476,7 +476,8 @@ export interface paths {
          *     2,000 pages or with a page side over 200 inches 422 `document_too_large` (PDF bombs),
          *     each naming the part. A PDF that needs a password to open is kept, but cannot be read
          *     (`readable: false`). Limits: 50 MiB a document, 20 documents and 200 MiB a request (413
-         *     `payload_too_large`). A request is all or nothing. The same file (SHA-256) sent again to
+         *     `payload_too_large`; 20 documents pass, a 21st is refused), 408 `request_timeout` as
+         *     for photos. A request is all or nothing. The same file (SHA-256) sent again to
          *     the job is answered as the existing document with `duplicate: true`; rooms, replays and
          *     conflicts work as for photos.
          *
@@ -883,6 +884,9 @@ export interface paths {
          *     `link_expired` (a page saying so, for a browser). Programs download without the page:
          *     POST (never GET, so that a link preview cannot finalise) to `pdf_url` returns the PDF
          *     (`application/pdf`, streamed). The PDF shows the job as it is when it is downloaded.
+         *     The page cannot be framed by another site and sends no referrer; a POST from another
+         *     site's page (its `Origin` names another host) is refused with 403 `forbidden_origin`.
+         *     Programs send no `Origin`.
          *     Over MCP the answer also holds the page as a `resource_link` content block.
          */
         get: operations["export_pdf"];
@@ -1308,8 +1312,10 @@ export interface paths {
          *     `unsupported_media_type`, a truncated or corrupt image 422 `invalid_file` and an image
          *     over 100 megapixels 422 `image_too_large` (read from its header, before it is decoded),
          *     each naming the part. Limits: 30 MiB a photo, 50 photos and 200 MiB a request (413
-         *     `payload_too_large`), `meta` 64 KiB. A request is all or nothing: when one part is
-         *     refused, no photo is saved and no file is left in storage.
+         *     `payload_too_large`), `meta` 64 KiB; 50 photos pass, a 51st is refused. A body that
+         *     sends nothing for 60 s is cut off with 408 `request_timeout` (and the connection
+         *     closed); a client that goes away leaves nothing behind. A request is all or nothing:
+         *     when one part is refused, no photo is saved and no file is left in storage.
          *
          *     For each photo the service keeps the original as sent with its SHA-256, and makes a web
          *     rendition (JPEG, long side 2048 px) and a thumbnail (JPEG, long side 400 px) with the
@@ -1380,6 +1386,10 @@ export interface paths {
          *     upload_page`), and works until `expires_at`: 24 hours by default, or `expires_in`
          *     seconds (5 minutes to 7 days). Revoking the key ends the link. Each file is sent on its
          *     own with its own `operation_id`, so a retry on a weak signal never stores it twice.
+         *     The page cannot be framed by another site (`frame-ancestors 'none'`, `X-Frame-Options:
+         *     DENY`), sends no referrer (the signature is in its URL), and its uploads refuse a
+         *     browser request from another site's page (`Origin` of another host, or
+         *     `Sec-Fetch-Site: cross-site`) with 403 `forbidden_origin`.
          */
         get: operations["get_photo_upload_link"];
         put?: never;
@@ -1546,8 +1556,9 @@ export interface paths {
          *     dimensions (as displayed) and codec, and makes a still frame (JPEG, long side at most
          *     2048 px, at one second in) without metadata; this work runs in bounded child processes
          *     with a time limit. Limits: 1 GiB a video (the service's `VIDEO_MAX_BYTES`), 10 videos
-         *     and twice that size a request (413 `payload_too_large`). Files stream to storage; a
-         *     request is all or nothing.
+         *     and twice that size a request (413 `payload_too_large`; 10 videos pass, an 11th is
+         *     refused). Files stream to storage; a body that sends nothing for 60 s is cut off with
+         *     408 `request_timeout`, as for photos. A request is all or nothing.
          *
          *     `recorded_at` is the recording time the file states (`recorded_at_source: metadata`),
          *     else the upload time (`upload_time`). The same video (SHA-256) sent again to the job is
@@ -1576,7 +1587,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "payload_too_large" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "rate_limited" | "admin_api_disabled" | "internal_error";
+            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "rate_limited" | "admin_api_disabled" | "internal_error";
             /** @description One entry for each field that is wrong. */
             errors?: components["schemas"]["FieldError"][];
             /** @description For a 422, the names that would have been accepted. */
@@ -3290,6 +3301,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The upload's body sent nothing for 60 s (`request_timeout`); the connection is closed and nothing is kept. */
+        RequestTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The body is over the limit (`payload_too_large`). */
         PayloadTooLarge: {
             headers: {
@@ -4328,6 +4348,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
@@ -5950,6 +5971,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
@@ -6367,6 +6389,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];

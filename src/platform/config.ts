@@ -54,6 +54,7 @@ const schema = z.object({
   // One core is left to the event loop: on 2 cores, 2 decoding threads made get_job's p99 2.5× its idle value, 1 kept it within 1×.
   MEDIA_WORKERS: positive.max(16).default(Math.max(1, availableParallelism() - 1)),
   VIDEO_MAX_BYTES: positive.max(5 * 1024 ** 3).default(1024 ** 3),
+  UPLOAD_IDLE_SECONDS: positive.max(3600).default(60),
   // OCR runs one tesseract process per page with one thread each (OpenMP on 2 cores made a page 14–19 s instead of 2.2 s).
   OCR_WORKERS: positive.max(16).default(Math.max(1, availableParallelism() - 1)),
   // A 300-dpi page takes about 2.2 s here; a page's job counts as dead (its node died) a while after this.
@@ -101,6 +102,8 @@ export interface Config {
   mediaWorkers: number;
   /** The largest video accepted (a request may hold twice this). */
   videoMaxBytes: number;
+  /** An upload whose body sends nothing for this long is cut off with 408. */
+  uploadIdleMs: number;
   /** Document pages read by OCR at once; pages one company may have waiting for OCR or being read. */
   ocrWorkers: number;
   /** Rendering and reading one page at most; its job is run again elsewhere once it has been running for this and half as long again. */
@@ -169,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pdfWorkers: e.PDF_WORKERS,
     mediaWorkers: e.MEDIA_WORKERS,
     videoMaxBytes: e.VIDEO_MAX_BYTES,
+    uploadIdleMs: e.UPLOAD_IDLE_SECONDS * 1000,
     ocrWorkers: e.OCR_WORKERS,
     ocrPageTimeoutSeconds: e.OCR_PAGE_TIMEOUT_SECONDS,
     queue: { pollMs: e.QUEUE_POLL_MS, maintenanceSeconds: e.QUEUE_MAINTENANCE_SECONDS, perCompany: e.JOBS_PER_COMPANY, schema: e.QUEUE_SCHEMA },

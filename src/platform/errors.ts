@@ -18,6 +18,7 @@ const TITLES: Record<ProblemCode, string> = {
   lines_rejected: 'No line could be added',
   undo_not_possible: 'Undo not possible',
   payload_too_large: 'Payload too large',
+  request_timeout: 'Request timeout',
   uri_too_long: 'URI too long',
   headers_too_large: 'Request header fields too large',
   unsupported_media_type: 'Unsupported media type',

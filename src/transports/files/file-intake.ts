@@ -35,7 +35,7 @@ export async function intakeFiles(deps: Deps, req: Request, who: Uploader, kind:
   const call = deps.pipeline.begin(kind.tool, who.caller); // a read key is refused before the files are read
   checkValue('JobRef', who.jobRef, '/path/job_id');
   await resolveJob(deps.db, who.caller, who.jobRef); // an unknown job is refused before the files are read
-  const upload = await receiveParts(req, kind.limits(deps));
+  const upload = await receiveParts(req, kind.limits(deps), deps.config.uploadIdleMs);
   try {
     const meta = readMeta(kind, upload.meta, upload.files.length);
     const items: PreparedFile[] = upload.files.map((file, i) => ({ sha256: file.sha256, file_name: file.fileName, ...meta.items?.[i] }));

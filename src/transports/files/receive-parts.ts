@@ -26,12 +26,12 @@ export interface ReceivedUpload {
 const HEAD_BYTES = 64;
 const MiB = 1024 * 1024;
 
-
 export async function discard(upload: Pick<ReceivedUpload, 'dir'>): Promise<void> {
   await rm(upload.dir, { recursive: true, force: true });
 }
 
-export async function receiveParts(req: Request, limits: UploadLimits): Promise<ReceivedUpload> {
+/** Reads the upload; a body that sends nothing for `idleMs` is cut off with 408, and its files released at once. */
+export async function receiveParts(req: Request, limits: UploadLimits, idleMs: number): Promise<ReceivedUpload> {
   if (!req.is('multipart/form-data')) {
     throw new ApiError(415, 'unsupported_media_type', `Send the upload as multipart/form-data: a part named meta (JSON) and one part named ${limits.filePart} per file.`);
   }
@@ -39,14 +39,14 @@ export async function receiveParts(req: Request, limits: UploadLimits): Promise<
   const dir = await mkdtemp(path.join(tmpdir(), 'jms-upload-'));
   try {
     if (declared > limits.totalBytes + limits.metaBytes + 64 * 1024) throw tooLarge(`The request is ${mib(declared)}; at most ${mib(limits.totalBytes)} of files can be sent at once.`);
-    return { ...(await readParts(req, limits, dir)), dir };
+    return { ...(await readParts(req, limits, dir, idleMs)), dir };
   } catch (error) {
     await discard({ dir });
     throw error;
   }
 }
 
-function readParts(req: Request, limits: UploadLimits, dir: string): Promise<Omit<ReceivedUpload, 'dir'>> {
+function readParts(req: Request, limits: UploadLimits, dir: string, idleMs: number): Promise<Omit<ReceivedUpload, 'dir'>> {
   return new Promise((resolve, reject) => {
     const files: ReceivedFile[] = [];
     const writes: Promise<void>[] = [];
@@ -54,20 +54,46 @@ function readParts(req: Request, limits: UploadLimits, dir: string): Promise<Omi
     let meta: string | null = null;
     let total = 0;
     let refused: ApiError | null = null;
-    const parser = busboy({ headers: req.headers, limits: { fileSize: limits.fileBytes, files: limits.files, fields: limits.files + 1, fieldSize: limits.metaBytes, parts: limits.files + 1 } });
+    // busboy counts a part against `parts` once it has ended and refuses when the count reaches
+    // the limit: `files` files and one meta part must pass, so the limit is one past them. More
+    // files are refused as they start (`files`), a second meta by the field handler.
+    const parser = busboy({ headers: req.headers, limits: { fileSize: limits.fileBytes, files: limits.files, fields: 2, fieldSize: limits.metaBytes, parts: limits.files + 2 } });
 
+    // The files being written are closed (their parts never end), and only then is the request
+    // answered, so that the temporary directory is removed with no file of it still open.
+    const closeFiles = async () => {
+      for (const sink of sinks) sink.destroy();
+      await Promise.allSettled(writes);
+    };
     // After a refusal the rest of the body is read and thrown away, then the refusal is answered.
     const refuse = (error: ApiError) => {
       if (refused) return;
       refused = error;
       req.unpipe(parser);
-      // The parser gets no more data; the files it was writing are closed (their parts never end).
-      for (const sink of sinks) sink.destroy();
-      if (req.readableEnded) reject(error);
-      else req.resume();
+      void closeFiles().then(() => {
+        if (req.readableEnded) reject(error);
+        else req.resume();
+      });
     };
-    req.on('end', () => refused && reject(refused));
-    req.on('error', (error) => reject(error));
+    // A client that goes away, or stops sending, leaves nothing open behind it.
+    const abandon = (error: Error) => {
+      clearTimeout(idle);
+      req.unpipe(parser);
+      void closeFiles().then(() => reject(error));
+    };
+    let idle = setTimeout(() => stalled(), idleMs);
+    const stalled = () =>
+      abandon(new ApiError(408, 'request_timeout', `The upload sent nothing for ${idleMs / 1000} s and was cut off; send it again (the same operation_id is safe to retry).`, { headers: { Connection: 'close' } }));
+    req.on('data', () => {
+      clearTimeout(idle);
+      idle = setTimeout(stalled, idleMs);
+    });
+    req.on('end', () => {
+      clearTimeout(idle);
+      if (refused) void closeFiles().then(() => reject(refused));
+    });
+    req.on('error', abandon);
+    req.on('close', () => !req.complete && abandon(new Error('the client closed the connection before the upload ended')));
 
     parser.on('file', (name, stream, info) => {
       if (refused || name !== limits.filePart) {
