@@ -178,9 +178,9 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
       const answer = { status: operations[name].successStatus, body };
       const described = ctx.changes.undoEntry;
       if (ctx.rows.changes.length > 0 && !described) throw new Error(`${name} recorded rows without naming the feed entry undo shows`);
-      // The inserts held for it, the undo record, the stored answer and the feed entries go in one statement, sent just
-      // ahead of COMMIT. The answer is stored under the operation_id's unique key: a same request
-      // running alongside waits on it, and fails once this one commits.
+      // The inserts held for it, the undo record, the stored answer and the feed entries go in one
+      // statement, sent just ahead of COMMIT. The answer is stored under the operation_id's unique
+      // key: a same request running alongside waits on it, and fails once this one commits.
       const { rows } = await sendTogether(trx, [
         ...ctx.rows.atCommit,
         described ? undoRecord(caller, name, ctx.rows, described, operationId) : null,

@@ -9,7 +9,7 @@ import { ApiError, notFound } from './errors';
 import { newId } from './ids';
 import type { ChangeInput } from './changes';
 import { runTogether } from '../infrastructure/db/together';
-import { insertSql, type Statement } from '../infrastructure/db/insert-sql';
+import { insertJsonRowsSql, insertSql, type Statement } from '../infrastructure/db/insert-sql';
 import { lockJob } from './locks';
 import { markUndone } from './idempotency';
 import type { Caller } from './caller';
@@ -86,14 +86,9 @@ export class RecordedWrites {
     return saved;
   }
 
-  /**
-   * Inserts many rows of one table (up to a month of readings) in one statement. Past a few rows
-   * they go as one parameter, the rows as JSON typed by the table's own columns: bound one value
-   * at a time, 1,200 rows of 13 columns cost the driver and PostgreSQL more than the rows do.
-   */
+  /** Inserts many rows of one table (up to a month of readings) in one statement. */
   async insertMany(table: UndoableTable, rows: NewRow['row'][]): Promise<void> {
-    if (rows.length === 0) return;
-    await runTogether(this.trx, [this.insertManySql(table, rows)]);
+    if (rows.length > 0) await runTogether(this.trx, [this.recordInserts(table, rows)]);
   }
 
   /**
@@ -102,15 +97,14 @@ export class RecordedWrites {
    * saves the write a round trip.
    */
   insertAtCommit(table: UndoableTable, rows: NewRow['row'][]): void {
-    if (rows.length > 0) this.atCommit.push(this.insertManySql(table, rows));
+    if (rows.length > 0) this.atCommit.push(this.recordInserts(table, rows));
   }
 
-  private insertManySql(table: UndoableTable, rows: NewRow['row'][]): Statement {
+  /** Records the rows as inserted by this write, and gives the statement that inserts them: a few bound value by value, more as JSON. */
+  private recordInserts(table: UndoableTable, rows: NewRow['row'][]): Statement {
     const full = rows.map((row) => ({ ...row, company_id: this.companyId, version: 1 }));
     for (const row of rows) this.changes.push({ table, id: row.id, before: null, afterVersion: 1 });
-    if (rows.length <= FEW_ROWS) return insertSql(table, full);
-    const columns = Object.keys(full[0]).map((column) => `"${column}"`).join(', ');
-    return { sql: `insert into "${table}" (${columns}) select ${columns} from jsonb_populate_recordset(null::"${table}", ?::jsonb)`, bindings: [JSON.stringify(full)] };
+    return rows.length <= FEW_ROWS ? insertSql(table, full) : insertJsonRowsSql(table, full);
   }
 
   async update<T extends { id: string }>(table: UndoableTable, id: string, patch: Record<string, unknown>): Promise<T> {

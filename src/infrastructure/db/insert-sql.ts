@@ -37,6 +37,16 @@ export function insertSql(table: string, rows: Record<string, unknown>[], return
   return { sql: `insert into ${quote(table)} (${columns.map(quote).join(', ')}) values ${values.join(', ')}${tail}`, bindings };
 }
 
+/**
+ * The insert of many rows of one table as one parameter: the rows as JSON, typed by the table's
+ * own columns. Bound one value at a time, 1,200 rows of 13 columns cost the driver and
+ * PostgreSQL more than the rows do.
+ */
+export function insertJsonRowsSql(table: string, rows: Record<string, unknown>[]): Statement {
+  const columns = Object.keys(rows[0]).map(quote).join(', ');
+  return { sql: `insert into ${quote(table)} (${columns}) select ${columns} from jsonb_populate_recordset(null::${quote(table)}, ?::jsonb)`, bindings: [JSON.stringify(rows)] };
+}
+
 /** A raw item of a RETURNING list, written as it is (it names itself with `as`). */
 function valueOfRaw(raw: Knex.Raw, bindings: Knex.RawBinding[]): string {
   const compiled = raw.toSQL();

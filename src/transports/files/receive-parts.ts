@@ -61,9 +61,13 @@ function readParts(req: Request, limits: UploadLimits, dir: string, idleMs: numb
 
     // The files being written are closed (their parts never end), and only then is the request
     // answered, so that the temporary directory is removed with no file of it still open.
-    const closeFiles = async () => {
-      for (const sink of sinks) sink.destroy();
-      await Promise.allSettled(writes);
+    let closing: Promise<unknown> | null = null;
+    const closeFiles = () => {
+      if (!closing) {
+        for (const sink of sinks) sink.destroy();
+        closing = Promise.allSettled(writes);
+      }
+      return closing;
     };
     // After a refusal the rest of the body is read and thrown away, then the refusal is answered.
     const refuse = (error: ApiError) => {
@@ -81,13 +85,10 @@ function readParts(req: Request, limits: UploadLimits, dir: string, idleMs: numb
       req.unpipe(parser);
       void closeFiles().then(() => reject(error));
     };
-    let idle = setTimeout(() => stalled(), idleMs);
     const stalled = () =>
       abandon(new ApiError(408, 'request_timeout', `The upload sent nothing for ${idleMs / 1000} s and was cut off; send it again (the same operation_id is safe to retry).`, { headers: { Connection: 'close' } }));
-    req.on('data', () => {
-      clearTimeout(idle);
-      idle = setTimeout(stalled, idleMs);
-    });
+    let idle = setTimeout(stalled, idleMs);
+    req.on('data', () => idle.refresh());
     req.on('end', () => {
       clearTimeout(idle);
       if (refused) void closeFiles().then(() => reject(refused));
