@@ -12,18 +12,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { pdfOf, scansOf } from '../test/support/document-files';
+import { pdfOf } from '../test/support/document-files';
+import { pageLines, readDocument, scannedPdf, uploadDocument } from './document-calls';
 import { runHttpCase } from './measure';
 import { createJob, createWriteKey, databaseEnv, freePort, freshDatabase, startProcess, stopProcess } from './service';
 
 const ADMIN_TOKEN = randomUUID();
-const WORDS = ['moisture', 'dehumidifier', 'drywall', 'baseboard', 'subfloor', 'adjuster', 'category', 'reading', 'kitchen', 'hallway'];
-
-interface DocumentText {
-  pages?: { page: number; source: string }[];
-  pending: number[];
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { db: { type: 'string', default: 'pglite' } } });
   const target = await freshDatabase(values.db === 'postgres' ? 'postgres' : 'pglite');
@@ -35,17 +29,17 @@ async function main(): Promise<void> {
     const key = await createWriteKey(base, ADMIN_TOKEN, 'Document bench');
     const jobId = await createJob(base, key);
 
-    const text = await upload(base, key, jobId, pdfOf(Array.from({ length: 20 }, (_, i) => ({ lines: pageLines(i, 40) }))));
-    const first = await timed(() => read(base, key, text, 'page_count=20&wait_seconds=0'));
+    const text = await uploadDocument(base, key, jobId, pdfOf(Array.from({ length: 20 }, (_, i) => ({ lines: pageLines(i, 40) }))));
+    const first = await timed(() => readDocument(base, key, text, 'page_count=20&wait_seconds=0'));
     if (first.answer.pending.length > 0 || first.answer.pages?.some((p) => p.source !== 'text_layer')) throw new Error('the text PDF was not read from its text layer');
     console.log(`20-page text PDF, first read: ${first.ms.toFixed(0)} ms (target < 500)`);
 
-    const scanned = await upload(base, key, jobId, await scannedPdf(5, 'bench'));
+    const scanned = await uploadDocument(base, key, jobId, await scannedPdf(5, 'bench'));
     const started = performance.now();
-    let answer = await read(base, key, scanned, 'page_count=5&wait_seconds=25');
-    while (answer.pending.length > 0) answer = await read(base, key, scanned, 'page_count=5&wait_seconds=25');
+    let answer = await readDocument(base, key, scanned, 'page_count=5&wait_seconds=25');
+    while (answer.pending.length > 0) answer = await readDocument(base, key, scanned, 'page_count=5&wait_seconds=25');
     const perPage = (performance.now() - started) / 1000 / 5;
-    const cached = await medianOf(20, () => read(base, key, scanned, 'page_count=5&wait_seconds=0'));
+    const cached = await medianOf(20, () => readDocument(base, key, scanned, 'page_count=5&wait_seconds=0'));
     console.log(`5-page scanned PDF, first read: ${perPage.toFixed(2)} s a page (target ≤ 3); kept: median ${cached.toFixed(1)} ms (target < 50)`);
 
     const getJob = { name: 'get_job', next: () => ({ path: `/api/v1/jobs/${jobId}` }) };
@@ -54,8 +48,8 @@ async function main(): Promise<void> {
     let reading = true;
     const ocr = (async () => {
       for (let n = 0; reading; n++) {
-        const id = await upload(base, key, jobId, await scannedPdf(3, `busy ${n}`));
-        while (reading && (await read(base, key, id, 'page_count=3&wait_seconds=25')).pending.length > 0);
+        const id = await uploadDocument(base, key, jobId, await scannedPdf(3, `busy ${n}`));
+        while (reading && (await readDocument(base, key, id, 'page_count=3&wait_seconds=25')).pending.length > 0);
       }
     })();
     const busy = await runHttpCase(base, key, getJob, { connections: 4, seconds: 10 });
@@ -67,32 +61,6 @@ async function main(): Promise<void> {
     await target.cleanup();
     rmSync(work, { recursive: true, force: true });
   }
-}
-
-/** Lines of a page of report-like text, different on every page. */
-function pageLines(page: number, count: number): string[] {
-  return Array.from({ length: count }, (_, line) => `${page + 1}.${line + 1} ${WORDS[(page + line) % WORDS.length]} ${WORDS[(page * 3 + line) % WORDS.length]} ${20 + ((page * 7 + line) % 60)} percent`);
-}
-
-/** A scan at 300 dpi of pages of text, tagged so that each is new content. */
-async function scannedPdf(pages: number, tag: string): Promise<Buffer> {
-  const scans = await scansOf(Array.from({ length: pages }, (_, i) => [`${tag} page ${i + 1}`, ...pageLines(i, 30)]), 300);
-  return pdfOf(scans.map((scan) => ({ scan })));
-}
-
-async function upload(base: string, key: string, jobId: string, pdf: Buffer): Promise<string> {
-  const form = new FormData();
-  form.append('meta', JSON.stringify({ operation_id: randomUUID() }));
-  form.append('document', new Blob([new Uint8Array(pdf)]), 'report.pdf');
-  const res = await fetch(`${base}/api/v1/jobs/${jobId}/documents`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
-  if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
-  return (await res.json()).documents[0].id;
-}
-
-async function read(base: string, key: string, documentId: string, query: string): Promise<DocumentText> {
-  const res = await fetch(`${base}/api/v1/documents/${documentId}?${query}`, { headers: { authorization: `Bearer ${key}` } });
-  if (res.status !== 200) throw new Error(`read_document: ${res.status} ${await res.text()}`);
-  return res.json();
 }
 
 async function timed<T>(run: () => Promise<T>): Promise<{ answer: T; ms: number }> {
