@@ -1,11 +1,18 @@
 /**
  * The one way the service runs other programs (ffprobe, ffmpeg, pdfinfo, pdftotext, pdftoppm,
- * tesseract): without a shell, with a hard time limit, and keeping at most a capped amount of
- * their output, so that no file can make one run forever or fill the memory.
+ * tesseract): without a shell, with a hard time limit, at a lower CPU priority, and keeping at
+ * most a capped amount of their output, so that no file can make one run forever or fill the
+ * memory.
  */
 import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
 
 const STDERR_CAP = 16 * 1024;
+/**
+ * Programs run at a lower CPU priority than the service (nice 10): on a node whose cores are
+ * busy with video stills or OCR, the event loop answering every company's calls goes first.
+ */
+const PROGRAM_NICENESS = 10;
 
 export interface ProgramRun {
   code: number | null;
@@ -31,6 +38,7 @@ export interface ProgramOptions {
 export function runProgram(command: string, args: string[], options: ProgramOptions): Promise<ProgramRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env });
+    lowerPriority(child.pid);
     let timedOut = false;
     let overflowed = false;
     const kill = (): void => void child.kill('SIGKILL');
@@ -59,6 +67,15 @@ export function runProgram(command: string, args: string[], options: ProgramOpti
       resolve({ code, timedOut, overflowed, stdout: stdout(), stderr: stderr().toString('utf8') });
     });
   });
+}
+
+function lowerPriority(pid: number | undefined): void {
+  if (pid === undefined) return; // not started: the 'error' event says why
+  try {
+    setPriority(pid, PROGRAM_NICENESS);
+  } catch {
+    // already gone: nothing to lower
+  }
 }
 
 /** Keeps at most `cap` bytes of a stream; calls `onOverflow` once when more arrive. */
