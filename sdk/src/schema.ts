@@ -1314,7 +1314,9 @@ export interface paths {
          *     each naming the part. Limits: 30 MiB a photo, 50 photos and 200 MiB a request (413
          *     `payload_too_large`), `meta` 64 KiB; 50 photos pass, a 51st is refused. A body that
          *     sends nothing for 60 s is cut off with 408 `request_timeout` (and the connection
-         *     closed); a client that goes away leaves nothing behind. A request is all or nothing:
+         *     closed); a client that goes away leaves nothing behind. A company's uploads are read two
+         *     at a time on a node (its others wait their turn, unread), so that one company's big
+         *     uploads do not hold back another's. A request is all or nothing:
          *     when one part is refused, no photo is saved and no file is left in storage.
          *
          *     For each photo the service keeps the original as sent with its SHA-256, and makes a web

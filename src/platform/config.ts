@@ -33,6 +33,7 @@ const schema = z.object({
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   IDEMPOTENCY_RETENTION_DAYS: positive.default(7),
   COMPANY_CONCURRENCY: positive.default(2),
+  UPLOADS_PER_COMPANY: positive.default(2),
   DEMO_SEED: z.enum(['true', 'false']).default('true'),
   CHAT_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
   CHAT_RETRY_BASE_MS: positive.default(2000),
@@ -89,6 +90,8 @@ export interface Config {
   idempotencyRetentionDays: number;
   /** Tool calls of one company running at once on a node; the rest wait their turn. */
   companyConcurrency: number;
+  /** Uploads of one company received and examined at once on a node; the others wait, unread. */
+  uploadsPerCompany: number;
   demoSeed: boolean;
   /** Chat webhooks: private/loopback targets allowed (tests only), first retry delay, polling, deliveries at once (per node, per webhook). */
   chat: { allowPrivateTargets: boolean; retryBaseMs: number; pollMs: number; maxInFlight: number; maxInFlightPerTarget: number };
@@ -148,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
     idempotencyRetentionDays: e.IDEMPOTENCY_RETENTION_DAYS,
     companyConcurrency: e.COMPANY_CONCURRENCY,
+    uploadsPerCompany: e.UPLOADS_PER_COMPANY,
     demoSeed: e.DEMO_SEED === 'true',
     chat: {
       allowPrivateTargets: e.CHAT_ALLOW_PRIVATE_TARGETS === 'true',

@@ -3,11 +3,10 @@
  * the client abandons, or whose body stalls, releases its files at once: no descriptor of the
  * service (this process) points into an upload's temporary directory afterwards.
  */
-import { randomUUID } from 'node:crypto';
 import { readdirSync, readlinkSync } from 'node:fs';
-import http from 'node:http';
 import { as, createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
 import { pngOf } from '../support/photo-files';
+import { startUpload } from '../support/uploads';
 
 let t: TestApp;
 let co: TestCompany;
@@ -46,25 +45,6 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
   return check();
 }
 
-/** Starts a photo upload by hand and sends `bytes` of its first photo; the caller ends or abandons it. */
-function startUpload(jobId: string, bytes: number): { req: http.ClientRequest; answer: Promise<{ status: number; body: string }> } {
-  const boundary = `b${randomUUID()}`;
-  const url = new URL(`${t.url}/api/v1/jobs/${jobId}/photos`);
-  const req = http.request(url, { method: 'POST', headers: { authorization: `Bearer ${co.writeKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` } });
-  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    req.on('response', (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
-    req.on('error', reject);
-  });
-  req.write(`--${boundary}\r\nContent-Disposition: form-data; name="meta"\r\n\r\n${JSON.stringify({ operation_id: opId() })}\r\n`);
-  req.write(`--${boundary}\r\nContent-Disposition: form-data; name="photo"; filename="big.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`);
-  req.write(Buffer.alloc(bytes, 7));
-  return { req, answer };
-}
-
 it('takes 50 photos in one request and refuses 51 with 413', async () => {
   const jobId = await newJob();
   const photos = await Promise.all(Array.from({ length: 51 }, (_, i) => pngOf(8 + i, 8)));
@@ -91,7 +71,7 @@ it.each([
 
 it('releases an abandoned upload\'s file at once', async () => {
   const jobId = await newJob();
-  const { req, answer } = startUpload(jobId, 256 * 1024);
+  const { req, answer } = startUpload(t.url, co.writeKey, jobId, 256 * 1024);
   answer.catch(() => undefined);
   expect(await until(() => openUploadFiles().length > 0, 5_000)).toBe(true);
   req.destroy();
@@ -102,7 +82,7 @@ it('releases an abandoned upload\'s file at once', async () => {
 it('cuts off a body that sends nothing with 408, and releases its file', async () => {
   const jobId = await newJob();
   const started = Date.now();
-  const { req, answer } = startUpload(jobId, 64 * 1024);
+  const { req, answer } = startUpload(t.url, co.writeKey, jobId, 64 * 1024);
   const { status, body } = await answer;
   expect(status).toBe(408);
   expect(JSON.parse(body)).toMatchObject({ code: 'request_timeout' });

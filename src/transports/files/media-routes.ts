@@ -9,6 +9,7 @@ import { ApiError, notFound } from '../../platform/errors';
 import { holderOfLink, personLinkOf } from '../../platform/person-links';
 import { toApiError } from '../http/http-errors';
 import type { RateLimiter } from '../../platform/rate-limit';
+import type { CompanySlots } from '../../platform/fair-share';
 import { send } from '../http/routes';
 import { documentKind } from '../../domain/documents/document-intake';
 import { DOCUMENT_FORMATS, type DocumentFormat } from '../../domain/documents/document-kinds';
@@ -30,17 +31,18 @@ import { UPLOAD_LINK_PARAMS } from '../../domain/media/upload-links';
 const UPLOADS: Record<Collection, FileKind> = { photos: photoKind, videos: videoKind, documents: documentKind };
 
 /** Routes under /api/v1 that run after the key check. */
-export function addUploadRoutes(router: Router, deps: Deps): void {
+export function addUploadRoutes(router: Router, deps: Deps, uploads: CompanySlots): void {
   for (const [collection, kind] of Object.entries(UPLOADS)) {
     router.post(`/api/v1/jobs/:job_id/${collection}`, async (req: Request, res: Response) => {
-      const answer = await intakeFiles(deps, req, { caller: callerOf(res), jobRef: req.params.job_id as string, via: 'api' }, kind);
+      const caller = callerOf(res);
+      const answer = await uploads.run(caller.companyId, () => intakeFiles(deps, req, { caller, jobRef: req.params.job_id as string, via: 'api' }, kind));
       send(res, answer.status, answer.body, answer.replayed);
     });
   }
 }
 
 /** The key-less routes: signed file links and the upload page. */
-export function linkRoutes(deps: Deps, limiter: RateLimiter): Router {
+export function linkRoutes(deps: Deps, limiter: RateLimiter, uploads: CompanySlots): Router {
   const router = express.Router();
   router.get('/files/:collection/:id/:variant', async (req: Request, res: Response) => {
     const { collection, id, variant } = req.params as { collection: string; id: string; variant: string };
@@ -71,7 +73,7 @@ export function linkRoutes(deps: Deps, limiter: RateLimiter): Router {
     router.post(`/upload/:job_id/${collection}`, refuseCrossSite, async (req: Request, res: Response) => {
       const { caller } = await uploaderOfLink(deps, req);
       await limiter.charge(res, 'work', caller.keyId, 1);
-      const answer = await intakeFiles(deps, req, { caller, jobRef: req.params.job_id as string, via: 'upload_page' }, kind);
+      const answer = await uploads.run(caller.companyId, () => intakeFiles(deps, req, { caller, jobRef: req.params.job_id as string, via: 'upload_page' }, kind));
       send(res, answer.status, answer.body, answer.replayed);
     });
   }

@@ -72,8 +72,11 @@ export function createApp(given: Omit<Deps, 'pipeline'> & { logger: Logger; redi
   // the RateLimit headers. MCP is charged once its messages are read: by the tool calls in them.
   app.use('/api/v1', withKey, chargeEachRequest(limiter), json);
   // Multipart uploads, signed links and the pages have routes of their own.
-  addUploadRoutes(app, deps);
-  app.use(linkRoutes(deps, limiter));
+  // Uploads have a share of their own: one company's big uploads cannot take the node's CPU and
+  // disk from the others, nor hold the slots of its own tool calls.
+  const uploads = new CompanySlots(deps.config.uploadsPerCompany);
+  addUploadRoutes(app, deps, uploads);
+  app.use(linkRoutes(deps, limiter, uploads));
   app.use(exportRoutes(deps, limiter));
   app.use('/admin/v1', requireAdminToken(deps.config.adminToken, limiter), json);
   app.use('/mcp', checkMcpHost(deps.config)); // DNS-rebinding protection, before the key and the body
