@@ -867,7 +867,12 @@ export interface paths {
          *     time taken and uploader. Every page carries the job number and its page number.
          *
          *     **Finalising.** Downloading a PDF that holds the estimate marks the estimate final (the
-         *     page asks to confirm first); opening the page changes nothing. The change is in the feed
+         *     page asks to confirm first); opening the page changes nothing. It becomes final only once
+         *     the whole PDF has been sent, and the response ends only after that: a client that has the
+         *     complete response finds the estimate final, and a download cut off, failed or timed out
+         *     part-way leaves it a draft (the connection is closed without the end of the response).
+         *     The PDF prints the estimate as final; if the estimate is changed while the PDF is being
+         *     sent, it stays a draft and the download is cut off, to be made again. The change is in the feed
          *     (`estimates`, `estimate.finalized`) under the person whose key made the link, also when
          *     that key is a read key: making the link reads, downloading is what the office does when
          *     it sends the packet. An estimate already final stays final; a final estimate refuses

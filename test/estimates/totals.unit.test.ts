@@ -59,6 +59,7 @@ function waterLoss(rates = { overhead: 1000, profit: 1000, tax: 625 }, dryingDay
       created_by_name: 'Avery Stone',
       created_at: new Date('2026-03-02T15:00:00Z'),
       updated_at: new Date('2026-03-02T15:00:00Z'),
+      version: 1,
     },
     rooms: [room('room_k', 'Kitchen', [14, 12.5, 8], 4, 0), room('room_h', 'Hall', [20, 4, 8], 3, 1)],
     lines: [

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import http from 'node:http';
 import path from 'node:path';
 import exifr from 'exifr';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -197,6 +198,31 @@ describe.each(['disk', 's3'] as const)('exports on %s storage', (store) => {
       expect(await refused.json()).toMatchObject({ code: 'forbidden_origin' });
       expect((await estimateOf(estimate.id)).status).toBe('draft');
       expect((await fetch(local(link.pdf_url), { method: 'POST', headers: { Origin: new URL(t.url).origin } })).status).toBe(200);
+    });
+
+    it('leaves the estimate a draft when the client goes away before the whole PDF is sent', async () => {
+      const job = await newJob();
+      const estimate = await newEstimate(job.id);
+      const link = await exportPdf(job.id, 'documents=estimate');
+      // The request is sent whole and the connection closed at once, before any of the PDF.
+      await new Promise<void>((resolve) => {
+        const req = http.request(local(link.pdf_url), { method: 'POST', headers: { Origin: new URL(t.url).origin } });
+        req.on('error', () => resolve());
+        req.end(() => {
+          req.destroy();
+          resolve();
+        });
+      });
+      // The server has long finished the packet it was building (a whole download takes well under this).
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect((await estimateOf(estimate.id)).status).toBe('draft');
+      expect((await feedOf(job.job_number)).filter((e) => e.action === 'estimate.finalized')).toHaveLength(0);
+
+      // A complete download then finalises it: once a client has the whole response, it is final.
+      const pdf = await downloadPdf(link);
+      expect(pdf.text).toContain('Final estimate');
+      expect((await estimateOf(estimate.id)).status).toBe('final');
+      expect((await feedOf(job.job_number)).filter((e) => e.action === 'estimate.finalized')).toHaveLength(1);
     });
 
     it('finalises once when the packet is downloaded several times at once', async () => {

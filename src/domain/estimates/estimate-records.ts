@@ -32,6 +32,8 @@ export interface EstimateRow {
   created_by_name: string;
   created_at: Date;
   updated_at: Date;
+  /** Raised by every change to the estimate, its rooms or its lines. */
+  version: number;
 }
 
 export interface RoomRow {

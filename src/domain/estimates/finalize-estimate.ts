@@ -4,13 +4,17 @@ import { loadEstimate, totalsOf, type EstimateRecord } from './estimate-records'
 import type { ExportDocument } from '../exports/export-links';
 
 /**
- * Marks an estimate final because a packet holding it was downloaded (export_pdf). An estimate
- * already final stays as it is, with no second entry. Returns the estimate as it is now.
+ * Marks an estimate final because a packet printing its `printedVersion` was delivered
+ * (export_pdf). An estimate already final stays as it is, with no second entry; one changed since
+ * it was printed is refused, as the PDF no longer shows it. Returns the estimate as it is now.
  */
-export async function finalizeEstimate(ctx: WriteContext, estimateId: string, jobId: string, documents: ExportDocument[]): Promise<EstimateRecord> {
+export async function finalizeEstimate(ctx: WriteContext, estimateId: string, jobId: string, documents: ExportDocument[], printedVersion: number): Promise<EstimateRecord> {
   const record = await loadEstimate(ctx.db, ctx.caller, estimateId);
   if (record.estimate.job_id !== jobId) throw new ApiError(404, 'not_found', `Estimate ${estimateId} is no longer on this job.`);
   if (record.estimate.status === 'final') return record;
+  if (record.estimate.version !== printedVersion) {
+    throw new ApiError(409, 'invalid_state', `${record.estimate.label} changed while its packet was being downloaded; it stays a draft. Download the packet again to print and finalise the new version.`);
+  }
   Object.assign(record.estimate, await ctx.rows.update('estimates', estimateId, { status: 'final', finalized_at: ctx.db.fn.now() }));
   const totals = totalsOf(record);
   ctx.changes.add({

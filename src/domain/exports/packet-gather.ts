@@ -1,8 +1,8 @@
 /**
- * Everything a packet prints, gathered when it is downloaded: the estimate made final in the same
- * transaction that reads it (so the PDF shows the estimate exactly as finalised), then the job,
- * the drying log and the photos as the read tools give them. Photos' web renditions are copied
- * to a temporary folder for the worker that lays the packet out.
+ * Everything a packet prints, gathered when it is downloaded: the estimate as its delivery will
+ * make it final (the route finalises it once the whole PDF is sent, and only if it is still the
+ * version printed), then the job, the drying log and the photos as the read tools give them.
+ * Photos' web renditions are copied to a temporary folder for the worker that lays the packet out.
  */
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { readableDate, readableMoment } from '../../platform/local-time';
-import { finalizeEstimate } from '../estimates/finalize-estimate';
-import { toEstimate } from '../estimates/estimate-records';
+import { loadEstimate, toEstimate, type EstimateRecord } from '../estimates/estimate-records';
+import { ApiError } from '../../platform/errors';
 import { byRoom, jobRooms, photosQuery, UNSORTED, type PhotoRow } from '../media/photo-records';
 import type { ExportDocument } from './export-links';
 import type { PacketData, PacketPhoto } from './packet-data';
@@ -21,25 +21,34 @@ import { storageKey } from '../media/storage-keys';
 
 export interface GatheredPacket {
   data: PacketData;
+  /** The version of the estimate printed, which delivering the PDF makes final; null when it prints none or it is final already. */
+  draftVersion: number | null;
   /** Removes the pictures copied for the packet. */
   cleanup(): Promise<void>;
 }
 
 export async function gatherPacket(deps: Deps, caller: Caller, jobId: string, documents: ExportDocument[], estimateId: string): Promise<GatheredPacket> {
-  const estimate = documents.includes('estimate')
-    ? await deps.pipeline.linkWrite(caller, jobId, async (ctx) => toEstimate(await finalizeEstimate(ctx, estimateId, jobId, documents)))
-    : null;
+  const record = documents.includes('estimate') ? await loadEstimate(deps.db, caller, estimateId) : null;
+  if (record && record.estimate.job_id !== jobId) throw new ApiError(404, 'not_found', `Estimate ${estimateId} is no longer on this job.`);
+  const estimate = record ? toEstimate(asDelivered(record)) : null;
+  const draftVersion = record?.estimate.status === 'draft' ? record.estimate.version : null;
   const job = await deps.pipeline.read(caller, 'get_job', { path: { job_id: jobId }, query: {}, body: {} });
   const dryingLog = documents.includes('drying_log') ? await deps.pipeline.read(caller, 'get_drying_log', { path: { job_id: jobId }, query: { detail: 'readings' }, body: {} }) : null;
   const dir = await mkdtemp(path.join(tmpdir(), 'packet-'));
   try {
     const photos = documents.includes('photos') ? await copyPictures(deps, caller, jobId, dir) : null;
     const data: PacketData = { company: { name: caller.companyName, timezone: caller.timezone }, date: readableDate(new Date(), caller.timezone), job, estimate, dryingLog, photos };
-    return { data, cleanup: () => rm(dir, { recursive: true, force: true }) };
+    return { data, draftVersion, cleanup: () => rm(dir, { recursive: true, force: true }) };
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** The estimate as it is once the packet is delivered: final, from now if it is a draft. */
+function asDelivered(record: EstimateRecord): EstimateRecord {
+  if (record.estimate.status === 'final') return record;
+  return { ...record, estimate: { ...record.estimate, status: 'final', finalized_at: new Date() } };
 }
 
 async function copyPictures(deps: Deps, caller: Caller, jobId: string, dir: string): Promise<PacketPhoto[]> {

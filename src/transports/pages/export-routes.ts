@@ -6,6 +6,7 @@
  */
 import express, { type Request, type Response, type Router } from 'express';
 import { pipeline } from 'node:stream/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { ApiError } from '../../platform/errors';
 import { readableMoment } from '../../platform/local-time';
 import { formatMoney } from '../../platform/money';
@@ -18,6 +19,7 @@ import { PACKET_LINK_PARAMS, packetDocuments, ZIP_LINK_PARAMS, type PacketLink }
 import { packetPage } from './export-page';
 import { pageHeaders, refuseCrossSite } from './page-security';
 import { gatherPacket } from '../../domain/exports/packet-gather';
+import { finalizeEstimate } from '../../domain/estimates/finalize-estimate';
 import { streamPhotoZip } from '../../domain/exports/photo-zip';
 import type { Deps } from '../../domain/services';
 
@@ -48,7 +50,8 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
   router.post('/exports/:job_id/packet.pdf', refuseCrossSite, async (req: Request, res: Response) => {
     const { link, holder } = await packetLinkOf(deps, req);
     await limiter.charge(res, 'work', holder.caller.keyId, 1);
-    const packet = await gatherPacket(deps, holder.caller, holder.job.id, packetDocuments(link), link.params.est);
+    const documents = packetDocuments(link);
+    const packet = await gatherPacket(deps, holder.caller, holder.job.id, documents, link.params.est);
     try {
       res.status(200).set({
         'Content-Type': 'application/pdf',
@@ -56,7 +59,19 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
         'Cache-Control': 'no-store',
         'X-Content-Type-Options': 'nosniff',
       });
-      await pipeline(deps.media.packets.build(packet.data), res);
+      // The whole PDF goes out before the estimate becomes final, and the response ends only once
+      // it is: a client that has the complete response sees the estimate final, and one that went
+      // away, failed or timed out part-way leaves it a draft.
+      await pipeline(deps.media.packets.build(packet.data), res, { end: false });
+      await allHandedOver(res);
+      const version = packet.draftVersion;
+      if (version !== null) await deps.pipeline.linkWrite(holder.caller, holder.job.id, (ctx) => finalizeEstimate(ctx, link.params.est, holder.job.id, documents, version));
+      res.end();
+    } catch (error) {
+      if (!res.headersSent) throw error;
+      // Part of the PDF is out: cutting the connection is the only way left to say it failed.
+      req.log.warn({ err: error }, 'packet download not completed; its estimate stays as it was');
+      res.destroy();
     } finally {
       await packet.cleanup();
     }
@@ -83,6 +98,12 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
 async function packetLinkOf(deps: Deps, req: Request): Promise<{ link: PacketLink; holder: LinkHolder }> {
   const link = personLinkOf(req, 'export_pdf', PACKET_LINK_PARAMS);
   return { link, holder: await holderOfLink(deps.db, deps.media.links, link, PACKET_LINK_PARAMS, req.query.s) };
+}
+
+/** Resolves once every byte written to the response is with the operating system; rejects if the client went away. */
+async function allHandedOver(res: Response): Promise<void> {
+  while (res.writableLength > 0 && !res.destroyed) await delay(5);
+  if (res.destroyed) throw new Error('the client went away before the whole PDF was sent');
 }
 
 function packetFileName(holder: LinkHolder): string {
