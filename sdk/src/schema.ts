@@ -1320,8 +1320,9 @@ export interface paths {
          *     `payload_too_large`), `meta` 64 KiB; 50 photos pass, a 51st is refused. A body that
          *     sends nothing for 60 s is cut off with 408 `request_timeout` (and the connection
          *     closed); a client that goes away leaves nothing behind. A company's uploads are read two
-         *     at a time on a node (its others wait their turn, unread), so that one company's big
-         *     uploads do not hold back another's. A request is all or nothing:
+         *     at a time on a node (its others wait their turn, unread) and, all together, at most 6 MiB
+         *     a second by default (the setting `UPLOAD_MB_PER_SECOND`; a faster client waits), so that
+         *     one company's big uploads do not slow another's calls. A request is all or nothing:
          *     when one part is refused, no photo is saved and no file is left in storage.
          *
          *     For each photo the service keeps the original as sent with its SHA-256, and makes a web

@@ -34,6 +34,7 @@ const schema = z.object({
   IDEMPOTENCY_RETENTION_DAYS: positive.default(7),
   COMPANY_CONCURRENCY: positive.default(2),
   UPLOADS_PER_COMPANY: positive.default(2),
+  UPLOAD_MB_PER_SECOND: z.coerce.number().min(0).default(6),
   DEMO_SEED: z.enum(['true', 'false']).default('true'),
   CHAT_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
   CHAT_RETRY_BASE_MS: positive.default(2000),
@@ -92,6 +93,8 @@ export interface Config {
   companyConcurrency: number;
   /** Uploads of one company received and examined at once on a node; the others wait, unread. */
   uploadsPerCompany: number;
+  /** Bytes a second of one company's uploads a node reads, all of them together; null: as fast as they come. */
+  uploadBytesPerSecond: number | null;
   demoSeed: boolean;
   /** Chat webhooks: private/loopback targets allowed (tests only), first retry delay, polling, deliveries at once (per node, per webhook). */
   chat: { allowPrivateTargets: boolean; retryBaseMs: number; pollMs: number; maxInFlight: number; maxInFlightPerTarget: number };
@@ -152,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idempotencyRetentionDays: e.IDEMPOTENCY_RETENTION_DAYS,
     companyConcurrency: e.COMPANY_CONCURRENCY,
     uploadsPerCompany: e.UPLOADS_PER_COMPANY,
+    uploadBytesPerSecond: e.UPLOAD_MB_PER_SECOND > 0 ? e.UPLOAD_MB_PER_SECOND * 1024 * 1024 : null,
     demoSeed: e.DEMO_SEED === 'true',
     chat: {
       allowPrivateTargets: e.CHAT_ALLOW_PRIVATE_TARGETS === 'true',

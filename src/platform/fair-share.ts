@@ -56,3 +56,43 @@ export class CompanySlots {
     else this.running.set(companyId, running);
   }
 }
+
+/** Companies that uploaded lately are remembered this long past their due moment, then forgotten. */
+const PACE_MEMORY = 256;
+
+/**
+ * How fast a node reads one company's upload bytes, shared by all its uploads: each company has
+ * a moment its next bytes are due, and the bytes read move it on by their time at the pace (a
+ * generic cell rate). Up to `burstMs` ahead of it passes at once. Reading the bytes is most of an
+ * upload's cost (the kernel's copy, the parser, the hash, the disk), so the pace bounds the CPU
+ * one company's uploads take from the others however fast its connection is.
+ */
+export class CompanyBytePace {
+  private readonly due = new Map<string, number>();
+
+  /** `bytesPerSecond` null: no pace. */
+  constructor(
+    private readonly bytesPerSecond: number | null,
+    private readonly burstMs = 100,
+  ) {}
+
+  /** Milliseconds to wait before passing `bytes` more of the company's upload on. */
+  delayFor(companyId: string, bytes: number): number {
+    if (this.bytesPerSecond === null) return 0;
+    const now = performance.now();
+    const start = Math.max(this.due.get(companyId) ?? now, now);
+    this.due.set(companyId, start + (bytes * 1000) / this.bytesPerSecond);
+    if (this.due.size > PACE_MEMORY) this.forgetPast(now);
+    return Math.max(0, start - now - this.burstMs);
+  }
+
+  private forgetPast(now: number): void {
+    for (const [companyId, due] of this.due) if (due < now) this.due.delete(companyId);
+  }
+}
+
+/** What bounds one company's uploads on a node: how many are read at once, and how fast. */
+export interface UploadShares {
+  slots: CompanySlots;
+  pace: CompanyBytePace;
+}

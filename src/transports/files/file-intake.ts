@@ -17,6 +17,7 @@ import type { Deps } from '../../domain/services';
 import type { FileKind } from '../../domain/media/file-kind';
 import { storeNewFiles } from '../../domain/media/store-files';
 import type { Caller } from '../../platform/caller';
+import type { CompanyBytePace } from '../../platform/fair-share';
 
 /** Who uploads, to which job, and through what. */
 export interface Uploader {
@@ -31,11 +32,12 @@ interface UploadMeta {
   items?: Omit<PreparedFile, 'sha256' | 'file_name'>[];
 }
 
-export async function intakeFiles(deps: Deps, req: Request, who: Uploader, kind: FileKind): Promise<ToolAnswer> {
+/** `pace`: how fast the company's bytes are read on this node (shared by its uploads). */
+export async function intakeFiles(deps: Deps, req: Request, who: Uploader, kind: FileKind, pace: CompanyBytePace): Promise<ToolAnswer> {
   const call = deps.pipeline.begin(kind.tool, who.caller); // a read key is refused before the files are read
   checkValue('JobRef', who.jobRef, '/path/job_id');
   await resolveJob(deps.db, who.caller, who.jobRef); // an unknown job is refused before the files are read
-  const upload = await receiveParts(req, kind.limits(deps), deps.config.uploadIdleMs);
+  const upload = await receiveParts(req, kind.limits(deps), deps.config.uploadIdleMs, (bytes) => pace.delayFor(who.caller.companyId, bytes));
   try {
     const meta = readMeta(kind, upload.meta, upload.files.length);
     const items: PreparedFile[] = upload.files.map((file, i) => ({ sha256: file.sha256, file_name: file.fileName, ...meta.items?.[i] }));

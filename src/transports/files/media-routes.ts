@@ -9,7 +9,7 @@ import { ApiError, notFound } from '../../platform/errors';
 import { holderOfLink, personLinkOf } from '../../platform/person-links';
 import { toApiError } from '../http/http-errors';
 import type { RateLimiter } from '../../platform/rate-limit';
-import type { CompanySlots } from '../../platform/fair-share';
+import type { UploadShares } from '../../platform/fair-share';
 import { send } from '../http/routes';
 import { documentKind } from '../../domain/documents/document-intake';
 import { DOCUMENT_FORMATS, type DocumentFormat } from '../../domain/documents/document-kinds';
@@ -31,18 +31,18 @@ import { UPLOAD_LINK_PARAMS } from '../../domain/media/upload-links';
 const UPLOADS: Record<Collection, FileKind> = { photos: photoKind, videos: videoKind, documents: documentKind };
 
 /** Routes under /api/v1 that run after the key check. */
-export function addUploadRoutes(router: Router, deps: Deps, uploads: CompanySlots): void {
+export function addUploadRoutes(router: Router, deps: Deps, uploads: UploadShares): void {
   for (const [collection, kind] of Object.entries(UPLOADS)) {
     router.post(`/api/v1/jobs/:job_id/${collection}`, async (req: Request, res: Response) => {
       const caller = callerOf(res);
-      const answer = await uploads.run(caller.companyId, () => intakeFiles(deps, req, { caller, jobRef: req.params.job_id as string, via: 'api' }, kind));
+      const answer = await uploads.slots.run(caller.companyId, () => intakeFiles(deps, req, { caller, jobRef: req.params.job_id as string, via: 'api' }, kind, uploads.pace));
       send(res, answer.status, answer.body, answer.replayed);
     });
   }
 }
 
 /** The key-less routes: signed file links and the upload page. */
-export function linkRoutes(deps: Deps, limiter: RateLimiter, uploads: CompanySlots): Router {
+export function linkRoutes(deps: Deps, limiter: RateLimiter, uploads: UploadShares): Router {
   const router = express.Router();
   router.get('/files/:collection/:id/:variant', async (req: Request, res: Response) => {
     const { collection, id, variant } = req.params as { collection: string; id: string; variant: string };
@@ -73,7 +73,7 @@ export function linkRoutes(deps: Deps, limiter: RateLimiter, uploads: CompanySlo
     router.post(`/upload/:job_id/${collection}`, refuseCrossSite, async (req: Request, res: Response) => {
       const { caller } = await uploaderOfLink(deps, req);
       await limiter.charge(res, 'work', caller.keyId, 1);
-      const answer = await uploads.run(caller.companyId, () => intakeFiles(deps, req, { caller, jobRef: req.params.job_id as string, via: 'upload_page' }, kind));
+      const answer = await uploads.slots.run(caller.companyId, () => intakeFiles(deps, req, { caller, jobRef: req.params.job_id as string, via: 'upload_page' }, kind, uploads.pace));
       send(res, answer.status, answer.body, answer.replayed);
     });
   }

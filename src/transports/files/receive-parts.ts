@@ -30,8 +30,14 @@ export async function discard(upload: Pick<ReceivedUpload, 'dir'>): Promise<void
   await rm(upload.dir, { recursive: true, force: true });
 }
 
-/** Reads the upload; a body that sends nothing for `idleMs` is cut off with 408, and its files released at once. */
-export async function receiveParts(req: Request, limits: UploadLimits, idleMs: number): Promise<ReceivedUpload> {
+/** Milliseconds to hold `bytes` of a file back before reading on (the company's pace). */
+export type Pace = (bytes: number) => number;
+
+/**
+ * Reads the upload at the pace given; a body that sends nothing for `idleMs` is cut off with 408,
+ * and its files released at once.
+ */
+export async function receiveParts(req: Request, limits: UploadLimits, idleMs: number, pace: Pace): Promise<ReceivedUpload> {
   if (!req.is('multipart/form-data')) {
     throw new ApiError(415, 'unsupported_media_type', `Send the upload as multipart/form-data: a part named meta (JSON) and one part named ${limits.filePart} per file.`);
   }
@@ -39,14 +45,14 @@ export async function receiveParts(req: Request, limits: UploadLimits, idleMs: n
   const dir = await mkdtemp(path.join(tmpdir(), 'jms-upload-'));
   try {
     if (declared > limits.totalBytes + limits.metaBytes + 64 * 1024) throw tooLarge(`The request is ${mib(declared)}; at most ${mib(limits.totalBytes)} of files can be sent at once.`);
-    return { ...(await readParts(req, limits, dir, idleMs)), dir };
+    return { ...(await readParts(req, limits, dir, idleMs, pace)), dir };
   } catch (error) {
     await discard({ dir });
     throw error;
   }
 }
 
-function readParts(req: Request, limits: UploadLimits, dir: string, idleMs: number): Promise<Omit<ReceivedUpload, 'dir'>> {
+function readParts(req: Request, limits: UploadLimits, dir: string, idleMs: number, pace: Pace): Promise<Omit<ReceivedUpload, 'dir'>> {
   return new Promise((resolve, reject) => {
     const files: ReceivedFile[] = [];
     const writes: Promise<void>[] = [];
@@ -112,7 +118,10 @@ function readParts(req: Request, limits: UploadLimits, dir: string, idleMs: numb
           if (file.head.length < HEAD_BYTES) file.head = Buffer.concat([file.head, chunk.subarray(0, HEAD_BYTES - file.head.length)]);
           hash.update(chunk);
           if (total > limits.totalBytes) refuse(tooLarge(`The files add up to more than ${mib(limits.totalBytes)}; send them in several requests.`));
-          done(null, chunk);
+          // Held back, the chunk holds the parser and then the connection: the client waits.
+          const wait = pace(chunk.length);
+          if (wait > 0) setTimeout(() => done(null, chunk), wait);
+          else done(null, chunk);
         },
       });
       stream.on('limit', () => refuse(tooLarge(`${partName(file, limits.filePart)} is over ${mib(limits.fileBytes)}.`)));

@@ -18,7 +18,7 @@ import { refuseLongUrls } from './server';
 import { problemMiddleware } from './http-errors';
 import { ApiError } from '../../platform/errors';
 import { feedHorizon } from '../../platform/changes';
-import { CompanySlots } from '../../platform/fair-share';
+import { CompanyBytePace, CompanySlots } from '../../platform/fair-share';
 import { addUploadRoutes, linkRoutes } from '../files/media-routes';
 import { exportRoutes } from '../pages/export-routes';
 import type { Deps } from '../../domain/services';
@@ -74,7 +74,7 @@ export function createApp(given: Omit<Deps, 'pipeline'> & { logger: Logger; redi
   // Multipart uploads, signed links and the pages have routes of their own.
   // Uploads have a share of their own: one company's big uploads cannot take the node's CPU and
   // disk from the others, nor hold the slots of its own tool calls.
-  const uploads = new CompanySlots(deps.config.uploadsPerCompany);
+  const uploads = { slots: new CompanySlots(deps.config.uploadsPerCompany), pace: new CompanyBytePace(deps.config.uploadBytesPerSecond) };
   addUploadRoutes(app, deps, uploads);
   app.use(linkRoutes(deps, limiter, uploads));
   app.use(exportRoutes(deps, limiter));
