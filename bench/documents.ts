@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { pdfOf } from '../test/support/document-files';
 import { pageLines, readDocument, scannedPdf, uploadDocument } from './document-calls';
 import { runHttpCase } from './measure';
-import { createJob, createWriteKey, databaseEnv, freePort, freshDatabase, startProcess, stopProcess } from './service';
+import { createJob, createWriteKey, databaseEnv, freePort, freshDatabase, startProcess, stopProcess, UNPACED } from './service';
 
 const ADMIN_TOKEN = randomUUID();
 async function main(): Promise<void> {
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const work = mkdtempSync(path.join(os.tmpdir(), 'jms-bench-docs-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const service = await startProcess('src/main.ts', port, { ...databaseEnv(target), FILES_DIR: path.join(work, 'files'), ADMIN_TOKEN, DEMO_SEED: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_BURST: '10000' });
+  const service = await startProcess('src/main.ts', port, { ...databaseEnv(target), FILES_DIR: path.join(work, 'files'), ADMIN_TOKEN, DEMO_SEED: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_BURST: '10000', UPLOAD_MB_PER_SECOND: UNPACED });
   try {
     const key = await createWriteKey(base, ADMIN_TOKEN, 'Document bench');
     const jobId = await createJob(base, key);

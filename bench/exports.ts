@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { jpegWith } from '../test/support/photo-files';
 import { peakDuring } from './memory';
-import { createJob, createWriteKey, databaseEnv, freePort, freshDatabase, startProcess, stopProcess } from './service';
+import { createJob, createWriteKey, databaseEnv, freePort, freshDatabase, startProcess, stopProcess, UNPACED } from './service';
 import { openFileStore } from '../src/infrastructure/files/open-store';
 
 const ADMIN_TOKEN = randomUUID();
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const filesDir = path.join(work, 'files');
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const service = await startProcess('src/main.ts', port, { ...databaseEnv(target), FILES_DIR: filesDir, ADMIN_TOKEN, DEMO_SEED: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_BURST: '10000' });
+  const service = await startProcess('src/main.ts', port, { ...databaseEnv(target), FILES_DIR: filesDir, ADMIN_TOKEN, DEMO_SEED: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_BURST: '10000', UPLOAD_MB_PER_SECOND: UNPACED });
   const api = (key: string) => async (method: string, url: string, body?: unknown) => {
     const res = await fetch(`${base}${url}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
     if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);

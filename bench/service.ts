@@ -65,6 +65,12 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   await new Promise((resolve) => child.once('exit', resolve));
 }
 
+/**
+ * The benches that measure what the service can do with files read uploads as fast as they come
+ * (`UPLOAD_MB_PER_SECOND=0`); bench:fairness keeps the pace a company gets by default.
+ */
+export const UNPACED = '0';
+
 export const databaseEnv = (target: Target) => ({ DATA_DIR: target.dataDir ?? '', DATABASE_URL: target.databaseUrl ?? '' });
 
 
