@@ -57,7 +57,7 @@ export class CompanySlots {
   }
 }
 
-/** Companies that uploaded lately are remembered this long past their due moment, then forgotten. */
+/** Past this many companies remembered, those whose due moment has passed are forgotten. */
 const PACE_MEMORY = 256;
 
 /**
