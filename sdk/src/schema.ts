@@ -6137,7 +6137,7 @@ export interface operations {
             query?: {
                 /** @description Photos or videos to show (repeat the parameter for several). */
                 photo_ids?: components["schemas"]["ViewableId"][];
-                /** @description Show the newest photos of this job (id, 16 or */
+                /** @description Show the newest photos of this job (id, 16 or #16). */
                 job_id?: components["schemas"]["JobRef"];
                 /** @description With `job_id`, only this room (or `Unsorted`). */
                 room?: components["schemas"]["RoomName"];

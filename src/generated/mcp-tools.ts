@@ -4714,7 +4714,7 @@ export const mcpTools: McpToolDefinition[] = [
           "description": "Photos or videos to show (repeat the parameter for several)."
         },
         "job_id": {
-          "description": "Show the newest photos of this job (id, 16 or",
+          "description": "Show the newest photos of this job (id, 16 or #16).",
           "anyOf": [
             {
               "type": "string"

@@ -49,6 +49,16 @@ afterAll(async () => {
   await t.close();
 });
 
+/** Every "(" closed by a ")" after it, and no ")" before its "(". */
+function balanced(text: string): boolean {
+  let open = 0;
+  for (const char of text) {
+    if (char === '(') open++;
+    else if (char === ')' && --open < 0) return false;
+  }
+  return open === 0;
+}
+
 describe('what a tool list costs', () => {
   it('fits the token budget for a write key, a read key and the guide', async () => {
     const writeTools = await listed(await connect(co.writeKey));
@@ -64,7 +74,7 @@ describe('what a tool list costs', () => {
     expect(guideTokens).toBeLessThanOrEqual(GUIDE_TOKENS);
   });
 
-  it('has no type arrays in any schema (the inspector\'s portability rule) and no line breaks in descriptions', async () => {
+  it('has no type arrays in any schema (the inspector\'s portability rule), and descriptions without line breaks and not cut short', async () => {
     const tools = await listed(await connect(co.writeKey));
     const found: string[] = [];
     const walk = (node: unknown, where: string): void => {
@@ -73,6 +83,8 @@ describe('what a tool list costs', () => {
         for (const [key, value] of Object.entries(node)) {
           if (key === 'type' && Array.isArray(value)) found.push(where);
           if (key === 'description' && typeof value === 'string' && value.includes('\n')) found.push(`${where} (line break)`);
+          // A YAML plain scalar ends at " #": "(id, 16 or #16)" once reached assistants as "(id, 16 or".
+          if (key === 'description' && typeof value === 'string' && !balanced(value)) found.push(`${where} (unbalanced parentheses: ${value})`);
           walk(value, `${where}/${key}`);
         }
       }
