@@ -2585,7 +2585,7 @@ export interface components {
             perimeter_lf: number | null;
             /** @description length × width × height. */
             volume_cf: number | null;
-            /** @description Sum of the room's line totals. */
+            /** @description Sum of the room's line totals, before overhead, profit and tax. */
             subtotal_cents: number;
             /** @description Left out with `view=room_totals`. */
             lines?: components["schemas"]["Line"][];
@@ -2646,6 +2646,8 @@ export interface components {
             region: components["schemas"]["PricingRegionApplied"];
             rates: components["schemas"]["EstimateRates"];
             rooms: components["schemas"]["Room"][];
+            /** @description What a room's `subtotal_cents` leaves out (always overhead, profit and tax, which apply to the estimate as a whole); only `totals.total_cents` includes them. */
+            room_subtotals_exclude: ("overhead" | "profit" | "tax")[];
             /** @description Lines in no room (left out with `view=room_totals` or `room`). */
             unassigned_lines: components["schemas"]["Line"][];
             totals: components["schemas"]["EstimateTotals"];

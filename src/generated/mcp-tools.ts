@@ -2612,6 +2612,9 @@ export const mcpTools: McpToolDefinition[] = [
         "rooms": {
           "type": "array"
         },
+        "room_subtotals_exclude": {
+          "type": "array"
+        },
         "unassigned_lines": {
           "type": "array"
         },
@@ -2900,6 +2903,9 @@ export const mcpTools: McpToolDefinition[] = [
           "type": "object"
         },
         "rooms": {
+          "type": "array"
+        },
+        "room_subtotals_exclude": {
           "type": "array"
         },
         "unassigned_lines": {
@@ -3277,6 +3283,9 @@ export const mcpTools: McpToolDefinition[] = [
           "type": "object"
         },
         "rooms": {
+          "type": "array"
+        },
+        "room_subtotals_exclude": {
           "type": "array"
         },
         "unassigned_lines": {

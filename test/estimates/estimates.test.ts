@@ -225,6 +225,12 @@ describe('totals to the cent', () => {
 
     const roomTotals = (await as(t, co.readKey).get(`/api/v1/estimates/${estimate.id}?view=room_totals`).expect(200)).body;
     expect(roomTotals.rooms[0].lines).toBeUndefined();
+    // The answer says what room subtotals leave out: with the lines in no room they add up to
+    // the subtotal, not the total.
+    expect(roomTotals.room_subtotals_exclude).toEqual(['overhead', 'profit', 'tax']);
+    const inRooms = estimate.rooms.reduce((sum: number, r: { subtotal_cents: number }) => sum + r.subtotal_cents, 0);
+    const inNoRoom = estimate.unassigned_lines.reduce((sum: number, l: { total_cents: number }) => sum + l.total_cents, 0);
+    expect(inRooms + inNoRoom).toBe(estimate.totals.subtotal_cents);
     expect(roomTotals.unassigned_lines).toEqual([]);
     const hallOnly = (await as(t, co.readKey).get(`/api/v1/estimates/${estimate.id}?room=hall`).expect(200)).body;
     expect(hallOnly.rooms.map((r: { name: string }) => r.name)).toEqual(['Hall']);

@@ -61,6 +61,7 @@ function estimate(): Schemas['Estimate'] {
     region: { code: 'IL', factor: 1.08 },
     rates: { overhead_pct: 10, profit_pct: 10, tax_pct: 6.25 },
     rooms: [room('rom_k', 'Kitchen', kitchen, 82728, [12, 10, 8]), room('rom_h', 'Hall', hall, 6052, [13, 3.5, 8])],
+    room_subtotals_exclude: ['overhead', 'profit', 'tax'],
     unassigned_lines: other,
     totals: { subtotal_cents: 103780, overhead_cents: 10378, profit_cents: 10378, tax_cents: 7784, total_cents: 132320, currency: 'USD' },
     created_at: at,

@@ -184,6 +184,7 @@ export function toEstimate(record: EstimateRecord, options: { view?: 'full' | 'r
       tax_pct: estimate.tax_rate_bp / 100,
     },
     rooms: rooms.map((room) => toRoom(room, record, withLines)),
+    room_subtotals_exclude: ['overhead', 'profit', 'tax'],
     unassigned_lines: showUnassigned ? record.lines.filter((l) => l.room_id === null).map((l) => toLine(l, record)) : [],
     totals: totalsOf(record),
     created_at: estimate.created_at.toISOString(),
