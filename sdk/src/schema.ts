@@ -953,7 +953,9 @@ export interface paths {
          *     number, claim number, carrier, adjuster and phone; every word of `q` must match
          *     somewhere. A phone matches by its digits however it was written (`(555) 201-3344`,
          *     `555.201.3344` and `5552013344` are the same; at least 4 digits are needed to match a
-         *     phone). `#16`, `job 16`, `job #16` and `no. 16` open job 16: the answer is that job only
+         *     phone). Claim and policy numbers match with case, spaces and punctuation ignored
+         *     (`SF8841207` finds `SF-88-41207` and the other way round; at least
+         *     4 letters and digits with a digit among them). `#16`, `job 16`, `job #16` and `no. 16` open job 16: the answer is that job only
          *     (or nothing). A bare number of up to 3 digits (`16`) answers job 16 first, then the jobs
          *     whose words hold it (a street number, a claim). Each job says what it matched on
          *     (`matched_on`: number, customer, title, address, claim, policy, carrier, adjuster, phone,

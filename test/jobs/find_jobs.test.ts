@@ -22,7 +22,7 @@ beforeAll(async () => {
   const jobs = [
     { key: 'alvarez', customer_name: 'Maria Alvarez', customer_phone: '(555) 201-3344', address_line1: '412 Birch Lane', city: 'Springfield', carrier: 'State Farm', claim_number: 'SF-22-118734', loss_type: 'water' },
     { key: 'nguyen', customer_name: 'Tom Nguyen', customer_phone: '555.777.1212', customer_email: 'tom@example.com', address_line1: '88 Lakeview Dr', carrier: 'Allstate', claim_number: '0712-4455-21', title: 'Basement sewage backup' },
-    { key: 'whitfield', customer_name: 'Grace Whitfield', customer_phone: '+1 555 888 9999', address_line1: '19 Oak Street', city: 'Chatham', loss_type: 'mold' },
+    { key: 'whitfield', customer_name: 'Grace Whitfield', customer_phone: '+1 555 888 9999', address_line1: '19 Oak Street', city: 'Chatham', loss_type: 'mold', claim_number: 'HO8841207', policy_number: 'PLC 77-0912' },
   ];
   for (const { key, ...body } of jobs) numbers[key] = (await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), ...body }).expect(201)).body.job_number;
 });
@@ -35,6 +35,10 @@ describe('find_jobs q', () => {
     ['a title', 'q=sewage%20backup', ['nguyen']],
     ['a claim number', 'q=SF-22-118734', ['alvarez']],
     ['claim digits', 'q=0712445521', ['nguyen']],
+    ['a claim number without its punctuation', 'q=SF22118734', ['alvarez']],
+    ['a claim number in lower case with other punctuation', 'q=sf.22.118734', ['alvarez']],
+    ['a claim number stored without punctuation, asked with it', 'q=HO-88-41207', ['whitfield']],
+    ['a policy number with its space and dash left out', 'q=plc770912', ['whitfield']],
     ['a carrier', 'q=allstate', ['nguyen']],
     ['an email', 'q=tom%40example', ['nguyen']],
     ['a phone as stored', 'q=(555)%20201-3344', ['alvarez']],
@@ -46,6 +50,13 @@ describe('find_jobs q', () => {
     ['words that match no single job', 'q=grace%20allstate', []],
   ])('matches %s', async (_label, query, expected) => {
     expect(numbersOf(await find(query))).toEqual(expected.map((key) => numbers[key]).sort((a, b) => b - a));
+  });
+
+  it('says a compacted claim or policy number matched on claim or policy', async () => {
+    const [alvarez] = (await as(t, co.readKey).get('/api/v1/jobs?q=SF22118734').expect(200)).body.data;
+    expect(alvarez.matched_on).toEqual(['claim']);
+    const [whitfield] = (await as(t, co.readKey).get('/api/v1/jobs?q=PLC770912').expect(200)).body.data;
+    expect(whitfield.matched_on).toEqual(['policy']);
   });
 
   it('opens a job by #number, and a bare number also matches the job number', async () => {

@@ -4,7 +4,7 @@
  */
 import type { components } from '../../../sdk/src/schema';
 import type { JobRow } from './job-records';
-import { digitsOf } from './search-text';
+import { compactOf, digitsOf } from './search-text';
 
 type MatchedOn = components['schemas']['JobMatch']['matched_on'][number];
 
@@ -18,6 +18,12 @@ export function jobNumberIn(q: string): { number: number; exact: boolean } | nul
   if (named) return { number: Number(named[1]), exact: true };
   const bare = /^\s*(\d{1,9})\s*$/.exec(q);
   return bare && digitsOf(q).length < MIN_PHONE_DIGITS ? { number: Number(bare[1]), exact: false } : null;
+}
+
+/** A word as a claim or policy number compares (letters and digits only), when it could be one: four characters or more, a digit among them. */
+export function claimLike(word: string): string | null {
+  const compact = compactOf(word);
+  return compact.length >= MIN_PHONE_DIGITS && /\d/.test(compact) ? compact : null;
 }
 
 /** The words of `q`, a phone written with spaces being one. */
@@ -37,12 +43,14 @@ export function matchedOn(row: SearchedRow, q: string, number: number | null): M
     const digits = digitsOf(word);
     const has = (value: string | null) => Boolean(value?.toLowerCase().includes(text));
     const byDigits = (value: string | null) => digits.length >= MIN_PHONE_DIGITS && PHONE_LIKE.test(word) && digitsOf(value ?? '').includes(digits);
+    const compact = claimLike(word);
+    const byCompact = (value: string | null) => compact !== null && compactOf(value ?? '').includes(compact);
     const fields: [MatchedOn, boolean][] = [
       ['customer', has(row.customer_name)],
       ['title', has(row.title)],
       ['address', has(row.address_line1) || has(row.city)],
-      ['claim', has(row.claim_number) || byDigits(row.claim_number)],
-      ['policy', has(row.policy_number) || byDigits(row.policy_number)],
+      ['claim', has(row.claim_number) || byDigits(row.claim_number) || byCompact(row.claim_number)],
+      ['policy', has(row.policy_number) || byDigits(row.policy_number) || byCompact(row.policy_number)],
       ['carrier', has(row.carrier)],
       ['adjuster', has(row.adjuster)],
       ['phone', byDigits(row.search_digits) && !byDigits(row.claim_number) && !byDigits(row.policy_number)],

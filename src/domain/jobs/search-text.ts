@@ -1,7 +1,8 @@
 /**
  * What `find_jobs` searches: a job's words (title, street, city, claim, carrier, adjuster, its
- * people's names and emails) lower-cased in `search_text`, and the digits of phones and claim
- * numbers in `search_digits`, both trigram-indexed. They are columns of the job row, changed
+ * people's names and emails) lower-cased in `search_text`, with the claim and policy numbers also
+ * compacted (`SF-88-41207` as `sf8841207`, so that either way of writing it finds the other), and
+ * the digits of phones and claim numbers in `search_digits`, both trigram-indexed. They are columns of the job row, changed
  * through the recorded writes, so that undo puts them back with the rest of the job.
  */
 import type { Knex } from 'knex';
@@ -24,6 +25,17 @@ export function digitsOf(value: string): string {
   return value.replace(/\D/g, '');
 }
 
+/** Letters and digits only, lower case: how claim and policy numbers compare. */
+export function compactOf(value: string): string {
+  return value.replace(/[^A-Za-z0-9]/g, '').toLowerCase();
+}
+
+/** The number compacted, when that differs from it as written (migration 016 adds the same). */
+function compactedWord(value: string | null | undefined): string | null {
+  const compact = compactOf(value ?? '');
+  return compact && compact !== value?.toLowerCase() ? compact : null;
+}
+
 export function searchColumns(source: SearchSource): SearchColumns {
   const words = [
     source.title,
@@ -34,6 +46,8 @@ export function searchColumns(source: SearchSource): SearchColumns {
     source.carrier,
     source.adjuster,
     ...source.people.flatMap((p) => [p.name, p.email]),
+    compactedWord(source.claim_number),
+    compactedWord(source.policy_number),
   ];
   const numbers = [source.claim_number, source.policy_number, ...source.people.map((p) => p.phone)];
   return {

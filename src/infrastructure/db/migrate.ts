@@ -14,6 +14,7 @@ import * as officeAssistant from './migrations/012_office_assistant';
 import * as boundedLookups from './migrations/013_bounded_lookups';
 import * as filesRowsFirst from './migrations/014_files_rows_first';
 import * as dryingGoalReadings from './migrations/015_drying_goal_readings';
+import * as compactClaimNumbers from './migrations/016_compact_claim_numbers';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
 const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> }> = {
@@ -32,6 +33,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '013_bounded_lookups': boundedLookups,
   '014_files_rows_first': filesRowsFirst,
   '015_drying_goal_readings': dryingGoalReadings,
+  '016_compact_claim_numbers': compactClaimNumbers,
 };
 
 const source: Knex.MigrationSource<string> = {

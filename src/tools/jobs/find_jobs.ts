@@ -5,7 +5,7 @@ import { decodeCursor, encodeCursor, INT4_MAX, pageOf } from '../../platform/pag
 import { findStatus } from '../../domain/company/lookups';
 import { CANCELLED, toSummary, withNames, type JobRow } from '../../domain/jobs/job-records';
 import { digitsOf } from '../../domain/jobs/search-text';
-import { jobNumberIn, matchedOn, MIN_PHONE_DIGITS, PHONE_LIKE, wordsOf } from '../../domain/jobs/job-matches';
+import { claimLike, jobNumberIn, matchedOn, MIN_PHONE_DIGITS, PHONE_LIKE, wordsOf } from '../../domain/jobs/job-matches';
 import { likeContains } from '../../infrastructure/db/like';
 import type { Caller } from '../../platform/caller';
 
@@ -40,6 +40,8 @@ function matchWords(jobs: Knex.QueryBuilder, q: string): void {
     jobs.where((match) => {
       match.where('j.search_text', 'like', likeContains(word.toLowerCase()));
       if (digits.length >= MIN_PHONE_DIGITS && PHONE_LIKE.test(word)) match.orWhereRaw('j.search_digits like ?', [`%${digits}%`]);
+      const compact = claimLike(word);
+      if (compact !== null && compact !== word.toLowerCase()) match.orWhere('j.search_text', 'like', likeContains(compact));
       if (/^\d{1,9}$/.test(word)) match.orWhere('j.job_number', Number(word));
     });
   }
