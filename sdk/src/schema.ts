@@ -1160,8 +1160,9 @@ export interface paths {
         /**
          * Retract a note
          * @description Removes the note and all its corrections from the job. The change feed and the job's
-         *     activity record that a note was retracted (not its text). `undo_my_last_action` brings
-         *     it back.
+         *     activity record that a note was retracted, by whom and, when given, why (`reason`, in
+         *     the entry's summary and `data.reason`), not its text. `undo_my_last_action` brings it
+         *     back.
          */
         delete: operations["retract_note"];
         options?: never;
@@ -1807,6 +1808,8 @@ export interface components {
              */
             action: "note.retracted";
             note_id: components["schemas"]["NoteId"];
+            /** @description Why it was withdrawn, when the retraction said. */
+            reason?: string;
         };
         ChangeDataEstimateCreated: {
             /**
@@ -5590,6 +5593,8 @@ export interface operations {
     retract_note: {
         parameters: {
             query?: {
+                /** @description Why the note is withdrawn (wrong job, duplicate…); kept in the feed. */
+                reason?: string;
                 /** @description A client-chosen id of this write, to make a retry safe (see `operation_id` of other writes). */
                 operation_id?: components["parameters"]["OperationIdQuery"];
             };

@@ -2327,7 +2327,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "notes",
     "scope": "write",
     "title": "Retract a note",
-    "description": "Remove a note from a job (undo_my_last_action brings it back). Returns the note's id.",
+    "description": "Remove a note from a job, with an optional reason kept in the feed (undo_my_last_action brings it back). Returns the note's id.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -2347,6 +2347,10 @@ export const mcpTools: McpToolDefinition[] = [
           "type": "string",
           "pattern": "^note_[0-9A-Za-z]+$",
           "description": "The note's id."
+        },
+        "reason": {
+          "type": "string",
+          "description": "Why the note is withdrawn (wrong job, duplicate…); kept in the feed."
         },
         "operation_id": {
           "type": "string",

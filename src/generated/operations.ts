@@ -1609,7 +1609,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/jobs/:job_id/notes/:note_id",
     "tag": "Notes",
     "summary": "Retract a note",
-    "description": "Removes the note and all its corrections from the job. The change feed and the job's\nactivity record that a note was retracted (not its text). `undo_my_last_action` brings\nit back.",
+    "description": "Removes the note and all its corrections from the job. The change feed and the job's\nactivity record that a note was retracted, by whom and, when given, why (`reason`, in\nthe entry's summary and `data.reason`), not its text. `undo_my_last_action` brings it\nback.",
     "scope": "write",
     "credit": "none",
     "mcp": true,
@@ -1625,6 +1625,7 @@ export const operations: Record<OperationName, OperationSpec> = {
       "note_id"
     ],
     "queryParams": [
+      "reason",
       "operation_id"
     ],
     "bodyParams": [],

@@ -47,6 +47,20 @@ describe('correct_note and retract_note', () => {
     expect(feed.slice(-3)).toEqual(['note.added', 'note.corrected', 'note.retracted']);
   });
 
+  it('keeps the reason of a retraction in the feed and the activity, and refuses an empty or overlong one', async () => {
+    const job = await newJob();
+    const note = (await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/notes`).send({ operation_id: opId(), text: 'Meant for another job' }).expect(201)).body;
+    const path = `/api/v1/jobs/${job.id}/notes/${note.id}`;
+    await as(t, co.writeKey).delete(`${path}?reason=`).expect(400);
+    await as(t, co.writeKey).delete(`${path}?reason=${'x'.repeat(501)}`).expect(400);
+    await as(t, co.readKey).delete(`${path}?reason=Wrong%20job`).expect(403);
+    await as(t, co.writeKey).delete(`${path}?reason=Wrong%20job&operation_id=${opId()}`).expect(200);
+    const [entry] = (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/activity?kind=notes`).expect(200)).body.data;
+    expect(entry).toMatchObject({ action: 'note.retracted', data: { action: 'note.retracted', note_id: note.id, reason: 'Wrong job' } });
+    expect(entry.summary).toMatch(/retracted by Avery Stone: Wrong job$/);
+    expect(JSON.stringify(entry)).not.toContain('Meant for another job');
+  });
+
   it('refuses a note reached through another job or another company', async () => {
     const job = await newJob();
     const otherJob = await newJob();
