@@ -367,8 +367,9 @@ export interface paths {
          *     can use, grouped by toolset (the groups an MCP client can ask for), and gives recipes for
          *     common requests (find a job, start a job, follow changes). It names tools without
          *     repeating their descriptions (those are in the tool list and this document). It is
-         *     generated from this API document, so it always matches the tools that exist. `text`
-         *     holds the same guide as Markdown.
+         *     generated from this API document, so it always matches the tools that exist. Over MCP
+         *     the answer's text is the same guide written as Markdown, once; its structured result
+         *     holds it as data.
          */
         get: operations["get_guide"];
         put?: never;
@@ -2170,8 +2171,6 @@ export interface components {
                 tools: string[];
                 steps: string;
             }[];
-            /** @description The whole guide as Markdown. */
-            text: string;
         };
         Teammate: {
             id: components["schemas"]["PersonId"];

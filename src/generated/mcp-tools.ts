@@ -135,9 +135,6 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "recipes": {
           "type": "array"
-        },
-        "text": {
-          "type": "string"
         }
       }
     },

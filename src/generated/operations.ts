@@ -1078,7 +1078,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/guide",
     "tag": "Context",
     "summary": "The live guide for assistants",
-    "description": "Read this first. Explains how jobs, dates and amounts are named, names every tool this key\ncan use, grouped by toolset (the groups an MCP client can ask for), and gives recipes for\ncommon requests (find a job, start a job, follow changes). It names tools without\nrepeating their descriptions (those are in the tool list and this document). It is\ngenerated from this API document, so it always matches the tools that exist. `text`\nholds the same guide as Markdown.",
+    "description": "Read this first. Explains how jobs, dates and amounts are named, names every tool this key\ncan use, grouped by toolset (the groups an MCP client can ask for), and gives recipes for\ncommon requests (find a job, start a job, follow changes). It names tools without\nrepeating their descriptions (those are in the tool list and this document). It is\ngenerated from this API document, so it always matches the tools that exist. Over MCP\nthe answer's text is the same guide written as Markdown, once; its structured result\nholds it as data.",
     "scope": "read",
     "credit": "none",
     "mcp": true,

@@ -236,18 +236,31 @@ describe('tools/call', () => {
     expect(await ok(other, 'get_context', {})).toMatchObject({ person: { id: co.people[1].id, name: 'Dana Brooks' }, key: { scope: 'write' } });
   });
 
-  it('get_guide returns the live guide for the key', async () => {
-    const writer = await connect(co.writeKey);
-    type Guide = { toolsets: { name: string; tools: string[] }[]; text: string; naming: string[]; recipes: unknown[] };
-    const guide = await ok<Guide>(writer, 'get_guide', {});
+  it('get_guide returns the live guide for the key: as data, and once as Markdown text', async () => {
+    type Guide = { toolsets: { name: string; tools: string[] }[]; naming: string[]; recipes: { title: string; steps: string }[] };
+    const guideOf = async (key: string) => {
+      const result = await call(await connect(key), 'get_guide', {});
+      expect(result.isError).toBeFalsy();
+      return { guide: result.structuredContent as Guide, text: textOf(result) };
+    };
+    const { guide, text } = await guideOf(co.writeKey);
     const guideNames = guide.toolsets.flatMap((set) => set.tools);
     expect([...guideNames].sort()).toEqual(mcpOps.map((op) => op.name).sort());
-    expect(guide.text).toContain('create_job');
     expect(guide.naming.length).toBeGreaterThan(0);
+    expect(Object.keys(guide).sort()).toEqual(['naming', 'recipes', 'toolsets']);
+    // The text is the guide written once: each rule and recipe appears one time, and no JSON.
+    expect(text).toMatch(/^# Job Management Service guide/);
+    expect(text).toContain('This key can read and write.');
+    for (const line of guide.naming) expect(text.split(line)).toHaveLength(2);
+    for (const recipe of guide.recipes) expect(text.split(recipe.steps)).toHaveLength(2);
+    expect(text).not.toContain('"naming"');
+    expect(text).toContain('jobs: cancel_job, create_job, find_jobs');
+    // Names only: the tools' descriptions live in the tool list and the spec.
+    expect(text).not.toContain(operations.find_jobs.summary);
 
-    const reader = await connect(co.readKey);
-    const readGuide = await ok<Guide>(reader, 'get_guide', {});
-    expect(readGuide.toolsets.flatMap((set) => set.tools).sort()).toEqual(readOps.map((op) => op.name).sort());
+    const read = await guideOf(co.readKey);
+    expect(read.guide.toolsets.flatMap((set) => set.tools).sort()).toEqual(readOps.map((op) => op.name).sort());
+    expect(read.text).toContain('This key is read-only');
   });
 
   it('create_job, then get_job by number and find_jobs, agree with HTTP', async () => {

@@ -16,7 +16,7 @@ import { createCompany, opId, startApp, type TestApp, type TestCompany } from '.
 const WRITE_TOKENS_PER_TOOL = 400;
 const WRITE_TOKENS_IN_ALL = 20_000;
 const READ_TOKENS_IN_ALL = 8_000;
-const GUIDE_TOKENS = 3_000;
+const GUIDE_TOKENS = 1_500;
 
 let t: TestApp;
 let co: TestCompany;

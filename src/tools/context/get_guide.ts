@@ -31,17 +31,7 @@ function buildGuide(scope: Scope): Guide {
     .map((set) => ({ name: set.name, description: set.description, tools: ops.filter((op) => op.tag === set.tag).map((op) => op.name).sort() }))
     .filter((set) => set.tools.length > 0);
   const recipes = source.recipes.filter((recipe) => recipe.tools.every((tool) => names.has(tool)));
-  const text = [
-    '# Job Management Service guide',
-    scope === 'read' ? 'This key is read-only: it can look things up but not change them.' : 'This key can read and write.',
-    '## Naming',
-    source.naming.map((line) => `- ${line}`).join('\n'),
-    '## Tools by toolset',
-    sets.map((set) => `- ${set.name}: ${set.tools.join(', ')}`).join('\n'),
-    '## Recipes',
-    ...recipes.map((r) => `### ${r.title}\n${r.steps}`),
-  ].join('\n\n');
-  return { naming: source.naming, toolsets: sets, recipes, text };
+  return { naming: source.naming, toolsets: sets, recipes };
 }
 
 export const get_guide: ReadHandler<'get_guide'> = async ({ caller }) => {

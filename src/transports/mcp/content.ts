@@ -7,6 +7,7 @@ import type { ReadOperationName, WriteOperationName } from '../../generated/oper
 import type { Output } from '../../platform/handler';
 import { viewPhotosContent } from './view_photos';
 import { exportPdfContent, exportPhotosContent } from './exports';
+import { guideContent } from './get_guide';
 import type { Deps } from '../../domain/services';
 import type { Caller } from '../../platform/caller';
 
@@ -15,6 +16,7 @@ type Content = CallToolResult['content'];
 type Presenter<N extends ToolName> = (deps: Deps, caller: Caller, body: Output<N>) => Promise<Content>;
 
 const presenters: { [N in ToolName]?: Presenter<N> } = {
+  get_guide: guideContent,
   view_photos: viewPhotosContent,
   export_pdf: exportPdfContent,
   export_job_photos: exportPhotosContent,
