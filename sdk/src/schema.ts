@@ -1698,8 +1698,16 @@ export interface components {
             via_key: boolean;
             /** @description The change's details for programs, shaped by `action` (`ChangeData`); never parse `summary`. Null only on entries written before the service recorded details (database migration 006). */
             data: components["schemas"]["ChangeData"] | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When, in UTC.
+             */
             at: string;
+            /**
+             * @description The same moment on the company's clock, with its UTC offset (as `get_context`'s `local_time`).
+             * @example 2026-11-25T11:04:05-06:00
+             */
+            at_local: string;
         };
         /** @description One shape per action, told apart by `action` (the entry's own). Statuses, teammates and contacts are named by id and name; estimate entries give the estimate's total after the change; an overview change lists only the fields that changed. Ignore actions you do not know; new tools add new ones. */
         ChangeData: components["schemas"]["ChangeDataJobCreated"] | components["schemas"]["ChangeDataJobStatusMoved"] | components["schemas"]["ChangeDataJobOverviewUpdated"] | components["schemas"]["ChangeDataJobCancelled"] | components["schemas"]["ChangeDataJobReopened"] | components["schemas"]["ChangeDataJobAssigned"] | components["schemas"]["ChangeDataJobUnassigned"] | components["schemas"]["ChangeDataContactAdded"] | components["schemas"]["ChangeDataContactLinked"] | components["schemas"]["ChangeDataContactUpdated"] | components["schemas"]["ChangeDataNoteAdded"] | components["schemas"]["ChangeDataNoteCorrected"] | components["schemas"]["ChangeDataNoteRetracted"] | components["schemas"]["ChangeDataEstimateCreated"] | components["schemas"]["ChangeDataEstimateRoomsAdded"] | components["schemas"]["ChangeDataEstimateRoomUpdated"] | components["schemas"]["ChangeDataEstimateLinesAdded"] | components["schemas"]["ChangeDataEstimateLineUpdated"] | components["schemas"]["ChangeDataEstimateLineRemoved"] | components["schemas"]["ChangeDataEstimateFinalized"] | components["schemas"]["ChangeDataDryingLogStarted"] | components["schemas"]["ChangeDataDryingReadingsAdded"] | components["schemas"]["ChangeDataDryingSettingsChanged"] | components["schemas"]["ChangeDataDryingDaySkipped"] | components["schemas"]["ChangeDataDryingNoteAdded"] | components["schemas"]["ChangeDataPhotosUploaded"] | components["schemas"]["ChangeDataPhotosMoved"] | components["schemas"]["ChangeDataPhotosUpdated"] | components["schemas"]["ChangeDataVideosUploaded"] | components["schemas"]["ChangeDataDocumentsUploaded"] | components["schemas"]["ChangeDataActionUndone"];
@@ -2812,8 +2820,16 @@ export interface components {
             summary: string;
             person: components["schemas"]["PersonRef"];
             via_key: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When, in UTC.
+             */
             at: string;
+            /**
+             * @description The same moment on the company's clock, with its UTC offset.
+             * @example 2026-11-25T11:04:05-06:00
+             */
+            at_local: string;
             /** @description The change's details for programs, as in the change feed; null only on entries written before the service recorded details. */
             data: components["schemas"]["ChangeData"] | null;
             /** @description For note entries, the note as it is now; null otherwise or once retracted. */

@@ -16,8 +16,20 @@ export function readableDate(at: Date, timezone: string): string {
   return new Intl.DateTimeFormat('en-US', { timeZone: timezone, dateStyle: 'long' }).format(at);
 }
 
+/** One formatter per timezone: making one costs far more than formatting with it (a page of feed entries formats a hundred). */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterOf(timezone: string): Intl.DateTimeFormat {
+  let format = formatters.get(timezone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+    formatters.set(timezone, format);
+  }
+  return format;
+}
+
 function partsOf(at: Date, timezone: string): Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', string> {
-  const format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+  const format = formatterOf(timezone);
   const parts = Object.fromEntries(format.formatToParts(at).map((p) => [p.type, p.value]));
   return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
 }

@@ -123,6 +123,7 @@ describe('list_changes', () => {
         person: { id: co.people[0].id, name: 'Avery Stone' },
         via_key: true,
         at: expect.any(String),
+        at_local: expect.any(String),
       },
       {
         id: expect.any(String),
@@ -134,6 +135,7 @@ describe('list_changes', () => {
         person: { id: co.people[0].id, name: 'Avery Stone' },
         via_key: true,
         at: expect.any(String),
+        at_local: expect.any(String),
       },
       {
         id: expect.any(String),
@@ -145,6 +147,7 @@ describe('list_changes', () => {
         person: { id: co.people[1].id, name: 'Dana Brooks' },
         via_key: true,
         at: expect.any(String),
+        at_local: expect.any(String),
       },
     ]);
     expect([a.job_number, b.job_number, c.job_number]).toEqual([1, 2, 3]);
@@ -156,6 +159,13 @@ describe('list_changes', () => {
     }
     expect([...times].sort((x, y) => x - y)).toEqual(times);
     for (const entry of feed.data) expect(entry.at).toBe(new Date(entry.at).toISOString());
+    // The same moment on the company's clock (to the second), with the offset get_context gives.
+    const offset = (await as(t, co.readKey).get('/api/v1/context').expect(200)).body.company.local_time.slice(-6);
+    for (const entry of feed.data as { at: string; at_local: string }[]) {
+      expect(entry.at_local).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/);
+      expect(entry.at_local.slice(-6)).toBe(offset);
+      expect(Date.parse(entry.at_local)).toBe(Math.floor(Date.parse(entry.at) / 1000) * 1000);
+    }
     // A read key and a write key of the company see the same feed.
     expect((await page(co.writeKey)).data).toEqual(feed.data);
   });

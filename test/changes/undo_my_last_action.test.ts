@@ -125,6 +125,7 @@ describe('undo after create_job', () => {
       person: { id: co.people[1].id, name: 'Dana Brooks' },
       via_key: true,
       at: expect.any(String),
+      at_local: expect.any(String),
       data: { action: 'action.undone', undone: { id: entries[0].id, action: 'job.created' } },
     });
     expect(Date.parse(entries[1].at)).toBeGreaterThanOrEqual(Date.parse(entries[0].at));

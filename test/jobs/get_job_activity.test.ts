@@ -29,6 +29,14 @@ describe('get_job_activity', () => {
     expect(seen).toEqual(['note 6', 'note 5', 'note 4', 'note 3', 'note 2', 'note 1', 'note 0']);
   });
 
+  it('gives each entry\'s time in UTC and on the company\'s clock', async () => {
+    const tokyo = await createCompany(t, { timezone: 'Asia/Tokyo' });
+    const job = await openJob(t, tokyo.writeKey, MARIA);
+    const [entry] = (await as(t, tokyo.readKey).get(`/api/v1/jobs/${job.id}/activity`).expect(200)).body.data as { at: string; at_local: string }[];
+    expect(entry.at_local).toMatch(/\+09:00$/);
+    expect(Date.parse(entry.at_local)).toBe(Math.floor(Date.parse(entry.at) / 1000) * 1000);
+  });
+
   it('answers 404 for a job of another company and 422 for a person who is not on the team', async () => {
     const job = await newJob();
     const theirs = await newJob(other.writeKey);

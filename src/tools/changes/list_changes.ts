@@ -1,4 +1,5 @@
 import type { ReadHandler } from '../tool';
+import { localTimeWithOffset } from '../../platform/local-time';
 import { decodeCursor, encodeCursor, SAFE_MAX } from '../../platform/pagination';
 import { SETTLED_TXID, storedData, type ChangeKind } from '../../platform/changes';
 
@@ -50,6 +51,7 @@ export const list_changes: ReadHandler<'list_changes'> = async ({ db, caller }, 
       person: { id: e.person_id, name: e.person_name },
       via_key: e.via_key,
       at: e.at.toISOString(),
+      at_local: localTimeWithOffset(e.at, caller.timezone),
       data: storedData(e.data),
     })),
     next_cursor: encodeCursor(last ? { txid: last.txid, seq: last.seq } : { txid: Number(after.txid), seq: Number(after.seq) }),

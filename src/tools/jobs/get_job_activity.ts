@@ -1,4 +1,5 @@
 import type { ReadHandler } from '../tool';
+import { localTimeWithOffset } from '../../platform/local-time';
 import { storedData, type ChangeKind } from '../../platform/changes';
 import { decodeCursor, encodeCursor, pageOf, SAFE_MAX } from '../../platform/pagination';
 import { findTeammate } from '../../domain/company/lookups';
@@ -44,6 +45,7 @@ export const get_job_activity: ReadHandler<'get_job_activity'> = async ({ db, ca
       person: { id: e.person_id, name: e.person_name },
       via_key: e.via_key,
       at: e.at.toISOString(),
+      at_local: localTimeWithOffset(e.at, caller.timezone),
       data: storedData(e.data),
       note: (e.kind === 'notes' && e.record_id && notes.get(e.record_id)) || null,
     })),
