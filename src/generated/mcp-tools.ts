@@ -3100,6 +3100,126 @@ export const mcpTools: McpToolDefinition[] = [
     "numberArguments": []
   },
   {
+    "name": "update_estimate",
+    "toolset": "estimates",
+    "scope": "write",
+    "title": "Update an estimate",
+    "description": "Rename an estimate or set its scope summary (no credit). Returns the estimate.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "estimate_id": {
+          "type": "string",
+          "pattern": "^est_[0-9A-Za-z]+$",
+          "description": "The estimate's id (`est_…`), as `get_job` lists them."
+        },
+        "operation_id": {
+          "type": "string",
+          "description": "Your id of this write; resend it to retry safely."
+        },
+        "label": {
+          "type": "string"
+        },
+        "scope_summary": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        }
+      },
+      "required": [
+        "estimate_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string"
+        },
+        "job": {
+          "type": "object"
+        },
+        "label": {
+          "type": "string"
+        },
+        "scope_summary": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "status": {
+          "type": "string"
+        },
+        "finalized_at": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "drying_days": {
+          "anyOf": [
+            {
+              "type": "integer"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "region": {
+          "type": "object"
+        },
+        "rates": {
+          "type": "object"
+        },
+        "rooms": {
+          "type": "array"
+        },
+        "room_subtotals_exclude": {
+          "type": "array"
+        },
+        "unassigned_lines": {
+          "type": "array"
+        },
+        "totals": {
+          "type": "object"
+        },
+        "created_at": {
+          "type": "string"
+        },
+        "created_by": {
+          "type": "object"
+        },
+        "updated_at": {
+          "type": "string"
+        }
+      }
+    },
+    "annotations": {
+      "title": "Update an estimate",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": []
+  },
+  {
     "name": "update_line_item",
     "toolset": "estimates",
     "scope": "write",

@@ -90,6 +90,7 @@ export type OperationName =
   | "undo_my_last_action"
   | "update_contact"
   | "update_drying_settings"
+  | "update_estimate"
   | "update_job_overview"
   | "update_line_item"
   | "update_photos"
@@ -148,6 +149,7 @@ export type WriteOperationName =
   | "undo_my_last_action"
   | "update_contact"
   | "update_drying_settings"
+  | "update_estimate"
   | "update_job_overview"
   | "update_line_item"
   | "update_photos"
@@ -1840,6 +1842,36 @@ export const operations: Record<OperationName, OperationSpec> = {
       "planned_days",
       "area",
       "elevation_ft"
+    ],
+    "hasBody": true,
+    "successStatus": 200
+  },
+  update_estimate: {
+    "name": "update_estimate",
+    "method": "PATCH",
+    "path": "/api/v1/estimates/{estimate_id}",
+    "expressPath": "/api/v1/estimates/:estimate_id",
+    "tag": "Estimates",
+    "summary": "Name an estimate and describe its scope",
+    "description": "Changes a draft estimate's `label` and `scope_summary` (null clears it); send only what\nchanges. Use it to name the estimate the drying log made (`Estimate 1`) rather than\nmaking a second one, which would use a credit. A final estimate answers 409\n`invalid_state`. Returns the estimate. A request that changes nothing answers the\nestimate as it is and records nothing; a change is in the feed (`estimate.updated`,\nnaming the fields) and `undo_my_last_action` takes it back.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Update an estimate",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "estimate_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "label",
+      "scope_summary"
     ],
     "hasBody": true,
     "successStatus": 200

@@ -32,6 +32,7 @@ import { get_price_list_item } from './price-list/get_price_list_item';
 import { create_estimate } from './estimates/create_estimate';
 import { get_estimate } from './estimates/get_estimate';
 import { add_rooms } from './estimates/add_rooms';
+import { update_estimate } from './estimates/update_estimate';
 import { update_room } from './estimates/update_room';
 import { add_line_items } from './estimates/add_line_items';
 import { update_line_item } from './estimates/update_line_item';
@@ -102,6 +103,7 @@ export const handlers: HandlerTable = {
   create_estimate,
   get_estimate,
   add_rooms,
+  update_estimate,
   update_room,
   add_line_items,
   update_line_item,

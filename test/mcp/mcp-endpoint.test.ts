@@ -263,6 +263,17 @@ describe('tools/call', () => {
     expect(read.text).toContain('This key is read-only');
   });
 
+  it('update_estimate names the estimate an assistant found on the job, without a credit', async () => {
+    const writer = await connect(co.writeKey);
+    const job = await ok<{ id: string }>(writer, 'create_job', { operation_id: opId(), customer_name: 'Erin Estimate' });
+    const made = await ok<{ estimate: { id: string }; credits: { remaining: number } }>(writer, 'create_estimate', { job_id: job.id, operation_id: opId() });
+    const named = await ok<{ label: string; scope_summary: string | null }>(writer, 'update_estimate', { estimate_id: made.estimate.id, operation_id: opId(), label: 'Water mitigation', scope_summary: 'Kitchen and hall' });
+    expect(named).toMatchObject({ label: 'Water mitigation', scope_summary: 'Kitchen and hall' });
+    expect((await ok<{ credits: { remaining: number } }>(writer, 'get_context', {})).credits.remaining).toBe(made.credits.remaining);
+    const refused = await call(await connect(co.readKey), 'update_estimate', { estimate_id: made.estimate.id, label: 'No' });
+    expect(refused.isError).toBe(true);
+  });
+
   it('create_job, then get_job by number and find_jobs, agree with HTTP', async () => {
     const writer = await connect(co.writeKey);
     const reader = await connect(co.readKey);

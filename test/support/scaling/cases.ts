@@ -123,6 +123,7 @@ export function scalingCases(t: TestApp, co: TestCompany): ScalingCase[] {
     { name: 'retract_note', before: withNote, send: (api, p, made) => api.delete(`/api/v1/jobs/${p.jobId}/notes/${made.note}?operation_id=${opId()}`) },
     { name: 'create_estimate', send: (api, p) => api.post(`/api/v1/jobs/${p.jobId}/estimates`).send({ operation_id: opId(), rooms: [{ name: 'Den' }], line_items: [{ code: 'WTR-EXT-CP', quantity: 10, room: 'Den' }] }) },
     { name: 'add_rooms', send: (api, p) => api.post(`/api/v1/estimates/${p.estimateId}/rooms`).send({ operation_id: opId(), rooms: [{ name: `Room ${opId().slice(0, 6)}` }] }) },
+    { name: 'update_estimate', send: (api, p) => api.patch(`/api/v1/estimates/${p.estimateId}`).send({ operation_id: opId(), scope_summary: `Scope ${opId().slice(0, 8)}` }) },
     { name: 'update_room', send: (api, p) => api.patch(`/api/v1/estimates/${p.estimateId}/rooms/${p.roomId}`).send({ operation_id: opId(), length: 12 + Math.floor(Math.random() * 5) }) },
     { name: 'add_line_items', send: (api, p) => api.post(`/api/v1/estimates/${p.estimateId}/line-items`).send({ operation_id: opId(), line_items: [{ code: 'WTR-EXT-CP', quantity: 3, room: 'Hall' }] }) },
     { name: 'update_line_item', send: (api, p) => api.patch(`/api/v1/estimates/${p.estimateId}/line-items/${p.lineId}`).send({ operation_id: opId(), quantity: 100 + Math.floor(Math.random() * 50) }) },
