@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import { insertSql, type Statement } from '../infrastructure/db/insert-sql';
 import type { components } from '../../sdk/src/schema';
 import type { Caller } from './caller';
+import { localTimeWithOffset } from './local-time';
 
 export type ChangeKind = components['schemas']['ChangeKind'];
 
@@ -28,11 +29,39 @@ export interface ChangeInput {
   recordId?: string;
 }
 
+/** A feed entry as read back, with its person's name. */
+export interface StoredEntry {
+  seq: number;
+  kind: ChangeKind;
+  action: string;
+  summary: string;
+  person_id: string;
+  person_name: string;
+  via_key: boolean;
+  at: Date;
+  data: unknown;
+}
+
+/** What every reader of the feed answers of an entry: who did what, and when in UTC and on the company's clock. */
+export function entryAnswer(e: StoredEntry, timezone: string) {
+  return {
+    id: String(e.seq),
+    kind: e.kind,
+    action: e.action,
+    summary: e.summary,
+    person: { id: e.person_id, name: e.person_name },
+    via_key: e.via_key,
+    at: e.at.toISOString(),
+    at_local: localTimeWithOffset(e.at, timezone),
+    data: storedData(e.data),
+  };
+}
+
 /**
  * An entry's stored details as answered: null for entries written before they were recorded
  * (migration 006). Drivers hand jsonb back parsed or as text.
  */
-export function storedData(value: unknown): ChangeData | null {
+function storedData(value: unknown): ChangeData | null {
   if (value === null || value === undefined) return null;
   return (typeof value === 'string' ? JSON.parse(value) : value) as ChangeData;
 }

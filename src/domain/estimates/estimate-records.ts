@@ -81,6 +81,13 @@ export async function loadEstimate(db: Knex, caller: Caller, estimateId: string)
   return { estimate, rooms, lines };
 }
 
+/** The estimate a packet link names, while it is still on the link's job; else 404. */
+export async function loadEstimateOfJob(db: Knex, caller: Caller, estimateId: string, jobId: string): Promise<EstimateRecord> {
+  const record = await loadEstimate(db, caller, estimateId);
+  if (record.estimate.job_id !== jobId) throw new ApiError(404, 'not_found', `Estimate ${estimateId} is no longer on this job.`);
+  return record;
+}
+
 /** A final estimate can be read but not changed. */
 export function requireDraft(record: EstimateRecord): void {
   if (record.estimate.status === 'final') {

@@ -1,6 +1,6 @@
 import type { WriteContext } from '../../platform/handler';
 import { ApiError } from '../../platform/errors';
-import { loadEstimate, totalsOf, type EstimateRecord } from './estimate-records';
+import { loadEstimateOfJob, totalsOf, type EstimateRecord } from './estimate-records';
 import type { ExportDocument } from '../exports/export-links';
 
 /**
@@ -9,8 +9,7 @@ import type { ExportDocument } from '../exports/export-links';
  * it was printed is refused, as the PDF no longer shows it. Returns the estimate as it is now.
  */
 export async function finalizeEstimate(ctx: WriteContext, estimateId: string, jobId: string, documents: ExportDocument[], printedVersion: number): Promise<EstimateRecord> {
-  const record = await loadEstimate(ctx.db, ctx.caller, estimateId);
-  if (record.estimate.job_id !== jobId) throw new ApiError(404, 'not_found', `Estimate ${estimateId} is no longer on this job.`);
+  const record = await loadEstimateOfJob(ctx.db, ctx.caller, estimateId, jobId);
   if (record.estimate.status === 'final') return record;
   if (record.estimate.version !== printedVersion) {
     throw new ApiError(409, 'invalid_state', `${record.estimate.label} changed while its packet was being downloaded; it stays a draft. Download the packet again to print and finalise the new version.`);

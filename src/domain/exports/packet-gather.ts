@@ -10,8 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { readableDate, readableMoment } from '../../platform/local-time';
-import { loadEstimate, toEstimate, type EstimateRecord } from '../estimates/estimate-records';
-import { ApiError } from '../../platform/errors';
+import { loadEstimateOfJob, toEstimate, type EstimateRecord } from '../estimates/estimate-records';
 import { byRoom, jobRooms, photosQuery, UNSORTED, type PhotoRow } from '../media/photo-records';
 import type { ExportDocument } from './export-links';
 import type { PacketData, PacketPhoto } from './packet-data';
@@ -28,8 +27,7 @@ export interface GatheredPacket {
 }
 
 export async function gatherPacket(deps: Deps, caller: Caller, jobId: string, documents: ExportDocument[], estimateId: string): Promise<GatheredPacket> {
-  const record = documents.includes('estimate') ? await loadEstimate(deps.db, caller, estimateId) : null;
-  if (record && record.estimate.job_id !== jobId) throw new ApiError(404, 'not_found', `Estimate ${estimateId} is no longer on this job.`);
+  const record = documents.includes('estimate') ? await loadEstimateOfJob(deps.db, caller, estimateId, jobId) : null;
   const estimate = record ? toEstimate(asDelivered(record)) : null;
   const draftVersion = record?.estimate.status === 'draft' ? record.estimate.version : null;
   const job = await deps.pipeline.read(caller, 'get_job', { path: { job_id: jobId }, query: {}, body: {} });

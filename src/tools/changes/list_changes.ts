@@ -1,23 +1,13 @@
 import type { ReadHandler } from '../tool';
-import { localTimeWithOffset } from '../../platform/local-time';
 import { decodeCursor, encodeCursor, SAFE_MAX } from '../../platform/pagination';
-import { SETTLED_TXID, storedData, type ChangeKind } from '../../platform/changes';
+import { entryAnswer, SETTLED_TXID, type StoredEntry } from '../../platform/changes';
 
 const DEFAULT_LIMIT = 25;
 
-interface EntryRow {
-  seq: number;
+interface EntryRow extends StoredEntry {
   txid: number;
-  kind: ChangeKind;
-  action: string;
-  summary: string;
   job_id: string | null;
   job_number: number | null;
-  person_id: string;
-  person_name: string;
-  via_key: boolean;
-  at: Date;
-  data: unknown;
 }
 
 /**
@@ -42,18 +32,7 @@ export const list_changes: ReadHandler<'list_changes'> = async ({ db, caller }, 
   const rows = (await entries.orderBy([{ column: 'e.txid' }, { column: 'e.seq' }]).limit(limit).select('e.*', 'p.name as person_name')) as EntryRow[];
   const last = rows.at(-1);
   return {
-    data: rows.map((e) => ({
-      id: String(e.seq),
-      kind: e.kind,
-      action: e.action,
-      summary: e.summary,
-      job: e.job_id ? { id: e.job_id, job_number: Number(e.job_number) } : null,
-      person: { id: e.person_id, name: e.person_name },
-      via_key: e.via_key,
-      at: e.at.toISOString(),
-      at_local: localTimeWithOffset(e.at, caller.timezone),
-      data: storedData(e.data),
-    })),
+    data: rows.map((e) => ({ ...entryAnswer(e, caller.timezone), job: e.job_id ? { id: e.job_id, job_number: Number(e.job_number) } : null })),
     next_cursor: encodeCursor(last ? { txid: last.txid, seq: last.seq } : { txid: Number(after.txid), seq: Number(after.seq) }),
   };
 };

@@ -1,6 +1,5 @@
 import type { ReadHandler } from '../tool';
-import { localTimeWithOffset } from '../../platform/local-time';
-import { storedData, type ChangeKind } from '../../platform/changes';
+import { entryAnswer, type StoredEntry } from '../../platform/changes';
 import { decodeCursor, encodeCursor, pageOf, SAFE_MAX } from '../../platform/pagination';
 import { findTeammate } from '../../domain/company/lookups';
 import { loadNotes } from '../../domain/notes/note-records';
@@ -8,17 +7,8 @@ import { resolveJob } from '../../domain/jobs/job-records';
 
 const DEFAULT_LIMIT = 25;
 
-interface EntryRow {
-  seq: number;
-  kind: ChangeKind;
-  action: string;
-  summary: string;
+interface EntryRow extends StoredEntry {
   record_id: string | null;
-  person_id: string;
-  person_name: string;
-  via_key: boolean;
-  at: Date;
-  data: unknown;
 }
 
 /** The job's part of the change feed, newest first; note entries show the note as it is now. */
@@ -37,18 +27,7 @@ export const get_job_activity: ReadHandler<'get_job_activity'> = async ({ db, ca
   const noteIds = page.data.filter((e) => e.kind === 'notes' && e.record_id).map((e) => e.record_id!);
   const notes = await loadNotes(db, noteIds);
   return {
-    data: page.data.map((e) => ({
-      id: String(e.seq),
-      kind: e.kind,
-      action: e.action,
-      summary: e.summary,
-      person: { id: e.person_id, name: e.person_name },
-      via_key: e.via_key,
-      at: e.at.toISOString(),
-      at_local: localTimeWithOffset(e.at, caller.timezone),
-      data: storedData(e.data),
-      note: (e.kind === 'notes' && e.record_id && notes.get(e.record_id)) || null,
-    })),
+    data: page.data.map((e) => ({ ...entryAnswer(e, caller.timezone), note: (e.kind === 'notes' && e.record_id && notes.get(e.record_id)) || null })),
     next_cursor: page.next_cursor,
   };
 };

@@ -17,7 +17,7 @@ import type { Deps } from '../../domain/services';
 import type { FileKind } from '../../domain/media/file-kind';
 import { storeNewFiles } from '../../domain/media/store-files';
 import type { Caller } from '../../platform/caller';
-import type { CompanyBytePace } from '../../platform/fair-share';
+import type { CompanyBytePace, UploadShares } from '../../platform/fair-share';
 
 /** Who uploads, to which job, and through what. */
 export interface Uploader {
@@ -32,8 +32,12 @@ interface UploadMeta {
   items?: Omit<PreparedFile, 'sha256' | 'file_name'>[];
 }
 
-/** `pace`: how fast the company's bytes are read on this node (shared by its uploads). */
-export async function intakeFiles(deps: Deps, req: Request, who: Uploader, kind: FileKind, pace: CompanyBytePace): Promise<ToolAnswer> {
+/** Takes the upload within the company's share of the node's uploads: how many at once, how fast. */
+export function intakeFiles(deps: Deps, req: Request, who: Uploader, kind: FileKind, shares: UploadShares): Promise<ToolAnswer> {
+  return shares.slots.run(who.caller.companyId, () => intake(deps, req, who, kind, shares.pace));
+}
+
+async function intake(deps: Deps, req: Request, who: Uploader, kind: FileKind, pace: CompanyBytePace): Promise<ToolAnswer> {
   const call = deps.pipeline.begin(kind.tool, who.caller); // a read key is refused before the files are read
   checkValue('JobRef', who.jobRef, '/path/job_id');
   await resolveJob(deps.db, who.caller, who.jobRef); // an unknown job is refused before the files are read

@@ -35,7 +35,7 @@ export function addUploadRoutes(router: Router, deps: Deps, uploads: UploadShare
   for (const [collection, kind] of Object.entries(UPLOADS)) {
     router.post(`/api/v1/jobs/:job_id/${collection}`, async (req: Request, res: Response) => {
       const caller = callerOf(res);
-      const answer = await uploads.slots.run(caller.companyId, () => intakeFiles(deps, req, { caller, jobRef: req.params.job_id as string, via: 'api' }, kind, uploads.pace));
+      const answer = await intakeFiles(deps, req, { caller, jobRef: req.params.job_id as string, via: 'api' }, kind, uploads);
       send(res, answer.status, answer.body, answer.replayed);
     });
   }
@@ -73,7 +73,7 @@ export function linkRoutes(deps: Deps, limiter: RateLimiter, uploads: UploadShar
     router.post(`/upload/:job_id/${collection}`, refuseCrossSite, async (req: Request, res: Response) => {
       const { caller } = await uploaderOfLink(deps, req);
       await limiter.charge(res, 'work', caller.keyId, 1);
-      const answer = await uploads.slots.run(caller.companyId, () => intakeFiles(deps, req, { caller, jobRef: req.params.job_id as string, via: 'upload_page' }, kind, uploads.pace));
+      const answer = await intakeFiles(deps, req, { caller, jobRef: req.params.job_id as string, via: 'upload_page' }, kind, uploads);
       send(res, answer.status, answer.body, answer.replayed);
     });
   }

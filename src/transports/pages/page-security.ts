@@ -6,6 +6,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../../platform/errors';
+import { hostKey, originKey } from '../../platform/hosts';
 
 const FRAMING_AND_REFERRER = { 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store' };
 
@@ -30,15 +31,13 @@ export const ERROR_PAGE_HEADERS = {
  */
 export function refuseCrossSite(req: Request, _res: Response, next: NextFunction): void {
   const origin = req.headers.origin;
-  const crossSite = req.headers['sec-fetch-site'] === 'cross-site' || (origin !== undefined && hostOf(origin) !== req.headers.host);
+  const crossSite = req.headers['sec-fetch-site'] === 'cross-site' || (origin !== undefined && !isOwnOrigin(origin, req.headers.host ?? ''));
   if (crossSite) throw new ApiError(403, 'forbidden_origin', 'This page accepts uploads and downloads only from itself: the request came from another site.');
   next();
 }
 
-function hostOf(origin: string): string | null {
-  try {
-    return new URL(origin).host;
-  } catch {
-    return null;
-  }
+/** Whether `origin` names the host the request was sent to (compared as hosts.ts writes them). */
+function isOwnOrigin(origin: string, host: string): boolean {
+  const key = originKey(origin);
+  return key !== null && hostKey(new URL(key).host) === hostKey(host);
 }
