@@ -11,7 +11,7 @@ import path from 'node:path';
 import knex from 'knex';
 import request from 'supertest';
 import { scannedPdf } from '../support/document-files';
-import { adminOf, startNode, stopNodes, type Node } from '../support/nodes';
+import { companyOnNode, startNode, stopNodes, type Node } from '../support/nodes';
 
 const onPostgres = process.env.DATABASE_URL ? describe : describe.skip;
 jest.setTimeout(180_000);
@@ -38,10 +38,8 @@ onPostgres('OCR when its node dies', () => {
 
   it('is finished by the other node without being asked again', async () => {
     a = await startNode(env);
-    const admin = adminOf(a);
-    const co = (await admin.post('/admin/v1/companies').send({ name: 'OCR Nodes Co', credits: 5 }).expect(201)).body;
-    const person = (await admin.post(`/admin/v1/companies/${co.id}/team`).send({ name: 'Ola OCR', role: 'Owner' }).expect(201)).body;
-    const key = (await admin.post(`/admin/v1/companies/${co.id}/keys`).send({ person_id: person.id, scope: 'write' }).expect(201)).body.key as string;
+    const co = await companyOnNode(a, 'OCR Nodes Co', 'Ola OCR');
+    const { key } = co;
     const job = (await request(a.url).post('/api/v1/jobs').set('Authorization', `Bearer ${key}`).send({ operation_id: randomUUID(), customer_name: 'Nodes Nell' }).expect(201)).body;
     const scan = await scannedPdf([['NODE page one'], ['NODE page two'], ['NODE page three']]);
     const doc = (await request(a.url).post(`/api/v1/jobs/${job.id}/documents`).set('Authorization', `Bearer ${key}`).field('meta', JSON.stringify({ operation_id: randomUUID() })).attach('document', scan, 'scan.pdf').expect(201)).body.documents[0];

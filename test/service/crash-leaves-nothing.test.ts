@@ -17,7 +17,7 @@ import { loadConfig } from '../../src/platform/config';
 import { sweepStorage } from '../../src/node-services';
 import { storageKey } from '../../src/domain/media/storage-keys';
 import { jpegWith } from '../support/photo-files';
-import { adminOf, startNode, stopNodes, type Node } from '../support/nodes';
+import { companyOnNode, startNode, stopNodes, type Node } from '../support/nodes';
 import { withDatabase } from '../support/scaling/measure';
 
 const onPostgres = process.env.DATABASE_URL ? describe : describe.skip;
@@ -45,10 +45,8 @@ onPostgres('a node killed mid-upload', () => {
       await withDatabase(process.env.DATABASE_URL!, `jms_crash_${process.pid}`, async (databaseUrl) => {
         let node: Node | undefined = await startNode({ ...env, DATABASE_URL: databaseUrl });
         try {
-          const admin = adminOf(node);
-          const co = (await admin.post('/admin/v1/companies').send({ name: 'Crash Co', credits: 5 }).expect(201)).body;
-          const person = (await admin.post(`/admin/v1/companies/${co.id}/team`).send({ name: 'Kim Kill', role: 'Owner' }).expect(201)).body;
-          const key = (await admin.post(`/admin/v1/companies/${co.id}/keys`).send({ person_id: person.id, scope: 'write' }).expect(201)).body.key as string;
+          const co = await companyOnNode(node, 'Crash Co', 'Kim Kill');
+          const { key } = co;
           const job = (await request(node.url).post('/api/v1/jobs').set('Authorization', `Bearer ${key}`).send({ operation_id: randomUUID(), customer_name: 'Crash Carla' }).expect(201)).body;
           const photos = await Promise.all(Array.from({ length: 40 }, (_, i) => jpegWith({ width: 1600 + i, height: 1200 })));
 

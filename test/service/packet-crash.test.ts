@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { jpegWith } from '../support/photo-files';
-import { adminOf, startNode, stopNodes, type Node } from '../support/nodes';
+import { companyOnNode, startNode, stopNodes, type Node } from '../support/nodes';
 import { withDatabase } from '../support/scaling/measure';
 
 const onPostgres = process.env.DATABASE_URL ? describe : describe.skip;
@@ -37,10 +37,7 @@ onPostgres('a node killed while it builds a packet', () => {
       await withDatabase(process.env.DATABASE_URL!, `jms_packet_crash_${process.pid}`, async (databaseUrl) => {
         let node: Node | undefined = await startNode({ ...env, DATABASE_URL: databaseUrl });
         try {
-          const admin = adminOf(node);
-          const co = (await admin.post('/admin/v1/companies').send({ name: 'Packet Crash Co', credits: 5 }).expect(201)).body;
-          const person = (await admin.post(`/admin/v1/companies/${co.id}/team`).send({ name: 'Pat Packet', role: 'Owner' }).expect(201)).body;
-          const key = (await admin.post(`/admin/v1/companies/${co.id}/keys`).send({ person_id: person.id, scope: 'write' }).expect(201)).body.key as string;
+          const { key } = await companyOnNode(node, 'Packet Crash Co', 'Pat Packet');
           const api = (to: Node) => ({
             get: (p: string) => request(to.url).get(p).set('Authorization', `Bearer ${key}`),
             post: (p: string) => request(to.url).post(p).set('Authorization', `Bearer ${key}`),

@@ -60,3 +60,12 @@ export function adminOf(node: Node) {
     delete: (p: string) => auth(request(node.url).delete(p)),
   };
 }
+
+/** A company on a node with one owner and a write key for them, made through the admin API. */
+export async function companyOnNode(node: Node, name: string, owner: string): Promise<{ id: string; key: string }> {
+  const admin = adminOf(node);
+  const co = (await admin.post('/admin/v1/companies').send({ name, credits: 5 }).expect(201)).body;
+  const person = (await admin.post(`/admin/v1/companies/${co.id}/team`).send({ name: owner, role: 'Owner' }).expect(201)).body;
+  const key = (await admin.post(`/admin/v1/companies/${co.id}/keys`).send({ person_id: person.id, scope: 'write' }).expect(201)).body.key as string;
+  return { id: co.id, key };
+}
