@@ -25,9 +25,14 @@ import { PacketPool } from './domain/exports/packet-pool';
 import { sweepObjectsWithoutRows, sweepUnfinishedFiles, sweepUnusedFiles } from './domain/media/file-sweeper';
 import { chatDeliveryKind, startChatDelivery } from './domain/chat/delivery';
 import type { MediaServices } from './domain/services';
+import { packetBuildKind, sweepPacketBuilds } from './domain/exports/packet-builds';
+import { CompanySlots } from './platform/fair-share';
+import { toolPipeline } from './tools';
 
 const MAINTENANCE = 'maintenance.sweep';
 const HOUR_SECONDS = 3600;
+/** A built packet is kept this long after it was last asked for. */
+const PACKET_KEPT_HOURS = 24;
 /** The first sweep waits for start-up to be over. */
 const FIRST_SWEEP_AFTER_MS = 60_000;
 /** Temporary files nobody touched for this long are what a crash left (an upload or a job is written to as it goes). */
@@ -61,6 +66,10 @@ export async function startNodeServices(db: Knex, config: Config, logger: Logger
   const chat = startChatDelivery({ db, config, logger }, { poll: false });
   await queue.register(chatDeliveryKind(chat, queue, db), { take: options.deliverChat ?? false });
 
+  // Packets are built as the tools answer: through a pipeline of this node's own, so that builds
+  // do not take the slots of the company's calls (the queue shares the builds between companies).
+  const pipeline = toolPipeline({ db, config, slots: new CompanySlots(config.companyConcurrency), media });
+  await queue.register(packetBuildKind({ db, config, pipeline, media }));
   await queue.register(maintenanceKind(db, media, config, logger));
   const hourly = async () => {
     // Every node asks; the queue runs one sweep an hour for them all, on whichever node takes it.
@@ -114,7 +123,7 @@ function maintenanceKind(db: Knex, media: MediaServices, config: Config, logger:
 
 /**
  * Purges expired idempotency records, and sweeps the file store: files nothing uses any more,
- * files whose upload never finished, and objects no row names.
+ * files whose upload never finished, objects no row names, and packets nobody asked for lately.
  */
 export async function sweepStorage(db: Knex, media: Pick<MediaServices, 'files'>, config: Config, logger: Logger): Promise<void> {
   const deleted = await purgeExpiredAnswers(db, config.idempotencyRetentionDays);
@@ -122,7 +131,8 @@ export async function sweepStorage(db: Knex, media: Pick<MediaServices, 'files'>
   const unused = await sweepUnusedFiles(db, media.files, config.idempotencyRetentionDays);
   const unfinished = await sweepUnfinishedFiles(db, media.files, config.unfinishedFilesMinutes);
   const orphans = await sweepObjectsWithoutRows(db, media.files, config.unfinishedFilesMinutes * 60_000);
-  if (deleted + unused + unfinished + orphans > 0) logger.info({ deleted, unused, unfinished, orphans }, 'swept expired answers and stored files');
+  const packets = await sweepPacketBuilds(db, media.files, PACKET_KEPT_HOURS);
+  if (deleted + unused + unfinished + orphans + packets > 0) logger.info({ deleted, unused, unfinished, orphans, packets }, 'swept expired answers, stored files and packets');
 }
 
 /** Until Redis answers, each node counts on its own (the limiter's in-memory fallback). */

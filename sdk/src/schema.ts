@@ -876,32 +876,53 @@ export interface paths {
          *     dry and a chart of GPP over the days; photos by room, six to a page, each with caption,
          *     time taken and uploader. Every page carries the job number and its page number.
          *
+         *     **Built, then downloaded.** Download (on the page, or a POST to `pdf_url`) queues the
+         *     packet's build and answers at once: 202 with the build (`PacketBuild`) and its
+         *     `status_url` in `Location`. Any node of the service builds it in the background (it
+         *     survives a node's crash: another node takes it up within 10 minutes), and a company's
+         *     builds wait behind no other company's. `GET status_url` tells how far it is (`state`
+         *     `queued`, `building`, `ready` or `failed`; photos printed of the total); the page shows
+         *     this. Once `ready`, `download_url` (GET) sends the PDF from the file store with its
+         *     `Content-Length`, `ETag` and byte ranges (`Range`, `If-Range`), so an interrupted
+         *     download resumes. A built packet is kept for 24 hours after it was last asked for, and
+         *     asking again (a second Download, another person's link to the same packet) is answered
+         *     with the same file while the job has not changed. When the job has changed (any entry in
+         *     its feed: the estimate, the drying log, photos, notes, the job itself) or the company's
+         *     date has, Download builds it anew; `status_url` of the older build answers the new build
+         *     (follow its `id`), and its `download_url` answers 409 `packet_outdated`. A failed
+         *     build says why in `error`; Download again to try anew. The packet shows the job as it
+         *     is when it is built.
+         *
          *     **Finalising.** Downloading a PDF that holds the estimate marks the estimate final (the
-         *     page asks to confirm first); opening the page changes nothing. It becomes final only once
-         *     the whole PDF has been sent, and the response ends only after that: a client that has the
-         *     complete response finds the estimate final, and a download cut off, failed or timed out
-         *     part-way leaves it a draft (the connection is closed without the end of the response).
-         *     The PDF prints the estimate as final; if the estimate is changed while the PDF is being
-         *     sent, it stays a draft and the download is cut off, to be made again. The change is in the feed
-         *     (`estimates`, `estimate.finalized`) under the person whose key made the link, also when
-         *     that key is a read key: making the link reads, downloading is what the office does when
-         *     it sends the packet. An estimate already final stays final; a final estimate refuses
-         *     changes (409 `invalid_state`). A finalisation is not in any key's undo history and undo
-         *     cannot take it back: the PDF may already be with the carrier, and an estimate that could
-         *     turn back into a draft would no longer match what was sent (write a new estimate
-         *     instead). Undoing an earlier change to that estimate is refused too (the estimate was
-         *     changed since). A packet without the estimate finalises nothing.
+         *     page asks to confirm first); opening the page or queueing the build changes nothing. It
+         *     becomes final only once the whole file has been handed over, in one response or in a
+         *     download and the ranges that resume it from where it stopped, in one transaction with
+         *     the feed entry and the build's `delivered`; a download cut off, failed or timed out
+         *     part-way leaves it a draft (the connection is closed without the end of the response). A
+         *     client knows from the length that it has every byte a moment before the service has
+         *     recorded it: `status_url` says `delivered: true` once the estimate is final. The PDF
+         *     prints the estimate as final; if the estimate
+         *     changed after it was built, the packet is built again before it is sent (see above). The
+         *     change is in the feed (`estimates`, `estimate.finalized`) under the person whose key made
+         *     the link, also when that key is a read key: making the link reads, downloading is what
+         *     the office does when it sends the packet. An estimate already final stays final; a
+         *     final estimate refuses changes (409 `invalid_state`). A finalisation is not in any key's
+         *     undo history and undo cannot take it back: the PDF may already be with the carrier, and
+         *     an estimate that could turn back into a draft would no longer match what was sent (write
+         *     a new estimate instead). Undoing an earlier change to that estimate is refused too (the
+         *     estimate was changed since). A packet without the estimate finalises nothing.
          *
          *     **The link** carries no API key. It is signed, bound to the job, the documents, the
          *     estimate and this key's person, and works until `expires_at`: 7 days by default (the
-         *     setting `EXPORT_LINK_SECONDS`), or `expires_in` seconds (60 s to 30 days). Revoking the
-         *     key ends it; an altered link answers 403 `link_invalid`, an expired one 410
-         *     `link_expired` (a page saying so, for a browser). Programs download without the page:
-         *     POST (never GET, so that a link preview cannot finalise) to `pdf_url` returns the PDF
-         *     (`application/pdf`, streamed). The PDF shows the job as it is when it is downloaded.
-         *     The page cannot be framed by another site and sends no referrer; a POST from another
-         *     site's page (its `Origin` names another host) is refused with 403 `forbidden_origin`.
-         *     Programs send no `Origin`.
+         *     setting `EXPORT_LINK_SECONDS`), or `expires_in` seconds (60 s to 30 days). The status
+         *     and download URLs carry the same signature and end with it. Revoking the key ends them
+         *     (and fails a build not yet made); an altered link answers 403 `link_invalid`, an expired
+         *     one 410 `link_expired` (a page saying so, for a browser). Programs download without the
+         *     page: POST (never GET, so that a link preview cannot start it) to `pdf_url`, poll
+         *     `status_url` (a second apart is plenty), then GET `download_url`. The page cannot be
+         *     framed by another site and sends no referrer; a POST from another site's page (its
+         *     `Origin` names another host) is refused with 403 `forbidden_origin`. Programs send no
+         *     `Origin`.
          *     Over MCP the answer also holds the page as a `resource_link` content block.
          */
         get: operations["export_pdf"];
@@ -1608,7 +1629,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "rate_limited" | "admin_api_disabled" | "internal_error";
+            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "packet_outdated" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "rate_limited" | "admin_api_disabled" | "internal_error";
             /** @description One entry for each field that is wrong. */
             errors?: components["schemas"]["FieldError"][];
             /** @description For a 422, the names that would have been accepted. */
@@ -2727,7 +2748,7 @@ export interface components {
             url: string;
             /**
              * Format: uri
-             * @description POST here to get the PDF itself (a program's way); the same effect as the page's Download button.
+             * @description POST here to build the PDF (a program's way, the same as the page's Download button); answers 202 with a `PacketBuild`.
              */
             pdf_url: string;
             /** Format: date-time */
@@ -2749,6 +2770,38 @@ export interface components {
             finalizes_estimate: boolean;
             /** @description With `photos`, how many photos the job has now; 0 otherwise. */
             photo_count: number;
+        };
+        /** @description A packet's build, as POST `pdf_url` and its `status_url` answer it. */
+        PacketBuild: {
+            /** @example pkb_7Qm2KxR9aB1c */
+            id: string;
+            /** @enum {string} */
+            state: "queued" | "building" | "ready" | "failed";
+            /** @description How far the build is through the packet's photos (the longest part of a build). */
+            photos: {
+                printed: number;
+                total: number;
+            };
+            /** @description The PDF's size, once built. */
+            bytes: number | null;
+            /** @description Why a failed build failed. */
+            error: string | null;
+            /**
+             * Format: uri
+             * @description GET this build's state; when the job changed since, the answer is the build that replaces it.
+             */
+            status_url: string;
+            /**
+             * Format: uri
+             * @description Once `ready`, GET the PDF (`Content-Length`, `ETag`, `Range`); sending all of it makes a draft estimate it prints final.
+             */
+            download_url: string | null;
+            /** @description Whether the whole file has been sent to someone. */
+            delivered: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            built_at: string | null;
         };
         PhotoExport: {
             /**

@@ -53,6 +53,8 @@ const schema = z.object({
   UPLOAD_LINK_SECONDS: z.coerce.number().int().min(300).max(7 * 86400).default(86400),
   EXPORT_LINK_SECONDS: z.coerce.number().int().min(60).max(30 * 86400).default(7 * 86400),
   PDF_WORKERS: positive.max(16).default(1),
+  // A 300-photo packet takes about 2 minutes here; a build's job counts as dead (its node died) after this.
+  PACKET_BUILD_SECONDS: positive.min(10).max(3600).default(600),
   // One core is left to the event loop: on 2 cores, 2 decoding threads made get_job's p99 2.5× its idle value, 1 kept it within 1×.
   MEDIA_WORKERS: positive.max(16).default(Math.max(1, availableParallelism() - 1)),
   VIDEO_MAX_BYTES: positive.max(5 * 1024 ** 3).default(1024 ** 3),
@@ -102,8 +104,10 @@ export interface Config {
   files: FileStoreSettings;
   /** Signed links: the shared secret (else one kept in the database), the lifetime of file links, upload-page links and export links (default). */
   links: { secret?: string; fileSeconds: number; uploadSeconds: number; exportSeconds: number };
-  /** Worker threads laying out PDF packets (each holds one packet's pictures at print size). */
+  /** Worker threads laying out PDF packets (each holds one packet's pictures at print size); also the packets a node builds at once. */
   pdfWorkers: number;
+  /** Building one packet at most; its job is run again elsewhere once it has been running this long. */
+  packetBuildSeconds: number;
   /** Worker threads decoding and resizing images; also the videos examined (ffprobe, ffmpeg) at once. */
   mediaWorkers: number;
   /** The largest video accepted (a request may hold twice this). */
@@ -178,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     links: { secret: e.LINK_SECRET, fileSeconds: e.FILE_LINK_SECONDS, uploadSeconds: e.UPLOAD_LINK_SECONDS, exportSeconds: e.EXPORT_LINK_SECONDS },
     pdfWorkers: e.PDF_WORKERS,
+    packetBuildSeconds: e.PACKET_BUILD_SECONDS,
     mediaWorkers: e.MEDIA_WORKERS,
     videoMaxBytes: e.VIDEO_MAX_BYTES,
     uploadIdleMs: e.UPLOAD_IDLE_SECONDS * 1000,

@@ -30,6 +30,7 @@ const TITLES: Record<ProblemCode, string> = {
   feature_unavailable: 'Feature unavailable on this server',
   link_invalid: 'Link not valid',
   link_expired: 'Link expired',
+  packet_outdated: 'Packet outdated',
   method_not_allowed: 'Method not allowed',
   unknown_status: 'Unknown status',
   unknown_teammate: 'Unknown teammate',

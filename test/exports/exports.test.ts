@@ -17,7 +17,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { components } from '../../sdk/src/schema';
 import { personLinkQuery } from '../../src/platform/person-links';
 import { ADMIN_TOKEN, as, atOnce, createCompany, feedSettled, opId, type TestApp, type TestCompany } from '../support/app';
-import { jpegWith } from '../support/photo-files';
+import { jpegWith, noisyJpeg } from '../support/photo-files';
 import { startAppOn } from '../support/s3';
 
 type Schemas = components['schemas'];
@@ -25,6 +25,7 @@ type PdfExport = Schemas['PdfExport'];
 type PhotoExport = Schemas['PhotoExport'];
 type Estimate = Schemas['Estimate'];
 type Entry = Schemas['ChangeEntry'];
+type PacketBuild = Schemas['PacketBuild'];
 
 let t: TestApp;
 let co: TestCompany;
@@ -67,17 +68,56 @@ async function addPhotos(jobId: string, photos: { room?: string; caption?: strin
   return (await req.expect(201)).body.photos;
 }
 
+async function addNoisyPhotos(jobId: string, count: number): Promise<void> {
+  const req = t.http.post(`/api/v1/jobs/${jobId}/photos`).set('Authorization', `Bearer ${co.writeKey}`).field('meta', JSON.stringify({ operation_id: opId(), room: 'Kitchen' }));
+  for (let i = 0; i < count; i++) req.attach('photo', await noisyJpeg(1200, 900), { filename: `noise${i}.jpg`, contentType: 'image/jpeg' });
+  await req.expect(201);
+}
+
 async function exportPdf(jobId: string, query: string, key = co.readKey): Promise<PdfExport> {
   return (await as(t, key).get(`/api/v1/jobs/${jobId}/export-pdf?${query}`).expect(200)).body;
 }
 
-/** The PDF's text, page count and pictures (poppler's pdftotext, pdfinfo, pdfimages). */
-async function downloadPdf(link: PdfExport): Promise<{ text: string; pages: number; pictures: { width: number; height: number }[] }> {
+/** A packet as a program asks for it: POST pdf_url (202 with the build), then its status until built. */
+async function builtPacket(link: PdfExport): Promise<PacketBuild> {
   const res = await fetch(local(link.pdf_url), { method: 'POST' });
+  expect(res.status).toBe(202);
+  let build = (await res.json()) as PacketBuild;
+  expect(res.headers.get('location')).toBe(build.status_url);
+  while (build.state === 'queued' || build.state === 'building') {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    build = (await (await fetch(local(build.status_url))).json()) as PacketBuild;
+  }
+  expect(build).toMatchObject({ state: 'ready', error: null });
+  return build;
+}
+
+/** The built PDF's text, page count and pictures (poppler's pdftotext, pdfinfo, pdfimages). */
+async function downloadPdf(link: PdfExport): Promise<{ text: string; pages: number; pictures: { width: number; height: number }[]; build: PacketBuild }> {
+  const build = await builtPacket(link);
+  const res = await fetch(local(build.download_url!));
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toBe('application/pdf');
+  expect(Number(res.headers.get('content-length'))).toBe(build.bytes);
   const file = path.join(scratch, `${opId()}.pdf`);
   await writeFile(file, Buffer.from(await res.arrayBuffer()));
+  return { ...readPdf(file), build: await deliveredBuild(build) };
+}
+
+/**
+ * The build once its delivery is recorded. A client knows it has the whole file from its length,
+ * a moment before the service, having handed the last byte over, records it (and finalises).
+ */
+async function deliveredBuild(build: PacketBuild): Promise<PacketBuild> {
+  for (let tries = 0; !build.delivered && tries < 50; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    build = (await (await fetch(local(build.status_url))).json()) as PacketBuild;
+  }
+  expect(build.delivered).toBe(true);
+  return build;
+}
+
+function readPdf(file: string): { text: string; pages: number; pictures: { width: number; height: number }[] } {
   const info = execFileSync('pdfinfo', [file]).toString();
   const pictures = execFileSync('pdfimages', ['-list', file])
     .toString()
@@ -87,6 +127,19 @@ async function downloadPdf(link: PdfExport): Promise<{ text: string; pages: numb
     .map((line) => line.trim().split(/\s+/))
     .map((columns) => ({ width: Number(columns[3]), height: Number(columns[4]) }));
   return { text: execFileSync('pdftotext', ['-layout', file, '-']).toString(), pages: Number(/Pages:\s+(\d+)/.exec(info)![1]), pictures };
+}
+
+/** Starts a GET of `url`, reads nothing of the body, and closes the connection a moment after its headers. */
+function abandonDownload(url: string): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const req = http.get(url, () => {
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 300);
+    });
+    req.on('error', () => resolve());
+  });
 }
 
 const estimateOf = async (id: string): Promise<Estimate> => (await read().get(`/api/v1/estimates/${id}`).expect(200)).body;
@@ -153,7 +206,17 @@ describe.each(['disk', 's3'] as const)('exports on %s storage', (store) => {
       expect((await fetch(local(link.pdf_url))).status).toBe(405);
       expect((await estimateOf(estimate.id)).status).toBe('draft');
 
+      // Queued and built, the packet changes nothing yet; the status counts its photos.
+      const built = await builtPacket(link);
+      expect(built).toMatchObject({ photos: { printed: 2, total: 2 }, delivered: false });
+      expect((await estimateOf(estimate.id)).status).toBe('draft');
+      // HEAD tells the size and reads nothing: it does not finalise either.
+      const head = await fetch(local(built.download_url!), { method: 'HEAD' });
+      expect([head.status, Number(head.headers.get('content-length')), head.headers.get('accept-ranges')]).toEqual([200, built.bytes, 'bytes']);
+      expect((await estimateOf(estimate.id)).status).toBe('draft');
+
       const pdf = await downloadPdf(link);
+      expect(pdf.build.id).toBe(built.id);
       expect(pdf.text).toContain(money(estimate.totals.total_cents));
       expect(pdf.text).toContain(`Job #${job.job_number}`);
       expect(pdf.text).toContain('Wet base cabinet');
@@ -182,8 +245,10 @@ describe.each(['disk', 's3'] as const)('exports on %s storage', (store) => {
       expect(undo.body.code).toBe('undo_not_possible');
       expect((await estimateOf(estimate.id)).status).toBe('final');
 
-      // Downloading again prints the same and writes no second entry.
+      // Downloading again sends the same file (its finalisation is no change to the packet) and
+      // writes no second entry.
       const again = await downloadPdf(link);
+      expect(again.build).toMatchObject({ id: built.id, delivered: true });
       expect(again.text).toContain(money(estimate.totals.total_cents));
       expect((await feedOf(job.job_number)).filter((e) => e.action === 'estimate.finalized')).toHaveLength(1);
       expect((await exportPdf(job.id, 'documents=estimate')).finalizes_estimate).toBe(false);
@@ -197,43 +262,102 @@ describe.each(['disk', 's3'] as const)('exports on %s storage', (store) => {
       expect(refused.status).toBe(403);
       expect(await refused.json()).toMatchObject({ code: 'forbidden_origin' });
       expect((await estimateOf(estimate.id)).status).toBe('draft');
-      expect((await fetch(local(link.pdf_url), { method: 'POST', headers: { Origin: new URL(t.url).origin } })).status).toBe(200);
+      expect((await fetch(local(link.pdf_url), { method: 'POST', headers: { Origin: new URL(t.url).origin } })).status).toBe(202);
     });
 
-    it('leaves the estimate a draft when the client goes away before the whole PDF is sent', async () => {
+    it('leaves the estimate a draft when the client goes away before the whole PDF is sent, and finalises a download resumed to its end', async () => {
       const job = await newJob();
+      // Pictures of noise make a PDF of megabytes: more than a connection holds unread here (a
+      // 4 MiB send buffer at most).
+      await addNoisyPhotos(job.id, 16);
       const estimate = await newEstimate(job.id);
-      const link = await exportPdf(job.id, 'documents=estimate');
-      // The request is sent whole and the connection closed at once, before any of the PDF.
-      await new Promise<void>((resolve) => {
-        const req = http.request(local(link.pdf_url), { method: 'POST', headers: { Origin: new URL(t.url).origin } });
-        req.on('error', () => resolve());
-        req.end(() => {
-          req.destroy();
-          resolve();
-        });
-      });
-      // The server has long finished the packet it was building (a whole download takes well under this).
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const link = await exportPdf(job.id, 'documents=estimate&documents=photos');
+      const build = await builtPacket(link);
+      expect(build.bytes).toBeGreaterThan(5.5 * 1024 * 1024);
+      await abandonDownload(local(build.download_url!));
+      // The server has long noticed (a whole download takes well under this).
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect((await estimateOf(estimate.id)).status).toBe('draft');
       expect((await feedOf(job.job_number)).filter((e) => e.action === 'estimate.finalized')).toHaveLength(0);
 
-      // A complete download then finalises it: once a client has the whole response, it is final.
-      const pdf = await downloadPdf(link);
-      expect(pdf.text).toContain('Final estimate');
+      // A download in two ranges: the first half leaves a draft, the rest completes it.
+      const half = Math.floor(build.bytes! / 2);
+      const first = await fetch(local(build.download_url!), { headers: { Range: `bytes=0-${half - 1}`, 'If-Range': `"${build.id}"` } });
+      expect([first.status, first.headers.get('content-range')]).toEqual([206, `bytes 0-${half - 1}/${build.bytes}`]);
+      const head = Buffer.from(await first.arrayBuffer());
+      expect((await estimateOf(estimate.id)).status).toBe('draft');
+      // A range that does not follow what was sent completes nothing.
+      await (await fetch(local(build.download_url!), { headers: { Range: `bytes=${half + 10}-` } })).arrayBuffer();
+      expect((await estimateOf(estimate.id)).status).toBe('draft');
+      // If-Range naming another version of the file answers the whole file.
+      const stale = await fetch(local(build.download_url!), { method: 'HEAD', headers: { Range: `bytes=${half}-`, 'If-Range': '"pkb_other"' } });
+      expect(stale.status).toBe(200);
+      const rest = await fetch(local(build.download_url!), { headers: { Range: `bytes=${half}-` } });
+      expect(rest.status).toBe(206);
+      const file = path.join(scratch, `${opId()}.pdf`);
+      await writeFile(file, Buffer.concat([head, Buffer.from(await rest.arrayBuffer())]));
+      expect(readPdf(file).text).toContain('Final estimate');
+      await deliveredBuild(build);
       expect((await estimateOf(estimate.id)).status).toBe('final');
       expect((await feedOf(job.job_number)).filter((e) => e.action === 'estimate.finalized')).toHaveLength(1);
     });
 
-    it('finalises once when the packet is downloaded several times at once', async () => {
+    it('builds once for downloads asked at once, and finalises once', async () => {
       const job = await newJob();
       const estimate = await newEstimate(job.id);
       const link = await exportPdf(job.id, 'documents=estimate');
       const { pathname, search } = new URL(link.pdf_url);
-      const answers = await atOnce(t, Array.from({ length: 4 }, () => () => t.http.post(`${pathname}${search}`)));
+      const asked = await atOnce(t, Array.from({ length: 4 }, () => () => t.http.post(`${pathname}${search}`)));
+      expect(asked.map((res) => res.status)).toEqual([202, 202, 202, 202]);
+      expect(new Set(asked.map((res) => res.body.id)).size).toBe(1);
+      const build = await builtPacket(link);
+      expect(build.id).toBe(asked[0].body.id);
+      const file = new URL(build.download_url!);
+      const answers = await atOnce(t, Array.from({ length: 4 }, () => () => t.http.get(`${file.pathname}${file.search}`)));
       expect(answers.map((res) => [res.status, res.headers['content-type']])).toEqual(Array(4).fill([200, 'application/pdf']));
+      await deliveredBuild(build);
       expect((await feedOf(job.job_number)).filter((e) => e.action === 'estimate.finalized')).toHaveLength(1);
       expect((await estimateOf(estimate.id)).status).toBe('final');
+    });
+
+    it('builds the packet again when the job changed since it was built', async () => {
+      const job = await newJob();
+      const estimate = await newEstimate(job.id);
+      const link = await exportPdf(job.id, 'documents=estimate');
+      const old = await builtPacket(link);
+      await write().post(`/api/v1/estimates/${estimate.id}/line-items`).send({ operation_id: opId(), line_items: [{ description: 'Dehumidifier', unit: 'DA', quantity: 3, unit_price_cents: 7500 }] }).expect(200);
+      const changed = await estimateOf(estimate.id);
+      // The old file is not sent: it no longer shows the estimate.
+      const refused = await fetch(local(old.download_url!));
+      expect(refused.status).toBe(409);
+      expect((await refused.json()).code).toBe('packet_outdated');
+      expect((await estimateOf(estimate.id)).status).toBe('draft');
+      // Its status answers the build that replaces it; a new Download finds that one too.
+      const next = (await (await fetch(local(old.status_url))).json()) as PacketBuild;
+      expect(next.id).not.toBe(old.id);
+      const pdf = await downloadPdf(link);
+      expect(pdf.build.id).toBe(next.id);
+      expect(pdf.text).toContain(money(changed.totals.total_cents));
+      expect((await estimateOf(estimate.id)).status).toBe('final');
+    });
+
+    it('answers unknown builds, another packet\'s build and unbuilt files with clear problems', async () => {
+      const job = await newJob();
+      await addPhotos(job.id, [{ room: 'Kitchen', caption: 'One' }]);
+      const photos = await exportPdf(job.id, 'documents=photos');
+      const build = await builtPacket(photos);
+      const unknown = await fetch(local(build.status_url).replace(build.id, 'pkb_000000000000'));
+      expect([unknown.status, (await unknown.json()).code]).toEqual([404, 'not_found']);
+      const beyond = await fetch(local(build.download_url!), { headers: { Range: `bytes=${build.bytes! + 5}-` } });
+      expect(beyond.status).toBe(416);
+      // Another packet's link (other documents) cannot reach this build.
+      await newEstimate(job.id);
+      const other = await exportPdf(job.id, 'documents=estimate');
+      const theirs = new URL(local(other.pdf_url));
+      const crossed = await fetch(`${t.url}${theirs.pathname.replace('.pdf', '')}/builds/${build.id}${theirs.search}`);
+      expect(crossed.status).toBe(404);
+      const altered = local(build.download_url!).replace(/([?&]s=)./, (_m, head: string) => `${head}${build.download_url!.includes('s=A') ? 'B' : 'A'}`);
+      expect((await fetch(altered, { headers: { Accept: 'application/json' } })).status).toBe(403);
     });
 
     it('a packet without the estimate finalises nothing', async () => {

@@ -1,7 +1,8 @@
 /**
  * The packet's download page in a real browser at a phone's size: opening it changes nothing,
- * Download asks to confirm when the estimate would become final, the PDF downloaded holds the
- * estimate's total, and then the estimate is final and refuses changes. Expired and altered
+ * Download asks to confirm when the estimate would become final, then shows the build's progress,
+ * downloads the built PDF (which holds the estimate's total) and says when all of it arrived, and
+ * then the estimate is final and refuses changes. Expired and altered
  * links show their own page. Screenshots (and page 1 of the PDF as PNG) go to test/artifacts/.
  */
 import { execFileSync } from 'node:child_process';
@@ -53,8 +54,11 @@ describeInBrowser('the export download page on a phone', () => {
         .send({ operation_id: opId(), label: 'Water mitigation', rooms: [{ name: 'Kitchen', length: 12, width: 10, height: 8 }], line_items: [{ description: 'Water extraction', room: 'Kitchen', unit: 'SF', quantity: 120, unit_price_cents: 123 }] })
         .expect(201)
     ).body.estimate;
-    const meta = { operation_id: opId(), room: 'Kitchen', photos: [{ caption: 'Wet base cabinet' }] };
-    await t.http.post(`/api/v1/jobs/${job.id}/photos`).set('Authorization', `Bearer ${co.writeKey}`).field('meta', JSON.stringify(meta)).attach('photo', await jpegWith({ width: 1600, height: 1200 }), { filename: 'a.jpg', contentType: 'image/jpeg' }).expect(201);
+    // Enough photos that the page shows the build's progress for a while.
+    const meta = { operation_id: opId(), room: 'Kitchen', photos: Array.from({ length: 12 }, (_, i) => (i === 0 ? { caption: 'Wet base cabinet' } : {})) };
+    const upload = t.http.post(`/api/v1/jobs/${job.id}/photos`).set('Authorization', `Bearer ${co.writeKey}`).field('meta', JSON.stringify(meta));
+    for (let i = 0; i < 12; i++) upload.attach('photo', await jpegWith({ width: 1600 + i, height: 1200 }), { filename: `p${i}.jpg`, contentType: 'image/jpeg' });
+    await upload.expect(201);
     return { job, estimate };
   }
 
@@ -80,7 +84,12 @@ describeInBrowser('the export download page on a phone', () => {
     expect(await statusOf(estimate.id)).toBe('draft');
 
     await page.getByRole('button', { name: 'Download PDF' }).click();
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /make it final and download/ }).click()]);
+    const downloading = page.waitForEvent('download', { timeout: 60_000 });
+    await page.getByRole('button', { name: /make it final and download/ }).click();
+    // While it is built the page says how far it is.
+    await page.waitForFunction(() => /Waiting for its turn|Building the PDF/.test(document.getElementById('status')?.textContent ?? ''));
+    await page.screenshot({ path: path.join(ARTIFACTS, 'export-page-building.png'), fullPage: true });
+    const download = await downloading;
     expect(download.suggestedFilename()).toBe(`job-${job.job_number}-packet.pdf`);
     const file = path.join(ARTIFACTS, 'export-packet.pdf');
     await download.saveAs(file);

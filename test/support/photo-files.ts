@@ -55,3 +55,10 @@ function gradient(width: number, height: number): Buffer {
   }
   return pixels;
 }
+
+/** A JPEG of noise, which no encoder can squeeze: a packet of a few of them is megabytes. */
+export async function noisyJpeg(width: number, height: number): Promise<Buffer> {
+  const pixels = Buffer.alloc(width * height * 3);
+  for (let i = 0; i < pixels.length; i++) pixels[i] = (Math.random() * 256) | 0;
+  return sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 85 }).toBuffer();
+}

@@ -1,8 +1,9 @@
 /**
- * Everything a packet prints, gathered when it is downloaded: the estimate as its delivery will
- * make it final (the route finalises it once the whole PDF is sent, and only if it is still the
- * version printed), then the job, the drying log and the photos as the read tools give them.
- * Photos' web renditions are copied to a temporary folder for the worker that lays the packet out.
+ * Everything a packet prints, gathered when it is built (./packet-builds.ts): the estimate as its
+ * delivery will make it final (the download finalises it once the whole file is sent, and only
+ * if it is still the version printed), then the job, the drying log and the photos as the read
+ * tools give them. Photos' web renditions are copied to a temporary folder for the worker that
+ * lays the packet out; the build writes its PDF there too.
  */
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -22,7 +23,9 @@ export interface GatheredPacket {
   data: PacketData;
   /** The version of the estimate printed, which delivering the PDF makes final; null when it prints none or it is final already. */
   draftVersion: number | null;
-  /** Removes the pictures copied for the packet. */
+  /** The packet's temporary folder. */
+  dir: string;
+  /** Removes the folder, with the pictures copied for the packet. */
   cleanup(): Promise<void>;
 }
 
@@ -36,7 +39,7 @@ export async function gatherPacket(deps: Deps, caller: Caller, jobId: string, do
   try {
     const photos = documents.includes('photos') ? await copyPictures(deps, caller, jobId, dir) : null;
     const data: PacketData = { company: { name: caller.companyName, timezone: caller.timezone }, date: readableDate(new Date(), caller.timezone), job, estimate, dryingLog, photos };
-    return { data, draftVersion, cleanup: () => rm(dir, { recursive: true, force: true }) };
+    return { data, draftVersion, dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;

@@ -20,10 +20,13 @@ export class PacketPool {
     this.pool = new Piscina({ filename: path.join(__dirname, 'packet-worker.ts'), minThreads: 0, maxThreads: threads, idleTimeout: 60_000, execArgv });
   }
 
-  /** The packet's PDF; a failure to make it is the stream's error. Destroying the stream stops the work. */
-  build(data: PacketData): Readable {
+  /**
+   * The packet's PDF; a failure to make it is the stream's error. Destroying the stream stops the
+   * work. `printed` hears how many photos' pictures are made, as they are.
+   */
+  build(data: PacketData, printed: (count: number) => void = () => {}): Readable {
     const { port1, port2 } = new MessageChannel();
-    const stream = new PacketStream(port1);
+    const stream = new PacketStream(port1, printed);
     this.pool.run({ data, port: port2 }, { transferList: [port2] }).catch((error: unknown) => stream.failed(error));
     return stream;
   }
@@ -38,14 +41,19 @@ class PacketStream extends Readable {
   private received = 0;
   private complete = false;
 
-  constructor(private readonly port: MessagePort) {
+  constructor(
+    private readonly port: MessagePort,
+    private readonly printed: (count: number) => void,
+  ) {
     super();
     port.on('message', (message: PacketMessage) => this.receive(message));
   }
 
   private receive(message: PacketMessage): void {
     if (this.destroyed) return;
-    if ('chunk' in message) {
+    if ('printed' in message) {
+      this.printed(message.printed);
+    } else if ('chunk' in message) {
       this.received += 1;
       this.push(Buffer.from(message.chunk));
     } else if ('end' in message) {

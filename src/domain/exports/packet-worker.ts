@@ -4,8 +4,8 @@
  * and send the PDF's bytes to the main thread over the task's port. pdfmake renders every page
  * before it hands pdfkit's stream over, so the PDF waits here and leaves as it is read.
  *
- * The port carries `{ chunk }` (an ArrayBuffer, transferred), then `{ end: true }`, or
- * `{ error }`. The main thread answers `{ more: n }` when its stream has taken n chunks: at most
+ * The port carries `{ printed }` as each photo's picture is made (the build's progress), then
+ * `{ chunk }` (an ArrayBuffer, transferred), then `{ end: true }`, or `{ error }`. The main thread answers `{ more: n }` when its stream has taken n chunks: at most
  * WINDOW chunks are in flight, so a slow download holds the PDF here, off the main thread's heap.
  * The main thread closes the port when it no longer wants the PDF; the work then stops.
  */
@@ -36,7 +36,7 @@ export interface PacketResult {
 }
 
 /** Worker to main thread. */
-export type PacketMessage = { chunk: ArrayBuffer } | { end: true } | { error: string };
+export type PacketMessage = { printed: number } | { chunk: ArrayBuffer } | { end: true } | { error: string };
 /** Main thread to worker: it has taken `more` chunks. */
 export interface PacketPull {
   more: number;
@@ -100,6 +100,7 @@ async function printPictures(photos: PacketPhoto[], dir: string, link: PortLink)
       .toFile(out)
       .then(() => true, () => false);
     if (made) pictures.set(photo.picture, out);
+    link.printed(pictures.size);
   }
   return pictures;
 }
@@ -207,6 +208,10 @@ class PortLink {
     this.check();
     this.credit -= 1;
     this.port.postMessage({ chunk } satisfies PacketMessage, [chunk]);
+  }
+
+  printed(count: number): void {
+    if (!this.closed) this.port.postMessage({ printed: count } satisfies PacketMessage);
   }
 
   end(): void {

@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex';
 import type { FileStore } from '../../infrastructure/files/store';
-import { storageKey, type FileVariant } from './storage-keys';
+import { PACKETS_PREFIX, storageKey, type FileVariant } from './storage-keys';
 
 const BATCH = 200;
 const VARIANTS: FileVariant[] = ['original', 'web', 'thumbnail', 'shareable'];
@@ -52,6 +52,8 @@ export async function sweepObjectsWithoutRows(db: Knex, files: FileStore, unfini
   await files.sweepUnfinished(unfinishedMaxAgeMs);
   const byFile = new Map<string, string[]>();
   for (const key of await files.list('')) {
+    // Packets are swept with their builds (../exports/packet-builds.ts).
+    if (key.startsWith(PACKETS_PREFIX)) continue;
     const [companyId, , sha256] = key.split('/');
     const file = `${companyId}/${sha256}`;
     byFile.set(file, [...(byFile.get(file) ?? []), key]);

@@ -1,4 +1,4 @@
-/** Where a stored file's original and its renditions are kept in the file store. */
+/** Where a stored file's original and its renditions, and built packets, are kept in the file store. */
 
 /** A stored file's original and renditions: `web` is the viewable JPEG (a video's still frame); `shareable` a photo's original without its location (infrastructure/programs/photo-location.ts). */
 export type FileVariant = 'original' | 'web' | 'thumbnail' | 'shareable';
@@ -10,4 +10,11 @@ export type FileVariant = 'original' | 'web' | 'thumbnail' | 'shareable';
  */
 export function storageKey(companyId: string, sha256: string, variant: FileVariant): string {
   return `${companyId}/photos/${sha256}/${variant}`;
+}
+
+/** Built PDF packets (../exports/packet-builds.ts), apart from uploaded files. */
+export const PACKETS_PREFIX = 'packets/';
+
+export function packetKey(companyId: string, buildId: string): string {
+  return `${PACKETS_PREFIX}${companyId}/${buildId}.pdf`;
 }

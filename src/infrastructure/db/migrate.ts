@@ -15,6 +15,7 @@ import * as boundedLookups from './migrations/013_bounded_lookups';
 import * as filesRowsFirst from './migrations/014_files_rows_first';
 import * as dryingGoalReadings from './migrations/015_drying_goal_readings';
 import * as compactClaimNumbers from './migrations/016_compact_claim_numbers';
+import * as packetBuilds from './migrations/017_packet_builds';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
 const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> }> = {
@@ -34,6 +35,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '014_files_rows_first': filesRowsFirst,
   '015_drying_goal_readings': dryingGoalReadings,
   '016_compact_claim_numbers': compactClaimNumbers,
+  '017_packet_builds': packetBuilds,
 };
 
 const source: Knex.MigrationSource<string> = {

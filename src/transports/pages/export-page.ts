@@ -1,7 +1,8 @@
 /**
  * The download page of a packet link (export_pdf): plain HTML, CSS and a little JS served by the
- * service. Opening it changes nothing; its Download button POSTs for the PDF, after a
- * confirmation when the download makes the estimate final.
+ * service. Opening it changes nothing; its Download button, after a confirmation when the
+ * download makes the estimate final, queues the packet's build, shows its progress, downloads
+ * the built file and says when all of it has arrived.
  */
 import { randomBytes } from 'node:crypto';
 import type { ExportDocument } from '../../domain/exports/export-links';
@@ -64,21 +65,35 @@ ${notice}
 <small>This link works until ${escape(facts.expires)}.</small>
 <script nonce="${nonce}">
 (function(){
-var finalizes=${finalizes},button=document.getElementById('download'),box=document.getElementById('confirm'),status=document.getElementById('status');
+var finalizes=${finalizes},fileName=${JSON.stringify(facts.fileName)},button=document.getElementById('download'),box=document.getElementById('confirm'),status=document.getElementById('status');
 function say(text,kind){status.textContent=text;status.className=kind||'';}
 button.addEventListener('click',function(){if(finalizes){box.hidden=false;document.getElementById('yes').focus();}else download();});
 document.getElementById('no').addEventListener('click',function(){box.hidden=true;button.focus();});
 document.getElementById('yes').addEventListener('click',function(){box.hidden=true;download();});
 function download(){
-  button.disabled=true;say('Building the PDF…');
-  fetch(location.pathname+'.pdf'+location.search,{method:'POST',headers:{Accept:'application/pdf, application/problem+json'}}).then(function(res){
-    if(!res.ok)return res.json().catch(function(){return {};}).then(function(p){throw new Error(p.detail||('The service answered '+res.status+'.'));});
-    return res.blob().then(function(blob){
-      var a=document.createElement('a');a.href=URL.createObjectURL(blob);a.download=${JSON.stringify(facts.fileName)};document.body.appendChild(a);a.click();a.remove();
-      if(finalizes){finalizes=false;var n=document.getElementById('notice');if(n)n.textContent='The estimate is now final.';}
-      say('Downloaded '+${JSON.stringify(facts.fileName)}+'.','done');
-    });
-  }).catch(function(e){say(e.message||'No connection. Try again.','failed');}).then(function(){button.disabled=false;});
+  button.disabled=true;say('Asking for the PDF…');
+  fetch(location.pathname+'.pdf'+location.search,{method:'POST',headers:{Accept:'application/json'}}).then(answer).then(follow)
+    .catch(function(e){say(e.message||'No connection. Try again.','failed');button.disabled=false;});
+}
+function answer(res){
+  if(!res.ok)return res.json().catch(function(){return {};}).then(function(p){throw new Error(p.detail||('The service answered '+res.status+'.'));});
+  return res.json();
+}
+function later(build){return new Promise(function(r){setTimeout(r,1000);}).then(function(){return fetch(location.pathname+'/builds/'+build.id+location.search);}).then(answer);}
+function follow(build){
+  if(build.state==='failed')throw new Error('The PDF could not be made ('+(build.error||'no reason given')+'). Try again.');
+  if(build.state!=='ready'){say(build.state==='queued'?'Waiting for its turn…':build.photos.total?'Building the PDF: '+build.photos.printed+' of '+build.photos.total+' photos printed…':'Building the PDF…');return later(build).then(follow);}
+  say('Downloading '+fileName+' ('+(build.bytes/1048576).toFixed(1)+' MB)…');
+  var a=document.createElement('a');a.href=location.pathname+'/builds/'+build.id+'/'+encodeURIComponent(fileName)+location.search;a.download=fileName;document.body.appendChild(a);a.click();a.remove();
+  return delivered(build,120);
+}
+function delivered(build,tries){
+  if(build.delivered){
+    if(finalizes){finalizes=false;var n=document.getElementById('notice');if(n)n.textContent='The estimate is now final.';}
+    say('Downloaded '+fileName+'.','done');button.disabled=false;return;
+  }
+  if(tries===0){say('The download did not finish. Try again.','failed');button.disabled=false;return;}
+  return later(build).then(function(next){return delivered(next,tries-1);});
 }
 })();
 </script></body></html>`;

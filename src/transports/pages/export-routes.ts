@@ -1,27 +1,31 @@
 /**
- * The key-less routes of the export links: a packet's download page (GET, changes nothing), its
- * PDF (POST only, so that a link preview or a prefetch can never finalise an estimate), and the
- * photo ZIP (GET). Each acts for the person of the key that made the link and is charged to
- * that key's rate limit.
+ * The key-less routes of the export links: a packet's download page (GET, changes nothing); the
+ * packet's Download (POST only, so that a link preview or a prefetch never starts it), which
+ * queues its build; the build's status; the built file (GET, with its length and ranges), whose
+ * delivery makes the estimate final; and the photo ZIP (GET). Each acts for the person of the
+ * key that made the link and is charged to that key's rate limit.
  */
 import express, { type Request, type Response, type Router } from 'express';
-import { pipeline } from 'node:stream/promises';
-import { setTimeout as delay } from 'node:timers/promises';
 import { ApiError } from '../../platform/errors';
 import { readableMoment } from '../../platform/local-time';
 import { formatMoney } from '../../platform/money';
-import { holderOfLink, personLinkOf, type LinkHolder } from '../../platform/person-links';
+import { holderOfLink, personLinkOf, personLinkQuery, type LinkHolder } from '../../platform/person-links';
 import type { RateLimiter } from '../../platform/rate-limit';
 import { loadEstimate, totalsOf } from '../../domain/estimates/estimate-records';
 import { linkErrors } from '../files/media-routes';
 import { roomNamed } from '../../domain/media/photo-records';
 import { PACKET_LINK_PARAMS, packetDocuments, ZIP_LINK_PARAMS, type PacketLink } from '../../domain/exports/export-links';
+import { findBuild, isOutdated, recordDelivery, requestBuild, type PacketBuildRow, type PacketOrder } from '../../domain/exports/packet-builds';
+import { sendStoredFile } from '../files/send-stored-file';
+import type { ByteRange } from '../../infrastructure/files/store';
+import type { components } from '../../../sdk/src/schema';
 import { packetPage } from './export-page';
 import { pageHeaders, refuseCrossSite } from './page-security';
-import { gatherPacket } from '../../domain/exports/packet-gather';
 import { finalizeEstimate } from '../../domain/estimates/finalize-estimate';
 import { streamPhotoZip } from '../../domain/exports/photo-zip';
 import type { Deps } from '../../domain/services';
+
+type PacketBuildStatus = components['schemas']['PacketBuild'];
 
 export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
   const router = express.Router();
@@ -47,34 +51,49 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
     throw new ApiError(405, 'method_not_allowed', 'The PDF is made by POST (the download page does it), so that opening or previewing a link never finalises an estimate.', { headers: { Allow: 'POST' } });
   });
 
+  // Download: queues the packet's build (or finds the one already made) and answers its status.
   router.post('/exports/:job_id/packet.pdf', refuseCrossSite, async (req: Request, res: Response) => {
     const { link, holder } = await packetLinkOf(deps, req);
     await limiter.charge(res, 'work', holder.caller.keyId, 1);
-    const documents = packetDocuments(link);
-    const packet = await gatherPacket(deps, holder.caller, holder.job.id, documents, link.params.est);
-    try {
-      res.status(200).set({
-        'Content-Type': 'application/pdf',
-        'Content-Disposition': `attachment; filename="${packetFileName(holder)}"`,
-        'Cache-Control': 'no-store',
-        'X-Content-Type-Options': 'nosniff',
+    const build = await requestBuild(deps, orderOf(link, holder));
+    const status = await buildStatus(deps, link, holder, build);
+    res.status(202).set({ Location: status.status_url, 'Cache-Control': 'no-store' }).json(status);
+  });
+
+  router.get('/exports/:job_id/packet/builds/:build_id', async (req: Request, res: Response) => {
+    const { link, holder } = await packetLinkOf(deps, req);
+    const order = orderOf(link, holder);
+    let build = await findBuild(deps.db, order, String(req.params.build_id));
+    // The job changed since: the packet is built again, and the answer is that build.
+    if (build.state !== 'failed' && (await isOutdated(deps.db, order, build))) build = await requestBuild(deps, order);
+    res.set('Cache-Control', 'no-store').json(await buildStatus(deps, link, holder, build));
+  });
+
+  router.get('/exports/:job_id/packet/builds/:build_id/:file_name', async (req: Request, res: Response) => {
+    const { link, holder } = await packetLinkOf(deps, req);
+    await limiter.charge(res, 'work', holder.caller.keyId, 1);
+    const order = orderOf(link, holder);
+    const build = await findBuild(deps.db, order, String(req.params.build_id));
+    if (build.state !== 'ready') throw new ApiError(409, 'invalid_state', `The packet is ${build.state === 'failed' ? 'not built' : 'still being built'}; its status URL says when it is ready.`);
+    if (await isOutdated(deps.db, order, build)) throw new ApiError(409, 'packet_outdated', 'The job changed since this packet was built: its status URL builds it again.');
+    const headers = {
+      'Content-Type': 'application/pdf',
+      'Content-Disposition': `attachment; filename="${packetFileName(holder)}"`,
+      'Cache-Control': 'private, no-store',
+      'X-Content-Type-Options': 'nosniff',
+      ETag: `"${build.id}"`,
+    };
+    const version = build.estimate_version;
+    // Once the whole file has been sent (in one response, or a download and the ranges resuming
+    // it), a draft estimate it prints becomes final, in one transaction with its feed entry and
+    // the build's delivery.
+    const delivered = async (sent: ByteRange) => {
+      if (version === null) return void (await recordDelivery(deps.db, build, sent.start, sent.end));
+      await deps.pipeline.linkWrite(holder.caller, holder.job.id, async (ctx) => {
+        if (await recordDelivery(ctx.db, build, sent.start, sent.end)) await finalizeEstimate(ctx, link.params.est, holder.job.id, order.documents, version);
       });
-      // The whole PDF goes out before the estimate becomes final, and the response ends only once
-      // it is: a client that has the complete response sees the estimate final, and one that went
-      // away, failed or timed out part-way leaves it a draft.
-      await pipeline(deps.media.packets.build(packet.data), res, { end: false });
-      await allHandedOver(res);
-      const version = packet.draftVersion;
-      if (version !== null) await deps.pipeline.linkWrite(holder.caller, holder.job.id, (ctx) => finalizeEstimate(ctx, link.params.est, holder.job.id, documents, version));
-      res.end();
-    } catch (error) {
-      if (!res.headersSent) throw error;
-      // Part of the PDF is out: cutting the connection is the only way left to say it failed.
-      req.log.warn({ err: error }, 'packet download not completed; its estimate stays as it was');
-      res.destroy();
-    } finally {
-      await packet.cleanup();
-    }
+    };
+    await sendStoredFile(req, res, deps.media.files, build.file_key, headers, { beforeEnd: req.method === 'HEAD' ? undefined : delivered });
   });
 
   router.get('/exports/:job_id/photos/:file_name', async (req: Request, res: Response) => {
@@ -100,10 +119,27 @@ async function packetLinkOf(deps: Deps, req: Request): Promise<{ link: PacketLin
   return { link, holder: await holderOfLink(deps.db, deps.media.links, link, PACKET_LINK_PARAMS, req.query.s) };
 }
 
-/** Resolves once every byte written to the response is with the operating system; rejects if the client went away. */
-async function allHandedOver(res: Response): Promise<void> {
-  while (res.writableLength > 0 && !res.destroyed) await delay(5);
-  if (res.destroyed) throw new Error('the client went away before the whole PDF was sent');
+function orderOf(link: PacketLink, holder: LinkHolder): PacketOrder {
+  return { caller: holder.caller, jobId: holder.job.id, documents: packetDocuments(link), estimateId: link.params.est };
+}
+
+/** A build as its status URL answers it: where it is, and once built, the file's URL. */
+async function buildStatus(deps: Deps, link: PacketLink, holder: LinkHolder, build: PacketBuildRow): Promise<PacketBuildStatus> {
+  const query = await personLinkQuery(deps.media.links, link, PACKET_LINK_PARAMS);
+  const base = `${deps.config.publicUrl}/exports/${holder.job.id}/packet/builds/${build.id}`;
+  const bytes = build.bytes === null ? null : Number(build.bytes);
+  return {
+    id: build.id,
+    state: build.state,
+    photos: { printed: build.photos_done, total: build.photos_total },
+    bytes,
+    error: build.error,
+    status_url: `${base}?${query}`,
+    download_url: build.state === 'ready' ? `${base}/${packetFileName(holder)}?${query}` : null,
+    delivered: bytes !== null && Number(build.delivered_bytes) >= bytes,
+    created_at: new Date(build.created_at).toISOString(),
+    built_at: build.built_at ? new Date(build.built_at).toISOString() : null,
+  };
 }
 
 function packetFileName(holder: LinkHolder): string {
