@@ -2,13 +2,20 @@
  * kill -9 of a node in the middle of building a packet whose download makes its estimate final:
  * another node builds it without being asked again, within PACKET_BUILD_SECONDS (here 10 s) and
  * the queue's maintenance; the estimate stays a draft with no feed entry until the whole file is
- * downloaded from that node. PostgreSQL only (a second process needs a server).
+ * downloaded from that node. One sweep then leaves exactly the packet files builds name, and a
+ * build nobody asked for in a day goes with its file. PostgreSQL only (a second process needs a
+ * server).
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import knex, { type Knex } from 'knex';
+import { pino } from 'pino';
 import request from 'supertest';
+import { openFileStore } from '../../src/infrastructure/files/open-store';
+import { loadConfig } from '../../src/platform/config';
+import { sweepStorage } from '../../src/node-services';
 import { jpegWith } from '../support/photo-files';
 import { companyOnNode, startNode, stopNodes, type Node } from '../support/nodes';
 import { withDatabase } from '../support/scaling/measure';
@@ -39,7 +46,7 @@ onPostgres('a node killed while it builds a packet', () => {
       await withDatabase(process.env.DATABASE_URL!, `jms_packet_crash_${process.pid}`, async (databaseUrl) => {
         let node: Node | undefined = await startNode({ ...env, DATABASE_URL: databaseUrl });
         try {
-          const { key } = await companyOnNode(node, 'Packet Crash Co', 'Pat Packet');
+          const { key, id: companyId } = await companyOnNode(node, 'Packet Crash Co', 'Pat Packet');
           const api = (to: Node) => ({
             get: (p: string) => request(to.url).get(p).set('Authorization', `Bearer ${key}`),
             post: (p: string) => request(to.url).post(p).set('Authorization', `Bearer ${key}`),
@@ -86,6 +93,28 @@ onPostgres('a node killed while it builds a packet', () => {
           for (let tries = 0; !build.delivered && tries < 50; tries++) build = (await (await fetch(onNode(node, asked.status_url))).json()) as Build;
           expect(build.delivered).toBe(true);
           expect((await api(node).get(`/api/v1/estimates/${estimate.id}`).expect(200)).body.status).toBe('final');
+
+          // One sweep leaves exactly the packet files builds name; 24 h after a build was last
+          // asked for, it goes with its file.
+          const db: Knex = knex({ client: 'pg', connection: databaseUrl });
+          try {
+            const config = loadConfig({ ...env, DATABASE_URL: databaseUrl });
+            const files = openFileStore(config.files);
+            const stray = path.join(work, 'stray.pdf');
+            writeFileSync(stray, '%PDF-1.7 no build names this');
+            await files.putFile(`packets/${companyId}/pkb_stray.pdf`, stray, 'application/pdf');
+            const sweep = () => sweepStorage(db, { files }, config, pino({ level: 'silent' }));
+            await sweep();
+            const builds = (await db('packet_builds').select('file_key')) as { file_key: string }[];
+            expect(builds).toHaveLength(1);
+            expect(await files.list('packets/')).toEqual([builds[0].file_key]);
+            await db('packet_builds').update({ last_used_at: db.raw("now() - interval '25 hours'") });
+            await sweep();
+            expect(await files.list('packets/')).toEqual([]);
+            expect(await db('packet_builds').select('id')).toEqual([]);
+          } finally {
+            await db.destroy();
+          }
         } finally {
           await stopNodes([node]);
         }
