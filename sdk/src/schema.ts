@@ -879,8 +879,9 @@ export interface paths {
          *     **Built, then downloaded.** Download (on the page, or a POST to `pdf_url`) queues the
          *     packet's build and answers at once: 202 with the build (`PacketBuild`) and its
          *     `status_url` in `Location`. Any node of the service builds it in the background (it
-         *     survives a node's crash: another node takes it up within 10 minutes), and a company's
-         *     builds wait behind no other company's. `GET status_url` tells how far it is (`state`
+         *     survives a node's crash: another node takes it up within 10 minutes), and another
+         *     company's packets hold a company's first one back by at most the builds already under
+         *     way. `GET status_url` tells how far it is (`state`
          *     `queued`, `building`, `ready` or `failed`; photos printed of the total); the page shows
          *     this. Once `ready`, `download_url` (GET) sends the PDF from the file store with its
          *     `Content-Length`, `ETag` and byte ranges (`Range`, `If-Range`), so an interrupted
