@@ -892,7 +892,8 @@ export interface paths {
          *     date has, Download builds it anew; `status_url` of the older build answers the new build
          *     (follow its `id`), and its `download_url` answers 409 `packet_outdated`. A failed
          *     build says why in `error`; Download again to try anew. The packet shows the job as it
-         *     is when it is built.
+         *     is when it is built. This answer's `build` is the packet's build for the job as it is now,
+         *     when one was asked for.
          *
          *     **Finalising.** Downloading a PDF that holds the estimate marks the estimate final (the
          *     page asks to confirm first); opening the page or queueing the build changes nothing. It
@@ -2771,6 +2772,8 @@ export interface components {
             finalizes_estimate: boolean;
             /** @description With `photos`, how many photos the job has now; 0 otherwise. */
             photo_count: number;
+            /** @description The packet's build for the job as it is now, when someone has asked for it (Download); null otherwise. Asking for the link builds nothing. */
+            build: null | components["schemas"]["PacketBuild"];
         };
         /** @description A packet's build, as POST `pdf_url` and its `status_url` answer it. */
         PacketBuild: {

@@ -5072,6 +5072,16 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "photo_count": {
           "type": "integer"
+        },
+        "build": {
+          "anyOf": [
+            {
+              "type": "null"
+            },
+            {
+              "type": "object"
+            }
+          ]
         }
       }
     },

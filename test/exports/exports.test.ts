@@ -185,7 +185,7 @@ describe.each(['disk', 's3'] as const)('exports on %s storage', (store) => {
 
       // A read key makes the link (export_pdf is R); the documents come back in packet order.
       const link = await exportPdf(job.id, 'documents=photos&documents=estimate&documents=drying_log');
-      expect(link).toMatchObject({ job_number: job.job_number, documents: ['estimate', 'drying_log', 'photos'], estimate: { id: estimate.id, status: 'draft', total_cents: estimate.totals.total_cents }, finalizes_estimate: true, photo_count: 2 });
+      expect(link).toMatchObject({ job_number: job.job_number, documents: ['estimate', 'drying_log', 'photos'], estimate: { id: estimate.id, status: 'draft', total_cents: estimate.totals.total_cents }, finalizes_estimate: true, photo_count: 2, build: null });
       const lifetime = new Date(link.expires_at).getTime() - Date.now();
       expect(lifetime).toBeGreaterThan(7 * 86400_000 - 60_000);
       expect(lifetime).toBeLessThanOrEqual(7 * 86400_000);
@@ -209,6 +209,9 @@ describe.each(['disk', 's3'] as const)('exports on %s storage', (store) => {
       // Queued and built, the packet changes nothing yet; the status counts its photos.
       const built = await builtPacket(link);
       expect(built).toMatchObject({ photos: { printed: 2, total: 2 }, delivered: false });
+      // A new link to the same packet says it is built already, and builds nothing.
+      const relinked = await exportPdf(job.id, 'documents=estimate&documents=drying_log&documents=photos');
+      expect(relinked.build).toMatchObject({ id: built.id, state: 'ready', bytes: built.bytes });
       expect((await estimateOf(estimate.id)).status).toBe('draft');
       // HEAD tells the size and reads nothing: it does not finalise either.
       const head = await fetch(local(built.download_url!), { method: 'HEAD' });

@@ -71,6 +71,8 @@ onPostgres('a node killed while it builds a packet', () => {
           const killedAt = Date.now();
 
           node = await startNode({ ...env, DATABASE_URL: databaseUrl });
+          // The dead node's temporary files (the packet's copied pictures) went when the new one started.
+          expect(existsSync(tempDir)).toBe(false);
           expect((await api(node).get(`/api/v1/estimates/${estimate.id}`).expect(200)).body.status).toBe('draft');
           // Nobody asks again: the new node takes the build up once its job counts as dead.
           let build = asked;

@@ -30,6 +30,18 @@ export function exportExpiry(ctx: Pick<ReadContext, 'config'>, expiresIn: number
   return LinkSigner.expiryIn(expiresIn ?? ctx.config.links.exportSeconds, false);
 }
 
+/** The name a packet's PDF is saved under. */
+export function packetFileName(jobNumber: number): string {
+  return `job-${jobNumber}-packet.pdf`;
+}
+
+/** A build's status and file addresses under a packet link: they carry the link's signature. */
+export async function packetBuildUrls(ctx: Pick<ReadContext, 'config' | 'links'>, link: PacketLink, buildId: string, jobNumber: number): Promise<{ status: string; file: string }> {
+  const query = await personLinkQuery(ctx.links, link, PACKET_LINK_PARAMS);
+  const base = `${ctx.config.publicUrl}/exports/${link.jobId}/packet/builds/${buildId}`;
+  return { status: `${base}?${query}`, file: `${base}/${packetFileName(jobNumber)}?${query}` };
+}
+
 /** The download page and the PDF's own address of a packet link. */
 export async function packetUrls(ctx: Pick<ReadContext, 'config' | 'links'>, link: PacketLink): Promise<{ page: string; pdf: string }> {
   const query = await personLinkQuery(ctx.links, link, PACKET_LINK_PARAMS);

@@ -24,7 +24,9 @@ import { localDate } from '../../platform/local-time';
 import type { FileStore } from '../../infrastructure/files/store';
 import type { JobData, JobKind } from '../../infrastructure/queue/job-queue';
 import type { Deps } from '../services';
-import type { ExportDocument } from './export-links';
+import type { components } from '../../../sdk/src/schema';
+import type { ReadContext } from '../../platform/handler';
+import { packetBuildUrls, type ExportDocument, type PacketLink } from './export-links';
 import { gatherPacket } from './packet-gather';
 import { PACKETS_PREFIX, packetKey } from '../media/storage-keys';
 
@@ -35,6 +37,7 @@ const PROGRESS_EVERY_MS = 1000;
 const FAILED_KEPT_HOURS = 1;
 
 export type BuildState = 'queued' | 'building' | 'ready' | 'failed';
+export type PacketBuildStatus = components['schemas']['PacketBuild'];
 
 export interface PacketBuildRow {
   id: string;
@@ -81,7 +84,7 @@ export async function packetStamp(db: Knex, caller: Caller, jobId: string): Prom
 
 /** The current build of the packet, queued now if there is none. Twenty requests at once get one build. */
 export async function requestBuild(deps: Pick<Deps, 'db' | 'media'>, order: PacketOrder): Promise<PacketBuildRow> {
-  const identity = { company_id: order.caller.companyId, job_id: order.jobId, documents: order.documents.join(','), estimate_id: order.estimateId };
+  const identity = identityOf(order);
   const stamp = await packetStamp(deps.db, order.caller, order.jobId);
   for (;;) {
     const existing = (await deps.db('packet_builds').where({ ...identity, stamp }).whereNot('state', 'failed').update({ last_used_at: deps.db.fn.now() }).returning('*')) as PacketBuildRow[];
@@ -98,11 +101,38 @@ export async function requestBuild(deps: Pick<Deps, 'db' | 'media'>, order: Pack
   }
 }
 
+/** The build of the packet as the job is now, if one was asked for; null otherwise. Queues nothing. */
+export async function currentBuild(db: Knex, order: PacketOrder): Promise<PacketBuildRow | null> {
+  const stamp = await packetStamp(db, order.caller, order.jobId);
+  const build = (await db('packet_builds').where({ ...identityOf(order), stamp }).whereNot('state', 'failed').first()) as PacketBuildRow | undefined;
+  return build ?? null;
+}
+
+/** A build as its status URL answers it: where it is, and once built, the file's URL. */
+export async function buildStatus(ctx: Pick<ReadContext, 'config' | 'links'>, link: PacketLink, jobNumber: number, build: PacketBuildRow): Promise<PacketBuildStatus> {
+  const urls = await packetBuildUrls(ctx, link, build.id, jobNumber);
+  const bytes = build.bytes === null ? null : Number(build.bytes);
+  return {
+    id: build.id,
+    state: build.state,
+    photos: { printed: build.photos_done, total: build.photos_total },
+    bytes,
+    error: build.error,
+    status_url: urls.status,
+    download_url: build.state === 'ready' ? urls.file : null,
+    delivered: bytes !== null && Number(build.delivered_bytes) >= bytes,
+    created_at: new Date(build.created_at).toISOString(),
+    built_at: build.built_at ? new Date(build.built_at).toISOString() : null,
+  };
+}
+
+function identityOf(order: PacketOrder) {
+  return { company_id: order.caller.companyId, job_id: order.jobId, documents: order.documents.join(','), estimate_id: order.estimateId };
+}
+
 /** A build of the packet the link names; another packet's build (or none) is a 404. */
 export async function findBuild(db: Knex, order: PacketOrder, buildId: string): Promise<PacketBuildRow> {
-  const build = (await db('packet_builds')
-    .where({ id: buildId, company_id: order.caller.companyId, job_id: order.jobId, documents: order.documents.join(','), estimate_id: order.estimateId })
-    .first()) as PacketBuildRow | undefined;
+  const build = (await db('packet_builds').where({ id: buildId, ...identityOf(order) }).first()) as PacketBuildRow | undefined;
   if (!build) throw new ApiError(404, 'not_found', 'No such build of this packet: POST the packet link to build it.');
   return build;
 }

@@ -5,6 +5,7 @@ import { findJobLog, noLog } from '../../domain/drying/drying-records';
 import { loadEstimate, totalsOf, type EstimateRecord } from '../../domain/estimates/estimate-records';
 import { resolveJob, type JobRow } from '../../domain/jobs/job-records';
 import { exportExpiry, PACKET_ORDER, packetUrls, type PacketLink } from '../../domain/exports/export-links';
+import { buildStatus, currentBuild } from '../../domain/exports/packet-builds';
 import type { Caller } from '../../platform/caller';
 
 export const export_pdf: ReadHandler<'export_pdf'> = async (ctx, { path, query }) => {
@@ -17,6 +18,7 @@ export const export_pdf: ReadHandler<'export_pdf'> = async (ctx, { path, query }
   const link: PacketLink = { purpose: 'export_pdf', companyId: caller.companyId, keyId: caller.keyId, jobId: job.id, params: { d: documents.join(','), est: estimate?.estimate.id ?? '' }, expires };
   const urls = await packetUrls(ctx, link);
   const totals = estimate ? totalsOf(estimate) : null;
+  const build = await currentBuild(db, { caller, jobId: job.id, documents, estimateId: link.params.est });
   return {
     url: urls.page,
     pdf_url: urls.pdf,
@@ -27,6 +29,7 @@ export const export_pdf: ReadHandler<'export_pdf'> = async (ctx, { path, query }
     estimate: estimate && totals ? { id: estimate.estimate.id, label: estimate.estimate.label, status: estimate.estimate.status, total_cents: totals.total_cents, currency: totals.currency } : null,
     finalizes_estimate: estimate?.estimate.status === 'draft',
     photo_count: documents.includes('photos') ? job.photo_count : 0,
+    build: build ? await buildStatus(ctx, link, job.job_number, build) : null,
   };
 };
 

@@ -9,26 +9,25 @@ import express, { type Request, type Response, type Router } from 'express';
 import { ApiError } from '../../platform/errors';
 import { readableMoment } from '../../platform/local-time';
 import { formatMoney } from '../../platform/money';
-import { holderOfLink, personLinkOf, personLinkQuery, type LinkHolder } from '../../platform/person-links';
+import { holderOfLink, personLinkOf, type LinkHolder } from '../../platform/person-links';
 import type { RateLimiter } from '../../platform/rate-limit';
 import { loadEstimate, totalsOf } from '../../domain/estimates/estimate-records';
 import { linkErrors } from '../files/media-routes';
 import { roomNamed } from '../../domain/media/photo-records';
-import { PACKET_LINK_PARAMS, packetDocuments, ZIP_LINK_PARAMS, type PacketLink } from '../../domain/exports/export-links';
-import { findBuild, isOutdated, recordDelivery, requestBuild, type PacketBuildRow, type PacketOrder } from '../../domain/exports/packet-builds';
+import { PACKET_LINK_PARAMS, packetDocuments, packetFileName, ZIP_LINK_PARAMS, type PacketLink } from '../../domain/exports/export-links';
+import { buildStatus, findBuild, isOutdated, recordDelivery, requestBuild, type PacketOrder } from '../../domain/exports/packet-builds';
 import { sendStoredFile } from '../files/send-stored-file';
 import type { ByteRange } from '../../infrastructure/files/store';
-import type { components } from '../../../sdk/src/schema';
 import { packetPage } from './export-page';
 import { pageHeaders, refuseCrossSite } from './page-security';
 import { finalizeEstimate } from '../../domain/estimates/finalize-estimate';
 import { streamPhotoZip } from '../../domain/exports/photo-zip';
 import type { Deps } from '../../domain/services';
 
-type PacketBuildStatus = components['schemas']['PacketBuild'];
 
 export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
   const router = express.Router();
+  const signer = { config: deps.config, links: deps.media.links };
 
   router.get('/exports/:job_id/packet', async (req: Request, res: Response) => {
     const { link, holder } = await packetLinkOf(deps, req);
@@ -42,7 +41,7 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
       estimate: estimate && totals ? { label: estimate.estimate.label, total: formatMoney(totals.total_cents, totals.currency), final: estimate.estimate.status === 'final' } : null,
       photoCount: Number(holder.job.photo_count),
       expires: readableMoment(new Date(link.expires * 1000), holder.caller.timezone),
-      fileName: packetFileName(holder),
+      fileName: packetFileName(holder.job.job_number),
     });
     res.type('html').set(pageHeaders(page.nonce)).send(page.html);
   });
@@ -56,7 +55,7 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
     const { link, holder } = await packetLinkOf(deps, req);
     await limiter.charge(res, 'work', holder.caller.keyId, 1);
     const build = await requestBuild(deps, orderOf(link, holder));
-    const status = await buildStatus(deps, link, holder, build);
+    const status = await buildStatus(signer, link, holder.job.job_number, build);
     res.status(202).set({ Location: status.status_url, 'Cache-Control': 'no-store' }).json(status);
   });
 
@@ -66,7 +65,7 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
     let build = await findBuild(deps.db, order, String(req.params.build_id));
     // The job changed since: the packet is built again, and the answer is that build.
     if (build.state !== 'failed' && (await isOutdated(deps.db, order, build))) build = await requestBuild(deps, order);
-    res.set('Cache-Control', 'no-store').json(await buildStatus(deps, link, holder, build));
+    res.set('Cache-Control', 'no-store').json(await buildStatus(signer, link, holder.job.job_number, build));
   });
 
   router.get('/exports/:job_id/packet/builds/:build_id/:file_name', async (req: Request, res: Response) => {
@@ -78,7 +77,7 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
     if (await isOutdated(deps.db, order, build)) throw new ApiError(409, 'packet_outdated', 'The job changed since this packet was built: its status URL builds it again.');
     const headers = {
       'Content-Type': 'application/pdf',
-      'Content-Disposition': `attachment; filename="${packetFileName(holder)}"`,
+      'Content-Disposition': `attachment; filename="${packetFileName(holder.job.job_number)}"`,
       'Cache-Control': 'private, no-store',
       'X-Content-Type-Options': 'nosniff',
       ETag: `"${build.id}"`,
@@ -123,25 +122,3 @@ function orderOf(link: PacketLink, holder: LinkHolder): PacketOrder {
   return { caller: holder.caller, jobId: holder.job.id, documents: packetDocuments(link), estimateId: link.params.est };
 }
 
-/** A build as its status URL answers it: where it is, and once built, the file's URL. */
-async function buildStatus(deps: Deps, link: PacketLink, holder: LinkHolder, build: PacketBuildRow): Promise<PacketBuildStatus> {
-  const query = await personLinkQuery(deps.media.links, link, PACKET_LINK_PARAMS);
-  const base = `${deps.config.publicUrl}/exports/${holder.job.id}/packet/builds/${build.id}`;
-  const bytes = build.bytes === null ? null : Number(build.bytes);
-  return {
-    id: build.id,
-    state: build.state,
-    photos: { printed: build.photos_done, total: build.photos_total },
-    bytes,
-    error: build.error,
-    status_url: `${base}?${query}`,
-    download_url: build.state === 'ready' ? `${base}/${packetFileName(holder)}?${query}` : null,
-    delivered: bytes !== null && Number(build.delivered_bytes) >= bytes,
-    created_at: new Date(build.created_at).toISOString(),
-    built_at: build.built_at ? new Date(build.built_at).toISOString() : null,
-  };
-}
-
-function packetFileName(holder: LinkHolder): string {
-  return `job-${holder.job.job_number}-packet.pdf`;
-}
