@@ -11,7 +11,7 @@
  */
 import knex, { type Knex } from 'knex';
 import { pino } from 'pino';
-import { makeWorkerUtils, run, type Runner } from 'graphile-worker';
+import { Logger, makeWorkerUtils, run, type Runner } from 'graphile-worker';
 import { JobQueue } from '../src/infrastructure/queue/job-queue';
 import { freshDatabase } from './service';
 import { percentile } from './measure';
@@ -95,15 +95,20 @@ async function pgBoss(databaseUrl: string): Promise<QueueUnderTest> {
   };
 }
 
+/** graphile-worker logs every job at info; only its warnings are shown. */
+const quiet = new Logger(() => (level, message) => {
+  if (level === 'warning' || level === 'error') console.warn(message);
+});
+
 async function graphileWorker(databaseUrl: string): Promise<QueueUnderTest> {
-  const utils = await makeWorkerUtils({ connectionString: databaseUrl });
+  const utils = await makeWorkerUtils({ connectionString: databaseUrl, logger: quiet });
   await utils.migrate();
   let runner: Runner | null = null;
   return {
     name: 'graphile-worker 0.16',
     send: async () => void (await utils.addJob('noop', { companyId: 'co_bench' })),
     work: async (handler) => {
-      runner = await run({ connectionString: databaseUrl, concurrency: CONCURRENCY, noHandleSignals: true, pollInterval: 1000, taskList: { noop: async () => handler() } });
+      runner = await run({ connectionString: databaseUrl, logger: quiet, concurrency: CONCURRENCY, noHandleSignals: true, pollInterval: 1000, taskList: { noop: async () => handler() } });
     },
     close: async () => {
       await runner?.stop();
