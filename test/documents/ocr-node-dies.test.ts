@@ -2,10 +2,11 @@
  * OCR asked on node A, and A killed (SIGKILL) while it reads a page: node B finishes every page
  * without anyone asking again, within the stated bound (the page's job counts as dead once it has
  * run 1.5 × OCR_PAGE_TIMEOUT_SECONDS, the queue's maintenance notices within
- * QUEUE_MAINTENANCE_SECONDS, and it is retried after 2 s). PostgreSQL only.
+ * QUEUE_MAINTENANCE_SECONDS, and it is retried after 2 s); a restart of A then leaves nothing of
+ * the dead process in the temporary directory. PostgreSQL only.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import knex from 'knex';
@@ -50,6 +51,7 @@ onPostgres('OCR when its node dies', () => {
     const running = async () => Number((await db.raw(`select count(*)::int as n from ??.job where name = 'ocr.page' and state = 'active'`, [schema])).rows[0].n);
     while ((await running()) === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     b = await startNode(env);
+    const deadPid = a.child.pid!;
     await stopNodes([a], 'SIGKILL');
     const killedAt = Date.now();
 
@@ -60,5 +62,10 @@ onPostgres('OCR when its node dies', () => {
     const read = await request(b.url).get(`/api/v1/documents/${doc.id}?wait_seconds=0`).set('Authorization', `Bearer ${key}`).expect(200);
     expect(read.body.pending).toEqual([]);
     expect(read.body.pages.map((p: { text: string }) => /NODE/i.test(p.text))).toEqual([true, true, true]);
+
+    // A restarted: the dead process's temporary files (its copy of the scan, the page it
+    // rendered) are gone.
+    a = await startNode(env);
+    expect(existsSync(path.join(env.TEMP_DIR, `p${deadPid}`))).toBe(false);
   });
 });

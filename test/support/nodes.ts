@@ -25,12 +25,18 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Starts a node on DATABASE_URL with the admin token and `env`, and waits until it answers. */
+/**
+ * Starts a node on DATABASE_URL with the admin token and `env`, and waits until it answers. With
+ * REDIS_URL (as CI runs the suite), failed authentications are counted per address across every
+ * test process: the rate-limit tests' bad keys must not lock these nodes out, so their limit is
+ * lifted unless `env` sets it.
+ */
 export async function startNode(env: Record<string, string> = {}): Promise<Node> {
   const port = await freePort();
+  const unlimited = { AUTH_FAILURES_PER_MINUTE: '100000', AUTH_FAILURES_BURST: '100000' };
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), DATABASE_URL: process.env.DATABASE_URL!, ADMIN_TOKEN, DEMO_SEED: 'false', LOG_LEVEL: 'warn', NODE_ENV: 'test', ...env },
+    env: { ...process.env, PORT: String(port), DATABASE_URL: process.env.DATABASE_URL!, ADMIN_TOKEN, DEMO_SEED: 'false', LOG_LEVEL: 'warn', NODE_ENV: 'test', ...unlimited, ...env },
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
