@@ -698,6 +698,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/jobs/{job_id}/drying-log/equipment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Place drying equipment in an area of the job's drying log
+         * @description Places units in one `area` of the log on a date (`date` or `day`; default today in the
+         *     company's timezone): air movers, dehumidifiers (`dehumidifier_type` LGR, conventional or
+         *     desiccant, and their AHAM `pints_per_day`), air scrubbers, heaters or others, each with
+         *     an optional `asset_tag`; `count` places that many alike (asset tags name one unit each).
+         *     At most 50 units in one request. The date may not be after the company's today (422
+         *     `date_in_future`, naming the field) nor before the log's start. A unit counts one
+         *     equipment-day for each calendar day on site: the day placed, not the day removed (a unit
+         *     removed the day it was placed counts one); while on site, today counts. `get_drying_log`
+         *     lists every unit, what is on site and the equipment-days, in all and per area. Recorded
+         *     in the feed (`visits`, `drying.equipment_placed`); undo takes the units back.
+         */
+        post: operations["place_equipment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/drying-log/equipment/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record drying equipment taken off site
+         * @description Records units of the job's log (`equipment_ids`, from `get_drying_log` or
+         *     `place_equipment`) as removed on a date (`date` or `day`; default today). The date may
+         *     not be after the company's today (422 `date_in_future`) nor before a unit was placed
+         *     (400, naming the unit). A unit already removed answers 409 `invalid_state`; an id that is
+         *     not a unit of this job's log, 404. Recorded in the feed (`visits`,
+         *     `drying.equipment_removed`); undo puts the units back on site.
+         */
+        post: operations["remove_equipment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/jobs/{job_id}/estimates": {
         parameters: {
             query?: never;
@@ -1631,7 +1685,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "packet_outdated" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "rate_limited" | "admin_api_disabled" | "internal_error";
+            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "packet_outdated" | "date_in_future" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "rate_limited" | "admin_api_disabled" | "internal_error";
             /** @description One entry for each field that is wrong. */
             errors?: components["schemas"]["FieldError"][];
             /** @description For a 422, the names that would have been accepted. */
@@ -1742,7 +1796,7 @@ export interface components {
             at_local: string;
         };
         /** @description One shape per action, told apart by `action` (the entry's own). Statuses, teammates and contacts are named by id and name; estimate entries give the estimate's total after the change; an overview change lists only the fields that changed. Ignore actions you do not know; new tools add new ones. */
-        ChangeData: components["schemas"]["ChangeDataJobCreated"] | components["schemas"]["ChangeDataJobStatusMoved"] | components["schemas"]["ChangeDataJobOverviewUpdated"] | components["schemas"]["ChangeDataJobCancelled"] | components["schemas"]["ChangeDataJobReopened"] | components["schemas"]["ChangeDataJobAssigned"] | components["schemas"]["ChangeDataJobUnassigned"] | components["schemas"]["ChangeDataContactAdded"] | components["schemas"]["ChangeDataContactLinked"] | components["schemas"]["ChangeDataContactUpdated"] | components["schemas"]["ChangeDataNoteAdded"] | components["schemas"]["ChangeDataNoteCorrected"] | components["schemas"]["ChangeDataNoteRetracted"] | components["schemas"]["ChangeDataEstimateCreated"] | components["schemas"]["ChangeDataEstimateUpdated"] | components["schemas"]["ChangeDataEstimateRoomsAdded"] | components["schemas"]["ChangeDataEstimateRoomUpdated"] | components["schemas"]["ChangeDataEstimateLinesAdded"] | components["schemas"]["ChangeDataEstimateLineUpdated"] | components["schemas"]["ChangeDataEstimateLineRemoved"] | components["schemas"]["ChangeDataEstimateFinalized"] | components["schemas"]["ChangeDataDryingLogStarted"] | components["schemas"]["ChangeDataDryingReadingsAdded"] | components["schemas"]["ChangeDataDryingSettingsChanged"] | components["schemas"]["ChangeDataDryingDaySkipped"] | components["schemas"]["ChangeDataDryingNoteAdded"] | components["schemas"]["ChangeDataPhotosUploaded"] | components["schemas"]["ChangeDataPhotosMoved"] | components["schemas"]["ChangeDataPhotosUpdated"] | components["schemas"]["ChangeDataVideosUploaded"] | components["schemas"]["ChangeDataDocumentsUploaded"] | components["schemas"]["ChangeDataActionUndone"];
+        ChangeData: components["schemas"]["ChangeDataJobCreated"] | components["schemas"]["ChangeDataJobStatusMoved"] | components["schemas"]["ChangeDataJobOverviewUpdated"] | components["schemas"]["ChangeDataJobCancelled"] | components["schemas"]["ChangeDataJobReopened"] | components["schemas"]["ChangeDataJobAssigned"] | components["schemas"]["ChangeDataJobUnassigned"] | components["schemas"]["ChangeDataContactAdded"] | components["schemas"]["ChangeDataContactLinked"] | components["schemas"]["ChangeDataContactUpdated"] | components["schemas"]["ChangeDataNoteAdded"] | components["schemas"]["ChangeDataNoteCorrected"] | components["schemas"]["ChangeDataNoteRetracted"] | components["schemas"]["ChangeDataEstimateCreated"] | components["schemas"]["ChangeDataEstimateUpdated"] | components["schemas"]["ChangeDataEstimateRoomsAdded"] | components["schemas"]["ChangeDataEstimateRoomUpdated"] | components["schemas"]["ChangeDataEstimateLinesAdded"] | components["schemas"]["ChangeDataEstimateLineUpdated"] | components["schemas"]["ChangeDataEstimateLineRemoved"] | components["schemas"]["ChangeDataEstimateFinalized"] | components["schemas"]["ChangeDataDryingLogStarted"] | components["schemas"]["ChangeDataDryingReadingsAdded"] | components["schemas"]["ChangeDataDryingSettingsChanged"] | components["schemas"]["ChangeDataDryingDaySkipped"] | components["schemas"]["ChangeDataDryingNoteAdded"] | components["schemas"]["ChangeDataDryingEquipmentPlaced"] | components["schemas"]["ChangeDataDryingEquipmentRemoved"] | components["schemas"]["ChangeDataPhotosUploaded"] | components["schemas"]["ChangeDataPhotosMoved"] | components["schemas"]["ChangeDataPhotosUpdated"] | components["schemas"]["ChangeDataVideosUploaded"] | components["schemas"]["ChangeDataDocumentsUploaded"] | components["schemas"]["ChangeDataActionUndone"];
         ChangeDataJobCreated: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2086,6 +2140,38 @@ export interface components {
             note_id: string;
             area: string | null;
             day: number | null;
+        };
+        /** @description Kind `visits`. Drying equipment was placed in an area. */
+        ChangeDataDryingEquipmentPlaced: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "drying.equipment_placed";
+            log_id: string;
+            area: string;
+            date: components["schemas"]["CalendarDate"];
+            units: {
+                id: string;
+                kind: components["schemas"]["EquipmentKind"];
+                asset_tag: string | null;
+            }[];
+        };
+        /** @description Kind `visits`. Drying equipment was taken off site. */
+        ChangeDataDryingEquipmentRemoved: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "drying.equipment_removed";
+            log_id: string;
+            date: components["schemas"]["CalendarDate"];
+            units: {
+                id: string;
+                kind: components["schemas"]["EquipmentKind"];
+                area: string;
+                asset_tag: string | null;
+            }[];
         };
         ChangeStatusRef: {
             id: string;
@@ -2480,6 +2566,65 @@ export interface components {
             day: number;
             value: number;
         };
+        /** @enum {string} */
+        EquipmentKind: "air_mover" | "dehumidifier" | "air_scrubber" | "heater" | "other";
+        /**
+         * @description A dehumidifier's type (low-grain refrigerant, conventional refrigerant, desiccant); null for other kinds.
+         * @enum {string|null}
+         */
+        DehumidifierType: "lgr" | "conventional" | "desiccant" | null;
+        EquipmentInput: {
+            kind: components["schemas"]["EquipmentKind"];
+            /** @description Units alike placed at once (default 1); not with `asset_tag`. */
+            count?: number;
+            /**
+             * @description Dehumidifiers only.
+             * @enum {string}
+             */
+            dehumidifier_type?: "lgr" | "conventional" | "desiccant";
+            /** @description A dehumidifier's AHAM rating, pints a day. */
+            pints_per_day?: number;
+            asset_tag?: string;
+        };
+        EquipmentUnit: {
+            /** @example eqp_3Kd9QmT2xB7a */
+            id: string;
+            kind: components["schemas"]["EquipmentKind"];
+            dehumidifier_type: components["schemas"]["DehumidifierType"];
+            pints_per_day: number | null;
+            asset_tag: string | null;
+            area: string;
+            placed_on: components["schemas"]["CalendarDate"];
+            removed_on: null | components["schemas"]["CalendarDate"];
+            /** @description Equipment-days so far (the day placed counts, the day removed does not; while on site, today counts). */
+            days_on_site: number;
+        };
+        /** @description The log's equipment, what is on site now and the equipment-days, in all and per area. */
+        DryingEquipment: {
+            units: components["schemas"]["EquipmentUnit"][];
+            on_site: number;
+            equipment_days: number;
+            by_area: {
+                area: string;
+                on_site: number;
+                equipment_days: number;
+            }[];
+        };
+        EquipmentPlaced: {
+            log_id: string;
+            area: string;
+            date: components["schemas"]["CalendarDate"];
+            /** @description The log's day number of the date. */
+            day: number;
+            placed: components["schemas"]["EquipmentUnit"][];
+            equipment: components["schemas"]["DryingEquipment"];
+        };
+        EquipmentRemoved: {
+            log_id: string;
+            date: components["schemas"]["CalendarDate"];
+            removed: components["schemas"]["EquipmentUnit"][];
+            equipment: components["schemas"]["DryingEquipment"];
+        };
         DryingLog: {
             /** @example dry_5Tq8KmR2xA9b */
             id: string;
@@ -2519,6 +2664,7 @@ export interface components {
             conditions?: components["schemas"]["AirCondition"][];
             /** @description With `detail=readings`, per area and day. */
             grain_depression?: components["schemas"]["GrainDepression"][];
+            equipment: components["schemas"]["DryingEquipment"];
         };
         /** @description How the tied estimate followed the log's drying days. */
         EstimateFollowed: {
@@ -3476,6 +3622,15 @@ export interface components {
         };
         /** @description The document cannot be read as text (`document_encrypted`, `document_unreadable`); `detail` says why. */
         DocumentNotReadable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A date after the company's today (`date_in_future`; `errors` names the field), or an area the log does not have (`unknown_area`; `valid_values` lists its areas). */
+        DateOrArea: {
             headers: {
                 [name: string]: unknown;
             };
@@ -4840,6 +4995,122 @@ export interface operations {
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnknownArea"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    place_equipment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation_id": "5e6f7081-92a3-44b5-c6d7-e8f90a1b2c3d",
+                 *       "area": "Kitchen",
+                 *       "units": [
+                 *         {
+                 *           "kind": "air_mover",
+                 *           "count": 3
+                 *         },
+                 *         {
+                 *           "kind": "dehumidifier",
+                 *           "dehumidifier_type": "lgr",
+                 *           "pints_per_day": 110,
+                 *           "asset_tag": "DH-07"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    operation_id: components["schemas"]["OperationId"];
+                    area: components["schemas"]["DryingAreaName"];
+                    day?: components["schemas"]["DryingDay"];
+                    date?: components["schemas"]["CalendarDate"];
+                    units: components["schemas"]["EquipmentInput"][];
+                };
+            };
+        };
+        responses: {
+            /** @description The units placed, and what is on site now. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EquipmentPlaced"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["DateOrArea"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    remove_equipment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation_id": "6f708192-a3b4-45c6-d7e8-f90a1b2c3d4e",
+                 *       "equipment_ids": [
+                 *         "eqp_3Kd9QmT2xB7a"
+                 *       ],
+                 *       "date": "2026-11-24"
+                 *     }
+                 */
+                "application/json": {
+                    operation_id: components["schemas"]["OperationId"];
+                    equipment_ids: string[];
+                    day?: components["schemas"]["DryingDay"];
+                    date?: components["schemas"]["CalendarDate"];
+                };
+            };
+        };
+        responses: {
+            /** @description The units removed. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EquipmentRemoved"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["DateOrArea"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

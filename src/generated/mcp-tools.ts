@@ -4025,12 +4025,227 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "grain_depression": {
           "type": "array"
+        },
+        "equipment": {
+          "type": "object"
         }
       }
     },
     "annotations": {
       "title": "Read the drying log",
       "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
+    "name": "place_equipment",
+    "toolset": "drying",
+    "scope": "write",
+    "title": "Place drying equipment",
+    "description": "Place drying equipment (air movers, dehumidifiers with type and pints/day, scrubbers, heaters) in a log area on a date (default today). Returns the units placed and what is on site.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        },
+        "operation_id": {
+          "type": "string",
+          "description": "Your id of this write; resend it to retry safely."
+        },
+        "area": {
+          "type": "string",
+          "pattern": "\\S",
+          "description": "Area (room) name, any case."
+        },
+        "day": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 365,
+          "description": "A day of the drying log; day 1 is its start date."
+        },
+        "date": {
+          "type": "string",
+          "format": "date",
+          "description": "A calendar day, YYYY-MM-DD."
+        },
+        "units": {
+          "type": "array",
+          "minItems": 1,
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "kind"
+            ],
+            "properties": {
+              "kind": {
+                "type": "string",
+                "enum": [
+                  "air_mover",
+                  "dehumidifier",
+                  "air_scrubber",
+                  "heater",
+                  "other"
+                ]
+              },
+              "count": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 50,
+                "description": "Units alike placed at once (default 1); not with `asset_tag`."
+              },
+              "dehumidifier_type": {
+                "type": "string",
+                "enum": [
+                  "lgr",
+                  "conventional",
+                  "desiccant"
+                ],
+                "description": "Dehumidifiers only."
+              },
+              "pints_per_day": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 2000,
+                "description": "A dehumidifier's AHAM rating, pints a day."
+              },
+              "asset_tag": {
+                "type": "string",
+                "pattern": "\\S"
+              }
+            }
+          }
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id",
+        "area",
+        "units"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "log_id": {
+          "type": "string"
+        },
+        "area": {
+          "type": "string"
+        },
+        "date": {
+          "type": "string"
+        },
+        "day": {
+          "type": "integer"
+        },
+        "placed": {
+          "type": "array"
+        },
+        "equipment": {
+          "type": "object"
+        }
+      }
+    },
+    "annotations": {
+      "title": "Place drying equipment",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
+    "name": "remove_equipment",
+    "toolset": "drying",
+    "scope": "write",
+    "title": "Remove drying equipment",
+    "description": "Record drying equipment removed from site on a date (default today), by unit id. Returns the units with their equipment-days.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        },
+        "operation_id": {
+          "type": "string",
+          "description": "Your id of this write; resend it to retry safely."
+        },
+        "equipment_ids": {
+          "type": "array",
+          "minItems": 1,
+          "uniqueItems": true,
+          "items": {
+            "type": "string"
+          }
+        },
+        "day": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 365,
+          "description": "A day of the drying log; day 1 is its start date."
+        },
+        "date": {
+          "type": "string",
+          "format": "date",
+          "description": "A calendar day, YYYY-MM-DD."
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id",
+        "equipment_ids"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "log_id": {
+          "type": "string"
+        },
+        "date": {
+          "type": "string"
+        },
+        "removed": {
+          "type": "array"
+        },
+        "equipment": {
+          "type": "object"
+        }
+      }
+    },
+    "annotations": {
+      "title": "Remove drying equipment",
+      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false

@@ -79,7 +79,9 @@ export type OperationName =
   | "lookup_customer"
   | "move_job_status"
   | "move_photos"
+  | "place_equipment"
   | "read_document"
+  | "remove_equipment"
   | "remove_line_item"
   | "reopen_job"
   | "retract_note"
@@ -141,6 +143,8 @@ export type WriteOperationName =
   | "get_photo_upload_link"
   | "move_job_status"
   | "move_photos"
+  | "place_equipment"
+  | "remove_equipment"
   | "remove_line_item"
   | "reopen_job"
   | "retract_note"
@@ -1516,6 +1520,38 @@ export const operations: Record<OperationName, OperationSpec> = {
     "hasBody": true,
     "successStatus": 200
   },
+  place_equipment: {
+    "name": "place_equipment",
+    "method": "POST",
+    "path": "/api/v1/jobs/{job_id}/drying-log/equipment",
+    "expressPath": "/api/v1/jobs/:job_id/drying-log/equipment",
+    "tag": "Drying",
+    "summary": "Place drying equipment in an area of the job's drying log",
+    "description": "Places units in one `area` of the log on a date (`date` or `day`; default today in the\ncompany's timezone): air movers, dehumidifiers (`dehumidifier_type` LGR, conventional or\ndesiccant, and their AHAM `pints_per_day`), air scrubbers, heaters or others, each with\nan optional `asset_tag`; `count` places that many alike (asset tags name one unit each).\nAt most 50 units in one request. The date may not be after the company's today (422\n`date_in_future`, naming the field) nor before the log's start. A unit counts one\nequipment-day for each calendar day on site: the day placed, not the day removed (a unit\nremoved the day it was placed counts one); while on site, today counts. `get_drying_log`\nlists every unit, what is on site and the equipment-days, in all and per area. Recorded\nin the feed (`visits`, `drying.equipment_placed`); undo takes the units back.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Place drying equipment",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "area",
+      "day",
+      "date",
+      "units"
+    ],
+    "hasBody": true,
+    "successStatus": 201
+  },
   read_document: {
     "name": "read_document",
     "method": "GET",
@@ -1545,6 +1581,37 @@ export const operations: Record<OperationName, OperationSpec> = {
     ],
     "bodyParams": [],
     "hasBody": false,
+    "successStatus": 200
+  },
+  remove_equipment: {
+    "name": "remove_equipment",
+    "method": "POST",
+    "path": "/api/v1/jobs/{job_id}/drying-log/equipment/remove",
+    "expressPath": "/api/v1/jobs/:job_id/drying-log/equipment/remove",
+    "tag": "Drying",
+    "summary": "Record drying equipment taken off site",
+    "description": "Records units of the job's log (`equipment_ids`, from `get_drying_log` or\n`place_equipment`) as removed on a date (`date` or `day`; default today). The date may\nnot be after the company's today (422 `date_in_future`) nor before a unit was placed\n(400, naming the unit). A unit already removed answers 409 `invalid_state`; an id that is\nnot a unit of this job's log, 404. Recorded in the feed (`visits`,\n`drying.equipment_removed`); undo puts the units back on site.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Remove drying equipment",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "equipment_ids",
+      "day",
+      "date"
+    ],
+    "hasBody": true,
     "successStatus": 200
   },
   remove_line_item: {

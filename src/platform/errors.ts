@@ -31,6 +31,7 @@ const TITLES: Record<ProblemCode, string> = {
   link_invalid: 'Link not valid',
   link_expired: 'Link expired',
   packet_outdated: 'Packet outdated',
+  date_in_future: 'Date after today',
   method_not_allowed: 'Method not allowed',
   unknown_status: 'Unknown status',
   unknown_teammate: 'Unknown teammate',

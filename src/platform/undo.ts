@@ -27,6 +27,7 @@ export type UndoableTable =
   | 'drying_readings'
   | 'drying_notes'
   | 'drying_skips'
+  | 'drying_equipment'
   | 'estimates'
   | 'estimate_rooms'
   | 'estimate_lines'

@@ -45,6 +45,8 @@ import { update_drying_settings } from './drying/update_drying_settings';
 import { add_drying_readings } from './drying/add_drying_readings';
 import { add_drying_note } from './drying/add_drying_note';
 import { skip_drying_day } from './drying/skip_drying_day';
+import { place_equipment } from './drying/place_equipment';
+import { remove_equipment } from './drying/remove_equipment';
 import { upload_job_photos } from './media/upload_job_photos';
 import { list_job_photos } from './media/list_job_photos';
 import { view_photos } from './media/view_photos';
@@ -114,6 +116,8 @@ export const handlers: HandlerTable = {
   add_drying_readings,
   add_drying_note,
   skip_drying_day,
+  place_equipment,
+  remove_equipment,
   upload_job_photos,
   list_job_photos,
   view_photos,

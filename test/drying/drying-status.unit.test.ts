@@ -5,7 +5,7 @@
  * log's elevation, the days of the plan with skipped days, and equipment billed past the dry day.
  * Logs are built here as rows, with no database.
  */
-import { toDryingLog, withBilledWarnings, type DryingLog } from '../../src/domain/drying/drying-status';
+import { toDryingLog, withBilledWarnings, type DryingLogWithoutEquipment } from '../../src/domain/drying/drying-status';
 import type { AreaRow, BilledLine, DryingRecord, ReadingRow, SkipRow } from '../../src/domain/drying/drying-records';
 import type { ReadingLocation, StoredMetric } from '../../src/domain/drying/metrics';
 
@@ -77,7 +77,7 @@ function record(parts: LogParts = {}): DryingRecord {
   };
 }
 
-const areaOf = (log: DryingLog, name: string) => {
+const areaOf = (log: DryingLogWithoutEquipment, name: string) => {
   const area = log.areas.find((a) => a.name === name);
   if (!area) throw new Error(`no area ${name}`);
   return area;

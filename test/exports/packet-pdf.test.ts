@@ -117,6 +117,7 @@ function dryingLog(): Schemas['DryingLog'] {
     warnings: [],
     notes: [],
     reading_count: readings.length,
+    equipment: { units: [], on_site: 0, equipment_days: 0, by_area: [] },
     readings,
     conditions,
     grain_depression: hallAir.flatMap((v, i) => (v ? [{ area: 'Hall', day: i + 1, value: 40.5 }] : [])),

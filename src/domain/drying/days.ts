@@ -1,5 +1,5 @@
-import { invalidRequest, type FieldError } from '../../platform/errors';
-import { dayOfDate } from './drying-records';
+import { ApiError, invalidRequest, type FieldError } from '../../platform/errors';
+import { dateOfDay, dayOfDate } from './drying-records';
 
 /**
  * The day a request names by `day` or `date` (null when it names none), checked against the log's
@@ -27,5 +27,20 @@ export function checkStartDate(startDate: string | undefined, today: string): vo
 export function dayOf(body: { day?: number; date?: string }, startDate: string): number | null {
   const { day, error } = resolveDay(body, startDate, '/body');
   if (error) throw invalidRequest([error]);
+  return day;
+}
+
+/** 422 `date_in_future` when `day` of a log starting `startDate` is after the company's `today`; `at` names the field. */
+export function refuseFutureDay(day: number, startDate: string, today: string, at: string): void {
+  if (day <= dayOfDate(startDate, today)) return;
+  const date = dateOfDay(startDate, day);
+  throw new ApiError(422, 'date_in_future', `Day ${day} (${date}) is after today (${today}) in the company's timezone: record what happened on site when it has happened.`, { errors: [{ path: at, message: `is ${date}, after today (${today})` }] });
+}
+
+/** The day a body names by `day` or `date`, else today's day of the log; refused when after today. */
+export function dayOrToday(body: { day?: number; date?: string }, startDate: string, today: string): number {
+  const day = dayOf(body, startDate) ?? dayOfDate(startDate, today);
+  if (day < 1) throw invalidRequest([{ path: '/body/date', message: `today (${today}) is before the log's start date ${startDate}; give the date` }]);
+  refuseFutureDay(day, startDate, today, body.date !== undefined ? '/body/date' : '/body/day');
   return day;
 }

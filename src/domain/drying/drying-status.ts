@@ -13,6 +13,8 @@ type Schemas = components['schemas'];
 export type AirCondition = Schemas['AirCondition'];
 export type MaterialStatus = Schemas['MaterialStatus'];
 export type DryingLog = Schemas['DryingLog'];
+/** A log as its readings make it; its equipment, which counts today, is added to each answer. */
+export type DryingLogWithoutEquipment = Omit<DryingLog, 'equipment'>;
 type DryingWarning = Schemas['DryingWarning'];
 type GrainDepression = Schemas['GrainDepression'];
 
@@ -121,7 +123,7 @@ export interface LogView {
  * The log as get_drying_log answers it, from its rows alone; `view` narrows it to one area or a
  * range of days. The estimate's warnings are added after (withBilledWarnings).
  */
-export function toDryingLog(record: DryingRecord, view: LogView = { detail: 'summary' }): DryingLog {
+export function toDryingLog(record: DryingRecord, view: LogView = { detail: 'summary' }): DryingLogWithoutEquipment {
   const { log, job } = record;
   const names = new Map(record.areas.map((a) => [a.id, a.name]));
   const areaName = (id: string | null): string | null => (id ? (names.get(id) ?? null) : null);
@@ -166,7 +168,7 @@ export function toDryingLog(record: DryingRecord, view: LogView = { detail: 'sum
   });
 
   const building = (location: ReadingLocation) => conditions.filter((c) => c.area === null && c.location === location && c.gpp !== null).at(-1) ?? null;
-  const answer: DryingLog = {
+  const answer: DryingLogWithoutEquipment = {
     id: log.id,
     job: { id: job.id, job_number: job.job_number },
     start_date: log.start_date,
@@ -219,7 +221,7 @@ function grainDepressions(conditions: AirCondition[]): GrainDepression[] {
 }
 
 /** The log with a warning for each day-billed line billed past the day its room's area read dry. */
-export function withBilledWarnings(log: DryingLog, billed: BilledLine[]): DryingLog {
+export function withBilledWarnings<Log extends DryingLogWithoutEquipment>(log: Log, billed: BilledLine[]): Log {
   const pastDry = log.areas.flatMap((area) => (area.dry_day === null ? [] : billedPastDry(billed, area, area.dry_day)));
   return pastDry.length ? { ...log, warnings: [...log.warnings, ...pastDry] } : log;
 }

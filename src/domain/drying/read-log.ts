@@ -6,14 +6,15 @@
  */
 import type { Knex } from 'knex';
 import { billedLines, dayOfDate, loadRecord, type BilledLine, type JobRef, type LogRow } from './drying-records';
-import { toDryingLog, withBilledWarnings, type DryingLog, type LogView } from './drying-status';
+import { toDryingLog, withBilledWarnings, type DryingLog, type DryingLogWithoutEquipment, type LogView } from './drying-status';
+import { equipmentOnSite, loadEquipment } from './equipment';
 
 const SUMMARY: LogView = { detail: 'summary' };
 /** Summaries kept per node, the least recently used dropped first (a summary is a few KB). */
 const KEPT = 500;
-const summaries = new Map<string, { revision: string; elevation: number; log: DryingLog }>();
+const summaries = new Map<string, { revision: string; elevation: number; log: DryingLogWithoutEquipment }>();
 
-function keptSummary(log: LogRow): DryingLog | null {
+function keptSummary(log: LogRow): DryingLogWithoutEquipment | null {
   const kept = summaries.get(log.id);
   if (!kept || kept.revision !== log.revision || kept.elevation !== log.company_elevation_ft) return null;
   summaries.delete(log.id);
@@ -21,7 +22,7 @@ function keptSummary(log: LogRow): DryingLog | null {
   return kept.log;
 }
 
-function keep(log: LogRow, summary: DryingLog): void {
+function keep(log: LogRow, summary: DryingLogWithoutEquipment): void {
   summaries.delete(log.id);
   summaries.set(log.id, { revision: log.revision, elevation: log.company_elevation_ft, log: summary });
   if (summaries.size > KEPT) summaries.delete(summaries.keys().next().value!);
@@ -31,13 +32,14 @@ const isSummary = (view: LogView) => view.detail === 'summary' && view.area === 
 
 /** The log, read afresh; `fromCache` (reads outside a write) may answer a summary kept for its revision. */
 export async function readLog(db: Knex, job: JobRef, log: LogRow, view: LogView = SUMMARY, options: { billed?: BilledLine[]; fromCache?: boolean } = {}): Promise<DryingLog> {
-  const billed = options.billed ?? (await billedLines(db, job.id));
+  const [billed, units] = await Promise.all([options.billed ?? billedLines(db, job.id), loadEquipment(db, log.id)]);
   const cacheable = options.fromCache === true && isSummary(view);
   let answer = cacheable ? keptSummary(log) : null;
   if (!answer) {
     answer = toDryingLog(await loadRecord(db, job, log, view.detail === 'readings'), view);
     if (cacheable) keep(log, answer);
   }
-  // Today and the estimate's lines are not part of the log's revision.
-  return withBilledWarnings({ ...answer, today_day: dayOfDate(log.start_date, log.today) }, billed);
+  // Today and the estimate's lines are not part of the log's revision; equipment-days count today.
+  const equipment = equipmentOnSite(units, log.areas.map((area) => area.name), log.today);
+  return withBilledWarnings({ ...answer, today_day: dayOfDate(log.start_date, log.today), equipment }, billed);
 }

@@ -21,6 +21,7 @@ const NOUNS: Record<UndoableTable, [string, string]> = {
   drying_readings: ['reading', 'readings'],
   drying_notes: ['drying note', 'drying notes'],
   drying_skips: ['skipped day', 'skipped days'],
+  drying_equipment: ['drying unit', 'drying units'],
   estimates: ['estimate', 'estimates'],
   estimate_rooms: ['room', 'rooms'],
   estimate_lines: ['line', 'lines'],

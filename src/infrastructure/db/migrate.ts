@@ -16,6 +16,7 @@ import * as filesRowsFirst from './migrations/014_files_rows_first';
 import * as dryingGoalReadings from './migrations/015_drying_goal_readings';
 import * as compactClaimNumbers from './migrations/016_compact_claim_numbers';
 import * as packetBuilds from './migrations/017_packet_builds';
+import * as dryingEquipment from './migrations/018_drying_equipment';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
 const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> }> = {
@@ -36,6 +37,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '015_drying_goal_readings': dryingGoalReadings,
   '016_compact_claim_numbers': compactClaimNumbers,
   '017_packet_builds': packetBuilds,
+  '018_drying_equipment': dryingEquipment,
 };
 
 const source: Knex.MigrationSource<string> = {

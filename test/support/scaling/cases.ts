@@ -86,6 +86,7 @@ export function scalingCases(t: TestApp, co: TestCompany): ScalingCase[] {
   let skipped = 2;
   const withNote = async (api: Api, p: Probe) => ({ note: (await ok(api.post(`/api/v1/jobs/${p.jobId}/notes`).send({ operation_id: opId(), text: 'To change' }))).body.id as string });
   const withLine = async (api: Api, p: Probe) => ({ line: (await ok(api.post(`/api/v1/estimates/${p.estimateId}/line-items`).send({ operation_id: opId(), line_items: [{ code: 'WTR-EXT-CP', quantity: 5 }] }))).body.added[0].id as string });
+  const withUnit = async (api: Api, p: Probe) => ({ unit: (await ok(api.post(`/api/v1/jobs/${p.jobId}/drying-log/equipment`).send({ operation_id: opId(), area: 'Hall', units: [{ kind: 'heater' }] }))).body.placed[0].id as string });
   const undo = (api: Api) => api.post('/api/v1/undo').send({ operation_id: opId() });
   return [
     // Reads
@@ -133,6 +134,8 @@ export function scalingCases(t: TestApp, co: TestCompany): ScalingCase[] {
     { name: 'add_drying_readings', send: (api, p) => api.post(`/api/v1/jobs/${p.jobId}/drying-log/readings`).send({ operation_id: opId(), day: 1, area: 'Hall', readings: [{ metric: 'temp_f', value: 70 }, { metric: 'rh_pct', value: 55 }] }) },
     { name: 'add_drying_note', send: (api, p) => api.post(`/api/v1/jobs/${p.jobId}/drying-log/notes`).send({ operation_id: opId(), text: 'Fans moved', day: 1 }) },
     { name: 'skip_drying_day', send: (api, p) => api.post(`/api/v1/jobs/${p.jobId}/drying-log/skip-day`).send({ operation_id: opId(), day: skipped++, reason: 'No access' }) },
+    { name: 'place_equipment', send: (api, p) => api.post(`/api/v1/jobs/${p.jobId}/drying-log/equipment`).send({ operation_id: opId(), area: 'Kitchen', units: [{ kind: 'air_mover', count: 2 }] }) },
+    { name: 'remove_equipment', before: withUnit, send: (api, p, made) => api.post(`/api/v1/jobs/${p.jobId}/drying-log/equipment/remove`).send({ operation_id: opId(), equipment_ids: [made.unit] }) },
     { name: 'upload_job_photos', send: (_api, p) => uploadPhotos(t, co.writeKey, p.jobId, [30 + Math.floor(Math.random() * 1000)]) },
     { name: 'move_photos', send: (api, p) => api.post(`/api/v1/jobs/${p.jobId}/photos/rooms`).send({ operation_id: opId(), photo_ids: [p.photoIds[0]], room: Math.random() < 0.5 ? 'Hall' : 'Kitchen' }) },
     { name: 'update_photos', send: (api, p) => api.patch(`/api/v1/jobs/${p.jobId}/photos`).send({ operation_id: opId(), photos: [{ photo_id: p.photoIds[1], caption: `Wet wall ${opId().slice(0, 4)}` }] }) },

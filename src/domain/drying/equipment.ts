@@ -1,0 +1,75 @@
+/**
+ * Drying equipment on a job's log: units placed in an area on a date and removed on a date. A
+ * unit counts one equipment-day for each calendar day it is on site: the day it was placed, not
+ * the day it was removed (a unit removed the day it was placed counts one); while on site, today
+ * counts.
+ */
+import type { Knex } from 'knex';
+import type { components } from '../../../sdk/src/schema';
+import { dayOfDate } from './drying-records';
+
+export type EquipmentUnit = components['schemas']['EquipmentUnit'];
+export type EquipmentOnSite = components['schemas']['DryingEquipment'];
+
+export interface EquipmentRow {
+  id: string;
+  area_id: string;
+  area: string;
+  kind: EquipmentUnit['kind'];
+  dehumidifier_type: EquipmentUnit['dehumidifier_type'];
+  pints_per_day: number | null;
+  asset_tag: string | null;
+  placed_on: string;
+  removed_on: string | null;
+}
+
+/** A log's units, in the order they were placed, with their area's name. */
+export function equipmentQuery(db: Knex, logId: string): Knex.QueryBuilder {
+  return db('drying_equipment as e')
+    .join('drying_areas as a', 'a.id', 'e.area_id')
+    .where('e.log_id', logId)
+    .orderBy('e.position')
+    .select(
+      'e.id', 'e.area_id', 'a.name as area', 'e.kind', 'e.dehumidifier_type', 'e.pints_per_day', 'e.asset_tag',
+      db.raw("to_char(e.placed_on, 'YYYY-MM-DD') as placed_on"),
+      db.raw("to_char(e.removed_on, 'YYYY-MM-DD') as removed_on"),
+    );
+}
+
+export async function loadEquipment(db: Knex, logId: string): Promise<EquipmentRow[]> {
+  return (await equipmentQuery(db, logId)) as EquipmentRow[];
+}
+
+/** Equipment-days of a unit as of `today` (the company's date). */
+export function daysOnSite(unit: Pick<EquipmentRow, 'placed_on' | 'removed_on'>, today: string): number {
+  if (unit.removed_on !== null) return Math.max(1, dayOfDate(unit.placed_on, unit.removed_on) - 1);
+  return Math.max(0, dayOfDate(unit.placed_on, today));
+}
+
+export function toUnit(row: EquipmentRow, today: string): EquipmentUnit {
+  return {
+    id: row.id,
+    kind: row.kind,
+    dehumidifier_type: row.dehumidifier_type,
+    pints_per_day: row.pints_per_day,
+    asset_tag: row.asset_tag,
+    area: row.area,
+    placed_on: row.placed_on,
+    removed_on: row.removed_on,
+    days_on_site: daysOnSite(row, today),
+  };
+}
+
+/** What is on site and the equipment-days, in all and per area (areas in the log's order). */
+export function equipmentOnSite(rows: EquipmentRow[], areaNames: string[], today: string): EquipmentOnSite {
+  const units = rows.map((row) => toUnit(row, today));
+  const byArea = areaNames
+    .map((area) => {
+      const here = units.filter((unit) => unit.area === area);
+      return { area, on_site: here.filter((unit) => unit.removed_on === null).length, equipment_days: sum(here.map((unit) => unit.days_on_site)) };
+    })
+    .filter((area) => area.equipment_days > 0 || area.on_site > 0);
+  return { units, on_site: units.filter((unit) => unit.removed_on === null).length, equipment_days: sum(units.map((unit) => unit.days_on_site)), by_area: byArea };
+}
+
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
