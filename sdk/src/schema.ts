@@ -2520,6 +2520,11 @@ export interface components {
             monitored: boolean;
             /** @description Areas skipped that day (every area when `monitored` is false). */
             skipped_areas: string[];
+            /** @description Why the day was not monitored, as `skip_drying_day` was told (area null for every area); the packet prints it. */
+            skip_reasons: {
+                area: string | null;
+                reason: string;
+            }[];
             /** @description Readings taken that day. */
             readings: number;
         };
@@ -2557,6 +2562,13 @@ export interface components {
             reference: boolean;
             source_of_values: components["schemas"]["SourceOfValues"];
             on_skipped_day: boolean;
+            /** @description For a material reading (not a reference), its dry goal as the summary uses it (the area's latest reference, else the unaffected one, else the default), and whether the reading is at or below it; null for air readings and references. */
+            goal: null | {
+                value: number;
+                /** @enum {string} */
+                source: "area_reference" | "unaffected_reference" | "default";
+                at_or_below: boolean;
+            };
             recorded_by: components["schemas"]["PersonRef"];
             /** Format: date-time */
             recorded_at: string;

@@ -131,6 +131,18 @@ describe('dry goals and dry days', () => {
     expect(goal(late)).toEqual([[4, 8.5, 9, 'area_reference']]);
     // Another material has no reference: its default goal.
     expect(goal(await addReadings(job.id, { day: 4, area: 'Kitchen', readings: [{ metric: 'wood', value: 14 }] }))).toEqual([[4, 14, 15, 'default']]);
+    // The full view says of each material reading whether it is at or below its goal, and whose
+    // goal that is (the log's latest reference, as the summary uses); references and air have none.
+    const full = (await logOf(job.id, '?detail=readings')).readings!;
+    expect(full.map((r) => [r.day, r.metric, r.value, r.reference, r.goal])).toEqual([
+      [1, 'drywall', 11, true, null],
+      [1, 'drywall', 20, true, null],
+      [2, 'drywall', 10.5, false, { value: 9, source: 'area_reference', at_or_below: false }],
+      [3, 'drywall', 9, true, null],
+      [3, 'drywall', 10, false, { value: 9, source: 'area_reference', at_or_below: false }],
+      [4, 'drywall', 8.5, false, { value: 9, source: 'area_reference', at_or_below: true }],
+      [4, 'wood', 14, false, { value: 15, source: 'default', at_or_below: true }],
+    ]);
   });
 
   it('takes the goal from the area reference, else the building unaffected reading, else the default', async () => {
@@ -316,8 +328,8 @@ describe('skip_drying_day', () => {
     const all = await write().post(`/api/v1/jobs/${id}/drying-log/skip-day`).send({ operation_id: opId(), day: 2 }).expect(201);
     expect(all.body).toMatchObject({ day: 2, area: null, readings_kept: 1 });
     const after = await logOf(id, '?detail=readings');
-    expect(after.days[1]).toMatchObject({ day: 2, monitored: false, skipped_areas: ['Kitchen', 'Hall'], readings: 1 });
-    expect(after.days[0]).toMatchObject({ monitored: true, skipped_areas: [] });
+    expect(after.days[1]).toMatchObject({ day: 2, monitored: false, skipped_areas: ['Kitchen', 'Hall'], skip_reasons: [{ area: 'Hall', reason: 'No access' }], readings: 1 });
+    expect(after.days[0]).toMatchObject({ monitored: true, skipped_areas: [], skip_reasons: [] });
     expect(after.readings!.map((r) => r.on_skipped_day)).toEqual([true]);
 
     const again = await write().post(`/api/v1/jobs/${id}/drying-log/skip-day`).send({ operation_id: opId(), day: 2, area: 'Kitchen' }).expect(409);

@@ -53,7 +53,7 @@ function record(parts: LogParts = {}): DryingRecord {
     recorded_by_name: 'Avery Stone',
     recorded_at: RECORDED_AT,
   }));
-  const skips: SkipRow[] = (parts.skips ?? []).map((s, i) => ({ id: `skip_${i}`, area_id: s.area === null ? null : areaId(s.area), day: s.day }));
+  const skips: SkipRow[] = (parts.skips ?? []).map((s, i) => ({ id: `skip_${i}`, area_id: s.area === null ? null : areaId(s.area), day: s.day, reason: null }));
   return {
     job: { id: 'job_1', job_number: 16 },
     log: {

@@ -109,8 +109,9 @@ async function downloadPdf(link: PdfExport): Promise<{ text: string; pages: numb
  * a moment before the service, having handed the last byte over, records it (and finalises).
  */
 async function deliveredBuild(build: PacketBuild): Promise<PacketBuild> {
-  for (let tries = 0; !build.delivered && tries < 50; tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  // Up to 10 s: on PGlite's one connection, under a loaded suite, the writes queue.
+  for (let tries = 0; !build.delivered && tries < 200; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
     build = (await (await fetch(local(build.status_url))).json()) as PacketBuild;
   }
   expect(build.delivered).toBe(true);

@@ -73,7 +73,8 @@ function estimate(): Schemas['Estimate'] {
 const air = (area: string, day: number, location: Air['location'], temp: number, rh: number, gpp: number, dew: number): Air => ({ area, day, location, temp_f: temp, rh_pct: rh, gpp, dew_point_f: dew, vapor_pressure_inhg: 0.5 });
 
 function material(area: string, day: number, metric: Reading['metric'], point: string, value: number, reference = false): Reading {
-  return { id: `rdg_${area}${day}${metric}${reference}`, area, day, location: reference ? 'unaffected' : 'affected', metric, value, point, reference, source_of_values: 'dictated_by_user', on_skipped_day: false, recorded_by: person, recorded_at: at };
+  const goal = reference ? null : { value: 16, source: 'area_reference' as const, at_or_below: value <= 16 };
+  return { id: `rdg_${area}${day}${metric}${reference}`, area, day, location: reference ? 'unaffected' : 'affected', metric, value, point, reference, source_of_values: 'dictated_by_user', on_skipped_day: false, goal, recorded_by: person, recorded_at: at };
 }
 
 /** Kitchen dries on day 4; the hall is still wet, with a dehumidifier and day 3 skipped there. */
@@ -90,7 +91,7 @@ function dryingLog(): Schemas['DryingLog'] {
     material('Hall', 1, 'subfloor', 'center', 12, true),
     ...[30, 27, null, 22, 20].flatMap((v, i) => (v === null ? [] : [material('Hall', i + 1, 'subfloor', 'center', v)])),
   ];
-  const days = [18, 19, 20, 21, 22].map((d, i) => ({ day: i + 1, date: `2026-11-${d}`, monitored: true, skipped_areas: i === 2 ? ['Hall'] : [], readings: 6 }));
+  const days = [18, 19, 20, 21, 22].map((d, i) => ({ day: i + 1, date: `2026-11-${d}`, monitored: true, skipped_areas: i === 2 ? ['Hall'] : [], skip_reasons: i === 2 ? [{ area: 'Hall', reason: 'No access to the hall' }] : [], readings: 6 }));
   const area = (id: string, name: string, dry: boolean, dryDay: number | null, materials: Schemas['MaterialStatus'][]): Schemas['DryingArea'] =>
     ({ id, name, planned_days: 4, own_planned_days: null, dry, dry_day: dryDay, latest_day: 5, air: null, exhaust: null, grain_depression: null, materials });
   return {
@@ -117,7 +118,15 @@ function dryingLog(): Schemas['DryingLog'] {
     warnings: [],
     notes: [],
     reading_count: readings.length,
-    equipment: { units: [], on_site: 0, equipment_days: 0, by_area: [] },
+    equipment: {
+      units: [
+        { id: 'eqp_1', kind: 'dehumidifier', dehumidifier_type: 'lgr', pints_per_day: 110, asset_tag: 'DH-07', area: 'Hall', placed_on: '2026-11-18', removed_on: null, days_on_site: 5 },
+        { id: 'eqp_2', kind: 'air_mover', dehumidifier_type: null, pints_per_day: null, asset_tag: null, area: 'Kitchen', placed_on: '2026-11-18', removed_on: '2026-11-21', days_on_site: 3 },
+      ],
+      on_site: 1,
+      equipment_days: 8,
+      by_area: [{ area: 'Kitchen', on_site: 0, equipment_days: 3 }, { area: 'Hall', on_site: 1, equipment_days: 5 }],
+    },
     readings,
     conditions,
     grain_depression: hallAir.flatMap((v, i) => (v ? [{ area: 'Hall', day: i + 1, value: 40.5 }] : [])),
@@ -214,7 +223,7 @@ describe('PDF packet', () => {
     // Money exactly as get_estimate gives it.
     for (const expected of ['$1,323.20', '$1,037.80', '$827.28', '$60.52', '$77.84', '$43.23', '45.5 SF']) expect(text).toContain(expected);
     // The service's GPP and dew point, the day the kitchen read dry, the hall still wet and skipped.
-    for (const expected of ['84.1', '61.2', 'Read dry on day 4', 'Still wet', 'skipped', 'goal 12', 'area reference', '20 wet (day 5)']) expect(text).toContain(expected);
+    for (const expected of ['84.1', '61.2', 'Read dry on day 4', 'Still wet', 'skipped', 'Skipped: No access to the hall', 'Dehumidifier · LGR · 110 pints a day · DH-07', 'Equipment-days in all', 'goal 12', 'area reference', '20 wet (day 5)']) expect(text).toContain(expected);
     for (const expected of ['Water under sink', 'IMG_2043.jpg', 'Picture not available', 'uploaded by Maria Lopez', 'Photos: Hall']) expect(text).toContain(expected);
     for (let page = 1; page <= 7; page++) expect(text).toContain(`Page ${page} of 7`);
     expect(text.match(/Job #16/g)?.length).toBeGreaterThanOrEqual(8);

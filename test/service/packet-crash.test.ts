@@ -92,7 +92,10 @@ onPostgres('a node killed while it builds a packet', () => {
           expect(file.status).toBe(200);
           await file.arrayBuffer();
           // The service records the delivery (and finalises) as the last byte goes out.
-          for (let tries = 0; !build.delivered && tries < 50; tries++) build = (await (await fetch(onNode(node, asked.status_url))).json()) as Build;
+          for (let tries = 0; !build.delivered && tries < 200; tries++) {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            build = (await (await fetch(onNode(node, asked.status_url))).json()) as Build;
+          }
           expect(build.delivered).toBe(true);
           expect((await api(node).get(`/api/v1/estimates/${estimate.id}`).expect(200)).body.status).toBe('final');
 

@@ -62,6 +62,7 @@ export interface SkipRow {
   id: string;
   area_id: string | null;
   day: number;
+  reason: string | null;
 }
 
 export interface JobRef {
@@ -214,7 +215,7 @@ export async function loadRecord(db: Knex, job: JobRef, log: LogRow, withRecorde
       .where('n.log_id', log.id)
       .orderBy([{ column: 'n.created_at' }, { column: 'n.id' }])
       .select('n.id', 'n.area_id', 'n.day', 'n.text', 'n.author_id', 'p.name as author_name', 'n.created_at'),
-    db('drying_skips').where({ log_id: log.id }).orderBy('day').select('id', 'area_id', 'day'),
+    db('drying_skips').where({ log_id: log.id }).orderBy('day').select('id', 'area_id', 'day', 'reason'),
   ]);
   return { job, log, areas, readings: readingRows, notes, skips };
 }

@@ -136,7 +136,8 @@ export function toDryingLog(record: DryingRecord, view: LogView = { detail: 'sum
   const inView = (areaId: string | null): boolean => !wantedArea || areas.some((a) => a.id === areaId);
 
   const conditions = airConditions(readings, areaName, elevation.pressureKpa);
-  const statuses = materialStatuses(readings, new DryGoals(readings), areaName);
+  const goals = new DryGoals(readings);
+  const statuses = materialStatuses(readings, goals, areaName);
   const depressions = grainDepressions(conditions);
   const skippedAll = new Set(record.skips.filter((s) => s.area_id === null).map((s) => s.day));
   const onSkippedDay = (r: Pick<ReadingRow, 'day' | 'area_id'>): boolean => skippedAll.has(r.day) || record.skips.some((s) => s.day === r.day && s.area_id === r.area_id);
@@ -190,7 +191,7 @@ export function toDryingLog(record: DryingRecord, view: LogView = { detail: 'sum
     reading_count: readings.filter((r) => shown(r.day) && inView(r.area_id)).length,
   };
   if (view.detail === 'readings') {
-    answer.readings = readings.filter((r) => shown(r.day) && inView(r.area_id)).map((r) => toReading(r, areaName, onSkippedDay(r)));
+    answer.readings = readings.filter((r) => shown(r.day) && inView(r.area_id)).map((r) => toReading(r, areaName, onSkippedDay(r), goalStatus(r, goals)));
     answer.conditions = conditions.filter((c) => shown(c.day) && (!wantedArea || c.area?.toLowerCase() === wantedArea));
     answer.grain_depression = depressions.filter((d) => shown(d.day) && (!wantedArea || d.area.toLowerCase() === wantedArea));
   }
@@ -257,13 +258,21 @@ function daysOf(record: DryingRecord): DryingLog['days'] {
       date: dateOfDay(log.start_date, day),
       monitored: !(all || (areas.length > 0 && skippedAreas.length === areas.length)),
       skipped_areas: skippedAreas.map((a) => a.name),
+      skip_reasons: skipped.flatMap((s) => (s.reason ? [{ area: areas.find((a) => a.id === s.area_id)?.name ?? null, reason: s.reason }] : [])),
       readings: perDay.get(day) ?? 0,
     });
   }
   return days;
 }
 
-function toReading(r: ReadingRow, areaName: (id: string | null) => string | null, onSkippedDay: boolean): Schemas['DryingReading'] {
+/** A material reading's goal, where it comes from, and whether the reading is at or below it; null for air and references. */
+function goalStatus(r: ReadingRow, goals: DryGoals): Schemas['DryingReading']['goal'] {
+  if (!isMaterial(r.metric) || isReference(r)) return null;
+  const { goal, source } = goals.of(r.area_id, r.metric);
+  return { value: goal, source, at_or_below: valueOf(r) <= goal };
+}
+
+function toReading(r: ReadingRow, areaName: (id: string | null) => string | null, onSkippedDay: boolean, goal: Schemas['DryingReading']['goal']): Schemas['DryingReading'] {
   return {
     id: r.id,
     area: areaName(r.area_id),
@@ -275,6 +284,7 @@ function toReading(r: ReadingRow, areaName: (id: string | null) => string | null
     reference: r.reference,
     source_of_values: r.source_of_values,
     on_skipped_day: onSkippedDay,
+    goal,
     recorded_by: { id: r.recorded_by, name: r.recorded_by_name },
     recorded_at: r.recorded_at.toISOString(),
   };

@@ -254,7 +254,24 @@ function dryingSection(log: DryingLog): Content {
     { text: logFacts(log), style: 'muted' },
     { text: log.wet_areas.length > 0 ? `Still wet: ${log.wet_areas.join(', ')}` : 'Every area has read dry.', margin: [0, 2, 0, 10] },
     log.areas.map((area, index) => areaBlock(log, area, index > 0)),
+    equipmentLog(log.equipment),
   ];
+}
+
+const DEHUMIDIFIER_TYPES = { lgr: 'LGR', conventional: 'conventional', desiccant: 'desiccant' } as const;
+
+/** Every unit placed, where, from when to when, and its equipment-days, with the totals per area. */
+function equipmentLog(equipment: DryingLog['equipment']): Content {
+  if (equipment.units.length === 0) return [];
+  const kind = (unit: DryingLog['equipment']['units'][number]) =>
+    present([capitalised(unit.kind), unit.dehumidifier_type ? DEHUMIDIFIER_TYPES[unit.dehumidifier_type] : null, unit.pints_per_day ? `${unit.pints_per_day} pints a day` : null, unit.asset_tag]) ?? '';
+  const body: TableCell[][] = [
+    [th('Unit'), th('Area'), th('Placed'), th('Removed'), th('Days', 'right')],
+    ...equipment.units.map((unit) => [kind(unit), unit.area, calendarDate(unit.placed_on, 'short'), unit.removed_on ? calendarDate(unit.removed_on, 'short') : 'on site', right(String(unit.days_on_site))]),
+    ...equipment.by_area.map((area) => [...spanning({ text: `${area.area}: ${area.on_site} on site`, style: 'muted' }, 4), right(String(area.equipment_days))]),
+    [...spanning({ text: 'Equipment-days in all', bold: true }, 4), right(String(equipment.equipment_days), { bold: true })],
+  ];
+  return [{ text: 'Equipment', style: 'h2', margin: [0, 10, 0, 4] }, { table: { headerRows: 1, dontBreakRows: true, widths: ['*', 90, 62, 62, 40], body }, layout: LEDGER, fontSize: 9 }];
 }
 
 function logFacts(log: DryingLog): string {
@@ -268,6 +285,8 @@ function logFacts(log: DryingLog): string {
 interface AreaReadings {
   days: LogDay[];
   skipped: Set<number>;
+  /** Why a skipped day was not monitored here, by day. */
+  reasons: Map<number, string>;
   air: Map<number, Air>;
   exhaust: Map<number, Air>;
   depression: Map<number, number>;
@@ -292,7 +311,8 @@ function areaReadings(log: DryingLog, area: Area): AreaReadings {
     materials.set(key, (materials.get(key) ?? new Map<number, number>()).set(r.day, r.value));
   }
   const days = log.days.filter((d) => d.day >= 1 && d.day <= last);
-  return { days, skipped, air: byDay('affected'), exhaust: byDay('dehumidifier_exhaust'), depression, materials };
+  const reasons = new Map(log.days.flatMap((d) => d.skip_reasons.filter((r) => r.area === null || sameName(r.area, area.name)).map((r) => [d.day, r.reason] as const)));
+  return { days, skipped, reasons, air: byDay('affected'), exhaust: byDay('dehumidifier_exhaust'), depression, materials };
 }
 
 function areaBlock(log: DryingLog, area: Area, newPage: boolean): Content {
@@ -340,7 +360,7 @@ function airRow(day: LogDay, readings: AreaReadings, width: number, exhaust: boo
   const air = readings.air.get(day.day);
   const out = readings.exhaust.get(day.day);
   const lead = dayCells(day, readings.skipped.has(day.day));
-  if (!air && !out) return [...lead, ...emptyDay(readings.skipped.has(day.day), width - 2)];
+  if (!air && !out) return [...lead, ...emptyDay(readings.skipped.has(day.day), width - 2, readings.reasons.get(day.day))];
   const cells = [right(air?.temp_f != null ? decimal(air.temp_f) : '—'), right(air?.rh_pct != null ? decimal(air.rh_pct) : '—'), right(oneDecimal(air?.gpp ?? null)), right(oneDecimal(air?.dew_point_f ?? null))];
   if (exhaust) cells.push(right(oneDecimal(out?.gpp ?? null)), right(depressionText(readings.depression.get(day.day))));
   return [...lead, ...cells];
@@ -352,8 +372,8 @@ function dayCells(day: LogDay, skipped: boolean): TableCell[] {
   return [right(String(day.day)), { text: [calendarDate(day.date, 'short'), skipped ? { text: ' skipped', style: 'small' } : ''] }];
 }
 
-function emptyDay(skipped: boolean, span: number): TableCell[] {
-  const text = skipped ? (span > 2 ? 'Skipped: no monitoring this day' : 'Skipped') : 'No reading';
+function emptyDay(skipped: boolean, span: number, reason?: string): TableCell[] {
+  const text = skipped ? (reason ? `Skipped: ${reason}` : span > 2 ? 'Skipped: no monitoring this day' : 'Skipped') : 'No reading';
   return spanning({ text, italics: true, color: GREY }, span);
 }
 
