@@ -752,6 +752,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/jobs/{job_id}/drying-log/chambers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Group the log's areas into drying chambers, with category, class and wet surfaces
+         * @description Sets the log's drying chambers, replacing those it had (an empty list removes them). Each
+         *     chamber names its areas (each area in at most one chamber), its water `category` (1–3)
+         *     and, optionally, its `class` (1–4). For each area, its wet surfaces in square feet
+         *     (`wet_floor_sqft`, `wet_wall_sqft` for wall wet more than 2 ft up, `wet_ceiling_sqft`)
+         *     and `wall_offsets` (insets and offsets over 18 in) may be given.
+         *
+         *     `get_drying_log` (and this answer) shows each chamber with its class and an S500
+         *     equipment plan, computed where the sizes are known (the estimate's room of the area's
+         *     name: length, width, height):
+         *     - **Class**, when not given: the wet share of the chamber's surfaces (floor, walls,
+         *       ceiling): under 5% class 1, 5–40% class 2, over 40% class 3. Class 4 (bound water in
+         *       dense materials) is only given.
+         *     - **Air movers**, as a range: per area 1, plus 1 per 50–70 sq ft of wet floor, plus 1 per
+         *       100–150 sq ft of wet wall above 2 ft, plus 1 per offset.
+         *     - **Dehumidification**, in AHAM pints a day: the chamber's cubic feet divided by the
+         *       class factor of the dehumidifier type, from the IICRC S500 dehumidifier sizing table:
+         *       LGR 100, 50, 40, 50 for classes 1–4; conventional refrigerant 100, 40, 30 for classes
+         *       1–3 (none for class 4). Desiccants are sized by airflow and are not counted.
+         *     Compared with the air movers and dehumidifiers on site in its areas (`place_equipment`):
+         *     `under`, `within` or `over` the range (dehumidification `under` or `within`: at or
+         *     above the need). A count outside the plan is flagged unless the chamber has a `note`
+         *     saying why.
+         *
+         *     Recorded in the feed (`schedule`, `drying.chambers_set`); undo puts the chambers back.
+         */
+        put: operations["set_drying_chambers"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/jobs/{job_id}/estimates": {
         parameters: {
             query?: never;
@@ -1796,7 +1839,7 @@ export interface components {
             at_local: string;
         };
         /** @description One shape per action, told apart by `action` (the entry's own). Statuses, teammates and contacts are named by id and name; estimate entries give the estimate's total after the change; an overview change lists only the fields that changed. Ignore actions you do not know; new tools add new ones. */
-        ChangeData: components["schemas"]["ChangeDataJobCreated"] | components["schemas"]["ChangeDataJobStatusMoved"] | components["schemas"]["ChangeDataJobOverviewUpdated"] | components["schemas"]["ChangeDataJobCancelled"] | components["schemas"]["ChangeDataJobReopened"] | components["schemas"]["ChangeDataJobAssigned"] | components["schemas"]["ChangeDataJobUnassigned"] | components["schemas"]["ChangeDataContactAdded"] | components["schemas"]["ChangeDataContactLinked"] | components["schemas"]["ChangeDataContactUpdated"] | components["schemas"]["ChangeDataNoteAdded"] | components["schemas"]["ChangeDataNoteCorrected"] | components["schemas"]["ChangeDataNoteRetracted"] | components["schemas"]["ChangeDataEstimateCreated"] | components["schemas"]["ChangeDataEstimateUpdated"] | components["schemas"]["ChangeDataEstimateRoomsAdded"] | components["schemas"]["ChangeDataEstimateRoomUpdated"] | components["schemas"]["ChangeDataEstimateLinesAdded"] | components["schemas"]["ChangeDataEstimateLineUpdated"] | components["schemas"]["ChangeDataEstimateLineRemoved"] | components["schemas"]["ChangeDataEstimateFinalized"] | components["schemas"]["ChangeDataDryingLogStarted"] | components["schemas"]["ChangeDataDryingReadingsAdded"] | components["schemas"]["ChangeDataDryingSettingsChanged"] | components["schemas"]["ChangeDataDryingDaySkipped"] | components["schemas"]["ChangeDataDryingNoteAdded"] | components["schemas"]["ChangeDataDryingEquipmentPlaced"] | components["schemas"]["ChangeDataDryingEquipmentRemoved"] | components["schemas"]["ChangeDataPhotosUploaded"] | components["schemas"]["ChangeDataPhotosMoved"] | components["schemas"]["ChangeDataPhotosUpdated"] | components["schemas"]["ChangeDataVideosUploaded"] | components["schemas"]["ChangeDataDocumentsUploaded"] | components["schemas"]["ChangeDataActionUndone"];
+        ChangeData: components["schemas"]["ChangeDataJobCreated"] | components["schemas"]["ChangeDataJobStatusMoved"] | components["schemas"]["ChangeDataJobOverviewUpdated"] | components["schemas"]["ChangeDataJobCancelled"] | components["schemas"]["ChangeDataJobReopened"] | components["schemas"]["ChangeDataJobAssigned"] | components["schemas"]["ChangeDataJobUnassigned"] | components["schemas"]["ChangeDataContactAdded"] | components["schemas"]["ChangeDataContactLinked"] | components["schemas"]["ChangeDataContactUpdated"] | components["schemas"]["ChangeDataNoteAdded"] | components["schemas"]["ChangeDataNoteCorrected"] | components["schemas"]["ChangeDataNoteRetracted"] | components["schemas"]["ChangeDataEstimateCreated"] | components["schemas"]["ChangeDataEstimateUpdated"] | components["schemas"]["ChangeDataEstimateRoomsAdded"] | components["schemas"]["ChangeDataEstimateRoomUpdated"] | components["schemas"]["ChangeDataEstimateLinesAdded"] | components["schemas"]["ChangeDataEstimateLineUpdated"] | components["schemas"]["ChangeDataEstimateLineRemoved"] | components["schemas"]["ChangeDataEstimateFinalized"] | components["schemas"]["ChangeDataDryingLogStarted"] | components["schemas"]["ChangeDataDryingReadingsAdded"] | components["schemas"]["ChangeDataDryingSettingsChanged"] | components["schemas"]["ChangeDataDryingDaySkipped"] | components["schemas"]["ChangeDataDryingNoteAdded"] | components["schemas"]["ChangeDataDryingEquipmentPlaced"] | components["schemas"]["ChangeDataDryingEquipmentRemoved"] | components["schemas"]["ChangeDataDryingChambersSet"] | components["schemas"]["ChangeDataPhotosUploaded"] | components["schemas"]["ChangeDataPhotosMoved"] | components["schemas"]["ChangeDataPhotosUpdated"] | components["schemas"]["ChangeDataVideosUploaded"] | components["schemas"]["ChangeDataDocumentsUploaded"] | components["schemas"]["ChangeDataActionUndone"];
         ChangeDataJobCreated: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2171,6 +2214,21 @@ export interface components {
                 kind: components["schemas"]["EquipmentKind"];
                 area: string;
                 asset_tag: string | null;
+            }[];
+        };
+        /** @description Kind `schedule`. The log's drying chambers were set. */
+        ChangeDataDryingChambersSet: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "drying.chambers_set";
+            log_id: string;
+            chambers: {
+                name: string;
+                category: number;
+                class: number | null;
+                areas: string[];
             }[];
         };
         ChangeStatusRef: {
@@ -2637,6 +2695,75 @@ export interface components {
             removed: components["schemas"]["EquipmentUnit"][];
             equipment: components["schemas"]["DryingEquipment"];
         };
+        ChamberInput: {
+            name: string;
+            /** @description IICRC water category. */
+            category: number;
+            /** @description IICRC class of water intrusion; computed from the wet surfaces when not given (class 4 is only given). */
+            class?: number;
+            /** @description Why the equipment differs from the plan, if it does; a chamber with a note is not flagged. */
+            note?: string;
+            areas: {
+                name: components["schemas"]["DryingAreaName"];
+                wet_floor_sqft?: number;
+                /** @description Wet wall more than 2 ft above the floor. */
+                wet_wall_sqft?: number;
+                wet_ceiling_sqft?: number;
+                /** @description Wall insets and offsets over 18 in. */
+                wall_offsets?: number;
+            }[];
+        };
+        DryingChamber: {
+            /** @example chb_4Lm8QpR2xT6a */
+            id: string;
+            name: string;
+            category: number;
+            /** @description Given, else computed from the wet share; null when neither is possible. */
+            class: number | null;
+            /** @enum {string|null} */
+            class_source: "given" | "computed" | null;
+            /** @description Wet surfaces over all surfaces of the chamber's areas, where every area's room size is known. */
+            wet_share_pct: number | null;
+            /** @description The chamber's volume, where every area's room size is known. */
+            cubic_ft: number | null;
+            note: string | null;
+            areas: {
+                name: string;
+                wet_floor_sqft: number | null;
+                wet_wall_sqft: number | null;
+                wet_ceiling_sqft: number | null;
+                wall_offsets: number | null;
+                /** @description Whether the estimate's room of this name has its length, width and height. */
+                size_known: boolean;
+            }[];
+            plan: {
+                /** @description The S500 range; null when no wet surface is given. */
+                air_movers: null | {
+                    min: number;
+                    max: number;
+                };
+                /** @description AHAM pints a day needed by type; null without the volume or the class. */
+                dehumidifier_pints: null | {
+                    lgr: number;
+                    conventional: number | null;
+                };
+            };
+            /** @description On site now in the chamber's areas (refrigerant dehumidifiers' AHAM pints). */
+            placed: {
+                air_movers: number;
+                dehumidifier_pints: number;
+            };
+            /** @enum {string|null} */
+            air_movers_vs_plan: "under" | "within" | "over" | null;
+            /** @enum {string|null} */
+            dehumidification_vs_plan: "under" | "within" | null;
+            /** @description What a reviewer would question (equipment outside the plan, without a note). */
+            flags: string[];
+        };
+        ChambersSet: {
+            log_id: string;
+            chambers: components["schemas"]["DryingChamber"][];
+        };
         DryingLog: {
             /** @example dry_5Tq8KmR2xA9b */
             id: string;
@@ -2677,6 +2804,8 @@ export interface components {
             /** @description With `detail=readings`, per area and day. */
             grain_depression?: components["schemas"]["GrainDepression"][];
             equipment: components["schemas"]["DryingEquipment"];
+            /** @description The drying chambers (set_drying_chambers), with their S500 plans against the equipment on site. */
+            chambers: components["schemas"]["DryingChamber"][];
         };
         /** @description How the tied estimate followed the log's drying days. */
         EstimateFollowed: {
@@ -5123,6 +5252,70 @@ export interface operations {
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["DateOrArea"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    set_drying_chambers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation_id": "708192a3-b4c5-46d7-e8f9-0a1b2c3d4e5f",
+                 *       "chambers": [
+                 *         {
+                 *           "name": "Main floor",
+                 *           "category": 2,
+                 *           "areas": [
+                 *             {
+                 *               "name": "Kitchen",
+                 *               "wet_floor_sqft": 120,
+                 *               "wet_wall_sqft": 40
+                 *             },
+                 *             {
+                 *               "name": "Hall",
+                 *               "wet_floor_sqft": 40
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    operation_id: components["schemas"]["OperationId"];
+                    chambers: components["schemas"]["ChamberInput"][];
+                };
+            };
+        };
+        responses: {
+            /** @description The log's chambers, with their plans. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChambersSet"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnknownArea"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

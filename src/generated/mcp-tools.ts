@@ -4028,6 +4028,9 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "equipment": {
           "type": "object"
+        },
+        "chambers": {
+          "type": "array"
         }
       }
     },
@@ -4245,6 +4248,135 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "annotations": {
       "title": "Remove drying equipment",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
+    "name": "set_drying_chambers",
+    "toolset": "drying",
+    "scope": "write",
+    "title": "Set drying chambers",
+    "description": "Set a drying log's chambers (replaces all): areas, water category 1-3, class 1-4 (else computed), wet sq ft per area. Returns each chamber with its S500 equipment plan against what is placed.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        },
+        "operation_id": {
+          "type": "string",
+          "description": "Your id of this write; resend it to retry safely."
+        },
+        "chambers": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "name",
+              "category",
+              "areas"
+            ],
+            "properties": {
+              "name": {
+                "type": "string",
+                "pattern": "\\S"
+              },
+              "category": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 3,
+                "description": "IICRC water category."
+              },
+              "class": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 4,
+                "description": "IICRC class of water intrusion; computed from the wet surfaces when not given (class 4 is only given)."
+              },
+              "note": {
+                "type": "string",
+                "description": "Why the equipment differs from the plan, if it does; a chamber with a note is not flagged."
+              },
+              "areas": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "name"
+                  ],
+                  "properties": {
+                    "name": {
+                      "type": "string",
+                      "pattern": "\\S",
+                      "description": "Area (room) name, any case."
+                    },
+                    "wet_floor_sqft": {
+                      "type": "integer",
+                      "minimum": 0,
+                      "maximum": 100000
+                    },
+                    "wet_wall_sqft": {
+                      "type": "integer",
+                      "minimum": 0,
+                      "maximum": 100000,
+                      "description": "Wet wall more than 2 ft above the floor."
+                    },
+                    "wet_ceiling_sqft": {
+                      "type": "integer",
+                      "minimum": 0,
+                      "maximum": 100000
+                    },
+                    "wall_offsets": {
+                      "type": "integer",
+                      "minimum": 0,
+                      "maximum": 100,
+                      "description": "Wall insets and offsets over 18 in."
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id",
+        "chambers"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "log_id": {
+          "type": "string"
+        },
+        "chambers": {
+          "type": "array"
+        }
+      }
+    },
+    "annotations": {
+      "title": "Set drying chambers",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,

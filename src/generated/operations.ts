@@ -87,6 +87,7 @@ export type OperationName =
   | "retract_note"
   | "search_price_list"
   | "search_standards"
+  | "set_drying_chambers"
   | "skip_drying_day"
   | "unassign_job"
   | "undo_my_last_action"
@@ -148,6 +149,7 @@ export type WriteOperationName =
   | "remove_line_item"
   | "reopen_job"
   | "retract_note"
+  | "set_drying_chambers"
   | "skip_drying_day"
   | "unassign_job"
   | "undo_my_last_action"
@@ -1757,6 +1759,35 @@ export const operations: Record<OperationName, OperationSpec> = {
     ],
     "bodyParams": [],
     "hasBody": false,
+    "successStatus": 200
+  },
+  set_drying_chambers: {
+    "name": "set_drying_chambers",
+    "method": "PUT",
+    "path": "/api/v1/jobs/{job_id}/drying-log/chambers",
+    "expressPath": "/api/v1/jobs/:job_id/drying-log/chambers",
+    "tag": "Drying",
+    "summary": "Group the log's areas into drying chambers, with category, class and wet surfaces",
+    "description": "Sets the log's drying chambers, replacing those it had (an empty list removes them). Each\nchamber names its areas (each area in at most one chamber), its water `category` (1–3)\nand, optionally, its `class` (1–4). For each area, its wet surfaces in square feet\n(`wet_floor_sqft`, `wet_wall_sqft` for wall wet more than 2 ft up, `wet_ceiling_sqft`)\nand `wall_offsets` (insets and offsets over 18 in) may be given.\n\n`get_drying_log` (and this answer) shows each chamber with its class and an S500\nequipment plan, computed where the sizes are known (the estimate's room of the area's\nname: length, width, height):\n- **Class**, when not given: the wet share of the chamber's surfaces (floor, walls,\n  ceiling): under 5% class 1, 5–40% class 2, over 40% class 3. Class 4 (bound water in\n  dense materials) is only given.\n- **Air movers**, as a range: per area 1, plus 1 per 50–70 sq ft of wet floor, plus 1 per\n  100–150 sq ft of wet wall above 2 ft, plus 1 per offset.\n- **Dehumidification**, in AHAM pints a day: the chamber's cubic feet divided by the\n  class factor of the dehumidifier type, from the IICRC S500 dehumidifier sizing table:\n  LGR 100, 50, 40, 50 for classes 1–4; conventional refrigerant 100, 40, 30 for classes\n  1–3 (none for class 4). Desiccants are sized by airflow and are not counted.\nCompared with the air movers and dehumidifiers on site in its areas (`place_equipment`):\n`under`, `within` or `over` the range (dehumidification `under` or `within`: at or\nabove the need). A count outside the plan is flagged unless the chamber has a `note`\nsaying why.\n\nRecorded in the feed (`schedule`, `drying.chambers_set`); undo puts the chambers back.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Set drying chambers",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "chambers"
+    ],
+    "hasBody": true,
     "successStatus": 200
   },
   skip_drying_day: {

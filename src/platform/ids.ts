@@ -8,7 +8,7 @@ function base62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'co' | 'per' | 'key' | 'st' | 'ref' | 'job' | 'con' | 'jc' | 'asg' | 'note' | 'dry' | 'undo' | 'req' | 'nv' | 'chat' | 'est' | 'room' | 'line' | 'area' | 'rdg' | 'dnote' | 'skip' | 'pho' | 'vid' | 'doc' | 'jroom' | 'pkb' | 'eqp';
+export type IdPrefix = 'co' | 'per' | 'key' | 'st' | 'ref' | 'job' | 'con' | 'jc' | 'asg' | 'note' | 'dry' | 'undo' | 'req' | 'nv' | 'chat' | 'est' | 'room' | 'line' | 'area' | 'rdg' | 'dnote' | 'skip' | 'pho' | 'vid' | 'doc' | 'jroom' | 'pkb' | 'eqp' | 'chb';
 
 /** A prefixed id such as `job_7Qm2KxR9aB1c`: the prefix says what it names. */
 export function newId(prefix: IdPrefix): string {

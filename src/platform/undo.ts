@@ -28,6 +28,7 @@ export type UndoableTable =
   | 'drying_notes'
   | 'drying_skips'
   | 'drying_equipment'
+  | 'drying_chambers'
   | 'estimates'
   | 'estimate_rooms'
   | 'estimate_lines'

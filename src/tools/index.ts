@@ -47,6 +47,7 @@ import { add_drying_note } from './drying/add_drying_note';
 import { skip_drying_day } from './drying/skip_drying_day';
 import { place_equipment } from './drying/place_equipment';
 import { remove_equipment } from './drying/remove_equipment';
+import { set_drying_chambers } from './drying/set_drying_chambers';
 import { upload_job_photos } from './media/upload_job_photos';
 import { list_job_photos } from './media/list_job_photos';
 import { view_photos } from './media/view_photos';
@@ -118,6 +119,7 @@ export const handlers: HandlerTable = {
   skip_drying_day,
   place_equipment,
   remove_equipment,
+  set_drying_chambers,
   upload_job_photos,
   list_job_photos,
   view_photos,

@@ -13,8 +13,8 @@ type Schemas = components['schemas'];
 export type AirCondition = Schemas['AirCondition'];
 export type MaterialStatus = Schemas['MaterialStatus'];
 export type DryingLog = Schemas['DryingLog'];
-/** A log as its readings make it; its equipment, which counts today, is added to each answer. */
-export type DryingLogWithoutEquipment = Omit<DryingLog, 'equipment'>;
+/** A log as its readings make it; its equipment (which counts today) and chambers (sized from the estimate) are added to each answer. */
+export type DryingLogWithoutEquipment = Omit<DryingLog, 'equipment' | 'chambers'>;
 type DryingWarning = Schemas['DryingWarning'];
 type GrainDepression = Schemas['GrainDepression'];
 

@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import { billedLines, dayOfDate, loadRecord, type BilledLine, type JobRef, type LogRow } from './drying-records';
 import { toDryingLog, withBilledWarnings, type DryingLog, type DryingLogWithoutEquipment, type LogView } from './drying-status';
 import { equipmentOnSite, loadEquipment } from './equipment';
+import { chamberViews, loadChambers } from './chambers';
 
 const SUMMARY: LogView = { detail: 'summary' };
 /** Summaries kept per node, the least recently used dropped first (a summary is a few KB). */
@@ -32,14 +33,16 @@ const isSummary = (view: LogView) => view.detail === 'summary' && view.area === 
 
 /** The log, read afresh; `fromCache` (reads outside a write) may answer a summary kept for its revision. */
 export async function readLog(db: Knex, job: JobRef, log: LogRow, view: LogView = SUMMARY, options: { billed?: BilledLine[]; fromCache?: boolean } = {}): Promise<DryingLog> {
-  const [billed, units] = await Promise.all([options.billed ?? billedLines(db, job.id), loadEquipment(db, log.id)]);
+  const [billed, units, rooms] = await Promise.all([options.billed ?? billedLines(db, job.id), loadEquipment(db, log.id), loadChambers(db, log)]);
   const cacheable = options.fromCache === true && isSummary(view);
   let answer = cacheable ? keptSummary(log) : null;
   if (!answer) {
     answer = toDryingLog(await loadRecord(db, job, log, view.detail === 'readings'), view);
     if (cacheable) keep(log, answer);
   }
-  // Today and the estimate's lines are not part of the log's revision; equipment-days count today.
+  // Today and the estimate (its lines, its rooms' sizes) are not part of the log's revision;
+  // equipment-days count today.
   const equipment = equipmentOnSite(units, log.areas.map((area) => area.name), log.today);
-  return withBilledWarnings({ ...answer, today_day: dayOfDate(log.start_date, log.today), equipment }, billed);
+  const chambers = chamberViews(rooms.chambers, rooms.areas, units);
+  return withBilledWarnings({ ...answer, today_day: dayOfDate(log.start_date, log.today), equipment, chambers }, billed);
 }

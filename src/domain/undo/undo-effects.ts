@@ -22,6 +22,7 @@ const NOUNS: Record<UndoableTable, [string, string]> = {
   drying_notes: ['drying note', 'drying notes'],
   drying_skips: ['skipped day', 'skipped days'],
   drying_equipment: ['drying unit', 'drying units'],
+  drying_chambers: ['drying chamber', 'drying chambers'],
   estimates: ['estimate', 'estimates'],
   estimate_rooms: ['room', 'rooms'],
   estimate_lines: ['line', 'lines'],

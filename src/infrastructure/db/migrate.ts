@@ -17,6 +17,7 @@ import * as dryingGoalReadings from './migrations/015_drying_goal_readings';
 import * as compactClaimNumbers from './migrations/016_compact_claim_numbers';
 import * as packetBuilds from './migrations/017_packet_builds';
 import * as dryingEquipment from './migrations/018_drying_equipment';
+import * as dryingChambers from './migrations/019_drying_chambers';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
 const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> }> = {
@@ -38,6 +39,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '016_compact_claim_numbers': compactClaimNumbers,
   '017_packet_builds': packetBuilds,
   '018_drying_equipment': dryingEquipment,
+  '019_drying_chambers': dryingChambers,
 };
 
 const source: Knex.MigrationSource<string> = {

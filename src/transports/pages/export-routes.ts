@@ -24,7 +24,6 @@ import { finalizeEstimate } from '../../domain/estimates/finalize-estimate';
 import { streamPhotoZip } from '../../domain/exports/photo-zip';
 import type { Deps } from '../../domain/services';
 
-
 export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
   const router = express.Router();
   const signer = { config: deps.config, links: deps.media.links };
@@ -47,7 +46,7 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
   });
 
   router.get('/exports/:job_id/packet.pdf', () => {
-    throw new ApiError(405, 'method_not_allowed', 'The PDF is made by POST (the download page does it), so that opening or previewing a link never finalises an estimate.', { headers: { Allow: 'POST' } });
+    throw new ApiError(405, 'method_not_allowed', 'A packet is built by POST (the download page does it), so that opening or previewing a link never starts one; its status then gives the file\'s address.', { headers: { Allow: 'POST' } });
   });
 
   // Download: queues the packet's build (or finds the one already made) and answers its status.

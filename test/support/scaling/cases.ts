@@ -136,6 +136,7 @@ export function scalingCases(t: TestApp, co: TestCompany): ScalingCase[] {
     { name: 'skip_drying_day', send: (api, p) => api.post(`/api/v1/jobs/${p.jobId}/drying-log/skip-day`).send({ operation_id: opId(), day: skipped++, reason: 'No access' }) },
     { name: 'place_equipment', send: (api, p) => api.post(`/api/v1/jobs/${p.jobId}/drying-log/equipment`).send({ operation_id: opId(), area: 'Kitchen', units: [{ kind: 'air_mover', count: 2 }] }) },
     { name: 'remove_equipment', before: withUnit, send: (api, p, made) => api.post(`/api/v1/jobs/${p.jobId}/drying-log/equipment/remove`).send({ operation_id: opId(), equipment_ids: [made.unit] }) },
+    { name: 'set_drying_chambers', send: (api, p) => api.put(`/api/v1/jobs/${p.jobId}/drying-log/chambers`).send({ operation_id: opId(), chambers: [{ name: 'Main', category: 2, areas: [{ name: 'Kitchen', wet_floor_sqft: 40 + Math.floor(Math.random() * 80) }, { name: 'Hall' }] }] }) },
     { name: 'upload_job_photos', send: (_api, p) => uploadPhotos(t, co.writeKey, p.jobId, [30 + Math.floor(Math.random() * 1000)]) },
     { name: 'move_photos', send: (api, p) => api.post(`/api/v1/jobs/${p.jobId}/photos/rooms`).send({ operation_id: opId(), photo_ids: [p.photoIds[0]], room: Math.random() < 0.5 ? 'Hall' : 'Kitchen' }) },
     { name: 'update_photos', send: (api, p) => api.patch(`/api/v1/jobs/${p.jobId}/photos`).send({ operation_id: opId(), photos: [{ photo_id: p.photoIds[1], caption: `Wet wall ${opId().slice(0, 4)}` }] }) },

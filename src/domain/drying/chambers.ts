@@ -1,0 +1,132 @@
+/**
+ * Drying chambers and their S500 equipment plans. A chamber groups areas of the log; its class
+ * is given, or computed from the wet share of its surfaces where the rooms' sizes are known (the
+ * estimate's room of each area's name). The plan sizes air movers from the wet surfaces and
+ * dehumidification from the volume and the class, and is compared with what is on site.
+ */
+import type { Knex } from 'knex';
+import type { components } from '../../../sdk/src/schema';
+import type { LogRow } from './drying-records';
+import type { EquipmentRow } from './equipment';
+
+export type DryingChamber = components['schemas']['DryingChamber'];
+
+export interface ChamberRow {
+  id: string;
+  name: string;
+  category: number;
+  given_class: number | null;
+  note: string | null;
+  position: number;
+}
+
+export interface ChamberAreaRow {
+  id: string;
+  name: string;
+  chamber_id: string | null;
+  wet_floor_sqft: number | null;
+  wet_wall_sqft: number | null;
+  wet_ceiling_sqft: number | null;
+  wall_offsets: number | null;
+  length_x100: number | null;
+  width_x100: number | null;
+  height_x100: number | null;
+}
+
+/**
+ * AHAM pints a day per cubic foot's divisor, by class 1–4 (IICRC S500 dehumidifier sizing):
+ * a chamber of V cubic feet needs V / factor pints a day. Conventional units have none for class 4.
+ */
+export const DEHUMIDIFIER_FACTORS = { lgr: [100, 50, 40, 50], conventional: [100, 40, 30, null] } as const;
+/** S500 class by wet share of the surfaces: under 5% class 1, up to 40% class 2, over 40% class 3. */
+const CLASS_2_FROM_PCT = 5;
+const CLASS_3_OVER_PCT = 40;
+/** Air movers: one per 50–70 sq ft of wet floor, one per 100–150 sq ft of wet wall above 2 ft. */
+const FLOOR_SQFT = { fewest: 70, most: 50 };
+const WALL_SQFT = { fewest: 150, most: 100 };
+
+export async function loadChambers(db: Knex, log: Pick<LogRow, 'id' | 'estimate_id'>): Promise<{ chambers: ChamberRow[]; areas: ChamberAreaRow[] }> {
+  const [chambers, areas] = await Promise.all([
+    db('drying_chambers').where({ log_id: log.id }).orderBy('position').select('id', 'name', 'category', 'given_class', 'note', 'position'),
+    db('drying_areas as a')
+      .leftJoin('estimate_rooms as r', (join) => join.on('r.estimate_id', db.raw('?', [log.estimate_id])).andOn(db.raw('lower(r.name) = lower(a.name)')))
+      .where('a.log_id', log.id)
+      .orderBy('a.position')
+      .select('a.id', 'a.name', 'a.chamber_id', 'a.wet_floor_sqft', 'a.wet_wall_sqft', 'a.wet_ceiling_sqft', 'a.wall_offsets', 'r.length_x100', 'r.width_x100', 'r.height_x100'),
+  ]);
+  return { chambers: chambers as ChamberRow[], areas: areas as ChamberAreaRow[] };
+}
+
+const feet = (x100: number | null): number | null => (x100 === null ? null : x100 / 100);
+const round1 = (value: number): number => Math.round(value * 10) / 10;
+const sum = (values: number[]): number => values.reduce((total, value) => total + value, 0);
+
+/** An area's size in feet, when its room's length, width and height are all known. */
+function sizeOf(area: ChamberAreaRow): { floor: number; walls: number; volume: number } | null {
+  const [l, w, h] = [feet(area.length_x100), feet(area.width_x100), feet(area.height_x100)];
+  if (!l || !w || !h) return null;
+  return { floor: l * w, walls: 2 * (l + w) * h, volume: l * w * h };
+}
+
+const wetOf = (area: ChamberAreaRow): number => (area.wet_floor_sqft ?? 0) + (area.wet_wall_sqft ?? 0) + (area.wet_ceiling_sqft ?? 0);
+const hasWetFacts = (area: ChamberAreaRow): boolean => area.wet_floor_sqft !== null || area.wet_wall_sqft !== null || area.wet_ceiling_sqft !== null;
+
+export function classOfShare(pct: number): number {
+  if (pct < CLASS_2_FROM_PCT) return 1;
+  return pct <= CLASS_3_OVER_PCT ? 2 : 3;
+}
+
+/** Each chamber with its class, its plan, what is on site in it and what a reviewer would question. */
+export function chamberViews(chambers: ChamberRow[], areas: ChamberAreaRow[], units: EquipmentRow[]): DryingChamber[] {
+  return chambers.map((chamber) => {
+    const mine = areas.filter((area) => area.chamber_id === chamber.id);
+    const sizes = mine.map(sizeOf);
+    const sized = sizes.every((size) => size !== null) && mine.length > 0;
+    const total = sized ? sum(sizes.map((size) => 2 * size!.floor + size!.walls)) : 0;
+    const share = sized && mine.some(hasWetFacts) && total > 0 ? round1((100 * sum(mine.map(wetOf))) / total) : null;
+    const computed = share === null ? null : classOfShare(share);
+    const klass = chamber.given_class ?? computed;
+    const cubic = sized ? Math.round(sum(sizes.map((size) => size!.volume))) : null;
+
+    const airMovers = mine.some(hasWetFacts)
+      ? {
+          min: sum(mine.map((a) => 1 + Math.ceil((a.wet_floor_sqft ?? 0) / FLOOR_SQFT.fewest) + Math.ceil((a.wet_wall_sqft ?? 0) / WALL_SQFT.fewest) + (a.wall_offsets ?? 0))),
+          max: sum(mine.map((a) => 1 + Math.ceil((a.wet_floor_sqft ?? 0) / FLOOR_SQFT.most) + Math.ceil((a.wet_wall_sqft ?? 0) / WALL_SQFT.most) + (a.wall_offsets ?? 0))),
+        }
+      : null;
+    const conventionalFactor = klass === null ? null : DEHUMIDIFIER_FACTORS.conventional[klass - 1];
+    const pints = cubic !== null && klass !== null ? { lgr: Math.ceil(cubic / DEHUMIDIFIER_FACTORS.lgr[klass - 1]), conventional: conventionalFactor ? Math.ceil(cubic / conventionalFactor) : null } : null;
+
+    const onSite = units.filter((unit) => unit.removed_on === null && mine.some((area) => area.id === unit.area_id));
+    const placedMovers = onSite.filter((unit) => unit.kind === 'air_mover').length;
+    const refrigerant = onSite.filter((unit) => unit.kind === 'dehumidifier' && unit.dehumidifier_type !== 'desiccant');
+    const placedPints = sum(refrigerant.map((unit) => unit.pints_per_day ?? 0));
+    // Sized for the type on site: conventional only when every refrigerant unit is conventional.
+    const allConventional = refrigerant.length > 0 && refrigerant.every((unit) => unit.dehumidifier_type === 'conventional');
+    const needed = pints === null ? null : allConventional && pints.conventional !== null ? pints.conventional : pints.lgr;
+
+    const moversVs = airMovers === null ? null : placedMovers < airMovers.min ? 'under' : placedMovers > airMovers.max ? 'over' : 'within';
+    const pintsVs = needed === null ? null : placedPints >= needed ? 'within' : 'under';
+    const flags: string[] = [];
+    if (chamber.note === null) {
+      if (moversVs === 'under' || moversVs === 'over') flags.push(`${chamber.name}: ${placedMovers} air mover${placedMovers === 1 ? '' : 's'} on site; the S500 plan calls for ${airMovers!.min}–${airMovers!.max}.`);
+      if (pintsVs === 'under') flags.push(`${chamber.name}: ${placedPints} pints a day of dehumidification on site; the S500 plan needs ${needed} (${allConventional ? 'conventional' : 'LGR'}, class ${klass}).`);
+    }
+    return {
+      id: chamber.id,
+      name: chamber.name,
+      category: chamber.category,
+      class: klass,
+      class_source: chamber.given_class !== null ? 'given' : computed !== null ? 'computed' : null,
+      wet_share_pct: share,
+      cubic_ft: cubic,
+      note: chamber.note,
+      areas: mine.map((area, i) => ({ name: area.name, wet_floor_sqft: area.wet_floor_sqft, wet_wall_sqft: area.wet_wall_sqft, wet_ceiling_sqft: area.wet_ceiling_sqft, wall_offsets: area.wall_offsets, size_known: sizes[i] !== null })),
+      plan: { air_movers: airMovers, dehumidifier_pints: pints },
+      placed: { air_movers: placedMovers, dehumidifier_pints: placedPints },
+      air_movers_vs_plan: moversVs,
+      dehumidification_vs_plan: pintsVs,
+      flags,
+    };
+  });
+}
