@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import type { components } from '../../../sdk/src/schema';
 import type { LogRow } from './drying-records';
-import type { EquipmentRow } from './equipment';
+import { sum, type EquipmentRow } from './equipment';
 
 export type DryingChamber = components['schemas']['DryingChamber'];
 
@@ -59,7 +59,6 @@ export async function loadChambers(db: Knex, log: Pick<LogRow, 'id' | 'estimate_
 
 const feet = (x100: number | null): number | null => (x100 === null ? null : x100 / 100);
 const round1 = (value: number): number => Math.round(value * 10) / 10;
-const sum = (values: number[]): number => values.reduce((total, value) => total + value, 0);
 
 /** An area's size in feet, when its room's length, width and height are all known. */
 function sizeOf(area: ChamberAreaRow): { floor: number; walls: number; volume: number } | null {

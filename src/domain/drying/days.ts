@@ -31,7 +31,7 @@ export function dayOf(body: { day?: number; date?: string }, startDate: string):
 }
 
 /** 422 `date_in_future` when `day` of a log starting `startDate` is after the company's `today`; `at` names the field. */
-export function refuseFutureDay(day: number, startDate: string, today: string, at: string): void {
+function refuseFutureDay(day: number, startDate: string, today: string, at: string): void {
   if (day <= dayOfDate(startDate, today)) return;
   const date = dateOfDay(startDate, day);
   throw new ApiError(422, 'date_in_future', `Day ${day} (${date}) is after today (${today}) in the company's timezone: record what happened on site when it has happened.`, { errors: [{ path: at, message: `is ${date}, after today (${today})` }] });

@@ -72,4 +72,4 @@ export function equipmentOnSite(rows: EquipmentRow[], areaNames: string[], today
   return { units, on_site: units.filter((unit) => unit.removed_on === null).length, equipment_days: sum(units.map((unit) => unit.days_on_site)), by_area: byArea };
 }
 
-const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+export const sum = (values: number[]): number => values.reduce((total, value) => total + value, 0);
