@@ -11,6 +11,8 @@ const AREAS = ['Kitchen', 'Hall', 'Living room', 'Dining room', 'Bedroom 1', 'Be
 const DAYS = 30;
 /** Logs filled with a whole month before the cases, for reading back and for single readings. */
 const FULL_LOGS = 20;
+/** Day 1 of the bench's logs: their 30 days end before today in any timezone (no reading may be after today). */
+export const START_DATE = new Date(Date.now() - (DAYS + 1) * 86_400_000).toISOString().slice(0, 10);
 
 export const MONTH_IN_ONE_REQUEST = 'add_drying_readings, 1,200 readings';
 export const ONE_READING = 'add_drying_readings, one reading';
@@ -46,7 +48,7 @@ async function post(base: string, key: string, path: string, body: unknown): Pro
  */
 export async function dryingCases(base: string, key: string, jobIds: string[]): Promise<{ heavy: HttpCase; light: HttpCase[] }> {
   for (const jobId of jobIds) {
-    await post(base, key, `/api/v1/jobs/${jobId}/drying-log`, { operation_id: randomUUID(), rooms: AREAS.map((name) => ({ name })), planned_days: DAYS });
+    await post(base, key, `/api/v1/jobs/${jobId}/drying-log`, { operation_id: randomUUID(), rooms: AREAS.map((name) => ({ name })), planned_days: DAYS, start_date: START_DATE });
   }
   const full = jobIds.slice(0, FULL_LOGS);
   for (const jobId of full) await post(base, key, `/api/v1/jobs/${jobId}/drying-log/readings`, { operation_id: randomUUID(), ...month() });

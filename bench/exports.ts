@@ -22,6 +22,7 @@ import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { jpegWith } from '../test/support/photo-files';
 import { peakDuring } from './memory';
+import { START_DATE } from './drying';
 import { createJob, createWriteKey, databaseEnv, freePort, freshDatabase, startProcess, stopProcess, UNPACED } from './service';
 import { openFileStore } from '../src/infrastructure/files/open-store';
 
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
     const rooms = AREAS.slice(0, 4).map((name) => ({ name, length: 12, width: 10, height: 8 }));
     const lines = Array.from({ length: 40 }, (_, i) => ({ description: `Line ${i + 1}`, room: rooms[i % 4].name, unit: 'SF', quantity: 10 + i, unit_price_cents: 99 + i * 7 }));
     await call('POST', `/api/v1/jobs/${jobId}/estimates`, { operation_id: randomUUID(), label: 'Bench estimate', rooms, line_items: lines });
+    await call('POST', `/api/v1/jobs/${jobId}/drying-log`, { operation_id: randomUUID(), rooms: AREAS.map((name) => ({ name })), planned_days: 30, start_date: START_DATE });
     for (const area of AREAS) {
       const rows = Array.from({ length: 30 }, (_, d) => ({ day: d + 1, area, readings: [{ metric: 'temp_f', value: 72 + (d % 5) }, { metric: 'rh_pct', value: Math.max(30, 80 - d * 2) }, { metric: 'drywall', value: Math.max(10, 40 - d) }] }));
       await call('POST', `/api/v1/jobs/${jobId}/drying-log/readings`, { operation_id: randomUUID(), rows });

@@ -637,11 +637,14 @@ export interface paths {
          *     The whole request is checked before anything is saved: a value out of range (`rh_pct`
          *     0–100, temperatures −40–200 °F or −40–93 °C, moisture 0–1000), a day before day 1, a date
          *     before the start date, an area missing where it is needed, or more than 2,000 readings
-         *     answers 400 naming every bad row (`/body/rows/3/readings/1/value`) and saves nothing.
+         *     answers 400 naming every bad row (`/body/rows/3/readings/1/value`) and saves nothing. A
+         *     row for a day after the company's today answers 422 `date_in_future`, naming every such
+         *     row (`/body/rows/2/date`), and saves nothing: readings record what was read on site.
          *
          *     A day past the plan extends the plan (and the area's own plan); an area the log lacks is
-         *     added (and added to the tied estimate as a room); a job with no log gets one started
-         *     today, planned for 3 days or up to the latest day sent, which on a job with no estimate
+         *     added (and added to the tied estimate as a room); a job with no log gets one started on
+         *     the earliest `date` sent (today when none is earlier; day numbers count from it),
+         *     planned for 3 days or up to the latest day sent, which on a job with no estimate
          *     also creates the estimate and uses one credit. The reply gives the computed values of
          *     the air read in this request and the dry status of its material readings.
          */
@@ -664,9 +667,11 @@ export interface paths {
         /**
          * Add a note to the drying log, starting the log if there is none
          * @description Adds a note to the job's drying log, optionally about one area and one day (by number or
-         *     date). A job with no log gets one started today (planned for 3 days), which on a job with
+         *     date). A job with no log gets one started on the note's date (today when there is none,
+         *     planned for 3 days), which on a job with
          *     no estimate also creates the estimate and uses one credit (402 `insufficient_credits`
-         *     with nothing saved when none is left); an area the log lacks is added.
+         *     with nothing saved when none is left); an area the log lacks is added. A day after the
+         *     company's today answers 422 `date_in_future`, naming the field.
          */
         post: operations["add_drying_note"];
         delete?: never;
@@ -3779,6 +3784,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description A day after the company's today (`date_in_future`); `errors` names each field or row. */
+        DateInFuture: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The log has no area of that name (`unknown_area`); `valid_values` lists its areas. */
         UnknownArea: {
             headers: {
@@ -5027,6 +5041,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["DateInFuture"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -5080,6 +5095,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["DateInFuture"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

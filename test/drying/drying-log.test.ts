@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { components } from '../../sdk/src/schema';
-import { as, createCompany, feedSettled, opId, startApp, type TestApp, type TestCompany } from '../support/app';
+import { as, companyDate, createCompany, feedSettled, opId, startApp, type TestApp, type TestCompany } from '../support/app';
 
 type Schemas = components['schemas'];
 type DryingLog = Schemas['DryingLog'];
@@ -33,6 +33,9 @@ async function newJob(company = co): Promise<{ id: string; job_number: number }>
   return (await write(company).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Wet Wanda' }).expect(201)).body;
 }
 
+/** Ten days ago: the first day of the logs whose readings run over several days (none may be after today). */
+const tenDaysAgo = () => companyDate(co, -10);
+
 const readingsOf = (jobId: string) => `/api/v1/jobs/${jobId}/drying-log/readings`;
 
 async function addReadings(jobId: string, body: Record<string, unknown>, company = co): Promise<ReadingsAdded> {
@@ -45,7 +48,7 @@ async function logOf(jobId: string, query = ''): Promise<DryingLog> {
 
 async function newLog(rooms: string[] = ['Kitchen', 'Hall'], extra: Record<string, unknown> = {}): Promise<{ id: string; job_number: number; log: DryingLogWritten }> {
   const job = await newJob();
-  const log = (await write().post(`/api/v1/jobs/${job.id}/drying-log`).send({ operation_id: opId(), rooms: rooms.map((name) => ({ name })), ...extra }).expect(201)).body;
+  const log = (await write().post(`/api/v1/jobs/${job.id}/drying-log`).send({ operation_id: opId(), rooms: rooms.map((name) => ({ name })), start_date: tenDaysAgo(), ...extra }).expect(201)).body;
   return { ...job, log };
 }
 
@@ -75,7 +78,7 @@ const SATURATION_GPP: [number, number][] = [
 describe('psychrometrics', () => {
   it('computes GPP and dew point within 0.3 GPP and 0.5 °F of published values', async () => {
     const job = await newJob();
-    const rows = SATURATION_GPP.map(([tempF], i) => ({ day: i + 1, area: 'Kitchen', readings: [{ metric: 'temp_f', value: tempF }, { metric: 'rh_pct', value: 100 }] }));
+    const rows: Record<string, unknown>[] = SATURATION_GPP.map(([tempF], i) => ({ date: companyDate(co, i - 10), area: 'Kitchen', readings: [{ metric: 'temp_f', value: tempF }, { metric: 'rh_pct', value: 100 }] }));
     // Dew points of common conditions: 70 °F at 50% → 50.5 °F; 80 °F at 60% → 64.9 °F.
     rows.push({ day: 6, area: 'Kitchen', readings: [{ metric: 'temp_f', value: 70 }, { metric: 'rh_pct', value: 50 }] });
     rows.push({ day: 7, area: 'Kitchen', readings: [{ metric: 'temp_f', value: 80 }, { metric: 'rh_pct', value: 60 }] });
@@ -121,7 +124,7 @@ describe('dry goals and dry days', () => {
   it("answers each reading with its goal: the log's latest reference by day, this request's included", async () => {
     const job = await newJob();
     const goal = (added: ReadingsAdded) => added.materials.map((m) => [m.day, m.value, m.goal, m.goal_source]);
-    await addReadings(job.id, { day: 1, area: 'Kitchen', readings: [{ metric: 'drywall', value: 11, reference: true }] });
+    await addReadings(job.id, { date: tenDaysAgo(), area: 'Kitchen', readings: [{ metric: 'drywall', value: 11, reference: true }] });
     // A reference saved earlier sets the goal of a later reading.
     expect(goal(await addReadings(job.id, { day: 2, area: 'Kitchen', readings: [{ metric: 'drywall', value: 10.5 }] }))).toEqual([[2, 10.5, 11, 'area_reference']]);
     // A reference sent with the reading sets it: it is the latest by day.
@@ -149,7 +152,7 @@ describe('dry goals and dry days', () => {
     const job = await newJob();
     await addReadings(job.id, {
       rows: [
-        { day: 1, area: 'Kitchen', readings: [{ metric: 'drywall', value: 11, reference: true }, { metric: 'drywall', value: 30, point: 'north wall' }, { metric: 'wood', value: 25 }] },
+        { date: tenDaysAgo(), area: 'Kitchen', readings: [{ metric: 'drywall', value: 11, reference: true }, { metric: 'drywall', value: 30, point: 'north wall' }, { metric: 'wood', value: 25 }] },
         { day: 1, location: 'unaffected', readings: [{ metric: 'drywall', value: 13 }] },
         { day: 1, area: 'Hall', readings: [{ metric: 'drywall', value: 12.5 }, { metric: 'concrete', value: 3 }] },
         { day: 2, area: 'Kitchen', readings: [{ metric: 'drywall', value: 10.5, point: 'north wall' }, { metric: 'wood', value: 16 }] },
@@ -188,7 +191,7 @@ describe('dry goals and dry days', () => {
     const line = estimate.rooms[0].lines![0];
     await addReadings(job.id, {
       rows: [
-        { day: 1, area: 'Kitchen', readings: [{ metric: 'drywall', value: 30 }, { metric: 'temp_f', value: 75 }, { metric: 'rh_pct', value: 40 }, { metric: 'temp_f', value: 80, location: 'dehumidifier_exhaust' }, { metric: 'rh_pct', value: 60, location: 'dehumidifier_exhaust' }] },
+        { date: tenDaysAgo(), area: 'Kitchen', readings: [{ metric: 'drywall', value: 30 }, { metric: 'temp_f', value: 75 }, { metric: 'rh_pct', value: 40 }, { metric: 'temp_f', value: 80, location: 'dehumidifier_exhaust' }, { metric: 'rh_pct', value: 60, location: 'dehumidifier_exhaust' }] },
         { day: 2, area: 'kitchen', readings: [{ metric: 'drywall', value: 12 }] },
       ],
     });
@@ -249,6 +252,35 @@ describe('add_drying_readings', () => {
     expect(early.body.errors[0].path).toBe('/body/day');
     const after = await logOf(id);
     expect({ count: after.reading_count, areas: after.areas.length, planned: after.planned_days }).toEqual({ count: before.reading_count, areas: 1, planned: 3 });
+  });
+
+  it("refuses days after the company's today, naming every such row, and saves nothing", async () => {
+    const { id } = await newLog(['Kitchen']);
+    const drywall = [{ metric: 'drywall', value: 20 }];
+    const res = await write()
+      .post(readingsOf(id))
+      .send({ operation_id: opId(), rows: [{ day: 11, area: 'Kitchen', readings: drywall }, { day: 12, area: 'Kitchen', readings: drywall }, { date: companyDate(co, 2), area: 'Kitchen', readings: drywall }] })
+      .expect(422);
+    expect(res.body).toMatchObject({ code: 'date_in_future', errors: [{ path: '/body/rows/1/day' }, { path: '/body/rows/2/date' }] });
+    expect(res.body.errors[1].message).toContain(companyDate(co, 2));
+    expect((await logOf(id)).reading_count).toBe(0);
+    const note = await write().post(`/api/v1/jobs/${id}/drying-log/notes`).send({ operation_id: opId(), text: 'tomorrow', date: companyDate(co, 1) }).expect(422);
+    expect(note.body).toMatchObject({ code: 'date_in_future', errors: [{ path: '/body/date' }] });
+    expect((await logOf(id)).notes).toEqual([]);
+    // A job without a log: no log is started for a day after today.
+    const job = await newJob();
+    await write().post(readingsOf(job.id)).send({ operation_id: opId(), day: 2, area: 'Kitchen', readings: drywall }).expect(422);
+    await read().get(`/api/v1/jobs/${job.id}/drying-log`).expect(404);
+  });
+
+  it('starts a new log on the earliest date sent; day numbers count from it', async () => {
+    const job = await newJob();
+    const added = await addReadings(job.id, { rows: [{ day: 3, area: 'Kitchen', readings: [{ metric: 'drywall', value: 18 }] }, { date: companyDate(co, -4), area: 'Kitchen', readings: [{ metric: 'drywall', value: 25 }] }] });
+    expect({ started: added.log_started, days: added.days, planned: added.planned_days.after }).toEqual({ started: true, days: [1, 3], planned: 3 });
+    const log = await logOf(job.id);
+    expect({ start: log.start_date, today: log.today_day }).toEqual({ start: companyDate(co, -4), today: 5 });
+    const note = await write().post(`/api/v1/jobs/${(await newJob()).id}/drying-log/notes`).send({ operation_id: opId(), text: 'first visit', date: companyDate(co, -2) }).expect(201);
+    expect(note.body).toMatchObject({ log_started: true, note: { day: 1 } });
   });
 
   it('refuses more than 2,000 readings in one request', async () => {
@@ -440,7 +472,7 @@ describe('undo and the change feed', () => {
   it('takes back each drying write', async () => {
     const job = await newJob();
     await write().post(`/api/v1/jobs/${job.id}/estimates`).send({ operation_id: opId(), rooms: [{ name: 'Kitchen', drying_days: 2 }] }).expect(201);
-    await write().post(`/api/v1/jobs/${job.id}/drying-log`).send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }] }).expect(201);
+    await write().post(`/api/v1/jobs/${job.id}/drying-log`).send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }], start_date: tenDaysAgo() }).expect(201);
     const base = await logOf(job.id);
 
     await addReadings(job.id, { day: 6, area: 'Bath', readings: [{ metric: 'drywall', value: 20 }] });
@@ -470,7 +502,7 @@ describe('undo and the change feed', () => {
 
   it('records readings under visits, the log, settings and skips under schedule and notes under notes, with their details', async () => {
     const job = await newJob();
-    const added = await addReadings(job.id, { rows: [{ day: 1, area: 'Kitchen', readings: [{ metric: 'drywall', value: 20 }] }, { day: 4, area: 'Hall', readings: [{ metric: 'rh_pct', value: 40 }] }] });
+    const added = await addReadings(job.id, { rows: [{ date: tenDaysAgo(), area: 'Kitchen', readings: [{ metric: 'drywall', value: 20 }] }, { day: 4, area: 'Hall', readings: [{ metric: 'rh_pct', value: 40 }] }] });
     const note = (await write().post(`/api/v1/jobs/${job.id}/drying-log/notes`).send({ operation_id: opId(), text: 'fans moved', area: 'Hall', day: 2 }).expect(201)).body;
     const skip = (await write().post(`/api/v1/jobs/${job.id}/drying-log/skip-day`).send({ operation_id: opId(), day: 3, area: 'Kitchen' }).expect(201)).body;
     const mine = (entries: Entry[]) => entries.filter((e) => e.job?.id === job.id).map((e) => e.data);
@@ -533,7 +565,7 @@ describe('the summary a node keeps per log revision', () => {
   it('is never stale: after a write, an undo, an estimate change, or a write through another node', async () => {
     const job = await newJob();
     const estimate = (await write().post(`/api/v1/jobs/${job.id}/estimates`).send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }] }).expect(201)).body.estimate as Estimate;
-    await addReadings(job.id, { day: 1, area: 'Kitchen', readings: [{ metric: 'drywall', value: 10 }] });
+    await addReadings(job.id, { date: tenDaysAgo(), area: 'Kitchen', readings: [{ metric: 'drywall', value: 10 }] });
     const first = await logOf(job.id);
     expect({ count: first.reading_count, warnings: first.warnings }).toEqual({ count: 1, warnings: [] });
     expect(await logOf(job.id)).toEqual(first);

@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { components } from '../../sdk/src/schema';
 import { personLinkQuery } from '../../src/platform/person-links';
-import { ADMIN_TOKEN, as, atOnce, createCompany, feedSettled, opId, type TestApp, type TestCompany } from '../support/app';
+import { ADMIN_TOKEN, as, atOnce, companyDate, createCompany, feedSettled, opId, type TestApp, type TestCompany } from '../support/app';
 import { jpegWith, noisyJpeg } from '../support/photo-files';
 import { startAppOn } from '../support/s3';
 
@@ -178,7 +178,7 @@ describe.each(['disk', 's3'] as const)('exports on %s storage', (store) => {
   describe('export_pdf', () => {
     it('gives a page that changes nothing; downloading the packet prints it and makes the estimate final', async () => {
       const job = await newJob();
-      await write().post(`/api/v1/jobs/${job.id}/drying-log/readings`).send({ operation_id: opId(), rows: [1, 2, 3].map((day) => ({ day, area: 'Kitchen', readings: [{ metric: 'temp_f', value: 75 }, { metric: 'rh_pct', value: 70 - day * 10 }, { metric: 'drywall', value: 30 - day * 5 }] })) }).expect(201);
+      await write().post(`/api/v1/jobs/${job.id}/drying-log/readings`).send({ operation_id: opId(), rows: [1, 2, 3].map((day) => ({ date: companyDate(co, day - 3), area: 'Kitchen', readings: [{ metric: 'temp_f', value: 75 }, { metric: 'rh_pct', value: 70 - day * 10 }, { metric: 'drywall', value: 30 - day * 5 }] })) }).expect(201);
       await addPhotos(job.id, [{ room: 'Kitchen', caption: 'Wet base cabinet' }, { room: 'Hall', caption: 'Baseboard pulled' }]);
       // The write key's last action is the estimate, so that undo below tries to take it back.
       const estimate = await newEstimate(job.id);

@@ -5,7 +5,7 @@
  * on PGlite's single connection a few pairs only check the assertions.
  */
 import type { Response } from 'supertest';
-import { as, createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
+import { as, companyDate, createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
 
 const PAIRS = process.env.DATABASE_URL ? 50 : 3;
 jest.setTimeout(300_000);
@@ -269,15 +269,17 @@ describe('two writes on one estimate at the same moment', () => {
 });
 
 describe('two drying-log writes on one job at the same moment', () => {
+  // Day 1 is ten days ago: no reading may be after today.
+  const dayOne = () => companyDate(co, -10);
   const readings = (job: Job, area: string, day: number) =>
     write()
       .post(`/api/v1/jobs/${job.id}/drying-log/readings`)
-      .send({ operation_id: opId(), day, area, readings: [{ metric: 'rh_pct', value: 40 }, { metric: 'drywall', value: 20 }] });
+      .send({ operation_id: opId(), date: companyDate(co, day - 11), area, readings: [{ metric: 'rh_pct', value: 40 }, { metric: 'drywall', value: 20 }] });
   const dryingLog = async (job: Job) => (await read().get(`/api/v1/jobs/${job.id}/drying-log?detail=readings`).expect(200)).body;
   const credits = async () => (await read().get('/api/v1/context').expect(200)).body.credits.remaining as number;
   const newLog = async (): Promise<Job> => {
     const job = await newJob();
-    await write().post(`/api/v1/jobs/${job.id}/drying-log`).send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }, { name: 'Hall' }] }).expect(201);
+    await write().post(`/api/v1/jobs/${job.id}/drying-log`).send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }, { name: 'Hall' }], start_date: dayOne() }).expect(201);
     return job;
   };
 
@@ -288,7 +290,8 @@ describe('two drying-log writes on one job at the same moment', () => {
         creditsBefore = await credits();
         return newJob();
       },
-      (job) => [readings(job, 'Kitchen', 1), readings(job, 'Hall', 2)],
+      // The same date: whichever starts the log starts it on that day.
+      (job) => [readings(job, 'Kitchen', 1), readings(job, 'Hall', 1)],
       async (job) => {
         const log = await dryingLog(job);
         expect({ areas: log.areas.map((a: { name: string }) => a.name).sort(), readings: log.reading_count, planned: log.planned_days }).toEqual({ areas: ['Hall', 'Kitchen'], readings: 4, planned: 3 });

@@ -89,6 +89,13 @@ export interface TestCompany {
   readKey: string;
   /** Another write key of the second person. */
   otherWriteKey: string;
+  timezone: string;
+}
+
+/** The calendar date `offset` days from today in the company's timezone (`-10`: ten days ago). */
+export function companyDate(company: Pick<TestCompany, 'timezone'>, offset = 0): string {
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: company.timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+  return new Date(Date.parse(`${today}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
 }
 
 const DEFAULT_TEAM = [
@@ -114,6 +121,7 @@ export async function createCompany(t: TestApp, options: { name?: string; credit
     writeKey: await key(people[0].id, 'write'),
     readKey: await key(people[0].id, 'read'),
     otherWriteKey: await key(people[1].id, 'write'),
+    timezone: company.body.timezone,
   };
 }
 

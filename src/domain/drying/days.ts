@@ -30,17 +30,23 @@ export function dayOf(body: { day?: number; date?: string }, startDate: string):
   return day;
 }
 
-/** 422 `date_in_future` when `day` of a log starting `startDate` is after the company's `today`; `at` names the field. */
-function refuseFutureDay(day: number, startDate: string, today: string, at: string): void {
-  if (day <= dayOfDate(startDate, today)) return;
-  const date = dateOfDay(startDate, day);
-  throw new ApiError(422, 'date_in_future', `Day ${day} (${date}) is after today (${today}) in the company's timezone: record what happened on site when it has happened.`, { errors: [{ path: at, message: `is ${date}, after today (${today})` }] });
+/** The error of a day after the company's `today`, at `at`; null for today and earlier. */
+export function futureDayError(day: number, startDate: string, today: string, at: string): FieldError | null {
+  if (day <= dayOfDate(startDate, today)) return null;
+  return { path: at, message: `is ${dateOfDay(startDate, day)}, after today (${today})` };
+}
+
+/** 422 `date_in_future` for these errors, found in a request that records what happened on site. */
+export function dateInFuture(errors: FieldError[], today: string): ApiError {
+  const what = errors.length === 1 ? 'A date' : `${errors.length} dates`;
+  return new ApiError(422, 'date_in_future', `${what} after today (${today}) in the company's timezone: record what happened on site once it has happened (\`errors\` names where).`, { errors });
 }
 
 /** The day a body names by `day` or `date`, else today's day of the log; refused when after today. */
 export function dayOrToday(body: { day?: number; date?: string }, startDate: string, today: string): number {
   const day = dayOf(body, startDate) ?? dayOfDate(startDate, today);
   if (day < 1) throw invalidRequest([{ path: '/body/date', message: `today (${today}) is before the log's start date ${startDate}; give the date` }]);
-  refuseFutureDay(day, startDate, today, body.date !== undefined ? '/body/date' : '/body/day');
+  const future = futureDayError(day, startDate, today, body.date !== undefined ? '/body/date' : '/body/day');
+  if (future) throw dateInFuture([future], today);
   return day;
 }

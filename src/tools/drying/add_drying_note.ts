@@ -2,7 +2,7 @@ import { lockedJob, type WriteHandler } from '../tool';
 import { newId } from '../../platform/ids';
 import { jobRefOf } from '../../domain/jobs/job-records';
 import { findArea, findLog, todayOf } from '../../domain/drying/drying-records';
-import { dayOf } from '../../domain/drying/days';
+import { dateInFuture, dayOf, futureDayError } from '../../domain/drying/days';
 import { followPlan } from '../../domain/drying/estimate-follow';
 import { addMissingAreas, DEFAULT_PLANNED_DAYS, startLog } from '../../domain/drying/log-start';
 
@@ -11,9 +11,14 @@ export const add_drying_note: WriteHandler<'add_drying_note'> = async (ctx, { bo
   const job = lockedJob(ctx);
   const existing = await findLog(db, caller, job.id);
   // A date is checked against the start date before a log is started for it.
-  const day = dayOf(body, existing?.start_date ?? (await todayOf(db, caller)));
+  const today = existing?.today ?? (await todayOf(db, caller));
+  // A new log starts on the note's date when that is before today.
+  const startDate = existing?.start_date ?? (body.date !== undefined && body.date < today ? body.date : today);
+  const day = dayOf(body, startDate);
+  const future = day === null ? null : futureDayError(day, startDate, today, body.date !== undefined ? '/body/date' : '/body/day');
+  if (future) throw dateInFuture([future], today);
   const areaNames = body.area ? [body.area.trim()] : [];
-  const started = existing ? null : await startLog(ctx, job, { plannedDays: Math.max(DEFAULT_PLANNED_DAYS, day ?? 0), areaNames, startedBy: 'add_drying_note' });
+  const started = existing ? null : await startLog(ctx, job, { startDate, plannedDays: Math.max(DEFAULT_PLANNED_DAYS, day ?? 0), areaNames, startedBy: 'add_drying_note' });
   const log = existing ?? started!.log;
   const areas = [...log.areas];
   const added = await addMissingAreas(ctx, log, areas, areaNames);

@@ -6,7 +6,7 @@ import { toHundredths } from '../../platform/money';
 import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
 import { findArea, findLogWithGoals, plannedDaysOf, todayOf, type AreaRow, type LogRow } from '../../domain/drying/drying-records';
 import { airConditions, DryGoals, elevationOf, materialStatuses } from '../../domain/drying/drying-status';
-import { resolveDay } from '../../domain/drying/days';
+import { dateInFuture, futureDayError, resolveDay } from '../../domain/drying/days';
 import { followPlan } from '../../domain/drying/estimate-follow';
 import { addMissingAreas, DEFAULT_PLANNED_DAYS, startLog } from '../../domain/drying/log-start';
 import { isMaterial, rangeOf, stored, type ReadingLocation, type StoredMetric } from '../../domain/drying/metrics';
@@ -109,6 +109,16 @@ function check(rows: Row[], startDate: string): Checked[] {
   return checked;
 }
 
+/** 422 naming each row whose day is after today: readings record what was read on site. */
+function refuseFutureRows(rows: Row[], startDate: string, today: string): void {
+  const errors = rows.flatMap((row) => {
+    const { day } = resolveDay(row, startDate, row.path);
+    const error = day === null ? null : futureDayError(day, startDate, today, `${row.path}/${row.date !== undefined ? 'date' : 'day'}`);
+    return error ? [error] : [];
+  });
+  if (errors.length) throw dateInFuture(errors, today);
+}
+
 function dayOfRow(row: Row, startDate: string, errors: FieldError[]): number | null {
   const { day, error } = resolveDay(row, startDate, row.path);
   if (error) errors.push(error);
@@ -116,7 +126,12 @@ function dayOfRow(row: Row, startDate: string, errors: FieldError[]): number | n
   return day;
 }
 
-/** The log, started if the job has none: today, planned for 3 days or up to the latest day read. */
+/** A new log's start: the earliest date the rows name, if before today (a date is `YYYY-MM-DD`, so text orders it). */
+function earliestDate(rows: Row[], today: string): string {
+  return rows.reduce((earliest, row) => (row.date !== undefined && row.date < earliest ? row.date : earliest), today);
+}
+
+/** The log, started if the job has none: on its start date, planned for 3 days or up to the latest day read. */
 async function logFor(ctx: WriteContext, job: Awaited<ReturnType<typeof resolveJob>>, existing: LogRow | null, startDate: string, readings: Checked[]) {
   if (existing) return { log: existing, started: null };
   const lastDay = Math.max(0, ...readings.map((r) => r.day));
@@ -140,8 +155,11 @@ export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (c
   const job = lockedJob(ctx);
   const existing = await findLogWithGoals(db, caller, job.id, materialsOf(body));
   // Checked once, against the log's start date or, for a log this call starts, today.
-  const startDate = existing?.start_date ?? (await todayOf(db, caller));
-  const readings = check(rowsOf(body), startDate);
+  const today = existing?.today ?? (await todayOf(db, caller));
+  const rows = rowsOf(body);
+  const startDate = existing?.start_date ?? earliestDate(rows, today);
+  const readings = check(rows, startDate);
+  refuseFutureRows(rows, startDate, today);
   const { log, started } = await logFor(ctx, job, existing, startDate, readings);
   const plannedBefore = started ? null : log.planned_days;
   const areas = [...log.areas];
