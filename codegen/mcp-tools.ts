@@ -37,9 +37,9 @@ export interface McpToolDefinition {
   scope: 'read' | 'write';
   title: string;
   description: string;
-  inputSchema: { type: 'object'; properties: Record<string, object>; required: string[]; additionalProperties: false };
+  inputSchema: { type: 'object'; properties: Record<string, object>; required: string[]; additionalProperties: false; $defs?: Record<string, object> };
   outputSchema: { type: 'object'; properties: Record<string, object> } | null;
-  annotations: { title?: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
   /** Arguments that may also be sent as a JSON number (a job's number): turned into text before validation. */
   numberArguments: string[];
 }
@@ -69,15 +69,17 @@ function toolOf(entry: OperationEntry, order: Map<string, number>) {
     if (schema['x-mcp-accepts-number'] === true) numberArguments.push(field);
   }
   const annotations = spec.annotations as Json;
+  // The title is the tool's own; the annotations carry only the hints.
+  const { title: _title, ...hints } = annotations;
   return {
     name,
     toolset,
     scope: spec.scope,
     title: String(annotations.title ?? spec.summary),
     description: oneLine(description),
-    inputSchema: { type: 'object', properties, required: input.required, additionalProperties: false },
+    inputSchema: withoutRepeatedDescriptions(withSharedParts({ type: 'object', properties, required: input.required, additionalProperties: false })),
     outputSchema: topLevelOf(spec.outputSchema as Json | null),
-    annotations,
+    annotations: hints,
     numberArguments,
   };
 }
@@ -115,6 +117,79 @@ function compactInput(schema: Json, described = false): Json {
     else out[key] = value;
   }
   return withoutTypeArray(out);
+}
+
+/** A part this long (as JSON) that a tool's input repeats is written once, under `$defs`. */
+const SHARED_FROM = 300;
+
+/**
+ * Writes each large part that appears more than once in a tool's input (add_drying_readings' row
+ * of readings, in the body and in each of its rows) once, in `$defs`, named by the field it sits
+ * under, and refers to it: an assistant reads it once.
+ */
+function withSharedParts(schema: Json): Json {
+  const seen = new Map<string, { name: string; count: number }>();
+  const visit = (node: unknown, name: string): void => {
+    if (Array.isArray(node)) return node.forEach((item) => visit(item, name));
+    if (node === null || typeof node !== 'object') return;
+    const text = JSON.stringify(node);
+    if (text.length >= SHARED_FROM && name !== '') {
+      const entry = seen.get(text) ?? { name, count: 0 };
+      seen.set(text, { ...entry, count: entry.count + 1 });
+    }
+    for (const [key, value] of Object.entries(node)) visit(value, key === 'properties' || key === 'items' ? name : key);
+  };
+  for (const [field, property] of Object.entries(schema.properties as Json)) visit(property, field);
+  // The largest repeated parts first; a part inside one already shared goes with it.
+  const shared = [...seen].filter(([, entry]) => entry.count > 1).sort(([a], [b]) => b.length - a.length);
+  const defs: Json = {};
+  const refs = new Map<string, Json>();
+  for (const [text, { name }] of shared) {
+    if ([...refs.keys()].some((outer) => outer.includes(text))) continue;
+    const key = name in defs ? `${name}_${Object.keys(defs).length + 1}` : name;
+    defs[key] = JSON.parse(text);
+    refs.set(text, { $ref: `#/$defs/${key}` });
+  }
+  if (refs.size === 0) return schema;
+  const replace = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(replace);
+    if (node === null || typeof node !== 'object') return node;
+    const ref = refs.get(JSON.stringify(node));
+    return ref ?? Object.fromEntries(Object.entries(node).map(([key, value]) => [key, replace(value)]));
+  };
+  return { ...(replace(schema) as Json), $defs: defs };
+}
+
+/**
+ * Words said once in a tool's input are not said again for a later field (`day` of the body and
+ * of each row; `width` after `length`): the assistant has read them.
+ */
+function withoutRepeatedDescriptions(schema: Json): Json {
+  const said = new Set<string>();
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (node === null || typeof node !== 'object') return node;
+    const out: Json = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (key !== 'properties') {
+        out[key] = visit(value);
+        continue;
+      }
+      out.properties = Object.fromEntries(
+        Object.entries(value as Record<string, Json>).map(([field, property]) => {
+          const seen = String(property.description);
+          if (typeof property.description !== 'string' || !said.has(seen)) {
+            said.add(seen);
+            return [field, visit(property)];
+          }
+          const { description: _repeated, ...rest } = property;
+          return [field, visit(rest)];
+        }),
+      );
+    }
+    return out;
+  };
+  return visit(schema) as Json;
 }
 
 /** `type: [string, 'null']` → `anyOf` of one branch per type, each with the keywords of its own type. */

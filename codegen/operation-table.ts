@@ -11,7 +11,7 @@ const SCOPES = ['read', 'write', 'admin'];
 const CREDITS = ['none', 'estimate', 'estimate_if_new_log'];
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
 
-interface Parameter { name: string; in: string; required?: boolean; description?: string; schema: Json }
+interface Parameter { name: string; in: string; required?: boolean; description?: string; 'x-mcp-description'?: string; schema: Json }
 
 /** One operation: what the table says of it, and the operation as the spec has it (references resolved). */
 export interface OperationEntry {
@@ -75,7 +75,8 @@ function describeOperation(route: string, method: string, op: Json): Json {
   const properties: Record<string, Json> = {};
   const requiredNames: string[] = [];
   for (const p of [...pathParams, ...queryParams]) {
-    properties[p.name] = p.description ? { ...p.schema, description: p.description } : p.schema;
+    const short = p['x-mcp-description'];
+    properties[p.name] = { ...p.schema, ...(p.description ? { description: p.description } : {}), ...(short ? { 'x-mcp-description': short } : {}) };
     if (p.required) requiredNames.push(p.name);
   }
   for (const [field, schema] of Object.entries(bodyProperties)) {

@@ -6,9 +6,9 @@ export interface McpToolDefinition {
   scope: 'read' | 'write';
   title: string;
   description: string;
-  inputSchema: { type: 'object'; properties: Record<string, object>; required: string[]; additionalProperties: false };
+  inputSchema: { type: 'object'; properties: Record<string, object>; required: string[]; additionalProperties: false; $defs?: Record<string, object> };
   outputSchema: { type: 'object'; properties: Record<string, object> } | null;
-  annotations: { title?: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
   /** Arguments that may also be sent as a JSON number (a job's number): turned into text before validation. */
   numberArguments: string[];
 }
@@ -104,7 +104,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Who am I",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -139,7 +138,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Read the guide",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -178,7 +176,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "List job statuses",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -217,7 +214,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "List referral sources",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -256,7 +252,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "List teammates",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -274,7 +269,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -426,7 +421,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Cancel a job",
       "readOnlyHint": false,
       "destructiveHint": true,
       "idempotentHint": true,
@@ -666,7 +660,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Create a job",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -715,8 +708,7 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "created_to": {
           "type": "string",
-          "format": "date",
-          "description": "A calendar day, YYYY-MM-DD."
+          "format": "date"
         },
         "limit": {
           "type": "integer",
@@ -752,7 +744,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Find jobs",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -770,7 +761,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -915,7 +906,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Read a job",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -935,7 +925,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -998,7 +988,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Job activity",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -1018,7 +1007,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -1172,7 +1161,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Move a job's status",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -1192,7 +1180,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -1341,7 +1329,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Reopen a job",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -1361,7 +1348,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -1663,7 +1650,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Update a job's overview",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -1683,7 +1669,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -1796,7 +1782,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Add a contact",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -1816,7 +1801,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -1854,7 +1839,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Assign a teammate",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -1917,7 +1901,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Look up a customer",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -1935,7 +1918,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -1973,7 +1956,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Unassign a teammate",
       "readOnlyHint": false,
       "destructiveHint": true,
       "idempotentHint": true,
@@ -1993,7 +1975,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -2156,7 +2138,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Update a contact",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -2176,7 +2157,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -2230,7 +2211,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Add a note",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -2250,7 +2230,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -2309,7 +2289,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Correct a note",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -2329,7 +2308,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -2369,7 +2348,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Retract a note",
       "readOnlyHint": false,
       "destructiveHint": true,
       "idempotentHint": true,
@@ -2417,8 +2395,7 @@ export const mcpTools: McpToolDefinition[] = [
               "units_per_day": {
                 "type": "number",
                 "exclusiveMinimum": 0,
-                "maximum": 1000000,
-                "description": "Up to two decimals; more are rounded half up."
+                "maximum": 1000000
               },
               "description": {
                 "type": "string"
@@ -2482,7 +2459,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Add line items",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -2530,14 +2506,12 @@ export const mcpTools: McpToolDefinition[] = [
               "width": {
                 "type": "number",
                 "minimum": 0,
-                "maximum": 10000,
-                "description": "Feet, up to two decimals (12.5 is 12 ft 6 in)."
+                "maximum": 10000
               },
               "height": {
                 "type": "number",
                 "minimum": 0,
-                "maximum": 10000,
-                "description": "Feet, up to two decimals (12.5 is 12 ft 6 in)."
+                "maximum": 10000
               },
               "demo_days": {
                 "type": "integer",
@@ -2634,7 +2608,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Add rooms",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -2652,7 +2625,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -2701,14 +2674,12 @@ export const mcpTools: McpToolDefinition[] = [
               "width": {
                 "type": "number",
                 "minimum": 0,
-                "maximum": 10000,
-                "description": "Feet, up to two decimals (12.5 is 12 ft 6 in)."
+                "maximum": 10000
               },
               "height": {
                 "type": "number",
                 "minimum": 0,
-                "maximum": 10000,
-                "description": "Feet, up to two decimals (12.5 is 12 ft 6 in)."
+                "maximum": 10000
               },
               "demo_days": {
                 "type": "integer",
@@ -2742,8 +2713,7 @@ export const mcpTools: McpToolDefinition[] = [
               "units_per_day": {
                 "type": "number",
                 "exclusiveMinimum": 0,
-                "maximum": 1000000,
-                "description": "Up to two decimals; more are rounded half up."
+                "maximum": 1000000
               },
               "description": {
                 "type": "string"
@@ -2809,7 +2779,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Create an estimate",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -2927,7 +2896,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Read an estimate",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -2975,7 +2943,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Get price-list items",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -3025,7 +2992,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Remove a line item",
       "readOnlyHint": false,
       "destructiveHint": true,
       "idempotentHint": true,
@@ -3091,7 +3057,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Search the price list",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -3211,7 +3176,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Update an estimate",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -3251,8 +3215,7 @@ export const mcpTools: McpToolDefinition[] = [
         "units_per_day": {
           "type": "number",
           "exclusiveMinimum": 0,
-          "maximum": 1000000,
-          "description": "Up to two decimals; more are rounded half up."
+          "maximum": 1000000
         },
         "note": {
           "anyOf": [
@@ -3283,7 +3246,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Update a line item",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -3326,14 +3288,12 @@ export const mcpTools: McpToolDefinition[] = [
         "width": {
           "type": "number",
           "minimum": 0,
-          "maximum": 10000,
-          "description": "Feet, up to two decimals (12.5 is 12 ft 6 in)."
+          "maximum": 10000
         },
         "height": {
           "type": "number",
           "minimum": 0,
-          "maximum": 10000,
-          "description": "Feet, up to two decimals (12.5 is 12 ft 6 in)."
+          "maximum": 10000
         },
         "demo_days": {
           "type": "integer",
@@ -3427,7 +3387,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Update a room",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -3445,7 +3404,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -3506,7 +3465,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Add a drying note",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -3526,7 +3484,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -3578,6 +3536,64 @@ export const mcpTools: McpToolDefinition[] = [
           "description": "Where the reading was taken."
         },
         "readings": {
+          "$ref": "#/$defs/readings"
+        },
+        "rows": {
+          "type": "array",
+          "minItems": 1,
+          "description": "Several rows, each with its own day or date, area and readings; the body's own day, area, location and source_of_values are their defaults.",
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "readings"
+            ],
+            "properties": {
+              "day": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 365
+              },
+              "date": {
+                "type": "string",
+                "format": "date"
+              },
+              "area": {
+                "type": "string",
+                "pattern": "\\S"
+              },
+              "location": {
+                "type": "string",
+                "enum": [
+                  "affected",
+                  "unaffected",
+                  "outside",
+                  "dehumidifier_exhaust"
+                ],
+                "default": "affected"
+              },
+              "source_of_values": {
+                "type": "string",
+                "enum": [
+                  "dictated_by_user",
+                  "read_from_log"
+                ],
+                "default": "dictated_by_user"
+              },
+              "readings": {
+                "$ref": "#/$defs/readings"
+              }
+            }
+          }
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id"
+      ],
+      "additionalProperties": false,
+      "$defs": {
+        "readings": {
           "type": "array",
           "minItems": 1,
           "items": {
@@ -3619,8 +3635,7 @@ export const mcpTools: McpToolDefinition[] = [
                   "outside",
                   "dehumidifier_exhaust"
                 ],
-                "default": "affected",
-                "description": "Where the reading was taken."
+                "default": "affected"
               },
               "point": {
                 "type": "string",
@@ -3632,119 +3647,8 @@ export const mcpTools: McpToolDefinition[] = [
               }
             }
           }
-        },
-        "rows": {
-          "type": "array",
-          "minItems": 1,
-          "description": "Several rows, each with its own day or date, area and readings; the body's own day, area, location and source_of_values are their defaults.",
-          "items": {
-            "type": "object",
-            "additionalProperties": false,
-            "required": [
-              "readings"
-            ],
-            "properties": {
-              "day": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 365,
-                "description": "A day of the drying log; day 1 is its start date."
-              },
-              "date": {
-                "type": "string",
-                "format": "date",
-                "description": "A calendar day, YYYY-MM-DD."
-              },
-              "area": {
-                "type": "string",
-                "pattern": "\\S",
-                "description": "Area (room) name, any case."
-              },
-              "location": {
-                "type": "string",
-                "enum": [
-                  "affected",
-                  "unaffected",
-                  "outside",
-                  "dehumidifier_exhaust"
-                ],
-                "default": "affected",
-                "description": "Where the reading was taken."
-              },
-              "source_of_values": {
-                "type": "string",
-                "enum": [
-                  "dictated_by_user",
-                  "read_from_log"
-                ],
-                "default": "dictated_by_user",
-                "description": "`dictated_by_user` (said or typed by the technician) or `read_from_log` (read off a paper or photographed log)."
-              },
-              "readings": {
-                "type": "array",
-                "minItems": 1,
-                "items": {
-                  "type": "object",
-                  "additionalProperties": false,
-                  "required": [
-                    "metric",
-                    "value"
-                  ],
-                  "properties": {
-                    "metric": {
-                      "type": "string",
-                      "enum": [
-                        "temp_f",
-                        "temp_c",
-                        "rh_pct",
-                        "drywall",
-                        "wood",
-                        "subfloor",
-                        "concrete",
-                        "carpet",
-                        "pad",
-                        "insulation",
-                        "ceiling_tile",
-                        "baseboard",
-                        "cabinet"
-                      ],
-                      "description": "Air: `temp_f`, `temp_c` (stored as °F), `rh_pct`. Materials (moisture, % or meter points): the others."
-                    },
-                    "value": {
-                      "type": "number",
-                      "description": "Up to two decimals; more are rounded half up."
-                    },
-                    "location": {
-                      "type": "string",
-                      "enum": [
-                        "affected",
-                        "unaffected",
-                        "outside",
-                        "dehumidifier_exhaust"
-                      ],
-                      "default": "affected",
-                      "description": "Where the reading was taken."
-                    },
-                    "point": {
-                      "type": "string",
-                      "description": "Where on the material (`north wall 2 ft`); each point is its own material."
-                    },
-                    "reference": {
-                      "type": "boolean",
-                      "description": "This material reading is the unaffected reference that sets the dry goal."
-                    }
-                  }
-                }
-              }
-            }
-          }
         }
-      },
-      "required": [
-        "job_id",
-        "operation_id"
-      ],
-      "additionalProperties": false
+      }
     },
     "outputSchema": {
       "type": "object",
@@ -3789,7 +3693,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Record drying readings",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -3809,7 +3712,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -3894,7 +3797,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Start a drying log",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -3914,7 +3816,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -4035,7 +3937,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Read the drying log",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -4055,7 +3956,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -4167,7 +4068,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Place drying equipment",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -4187,7 +4087,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -4247,7 +4147,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Remove drying equipment",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -4267,7 +4166,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -4376,7 +4275,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Set drying chambers",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -4396,7 +4294,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -4465,7 +4363,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Skip a drying day",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -4485,7 +4382,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -4565,7 +4462,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Change drying settings",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -4585,7 +4481,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -4640,7 +4536,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Get a photo upload link",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -4660,7 +4555,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -4728,7 +4623,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "List a job's documents",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -4748,7 +4642,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -4808,7 +4702,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "List a job's photos",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -4828,7 +4721,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -4885,7 +4778,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "List a job's videos",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -4905,7 +4797,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -4970,7 +4862,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Move photos to a room",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -5070,7 +4961,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Read a document",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -5088,7 +4978,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -5161,7 +5051,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Caption or rename photos",
       "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -5226,7 +5115,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "View photos",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -5246,7 +5134,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -5320,7 +5208,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Export photos as a ZIP",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -5340,7 +5227,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "The job's id (`job_…`) or its number (`16` or `#16`).",
+          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
@@ -5433,7 +5320,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Export a PDF packet",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -5483,7 +5369,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Read a standards passage",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -5547,7 +5432,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Search standards",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -5616,7 +5500,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "List changes",
       "readOnlyHint": true,
       "destructiveHint": false,
       "idempotentHint": true,
@@ -5660,7 +5543,6 @@ export const mcpTools: McpToolDefinition[] = [
       }
     },
     "annotations": {
-      "title": "Undo my last action",
       "readOnlyHint": false,
       "destructiveHint": true,
       "idempotentHint": false,
