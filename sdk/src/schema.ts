@@ -558,6 +558,13 @@ export interface paths {
          *     every material point read in it (material and `point`) reads at or below its goal, as
          *     long as it stays so; `dry_day` is that day, null while it is wet.
          *
+         *     `equipment` lists the units and their equipment-days, `chambers` each chamber's S500
+         *     plan against them, and `billing` the equipment placed against the day-billed lines of the
+         *     log's estimate, per area and kind (see `EquipmentBilling`): days placed but not billed
+         *     and days billed but not placed are warnings (`equipment_not_billed`,
+         *     `billed_not_placed`), as is a line billed past the day its area read dry
+         *     (`billed_past_dry`).
+         *
          *     `detail=readings` adds every reading, every air condition and the grain depression of
          *     every day; `area` and `from_day`/`to_day` narrow the answer (readings after `to_day` are
          *     left out of every figure: the log as it stood that day; `from_day` after `to_day` is a
@@ -2592,8 +2599,14 @@ export interface components {
             readings: number;
         };
         DryingWarning: {
-            /** @enum {string} */
-            code: "negative_grain_depression" | "billed_past_dry";
+            /**
+             * @description `negative_grain_depression`: a dehumidifier's exhaust is wetter than the room's air.
+             *     `billed_past_dry`: a day-billed line bills more days than the area took to read dry.
+             *     `equipment_not_billed` and `billed_not_placed`: the estimate bills fewer, or more,
+             *     unit-days of a kind of equipment in an area than were placed (see `billing`).
+             * @enum {string}
+             */
+            code: "negative_grain_depression" | "billed_past_dry" | "equipment_not_billed" | "billed_not_placed";
             area: string;
             day: number | null;
             message: string;
@@ -2601,6 +2614,11 @@ export interface components {
             line_id?: components["schemas"]["LineId"];
             billed_days?: number;
             dry_day?: number;
+            kind?: components["schemas"]["EquipmentKind"];
+            /** @description The kind's equipment-days in the area, through the plan for units still on site. */
+            equipment_days?: number;
+            billed_unit_days?: number;
+            line_ids?: components["schemas"]["LineId"][];
         };
         DryingNote: {
             /** @example dnote_8Hq2LmR4TxYc */
@@ -2640,6 +2658,26 @@ export interface components {
             area: string;
             day: number;
             value: number;
+        };
+        /**
+         * @description One kind of equipment in one area, placed against billed. The log's estimate bills a
+         *     kind with its day-billed catalog lines in the room of the area's name: `DRY-AM-…` air
+         *     movers, `DRY-DH-…` dehumidifiers, `DRY-AS-…` and `DRY-NAM…` air scrubbers, `DRY-HEAT-…`
+         *     heaters (own lines and `other` units are not compared). A line bills unit-days: its units
+         *     a day × the room's drying days, or its quantity. `projected_days` counts a unit still on
+         *     site through the later of today and the area's last planned day, so that a job under way
+         *     is compared with what it will have run; `status` compares it with `billed_unit_days`.
+         */
+        EquipmentBilling: {
+            area: string;
+            kind: components["schemas"]["EquipmentKind"];
+            /** @description Equipment-days to date. */
+            equipment_days: number;
+            projected_days: number;
+            billed_unit_days: number;
+            /** @enum {string} */
+            status: "matches" | "not_billed" | "under_billed" | "over_billed";
+            line_ids: components["schemas"]["LineId"][];
         };
         /** @enum {string} */
         EquipmentKind: "air_mover" | "dehumidifier" | "air_scrubber" | "heater" | "other";
@@ -2811,6 +2849,8 @@ export interface components {
             equipment: components["schemas"]["DryingEquipment"];
             /** @description The drying chambers (set_drying_chambers), with their S500 plans against the equipment on site. */
             chambers: components["schemas"]["DryingChamber"][];
+            /** @description Per area and kind, the equipment placed against the day-billed lines of the log's estimate; each difference is also a warning. */
+            billing: components["schemas"]["EquipmentBilling"][];
         };
         /** @description How the tied estimate followed the log's drying days. */
         EstimateFollowed: {

@@ -3933,6 +3933,9 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "chambers": {
           "type": "array"
+        },
+        "billing": {
+          "type": "array"
         }
       }
     },

@@ -203,6 +203,8 @@ describe('dry goals and dry days', () => {
     expect(log.warnings).toEqual([
       expect.objectContaining({ code: 'negative_grain_depression', area: 'Kitchen', day: 1 }),
       expect.objectContaining({ code: 'billed_past_dry', area: 'Kitchen', day: 2, estimate_id: estimate.id, line_id: line.id, billed_days: 5, dry_day: 2 }),
+      // No dehumidifier was placed on the log: all 5 billed days are billed past what was on site.
+      expect.objectContaining({ code: 'billed_not_placed', area: 'Kitchen', kind: 'dehumidifier', equipment_days: 0, billed_unit_days: 5, line_ids: [line.id] }),
     ]);
   });
 });
@@ -579,9 +581,9 @@ describe('the summary a node keeps per log revision', () => {
     // then for 5, warns at once.
     const item = ((await read().get('/api/v1/price-list?q=dehumidifier&limit=50').expect(200)).body.data as { code: string; per_day: boolean }[]).find((i) => i.per_day)!;
     await write().post(`/api/v1/estimates/${estimate.id}/line-items`).send({ operation_id: opId(), line_items: [{ code: item.code, units_per_day: 1, room: 'Kitchen' }] }).expect(200);
-    expect((await logOf(job.id)).warnings).toEqual([expect.objectContaining({ code: 'billed_past_dry', billed_days: 3, dry_day: 1 })]);
+    expect((await logOf(job.id)).warnings).toEqual([expect.objectContaining({ code: 'billed_past_dry', billed_days: 3, dry_day: 1 }), expect.objectContaining({ code: 'billed_not_placed', billed_unit_days: 3 })]);
     await write().patch(`/api/v1/estimates/${estimate.id}/rooms/${estimate.rooms[0].id}`).send({ operation_id: opId(), drying_days: 5 }).expect(200);
-    expect((await logOf(job.id)).warnings).toEqual([expect.objectContaining({ code: 'billed_past_dry', billed_days: 5, dry_day: 1 })]);
+    expect((await logOf(job.id)).warnings).toEqual([expect.objectContaining({ code: 'billed_past_dry', billed_days: 5, dry_day: 1 }), expect.objectContaining({ code: 'billed_not_placed', billed_unit_days: 5 })]);
 
     // Another node on the same PostgreSQL database writes; this node's next read shows it.
     if (!process.env.DATABASE_URL) return;

@@ -303,7 +303,7 @@ describe('equipment billed past the dry day', () => {
         ],
       }),
     );
-  const line = (room: string, days: number, id: string): BilledLine => ({ estimate_id: 'est_1', line_id: id, room, drying_days: days });
+  const line = (room: string, days: number, id: string): BilledLine => ({ estimate_id: 'est_1', line_id: id, room, drying_days: days, code: null, unit_days_x100: 0 });
 
   it("warns of each day-billed line of a dry area's room billed for more days than it took", () => {
     const log = withBilledWarnings(dryOnDayTwo(), [line('kitchen', 5, 'line_a'), line('Kitchen', 2, 'line_b'), line('Hall', 9, 'line_c'), line('Bath', 9, 'line_d')]);

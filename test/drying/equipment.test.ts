@@ -81,6 +81,49 @@ describe('drying equipment', () => {
     expect(entries.find((e) => e.action === 'drying.equipment_removed')).toMatchObject({ data: { date: dateOf(job.start, 4), units: [{ id: dehumidifier, kind: 'dehumidifier', area: 'Kitchen', asset_tag: 'DH-07' }] } });
   });
 
+  it("compares the estimate's day-billed equipment with the equipment-days, both ways, in the log and its warnings", async () => {
+    const job = await jobWithLog();
+    const [mover, , , dehumidifier] = (await place(job.id, { area: 'Kitchen', date: job.start, units: [{ kind: 'air_mover', count: 3 }, { kind: 'dehumidifier', dehumidifier_type: 'lgr', pints_per_day: 110 }] }).expect(201)).body.placed as Schemas['EquipmentUnit'][];
+    await remove(job.id, { equipment_ids: [dehumidifier.id], day: 4 }).expect(200);
+    await place(job.id, { area: 'Hall', units: [{ kind: 'air_scrubber' }, { kind: 'other' }] }).expect(201);
+    const estimateId = (await logOf(job.id)).estimate_id!;
+    const lines = [
+      { code: 'DRY-AM-STD', units_per_day: 3, room: 'Kitchen' },
+      { code: 'DRY-DH-LGR', units_per_day: 1, room: 'Kitchen' },
+      { code: 'DRY-HEAT-ELEC', quantity: 2, room: 'Hall' },
+      { code: 'DEM-DW-2FT', quantity: 40, room: 'Hall' },
+    ];
+    await write().post(`/api/v1/estimates/${estimateId}/line-items`).send({ operation_id: opId(), line_items: lines }).expect(200);
+    const estimate = (await read().get(`/api/v1/estimates/${estimateId}`).expect(200)).body as Schemas['Estimate'];
+    const lineId = (code: string) => estimate.rooms.flatMap((r) => r.lines ?? []).find((l) => l.code === code)!.id;
+
+    const log = await logOf(job.id);
+    // Day 5 is today and the plan's last day: the air movers ran 5 days each, billed 3 a day × 5.
+    expect(log.billing.map((b) => [b.area, b.kind, b.equipment_days, b.projected_days, b.billed_unit_days, b.status])).toEqual([
+      ['Kitchen', 'air_mover', 15, 15, 15, 'matches'],
+      ['Kitchen', 'dehumidifier', 3, 3, 5, 'over_billed'],
+      ['Hall', 'air_scrubber', 1, 1, 0, 'not_billed'],
+      ['Hall', 'heater', 0, 0, 2, 'over_billed'],
+    ]);
+    expect(log.billing[0].line_ids).toEqual([lineId('DRY-AM-STD')]);
+    const billingWarnings = log.warnings.filter((w) => w.code === 'equipment_not_billed' || w.code === 'billed_not_placed');
+    expect(billingWarnings.map((w) => [w.code, w.area, w.kind, w.equipment_days, w.billed_unit_days, w.line_ids])).toEqual([
+      ['billed_not_placed', 'Kitchen', 'dehumidifier', 3, 5, [lineId('DRY-DH-LGR')]],
+      ['equipment_not_billed', 'Hall', 'air_scrubber', 1, 0, []],
+      ['billed_not_placed', 'Hall', 'heater', 0, 2, [lineId('DRY-HEAT-ELEC')]],
+    ]);
+    expect(billingWarnings[1].message).toContain('not billed in full');
+
+    // A longer plan: the air movers still on site count through day 7, and the lines follow the plan.
+    await write().patch(`/api/v1/jobs/${job.id}/drying-log/settings`).send({ operation_id: opId(), planned_days: 7 }).expect(200);
+    const longer = await logOf(job.id);
+    expect(longer.billing[0]).toMatchObject({ kind: 'air_mover', equipment_days: 15, projected_days: 21, billed_unit_days: 21, status: 'matches' });
+    expect(longer.billing[1]).toMatchObject({ kind: 'dehumidifier', projected_days: 3, billed_unit_days: 7, status: 'over_billed' });
+    // One air mover taken away today: 4 days of it were placed, but the line still bills 3 a day.
+    await remove(job.id, { equipment_ids: [mover.id] }).expect(200);
+    expect((await logOf(job.id)).billing[0]).toMatchObject({ equipment_days: 14, projected_days: 18, billed_unit_days: 21, status: 'over_billed' });
+  });
+
   it('refuses dates after today, removals before placement, units removed twice and ids of other jobs', async () => {
     const job = await jobWithLog();
     const unit = (await place(job.id, { area: 'Kitchen', day: 3, units: [{ kind: 'air_mover' }] }).expect(201)).body.placed[0];

@@ -128,6 +128,7 @@ function dryingLog(): Schemas['DryingLog'] {
       by_area: [{ area: 'Kitchen', on_site: 0, equipment_days: 3 }, { area: 'Hall', on_site: 1, equipment_days: 5 }],
     },
     chambers: [],
+    billing: [],
     readings,
     conditions,
     grain_depression: hallAir.flatMap((v, i) => (v ? [{ area: 'Hall', day: i + 1, value: 40.5 }] : [])),

@@ -176,11 +176,15 @@ export interface BilledLine {
   line_id: string;
   room: string;
   drying_days: number;
+  code: string | null;
+  /** What the line bills, in unit-days × 100: units a day × the room's days, or its own quantity. */
+  unit_days_x100: number;
 }
 
 /** Day-billed lines of the job's estimates that sit in a room, with the room's drying days, as JSON. */
 function billedLinesJson(jobIdSql: string): string {
-  return `(select coalesce(json_agg(json_build_object('estimate_id', l.estimate_id, 'line_id', l.id, 'room', r.name, 'drying_days', r.drying_days) order by e.created_at, l.position), '[]')
+  return `(select coalesce(json_agg(json_build_object('estimate_id', l.estimate_id, 'line_id', l.id, 'room', r.name, 'drying_days', r.drying_days, 'code', l.code,
+      'unit_days_x100', coalesce(l.units_per_day_x100 * r.drying_days, l.quantity_x100, 0)) order by e.created_at, l.position), '[]')
     from estimate_lines l join estimates e on e.id = l.estimate_id join estimate_rooms r on r.id = l.room_id
     where e.job_id = ${jobIdSql} and l.per_day)`;
 }

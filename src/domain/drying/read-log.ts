@@ -9,6 +9,7 @@ import { billedLines, dayOfDate, loadRecord, type BilledLine, type JobRef, type 
 import { toDryingLog, withBilledWarnings, type DryingLog, type DryingLogWithoutEquipment, type LogView } from './drying-status';
 import { equipmentOnSite, loadEquipment } from './equipment';
 import { chamberViews, loadChambers } from './chambers';
+import { billingOf, billingWarnings } from './billing';
 
 const SUMMARY: LogView = { detail: 'summary' };
 /** Summaries kept per node, the least recently used dropped first (a summary is a few KB). */
@@ -41,8 +42,10 @@ export async function readLog(db: Knex, job: JobRef, log: LogRow, view: LogView 
     if (cacheable) keep(log, answer);
   }
   // Today and the estimate (its lines, its rooms' sizes) are not part of the log's revision;
-  // equipment-days count today.
+  // equipment-days count today, and billing compares them with the estimate.
   const equipment = equipmentOnSite(units, log.areas.map((area) => area.name), log.today);
   const chambers = chamberViews(rooms.chambers, rooms.areas, units);
-  return withBilledWarnings({ ...answer, today_day: dayOfDate(log.start_date, log.today), equipment, chambers }, billed);
+  const billing = billingOf(log, log.areas, units, billed);
+  const withBilled = withBilledWarnings({ ...answer, today_day: dayOfDate(log.start_date, log.today), equipment, chambers, billing }, billed);
+  return { ...withBilled, warnings: [...withBilled.warnings, ...billingWarnings(billing)] };
 }
