@@ -701,7 +701,8 @@ export interface paths {
          * @description Marks a day (`day` or `date`) as not monitored, for one `area` or, without it, for every
          *     area. Readings already taken that day stay, marked `on_skipped_day`. The day must be
          *     within the plan (of the area, or of the job); a day already skipped for that area (or for
-         *     every area) answers 409 `invalid_state`.
+         *     every area) answers 409 `invalid_state`, unless it was skipped without a reason and this
+         *     request gives one: the reason is then recorded (201, in the feed as a skip).
          */
         post: operations["skip_drying_day"];
         delete?: never;
@@ -778,7 +779,9 @@ export interface paths {
          *     chamber names its areas (each area in at most one chamber), its water `category` (1–3)
          *     and, optionally, its `class` (1–4). For each area, its wet surfaces in square feet
          *     (`wet_floor_sqft`, `wet_wall_sqft` for wall wet more than 2 ft up, `wet_ceiling_sqft`)
-         *     and `wall_offsets` (insets and offsets over 18 in) may be given.
+         *     and `wall_offsets` (insets and offsets over 18 in) may be given. `category_reviewed_on`
+         *     records when the category was reviewed (S500: category 1 water left over 48 hours is
+         *     re-evaluated; `check_claim_readiness` asks for it); it may not be after today.
          *
          *     `get_drying_log` (and this answer) shows each chamber with its class and an S500
          *     equipment plan, computed where the sizes are known (the estimate's room of the area's
@@ -800,6 +803,53 @@ export interface paths {
          *     Recorded in the feed (`schedule`, `drying.chambers_set`); undo puts the chambers back.
          */
         put: operations["set_drying_chambers"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{job_id}/claim-readiness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a carrier's desk reviewer would question in the job's drying record and photos
+         * @description Checks the job's record as a desk reviewer paying a mitigation invoice would, and lists
+         *     each finding with the record it concerns, why, a `severity` and the tool that fixes it.
+         *     Changes nothing. `ready` is true when no finding is `high`. The checks, in the order
+         *     findings are listed within a severity:
+         *     - `monitored_day_without_readings` (high): a day before today (today's readings may
+         *       still come), not skipped, with no reading in an area still drying (an area needs none
+         *       after the day it read dry) within its plan. One finding per day, naming the areas.
+         *     - `readings_stop_before_billed` (high): an area not dry whose readings stop before the
+         *       last day its day-billed lines bill, when that day is before today.
+         *     - `billed_past_dry` (high): a day-billed line billing more days than its area took to
+         *       read dry.
+         *     - `billed_not_placed` (high): more unit-days of a kind of equipment billed in an area
+         *       than were placed there (see `EquipmentBilling`).
+         *     - `category_not_reviewed` (high): a category 1 chamber whose first reading is more than
+         *       48 hours after the date of loss (its date is more than 2 days after it), or that has
+         *       none yet by then, with no `category_reviewed_on` (S500: clean water degrades).
+         *     - `equipment_not_billed` (medium): unit-days placed but not billed: revenue lost.
+         *     - `equipment_outside_plan` (medium): a chamber's air movers or dehumidification outside
+         *       its S500 plan, without a note.
+         *     - `no_unaffected_reference` (medium): an area whose material readings have no reference
+         *       (no unaffected reading of that material in the area or the building): the goal is the
+         *       service's default.
+         *     - `skipped_day_without_reason` (medium): a skipped day with no reason.
+         *     - `billed_room_without_photo` (medium): an estimate room with day-billed lines and no
+         *       photo of that room.
+         *     - `room_with_few_photos` (low): a room of the log or an estimate with fewer than two
+         *       photos (a room already reported without a photo is not reported again).
+         *     A job without a drying log is checked for its photos only.
+         */
+        get: operations["check_claim_readiness"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -2659,6 +2709,43 @@ export interface components {
             day: number;
             value: number;
         };
+        ClaimReadiness: {
+            job: {
+                id: components["schemas"]["JobId"];
+                job_number: number;
+            };
+            /** @description No finding is `high`. */
+            ready: boolean;
+            counts: {
+                high: number;
+                medium: number;
+                low: number;
+            };
+            findings: components["schemas"]["ReadinessFinding"][];
+        };
+        ReadinessFinding: {
+            /** @enum {string} */
+            check: "monitored_day_without_readings" | "readings_stop_before_billed" | "billed_past_dry" | "billed_not_placed" | "category_not_reviewed" | "equipment_not_billed" | "equipment_outside_plan" | "no_unaffected_reference" | "skipped_day_without_reason" | "billed_room_without_photo" | "room_with_few_photos";
+            /** @enum {string} */
+            severity: "high" | "medium" | "low";
+            /** @description What the finding is about; fields that do not apply are null. */
+            record: {
+                /** @enum {string} */
+                type: "day" | "area" | "line" | "chamber" | "skip" | "room";
+                /** @description The line's, chamber's or skip's id. */
+                id: string | null;
+                /** @description The area's, chamber's or room's name. */
+                name: string | null;
+                day: number | null;
+                date: components["schemas"]["CalendarDate"] | null;
+            };
+            message: string;
+            fix: {
+                /** @description The tool that fixes it. */
+                tool: string;
+                how: string;
+            };
+        };
         /**
          * @description One kind of equipment in one area, placed against billed. The log's estimate bills a
          *     kind with its day-billed catalog lines in the room of the area's name: `DRY-AM-…` air
@@ -2746,6 +2833,7 @@ export interface components {
             class?: number;
             /** @description Why the equipment differs from the plan, if it does; a chamber with a note is not flagged. */
             note?: string;
+            category_reviewed_on?: components["schemas"]["CalendarDate"];
             areas: {
                 name: components["schemas"]["DryingAreaName"];
                 wet_floor_sqft?: number;
@@ -2761,6 +2849,8 @@ export interface components {
             id: string;
             name: string;
             category: number;
+            /** @description When the water category was last reviewed (S500 re-evaluates category 1 water left over 48 hours); null if never. */
+            category_reviewed_on: components["schemas"]["CalendarDate"] | null;
             /** @description Given, else computed from the wet share; null when neither is possible. */
             class: number | null;
             /** @enum {string|null} */
@@ -5371,7 +5461,36 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnknownArea"];
+            422: components["responses"]["DateOrArea"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    check_claim_readiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The findings, most severe first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimReadiness"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -3703,6 +3703,60 @@ export const mcpTools: McpToolDefinition[] = [
     ]
   },
   {
+    "name": "check_claim_readiness",
+    "toolset": "drying",
+    "scope": "read",
+    "title": "Check claim readiness",
+    "description": "Check a job as a carrier's desk reviewer would before the packet goes out: days without readings, billing vs equipment and dry days, missing references, photos. Returns findings with severity and the fixing tool.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "description": "Job id or number.",
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "job": {
+          "type": "object"
+        },
+        "ready": {
+          "type": "boolean"
+        },
+        "counts": {
+          "type": "object"
+        },
+        "findings": {
+          "type": "array"
+        }
+      }
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
     "name": "create_drying_log",
     "toolset": "drying",
     "scope": "write",
@@ -4214,6 +4268,11 @@ export const mcpTools: McpToolDefinition[] = [
               "note": {
                 "type": "string",
                 "description": "Why the equipment differs from the plan, if it does; a chamber with a note is not flagged."
+              },
+              "category_reviewed_on": {
+                "type": "string",
+                "format": "date",
+                "description": "A calendar day, YYYY-MM-DD."
               },
               "areas": {
                 "type": "array",

@@ -53,6 +53,7 @@ export type OperationName =
   | "admin_update_team_member"
   | "assign_job"
   | "cancel_job"
+  | "check_claim_readiness"
   | "correct_note"
   | "create_drying_log"
   | "create_estimate"
@@ -104,6 +105,7 @@ export type OperationName =
   | "view_photos";
 
 export type ReadOperationName =
+  | "check_claim_readiness"
   | "export_job_photos"
   | "export_pdf"
   | "find_jobs"
@@ -761,6 +763,32 @@ export const operations: Record<OperationName, OperationSpec> = {
       "reason"
     ],
     "hasBody": true,
+    "successStatus": 200
+  },
+  check_claim_readiness: {
+    "name": "check_claim_readiness",
+    "method": "GET",
+    "path": "/api/v1/jobs/{job_id}/claim-readiness",
+    "expressPath": "/api/v1/jobs/:job_id/claim-readiness",
+    "tag": "Drying",
+    "summary": "What a carrier's desk reviewer would question in the job's drying record and photos",
+    "description": "Checks the job's record as a desk reviewer paying a mitigation invoice would, and lists\neach finding with the record it concerns, why, a `severity` and the tool that fixes it.\nChanges nothing. `ready` is true when no finding is `high`. The checks, in the order\nfindings are listed within a severity:\n- `monitored_day_without_readings` (high): a day before today (today's readings may\n  still come), not skipped, with no reading in an area still drying (an area needs none\n  after the day it read dry) within its plan. One finding per day, naming the areas.\n- `readings_stop_before_billed` (high): an area not dry whose readings stop before the\n  last day its day-billed lines bill, when that day is before today.\n- `billed_past_dry` (high): a day-billed line billing more days than its area took to\n  read dry.\n- `billed_not_placed` (high): more unit-days of a kind of equipment billed in an area\n  than were placed there (see `EquipmentBilling`).\n- `category_not_reviewed` (high): a category 1 chamber whose first reading is more than\n  48 hours after the date of loss (its date is more than 2 days after it), or that has\n  none yet by then, with no `category_reviewed_on` (S500: clean water degrades).\n- `equipment_not_billed` (medium): unit-days placed but not billed: revenue lost.\n- `equipment_outside_plan` (medium): a chamber's air movers or dehumidification outside\n  its S500 plan, without a note.\n- `no_unaffected_reference` (medium): an area whose material readings have no reference\n  (no unaffected reading of that material in the area or the building): the goal is the\n  service's default.\n- `skipped_day_without_reason` (medium): a skipped day with no reason.\n- `billed_room_without_photo` (medium): an estimate room with day-billed lines and no\n  photo of that room.\n- `room_with_few_photos` (low): a room of the log or an estimate with fewer than two\n  photos (a room already reported without a photo is not reported again).\nA job without a drying log is checked for its photos only.",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Check claim readiness",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [],
+    "hasBody": false,
     "successStatus": 200
   },
   correct_note: {
@@ -1768,7 +1796,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/jobs/:job_id/drying-log/chambers",
     "tag": "Drying",
     "summary": "Group the log's areas into drying chambers, with category, class and wet surfaces",
-    "description": "Sets the log's drying chambers, replacing those it had (an empty list removes them). Each\nchamber names its areas (each area in at most one chamber), its water `category` (1–3)\nand, optionally, its `class` (1–4). For each area, its wet surfaces in square feet\n(`wet_floor_sqft`, `wet_wall_sqft` for wall wet more than 2 ft up, `wet_ceiling_sqft`)\nand `wall_offsets` (insets and offsets over 18 in) may be given.\n\n`get_drying_log` (and this answer) shows each chamber with its class and an S500\nequipment plan, computed where the sizes are known (the estimate's room of the area's\nname: length, width, height):\n- **Class**, when not given: the wet share of the chamber's surfaces (floor, walls,\n  ceiling): under 5% class 1, 5–40% class 2, over 40% class 3. Class 4 (bound water in\n  dense materials) is only given.\n- **Air movers**, as a range: per area 1, plus 1 per 50–70 sq ft of wet floor, plus 1 per\n  100–150 sq ft of wet wall above 2 ft, plus 1 per offset.\n- **Dehumidification**, in AHAM pints a day: the chamber's cubic feet divided by the\n  class factor of the dehumidifier type, from the IICRC S500 dehumidifier sizing table:\n  LGR 100, 50, 40, 50 for classes 1–4; conventional refrigerant 100, 40, 30 for classes\n  1–3 (none for class 4). Desiccants are sized by airflow and are not counted.\nCompared with the air movers and dehumidifiers on site in its areas (`place_equipment`):\n`under`, `within` or `over` the range (dehumidification `under` or `within`: at or\nabove the need). A count outside the plan is flagged unless the chamber has a `note`\nsaying why.\n\nRecorded in the feed (`schedule`, `drying.chambers_set`); undo puts the chambers back.",
+    "description": "Sets the log's drying chambers, replacing those it had (an empty list removes them). Each\nchamber names its areas (each area in at most one chamber), its water `category` (1–3)\nand, optionally, its `class` (1–4). For each area, its wet surfaces in square feet\n(`wet_floor_sqft`, `wet_wall_sqft` for wall wet more than 2 ft up, `wet_ceiling_sqft`)\nand `wall_offsets` (insets and offsets over 18 in) may be given. `category_reviewed_on`\nrecords when the category was reviewed (S500: category 1 water left over 48 hours is\nre-evaluated; `check_claim_readiness` asks for it); it may not be after today.\n\n`get_drying_log` (and this answer) shows each chamber with its class and an S500\nequipment plan, computed where the sizes are known (the estimate's room of the area's\nname: length, width, height):\n- **Class**, when not given: the wet share of the chamber's surfaces (floor, walls,\n  ceiling): under 5% class 1, 5–40% class 2, over 40% class 3. Class 4 (bound water in\n  dense materials) is only given.\n- **Air movers**, as a range: per area 1, plus 1 per 50–70 sq ft of wet floor, plus 1 per\n  100–150 sq ft of wet wall above 2 ft, plus 1 per offset.\n- **Dehumidification**, in AHAM pints a day: the chamber's cubic feet divided by the\n  class factor of the dehumidifier type, from the IICRC S500 dehumidifier sizing table:\n  LGR 100, 50, 40, 50 for classes 1–4; conventional refrigerant 100, 40, 30 for classes\n  1–3 (none for class 4). Desiccants are sized by airflow and are not counted.\nCompared with the air movers and dehumidifiers on site in its areas (`place_equipment`):\n`under`, `within` or `over` the range (dehumidification `under` or `within`: at or\nabove the need). A count outside the plan is flagged unless the chamber has a `note`\nsaying why.\n\nRecorded in the feed (`schedule`, `drying.chambers_set`); undo puts the chambers back.",
     "scope": "write",
     "credit": "none",
     "mcp": true,
@@ -1797,7 +1825,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/jobs/:job_id/drying-log/skip-day",
     "tag": "Drying",
     "summary": "Mark a drying day as not monitored, for one area or every area",
-    "description": "Marks a day (`day` or `date`) as not monitored, for one `area` or, without it, for every\narea. Readings already taken that day stay, marked `on_skipped_day`. The day must be\nwithin the plan (of the area, or of the job); a day already skipped for that area (or for\nevery area) answers 409 `invalid_state`.",
+    "description": "Marks a day (`day` or `date`) as not monitored, for one `area` or, without it, for every\narea. Readings already taken that day stay, marked `on_skipped_day`. The day must be\nwithin the plan (of the area, or of the job); a day already skipped for that area (or for\nevery area) answers 409 `invalid_state`, unless it was skipped without a reason and this\nrequest gives one: the reason is then recorded (201, in the feed as a skip).",
     "scope": "write",
     "credit": "none",
     "mcp": true,

@@ -40,6 +40,7 @@ import { remove_line_item } from './estimates/remove_line_item';
 import { search_standards } from './standards/search_standards';
 import { get_standard } from './standards/get_standard';
 import { get_drying_log } from './drying/get_drying_log';
+import { check_claim_readiness } from './drying/check_claim_readiness';
 import { create_drying_log } from './drying/create_drying_log';
 import { update_drying_settings } from './drying/update_drying_settings';
 import { add_drying_readings } from './drying/add_drying_readings';
@@ -112,6 +113,7 @@ export const handlers: HandlerTable = {
   update_line_item,
   remove_line_item,
   get_drying_log,
+  check_claim_readiness,
   create_drying_log,
   update_drying_settings,
   add_drying_readings,

@@ -17,6 +17,7 @@ export interface ChamberRow {
   category: number;
   given_class: number | null;
   note: string | null;
+  category_reviewed_on: string | null;
   position: number;
 }
 
@@ -47,7 +48,10 @@ const WALL_SQFT = { fewest: 150, most: 100 };
 
 export async function loadChambers(db: Knex, log: Pick<LogRow, 'id' | 'estimate_id'>): Promise<{ chambers: ChamberRow[]; areas: ChamberAreaRow[] }> {
   const [chambers, areas] = await Promise.all([
-    db('drying_chambers').where({ log_id: log.id }).orderBy('position').select('id', 'name', 'category', 'given_class', 'note', 'position'),
+    db('drying_chambers')
+      .where({ log_id: log.id })
+      .orderBy('position')
+      .select('id', 'name', 'category', 'given_class', 'note', 'position', db.raw("to_char(category_reviewed_on, 'YYYY-MM-DD') as category_reviewed_on")),
     db('drying_areas as a')
       .leftJoin('estimate_rooms as r', (join) => join.on('r.estimate_id', db.raw('?', [log.estimate_id])).andOn(db.raw('lower(r.name) = lower(a.name)')))
       .where('a.log_id', log.id)
@@ -115,6 +119,7 @@ export function chamberViews(chambers: ChamberRow[], areas: ChamberAreaRow[], un
       id: chamber.id,
       name: chamber.name,
       category: chamber.category,
+      category_reviewed_on: chamber.category_reviewed_on,
       class: klass,
       class_source: chamber.given_class !== null ? 'given' : computed !== null ? 'computed' : null,
       wet_share_pct: share,

@@ -18,6 +18,7 @@ import * as compactClaimNumbers from './migrations/016_compact_claim_numbers';
 import * as packetBuilds from './migrations/017_packet_builds';
 import * as dryingEquipment from './migrations/018_drying_equipment';
 import * as dryingChambers from './migrations/019_drying_chambers';
+import * as chamberCategoryReview from './migrations/020_chamber_category_review';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
 const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> }> = {
@@ -40,6 +41,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '017_packet_builds': packetBuilds,
   '018_drying_equipment': dryingEquipment,
   '019_drying_chambers': dryingChambers,
+  '020_chamber_category_review': chamberCategoryReview,
 };
 
 const source: Knex.MigrationSource<string> = {

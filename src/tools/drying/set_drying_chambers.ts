@@ -3,6 +3,7 @@ import { lockedJob, type BodyOf, type WriteHandler } from '../tool';
 import { newId } from '../../platform/ids';
 import { jobRefOf } from '../../domain/jobs/job-records';
 import { findLog, noLog, requireArea } from '../../domain/drying/drying-records';
+import { dateInFuture } from '../../domain/drying/days';
 import { chamberViews, loadChambers, type ChamberRow } from '../../domain/drying/chambers';
 import { loadEquipment } from '../../domain/drying/equipment';
 
@@ -35,13 +36,17 @@ export const set_drying_chambers: WriteHandler<'set_drying_chambers'> = async (c
   const log = await findLog(db, ctx.caller, job.id);
   if (!log) throw noLog(job);
   check(body.chambers);
+  const reviewedLater = body.chambers.flatMap((chamber, i) =>
+    chamber.category_reviewed_on !== undefined && chamber.category_reviewed_on > log.today ? [{ path: `/body/chambers/${i}/category_reviewed_on`, message: `is ${chamber.category_reviewed_on}, after today (${log.today})` }] : [],
+  );
+  if (reviewedLater.length) throw dateInFuture(reviewedLater, log.today);
   const wanted = body.chambers.map((chamber) => ({ ...chamber, name: chamber.name.trim(), areas: chamber.areas.map((area) => ({ ...area, row: requireArea(log.areas, area.name) })) }));
 
   const before = await loadChambers(db, log);
   const kept = new Map<string, ChamberRow>(before.chambers.map((chamber) => [chamber.name.toLowerCase(), chamber]));
   const chamberIds: string[] = [];
   for (const [position, chamber] of wanted.entries()) {
-    const fields = { name: chamber.name, category: chamber.category, given_class: chamber.class ?? null, note: chamber.note?.trim() || null, position: position + 1 };
+    const fields = { name: chamber.name, category: chamber.category, given_class: chamber.class ?? null, note: chamber.note?.trim() || null, category_reviewed_on: chamber.category_reviewed_on ?? null, position: position + 1 };
     const existing = kept.get(chamber.name.toLowerCase());
     if (!existing) chamberIds.push((await ctx.rows.insert<{ id: string }>('drying_chambers', { id: newId('chb'), log_id: log.id, ...fields })).id);
     else {

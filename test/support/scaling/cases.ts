@@ -105,6 +105,7 @@ export function scalingCases(t: TestApp, co: TestCompany): ScalingCase[] {
     { name: 'lookup_customer', send: (api, p) => api.get(`/api/v1/customers?q=${enc(p.filled.customer)}`) },
     { name: 'get_estimate', send: (api, p) => api.get(`/api/v1/estimates/${p.estimateId}`) },
     { name: 'get_drying_log', send: (api, p) => api.get(`/api/v1/jobs/${p.jobId}/drying-log?detail=readings`) },
+    { name: 'check_claim_readiness', send: (api, p) => api.get(`/api/v1/jobs/${p.jobId}/claim-readiness`) },
     { name: 'list_job_photos', send: (api, p) => api.get(`/api/v1/jobs/${p.jobId}/photos`) },
     { name: 'list_job_documents', send: (api, p) => api.get(`/api/v1/jobs/${p.jobId}/documents`) },
     { name: 'list_job_videos', send: (api, p) => api.get(`/api/v1/jobs/${p.jobId}/videos`) },
