@@ -1025,8 +1025,10 @@ export interface paths {
         };
         /**
          * A link to the download page of a job's PDF packet (estimate, drying log, photos)
-         * @description Returns `url`, a page served by the service whose Download button builds one PDF
-         *     holding the `documents` asked for, in this order whatever the order asked: `estimate`,
+         * @description Returns `url`, a page served by the service that first lists what a claim reviewer
+         *     would question (the findings of `check_claim_readiness`, most severe first; opening it
+         *     changes nothing), and whose Download button builds one PDF holding the `documents`
+         *     asked for, in this order whatever the order asked: `estimate`,
          *     `drying_log`, `photos`. The packet opens with a cover (company, job number, customer,
          *     loss address, claim number, carrier, adjuster, date). The estimate is printed by room
          *     with its lines, room totals and the estimate's totals (the figures of `get_estimate`);

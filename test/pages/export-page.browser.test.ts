@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { components } from '../../sdk/src/schema';
 import { personLinkQuery } from '../../src/platform/person-links';
-import { as, createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
+import { as, companyDate, createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
 import { describeInBrowser, launchChromium, phoneContext } from '../support/browser';
 import { jpegWith } from '../support/photo-files';
 
@@ -73,6 +73,7 @@ describeInBrowser('the export download page on a phone', () => {
     await expect(page.title()).resolves.toBe(`PDF for job #${job.job_number}`);
     expect(await page.textContent('body')).toContain(money(estimate.totals.total_cents));
     expect(await page.textContent('#notice')).toContain('final');
+    expect(await page.textContent('#readiness')).toContain('nothing a claim reviewer would question');
     await page.screenshot({ path: path.join(ARTIFACTS, 'export-page.png'), fullPage: true });
     expect(await statusOf(estimate.id)).toBe('draft');
 
@@ -104,6 +105,26 @@ describeInBrowser('the export download page on a phone', () => {
     expect(await statusOf(estimate.id)).toBe('final');
     const refused = await as(t, co.writeKey).post(`/api/v1/estimates/${estimate.id}/line-items`).send({ operation_id: opId(), line_items: [{ description: 'More', unit: 'EA', quantity: 1, unit_price_cents: 100 }] });
     expect(refused.status).toBe(409);
+  });
+
+  it('shows what a claim reviewer would question before Download', async () => {
+    const { job } = await jobWithEstimate();
+    const write = as(t, co.writeKey);
+    const log = `/api/v1/jobs/${job.id}/drying-log`;
+    await write.post(log).send({ operation_id: opId(), start_date: companyDate(co, -3), rooms: [{ name: 'Kitchen' }, { name: 'Hall' }] }).expect(201);
+    await write.post(`${log}/readings`).send({ operation_id: opId(), day: 1, area: 'Kitchen', readings: [{ metric: 'drywall', value: 30 }] }).expect(201);
+    await write.post(`${log}/skip-day`).send({ operation_id: opId(), day: 2 }).expect(201);
+    const link: PdfExport = (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/export-pdf?documents=drying_log&documents=photos`).expect(200)).body;
+    await page.goto(onTestServer(link.url));
+    const readiness = (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/claim-readiness`).expect(200)).body as components['schemas']['ClaimReadiness'];
+    expect(readiness.counts).toEqual({ high: 2, medium: 2, low: 1 });
+    expect(await page.textContent('#readinesstitle')).toBe('A claim reviewer would question (2 serious, 2 to look at, 1 minor)');
+    const items = await page.locator('ul.findings li').allTextContents();
+    expect(items).toEqual(readiness.findings.map((f) => `${f.severity} ${f.message}`));
+    expect(items[0]).toMatch(/^high Day 1 .*no readings in Hall/);
+    // The findings come before the button, which still works.
+    expect(await page.getByRole('button', { name: 'Download PDF' }).isEnabled()).toBe(true);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'export-page-findings.png'), fullPage: true });
   });
 
   it('shows a clear page for an expired or altered link', async () => {

@@ -5,7 +5,12 @@
  * the built file and says when all of it has arrived.
  */
 import { randomBytes } from 'node:crypto';
+import type { components } from '../../../sdk/src/schema';
 import type { ExportDocument } from '../../domain/exports/export-links';
+
+type ClaimReadiness = components['schemas']['ClaimReadiness'];
+/** The page lists this many findings; the rest are counted. */
+const FINDINGS_SHOWN = 6;
 
 export interface PacketPageFacts {
   jobNumber: number;
@@ -15,6 +20,7 @@ export interface PacketPageFacts {
   photoCount: number;
   expires: string;
   fileName: string;
+  readiness: ClaimReadiness;
 }
 
 const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -26,6 +32,19 @@ function contents(facts: PacketPageFacts): string {
     photos: () => `Photos by room (${facts.photoCount})`,
   };
   return facts.documents.map((document) => `<li>${items[document]()}</li>`).join('');
+}
+
+/** What a desk reviewer would question (check_claim_readiness), most severe first, before Download. */
+function findings(readiness: ClaimReadiness): string {
+  if (readiness.findings.length === 0) return '<p class="ready" id="readiness">Checked: nothing a claim reviewer would question was found.</p>';
+  const { high, medium, low } = readiness.counts;
+  const counts = [high && `${high} serious`, medium && `${medium} to look at`, low && `${low} minor`].filter(Boolean).join(', ');
+  const items = readiness.findings
+    .slice(0, FINDINGS_SHOWN)
+    .map((finding) => `<li class="${finding.severity}"><span class="sev">${finding.severity}</span> ${escape(finding.message)}</li>`)
+    .join('');
+  const more = readiness.findings.length > FINDINGS_SHOWN ? `<p class="more">And ${readiness.findings.length - FINDINGS_SHOWN} more: ask your assistant to check the claim's readiness.</p>` : '';
+  return `<section id="readiness" aria-labelledby="readinesstitle"><h2 id="readinesstitle">A claim reviewer would question (${counts})</h2><ul class="findings">${items}</ul>${more}</section>`;
 }
 
 export function packetPage(facts: PacketPageFacts): { html: string; nonce: string } {
@@ -51,9 +70,14 @@ button:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}button[disable
 #confirm p{margin:0 0 4px}#confirm .primary{background:#b3261e;border-color:#b3261e}
 #status{margin-top:14px;min-height:1.5em}#status.failed{color:#b3261e}#status.done{color:#137333}
 small{display:block;margin-top:18px;color:#666}
+h2{font-size:1.05rem;margin:0 0 8px}#readiness{margin:0 0 16px}p.ready{color:#137333}
+ul.findings{list-style:none;padding:8px 12px}ul.findings li{padding:6px 0;border-bottom:1px solid #eee}ul.findings li:last-child{border:0}
+.sev{display:inline-block;min-width:4.2em;font-size:.75rem;font-weight:600;text-transform:uppercase;border-radius:4px;padding:1px 4px;margin-right:4px;text-align:center}
+li.high .sev{background:#fce8e6;color:#a50e0e}li.medium .sev{background:#fef7e0;color:#8a5300}li.low .sev{background:#e8eaed;color:#3c4043}p.more{color:#555;margin:-8px 0 0}
 </style></head><body>
 <h1>PDF for job #${facts.jobNumber}</h1><p class="job">${facts.jobTitle ? escape(facts.jobTitle) : ''}</p>
 <p>This PDF holds:</p><ul>${contents(facts)}</ul>
+${findings(facts.readiness)}
 ${notice}
 <button type="button" class="primary" id="download">Download PDF</button>
 <div id="confirm" role="alertdialog" aria-labelledby="confirmtext" hidden>

@@ -22,6 +22,7 @@ import { packetPage } from './export-page';
 import { pageHeaders, refuseCrossSite } from './page-security';
 import { finalizeEstimate } from '../../domain/estimates/finalize-estimate';
 import { streamPhotoZip } from '../../domain/exports/photo-zip';
+import { checkClaimReadiness } from '../../domain/drying/claim-readiness';
 import type { Deps } from '../../domain/services';
 
 export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
@@ -31,7 +32,7 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
   router.get('/exports/:job_id/packet', async (req: Request, res: Response) => {
     const { link, holder } = await packetLinkOf(deps, req);
     const documents = packetDocuments(link);
-    const estimate = link.params.est ? await loadEstimate(deps.db, holder.caller, link.params.est) : null;
+    const [estimate, readiness] = await Promise.all([link.params.est ? loadEstimate(deps.db, holder.caller, link.params.est) : null, checkClaimReadiness(deps.db, holder.caller, holder.job.id)]);
     const totals = estimate ? totalsOf(estimate) : null;
     const page = packetPage({
       jobNumber: holder.job.job_number,
@@ -41,6 +42,7 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
       photoCount: Number(holder.job.photo_count),
       expires: readableMoment(new Date(link.expires * 1000), holder.caller.timezone),
       fileName: packetFileName(holder.job.job_number),
+      readiness,
     });
     res.type('html').set(pageHeaders(page.nonce)).send(page.html);
   });
