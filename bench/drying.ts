@@ -5,6 +5,7 @@
  * log between visits: mostly its kept summary).
  */
 import { randomUUID } from 'node:crypto';
+import { jpegWith } from '../test/support/photo-files';
 import type { HttpCase } from './measure';
 
 const AREAS = ['Kitchen', 'Hall', 'Living room', 'Dining room', 'Bedroom 1', 'Bedroom 2', 'Bath', 'Laundry'];
@@ -18,6 +19,10 @@ export const MONTH_IN_ONE_REQUEST = 'add_drying_readings, 1,200 readings';
 export const ONE_READING = 'add_drying_readings, one reading';
 export const ONE_NOTE = 'add_note (beside one reading)';
 export const READ_FULL_LOG = 'get_drying_log of a 30-day log';
+export const READINESS = 'check_claim_readiness (30 days, 8 areas, 300 photos)';
+/** Photos of the readiness case's job, spread over its rooms, sent this many to an upload. */
+const READINESS_PHOTOS = 300;
+const PHOTOS_AN_UPLOAD = 25;
 
 /** A month of readings: each area each day, air, exhaust and two materials drying down. */
 function month(): { rows: unknown[] } {
@@ -37,8 +42,8 @@ function month(): { rows: unknown[] } {
   return { rows };
 }
 
-async function post(base: string, key: string, path: string, body: unknown): Promise<void> {
-  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function post(base: string, key: string, path: string, body: unknown, method = 'POST'): Promise<void> {
+  const res = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
 }
 
@@ -52,6 +57,7 @@ export async function dryingCases(base: string, key: string, jobIds: string[]): 
   }
   const full = jobIds.slice(0, FULL_LOGS);
   for (const jobId of full) await post(base, key, `/api/v1/jobs/${jobId}/drying-log/readings`, { operation_id: randomUUID(), ...month() });
+  await equipAndPhotograph(base, key, full[0]);
 
   const cycle = (list: string[]) => {
     let i = 0;
@@ -69,6 +75,24 @@ export async function dryingCases(base: string, key: string, jobIds: string[]): 
       },
       { name: ONE_NOTE, method: 'POST', next: () => ({ path: `/api/v1/jobs/${noteJob()}/notes`, body: { operation_id: randomUUID(), text: 'Moved two air movers to the hall.' } }) },
       { name: READ_FULL_LOG, next: () => ({ path: `/api/v1/jobs/${readJob()}/drying-log` }) },
+      { name: READINESS, next: () => ({ path: `/api/v1/jobs/${full[0]}/claim-readiness` }) },
     ],
   };
+}
+
+/** The readiness case's job: equipment in every area, two chambers, and 300 small photos over its rooms. */
+async function equipAndPhotograph(base: string, key: string, jobId: string): Promise<void> {
+  for (const area of AREAS) {
+    await post(base, key, `/api/v1/jobs/${jobId}/drying-log/equipment`, { operation_id: randomUUID(), area, date: START_DATE, units: [{ kind: 'air_mover', count: 3 }, { kind: 'dehumidifier', dehumidifier_type: 'lgr', pints_per_day: 70 }] });
+  }
+  const chambers = [AREAS.slice(0, 4), AREAS.slice(4)].map((areas, i) => ({ name: `Chamber ${i + 1}`, category: 2, areas: areas.map((name) => ({ name, wet_floor_sqft: 80 })) }));
+  await post(base, key, `/api/v1/jobs/${jobId}/drying-log/chambers`, { operation_id: randomUUID(), chambers }, 'PUT');
+  for (let sent = 0; sent < READINESS_PHOTOS; sent += PHOTOS_AN_UPLOAD) {
+    const form = new FormData();
+    const photos = Array.from({ length: PHOTOS_AN_UPLOAD }, (_, i) => ({ room: AREAS[(sent + i) % AREAS.length] }));
+    form.append('meta', JSON.stringify({ operation_id: randomUUID(), photos }));
+    for (let i = 0; i < PHOTOS_AN_UPLOAD; i++) form.append('photo', new Blob([new Uint8Array(await jpegWith({ width: 64 + sent + i, height: 48 }))]), `p${sent + i}.jpg`);
+    const res = await fetch(`${base}/api/v1/jobs/${jobId}/photos`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    if (res.status !== 201) throw new Error(`photos: ${res.status} ${await res.text()}`);
+  }
 }

@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CaseResult } from './measure';
-import { MONTH_IN_ONE_REQUEST, ONE_NOTE, ONE_READING, READ_FULL_LOG } from './drying';
+import { MONTH_IN_ONE_REQUEST, ONE_NOTE, ONE_READING, READ_FULL_LOG, READINESS } from './drying';
 
 export interface Report {
   db: 'postgres' | 'pglite';
@@ -76,6 +76,8 @@ function dryingTargets(report: Report): Target[] {
     rows.push({ target: "one reading within 20% of add_note's cost", met: one !== null && other !== null && one <= other * 1.2, figure: `${figure}; ${reading.rps} vs ${note.rps}/s` });
   }
   if (log) rows.push({ target: 'get_drying_log of a 30-day log p95 < 30 ms', met: log.p95 < 30, figure: `p95 ${log.p95} ms, ${log.rps}/s` });
+  const readiness = byName(report, READINESS);
+  if (readiness) rows.push({ target: 'check_claim_readiness (30 days, 8 areas, 300 photos) p95 < 100 ms', met: readiness.p95 < 100, figure: `p95 ${readiness.p95} ms, ${readiness.rps}/s` });
   return rows;
 }
 

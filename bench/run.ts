@@ -222,9 +222,10 @@ async function main(): Promise<void> {
     // The logs' setup wrote tens of thousands of readings: settled first, so that PostgreSQL's
     // writing them out is not counted against the next case.
     await settle(target);
-    const [oneReading, oneNote, readLog] = drying.light;
+    const [oneReading, oneNote, readLog, readiness] = drying.light;
     cases.push(...(await measureInTurns([{ server: measured, base, spec: oneReading }, { server: measured, base, spec: oneNote }], turnLoad, key, turns)));
     cases.push(await measure(measured, load, (options) => runHttpCase(base, key, readLog, options)));
+    cases.push(await measure(measured, load, (options) => runHttpCase(base, key, readiness, options)));
     // A whole month in one request is heavy (about 90 ms of CPU): its target is the request's own
     // latency, measured with a second one always under way beside it (two offices at once). With
     // 4 at once on these 2 cores, each waits for the others: p95 217–260 ms in two full runs.

@@ -4,11 +4,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { CaseResult } from '../../bench/measure';
-import { MONTH_IN_ONE_REQUEST, ONE_NOTE, ONE_READING, READ_FULL_LOG } from '../../bench/drying';
+import { MONTH_IN_ONE_REQUEST, ONE_NOTE, ONE_READING, READ_FULL_LOG, READINESS } from '../../bench/drying';
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, '../..');
-const DRYING_CASES = [MONTH_IN_ONE_REQUEST, ONE_READING, ONE_NOTE, READ_FULL_LOG];
+const DRYING_CASES = [MONTH_IN_ONE_REQUEST, ONE_READING, ONE_NOTE, READ_FULL_LOG, READINESS];
 
 it('runs every case with no errors and writes its results', async () => {
   const { DATABASE_URL: _unused, ...env } = process.env;
