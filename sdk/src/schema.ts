@@ -1110,7 +1110,8 @@ export interface paths {
          *     with one folder per room (`Kitchen/`, `Unsorted/`) holding the photos' originals, named
          *     from the time taken and their caption, else their name (`2026-11-20 14-03-05 Water under
          *     sink.jpg`, company time), and `manifest.csv` (file, room, caption, name, taken_at,
-         *     taken_at_source, uploaded_by, photo_id, sha256, original_sha256, location_removed).
+         *     taken_at_source, uploaded_by, taken_on_site_by (the teammate who took it, else the
+         *     uploader), photo_id, sha256, original_sha256, location_removed).
          *     All the job's photos, those of one `room`, or the `photo_ids` chosen (not both). The
          *     ZIP is streamed (ZIP64 past 4 GB) and holds the photos as they are when it is
          *     downloaded; a photo taken off the job since is left out.
@@ -1587,10 +1588,13 @@ export interface paths {
          * @description Returns a link to a page served by the service where a person picks photos (or takes
          *     them with the phone's camera), videos and documents and uploads them to this job, into a room chosen on the
          *     page (`room` preselects one). The link carries no API key: it is signed, bound to the
-         *     job and to this key's person (uploads are attributed to them, `uploaded_via:
-         *     upload_page`), and works until `expires_at`: 24 hours by default, or `expires_in`
+         *     job and to this key's person (uploads are entered as theirs, `uploaded_via:
+         *     upload_page`), or made `for` a teammate, whose photos they then are (`on_site_by`),
+         *     and works until `expires_at`: 24 hours by default, or `expires_in`
          *     seconds (5 minutes to 7 days). Revoking the key ends the link. Each file is sent on its
          *     own with its own `operation_id`, so a retry on a weak signal never stores it twice.
+         *     What the page uploads is the doing of the person at the page: `undo_my_last_action` of
+         *     the key that made the link never takes it back (nor videos or documents it uploads).
          *     The page cannot be framed by another site (`frame-ancestors 'none'`, `X-Frame-Options:
          *     DENY`), sends no referrer (the signature is in its URL), and its uploads refuse a
          *     browser request from another site's page (`Origin` of another host, or
@@ -1827,6 +1831,14 @@ export interface components {
             id: components["schemas"]["PersonId"];
             name: string;
         };
+        /**
+         * @description The teammate who did it on site (a technician may have no key): their name (or a unique
+         *     first name) or id, as `list_team` shows them. The key's person is recorded too, as the
+         *     one who entered it. Left out, the key's person did it. Unknown → 422 `unknown_teammate`.
+         */
+        OnSiteBy: string;
+        /** @description The teammate who did it on site, when the request named one; null when the person who entered it did. */
+        OnSiteRef: components["schemas"]["PersonRef"] | null;
         /**
          * @description `read` keys may call read tools only; `write` keys may call every tool.
          * @enum {string}
@@ -2100,6 +2112,7 @@ export interface components {
         };
         /** @description Kind `files`. Photos were added to the job (duplicates of photos it had are not counted). */
         ChangeDataPhotosUploaded: {
+            on_site_by: components["schemas"]["OnSiteRef"];
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2185,6 +2198,7 @@ export interface components {
         };
         /** @description Kind `visits`. Readings were recorded. */
         ChangeDataDryingReadingsAdded: {
+            on_site_by: components["schemas"]["OnSiteRef"];
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2238,6 +2252,7 @@ export interface components {
         };
         /** @description Kind `notes`. A drying note was added. */
         ChangeDataDryingNoteAdded: {
+            on_site_by: components["schemas"]["OnSiteRef"];
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2250,6 +2265,7 @@ export interface components {
         };
         /** @description Kind `visits`. Drying equipment was placed in an area. */
         ChangeDataDryingEquipmentPlaced: {
+            on_site_by: components["schemas"]["OnSiteRef"];
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2266,6 +2282,7 @@ export interface components {
         };
         /** @description Kind `visits`. Drying equipment was taken off site. */
         ChangeDataDryingEquipmentRemoved: {
+            on_site_by: components["schemas"]["OnSiteRef"];
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2679,6 +2696,7 @@ export interface components {
             area: string | null;
             day: number | null;
             created_by: components["schemas"]["PersonRef"];
+            on_site_by: components["schemas"]["OnSiteRef"];
             /** Format: date-time */
             created_at: string;
         };
@@ -2703,6 +2721,7 @@ export interface components {
                 at_or_below: boolean;
             };
             recorded_by: components["schemas"]["PersonRef"];
+            on_site_by: components["schemas"]["OnSiteRef"];
             /** Format: date-time */
             recorded_at: string;
         };
@@ -2789,6 +2808,8 @@ export interface components {
             asset_tag?: string;
         };
         EquipmentUnit: {
+            placed_on_site_by: components["schemas"]["OnSiteRef"];
+            removed_on_site_by: components["schemas"]["OnSiteRef"];
             /** @example eqp_3Kd9QmT2xB7a */
             id: string;
             kind: components["schemas"]["EquipmentKind"];
@@ -3515,6 +3536,7 @@ export interface components {
         PhotoUploadMeta: {
             operation_id: components["schemas"]["OperationId"];
             room?: components["schemas"]["RoomName"];
+            by?: components["schemas"]["OnSiteBy"];
             /** @description The i-th entry belongs to the i-th `photo` part; its `room` wins over the request's. */
             photos?: {
                 room?: components["schemas"]["RoomName"];
@@ -3550,6 +3572,7 @@ export interface components {
             /** @description SHA-256 of the original, in hex. */
             sha256: string;
             uploaded_by: components["schemas"]["PersonRef"];
+            on_site_by: components["schemas"]["OnSiteRef"];
             /** @enum {string} */
             uploaded_via: "api" | "upload_page";
             /** Format: date-time */
@@ -3610,6 +3633,7 @@ export interface components {
         PhotoUploadLink: {
             /** Format: uri */
             url: string;
+            for: components["schemas"]["OnSiteRef"];
             /** Format: date-time */
             expires_at: string;
             job_id: components["schemas"]["JobId"];
@@ -3907,7 +3931,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A date after the company's today (`date_in_future`; `errors` names the field), or an area the log does not have (`unknown_area`; `valid_values` lists its areas). */
+        /** @description A date after the company's today (`date_in_future`; `errors` names the field), an area the log does not have (`unknown_area`; `valid_values` lists its areas), or a `by` that names no teammate, or several (`unknown_teammate`, `ambiguous_teammate`; `valid_values` lists the team). */
         DateOrArea: {
             headers: {
                 [name: string]: unknown;
@@ -3916,7 +3940,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A day after the company's today (`date_in_future`); `errors` names each field or row. */
+        /** @description A day after the company's today (`date_in_future`; `errors` names each field or row), or a `by` that names no teammate, or several (`unknown_teammate`, `ambiguous_teammate`; `valid_values` lists the team). */
         DateInFuture: {
             headers: {
                 [name: string]: unknown;
@@ -3952,7 +3976,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A part is a truncated or corrupt file (`invalid_file`), an image over 100 megapixels (`image_too_large`) or a PDF over the page limits (`document_too_large`); `detail` names the part. */
+        /** @description A part is a truncated or corrupt file (`invalid_file`), an image over 100 megapixels (`image_too_large`) or a PDF over the page limits (`document_too_large`), `detail` naming the part; or the photos' `by` names no teammate, or several (`unknown_teammate`, `ambiguous_teammate`). */
         InvalidFile: {
             headers: {
                 [name: string]: unknown;
@@ -5142,6 +5166,7 @@ export interface operations {
                  */
                 "application/json": {
                     operation_id: components["schemas"]["OperationId"];
+                    by?: components["schemas"]["OnSiteBy"];
                     source_of_values?: components["schemas"]["SourceOfValues"];
                     day?: components["schemas"]["DryingDay"];
                     date?: components["schemas"]["CalendarDate"];
@@ -5200,6 +5225,7 @@ export interface operations {
                  */
                 "application/json": {
                     operation_id: components["schemas"]["OperationId"];
+                    by?: components["schemas"]["OnSiteBy"];
                     text: components["schemas"]["NoteText"];
                     area?: components["schemas"]["DryingAreaName"];
                     day?: components["schemas"]["DryingDay"];
@@ -5320,6 +5346,7 @@ export interface operations {
                  */
                 "application/json": {
                     operation_id: components["schemas"]["OperationId"];
+                    by?: components["schemas"]["OnSiteBy"];
                     area: components["schemas"]["DryingAreaName"];
                     day?: components["schemas"]["DryingDay"];
                     date?: components["schemas"]["CalendarDate"];
@@ -5374,6 +5401,7 @@ export interface operations {
                  */
                 "application/json": {
                     operation_id: components["schemas"]["OperationId"];
+                    by?: components["schemas"]["OnSiteBy"];
                     equipment_ids: string[];
                     day?: components["schemas"]["DryingDay"];
                     date?: components["schemas"]["CalendarDate"];
@@ -6905,6 +6933,8 @@ export interface operations {
             query?: {
                 /** @description The room the page preselects (any case; a new name is added to the job on the first upload). */
                 room?: components["schemas"]["RoomName"];
+                /** @description A teammate the link is for (name or id, as `list_team` shows them), who may have no key; the page's photos are then theirs (`on_site_by`). */
+                for?: string;
                 /** @description The link's lifetime in seconds (300 to 604800); default 86400. */
                 expires_in?: number;
             };
@@ -6931,6 +6961,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             414: components["responses"]["UriTooLong"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

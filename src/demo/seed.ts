@@ -13,10 +13,12 @@ import { CompanySlots } from '../platform/fair-share';
 import type { MediaServices } from '../domain/services';
 import type { BodyOf } from '../tools/tool';
 
+/** Only the owner has keys: the technicians work on site, named by the office's requests (`by`) and upload links made for them. */
 const TEAM = [
-  { name: 'Jordan Reyes', role: 'Owner', email: 'jordan@bluriver.example' },
-  { name: 'Dana Brooks', role: 'Project manager', email: 'dana@bluriver.example' },
-  { name: 'Sam Okafor', role: 'Technician', email: 'sam@bluriver.example' },
+  { name: 'Jordan Reyes', role: 'Owner', email: 'jordan@bluriver.example', responsibilities: ['estimates', 'carrier packets'] },
+  { name: 'Dana Brooks', role: 'Project manager', email: 'dana@bluriver.example', responsibilities: ['inspections', 'scheduling', 'adjuster calls'] },
+  { name: 'Sam Okafor', role: 'Technician', email: 'sam@bluriver.example', responsibilities: ['water extraction', 'demolition'] },
+  { name: 'Marco Diaz', role: 'Technician', email: 'marco@bluriver.example', responsibilities: ['drying monitoring', 'moisture readings', 'equipment setup'] },
 ];
 
 const JOBS: Omit<BodyOf<'create_job'>, 'operation_id'>[] = [
@@ -36,7 +38,7 @@ export interface DemoKeys {
 export async function seedDemo(db: Knex, config: Config, media: MediaServices): Promise<DemoKeys> {
   const company = await createCompany(db, { name: 'Blue River Restoration', timezone: 'America/Chicago', pricing_region: 'IL', credits: 10 });
   const people = await db('people')
-    .insert(TEAM.map((p) => ({ id: newId('per'), company_id: company.id, ...p })))
+    .insert(TEAM.map((p) => ({ id: newId('per'), company_id: company.id, ...p, responsibilities: JSON.stringify(p.responsibilities) })))
     .returning(['id', 'name']);
   const owner = people.find((p) => p.name === TEAM[0].name)!;
   const [writeKey, readKey] = await Promise.all(

@@ -3419,6 +3419,11 @@ export const mcpTools: McpToolDefinition[] = [
           "type": "string",
           "description": "Your id of this write; resend it to retry safely."
         },
+        "by": {
+          "type": "string",
+          "pattern": "\\S",
+          "description": "Teammate who did it on site (name or id), if not the key's person."
+        },
         "text": {
           "type": "string",
           "description": "The note's text, at most 20,000 characters."
@@ -3498,6 +3503,11 @@ export const mcpTools: McpToolDefinition[] = [
         "operation_id": {
           "type": "string",
           "description": "Your id of this write; resend it to retry safely."
+        },
+        "by": {
+          "type": "string",
+          "pattern": "\\S",
+          "description": "Teammate who did it on site (name or id), if not the key's person."
         },
         "source_of_values": {
           "type": "string",
@@ -4028,6 +4038,11 @@ export const mcpTools: McpToolDefinition[] = [
           "type": "string",
           "description": "Your id of this write; resend it to retry safely."
         },
+        "by": {
+          "type": "string",
+          "pattern": "\\S",
+          "description": "Teammate who did it on site (name or id), if not the key's person."
+        },
         "area": {
           "type": "string",
           "pattern": "\\S",
@@ -4158,6 +4173,11 @@ export const mcpTools: McpToolDefinition[] = [
         "operation_id": {
           "type": "string",
           "description": "Your id of this write; resend it to retry safely."
+        },
+        "by": {
+          "type": "string",
+          "pattern": "\\S",
+          "description": "Teammate who did it on site (name or id), if not the key's person."
         },
         "equipment_ids": {
           "type": "array",
@@ -4558,6 +4578,10 @@ export const mcpTools: McpToolDefinition[] = [
           "type": "string",
           "description": "The room the page preselects (any case; a new name is added to the job on the first upload)."
         },
+        "for": {
+          "type": "string",
+          "description": "A teammate the link is for (name or id, as `list_team` shows them), who may have no key; the page's photos are then theirs (`on_site_by`)."
+        },
         "expires_in": {
           "type": "integer",
           "minimum": 300,
@@ -4575,6 +4599,16 @@ export const mcpTools: McpToolDefinition[] = [
       "properties": {
         "url": {
           "type": "string"
+        },
+        "for": {
+          "anyOf": [
+            {
+              "type": "object"
+            },
+            {
+              "type": "null"
+            }
+          ]
         },
         "expires_at": {
           "type": "string"

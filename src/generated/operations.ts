@@ -242,6 +242,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "queryParams": [],
     "bodyParams": [
       "operation_id",
+      "by",
       "text",
       "area",
       "day",
@@ -274,6 +275,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "queryParams": [],
     "bodyParams": [
       "operation_id",
+      "by",
       "source_of_values",
       "day",
       "date",
@@ -937,7 +939,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/jobs/:job_id/photos/export",
     "tag": "Exports",
     "summary": "A link to a ZIP of a job's photos, a folder per room, with a manifest",
-    "description": "Returns `url`, a signed link (no API key; GET, repeatable, changes nothing) to a ZIP\nwith one folder per room (`Kitchen/`, `Unsorted/`) holding the photos' originals, named\nfrom the time taken and their caption, else their name (`2026-11-20 14-03-05 Water under\nsink.jpg`, company time), and `manifest.csv` (file, room, caption, name, taken_at,\ntaken_at_source, uploaded_by, photo_id, sha256, original_sha256, location_removed).\nAll the job's photos, those of one `room`, or the `photo_ids` chosen (not both). The\nZIP is streamed (ZIP64 past 4 GB) and holds the photos as they are when it is\ndownloaded; a photo taken off the job since is left out.\n\n**Location.** Photo locations stay private: where an original carries GPS coordinates\n(EXIF GPS, XMP location), the ZIP holds a copy with those tags removed and nothing else\nchanged (the image data is the one uploaded, not re-encoded). `sha256` is of the file in\nthe ZIP, `original_sha256` of the file as uploaded (the service keeps it, and the two\nare equal when there was nothing to remove).\n\nThe link works until `expires_at`: 7 days by default (`EXPORT_LINK_SECONDS`), or\n`expires_in` seconds (60 s to 30 days); altered 403 `link_invalid`, expired 410\n`link_expired`. Over MCP the answer also holds the ZIP as a `resource_link` block.",
+    "description": "Returns `url`, a signed link (no API key; GET, repeatable, changes nothing) to a ZIP\nwith one folder per room (`Kitchen/`, `Unsorted/`) holding the photos' originals, named\nfrom the time taken and their caption, else their name (`2026-11-20 14-03-05 Water under\nsink.jpg`, company time), and `manifest.csv` (file, room, caption, name, taken_at,\ntaken_at_source, uploaded_by, taken_on_site_by (the teammate who took it, else the\nuploader), photo_id, sha256, original_sha256, location_removed).\nAll the job's photos, those of one `room`, or the `photo_ids` chosen (not both). The\nZIP is streamed (ZIP64 past 4 GB) and holds the photos as they are when it is\ndownloaded; a photo taken off the job since is left out.\n\n**Location.** Photo locations stay private: where an original carries GPS coordinates\n(EXIF GPS, XMP location), the ZIP holds a copy with those tags removed and nothing else\nchanged (the image data is the one uploaded, not re-encoded). `sha256` is of the file in\nthe ZIP, `original_sha256` of the file as uploaded (the service keeps it, and the two\nare equal when there was nothing to remove).\n\nThe link works until `expires_at`: 7 days by default (`EXPORT_LINK_SECONDS`), or\n`expires_in` seconds (60 s to 30 days); altered 403 `link_invalid`, expired 410\n`link_expired`. Over MCP the answer also holds the ZIP as a `resource_link` block.",
     "scope": "read",
     "credit": "none",
     "mcp": true,
@@ -1195,7 +1197,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/jobs/:job_id/photos/upload-link",
     "tag": "Files",
     "summary": "A link to a page for uploading photos to a job from a phone",
-    "description": "Returns a link to a page served by the service where a person picks photos (or takes\nthem with the phone's camera), videos and documents and uploads them to this job, into a room chosen on the\npage (`room` preselects one). The link carries no API key: it is signed, bound to the\njob and to this key's person (uploads are attributed to them, `uploaded_via:\nupload_page`), and works until `expires_at`: 24 hours by default, or `expires_in`\nseconds (5 minutes to 7 days). Revoking the key ends the link. Each file is sent on its\nown with its own `operation_id`, so a retry on a weak signal never stores it twice.\nThe page cannot be framed by another site (`frame-ancestors 'none'`, `X-Frame-Options:\nDENY`), sends no referrer (the signature is in its URL), and its uploads refuse a\nbrowser request from another site's page (`Origin` of another host, or\n`Sec-Fetch-Site: cross-site`) with 403 `forbidden_origin`.",
+    "description": "Returns a link to a page served by the service where a person picks photos (or takes\nthem with the phone's camera), videos and documents and uploads them to this job, into a room chosen on the\npage (`room` preselects one). The link carries no API key: it is signed, bound to the\njob and to this key's person (uploads are entered as theirs, `uploaded_via:\nupload_page`), or made `for` a teammate, whose photos they then are (`on_site_by`),\nand works until `expires_at`: 24 hours by default, or `expires_in`\nseconds (5 minutes to 7 days). Revoking the key ends the link. Each file is sent on its\nown with its own `operation_id`, so a retry on a weak signal never stores it twice.\nWhat the page uploads is the doing of the person at the page: `undo_my_last_action` of\nthe key that made the link never takes it back (nor videos or documents it uploads).\nThe page cannot be framed by another site (`frame-ancestors 'none'`, `X-Frame-Options:\nDENY`), sends no referrer (the signature is in its URL), and its uploads refuse a\nbrowser request from another site's page (`Origin` of another host, or\n`Sec-Fetch-Site: cross-site`) with 403 `forbidden_origin`.",
     "scope": "write",
     "credit": "none",
     "mcp": true,
@@ -1211,6 +1213,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     ],
     "queryParams": [
       "room",
+      "for",
       "expires_in"
     ],
     "bodyParams": [],
@@ -1574,6 +1577,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "queryParams": [],
     "bodyParams": [
       "operation_id",
+      "by",
       "area",
       "day",
       "date",
@@ -1637,6 +1641,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "queryParams": [],
     "bodyParams": [
       "operation_id",
+      "by",
       "equipment_ids",
       "day",
       "date"

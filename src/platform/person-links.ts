@@ -22,14 +22,20 @@ export interface PersonLink<P extends string> {
   expires: number;
 }
 
-/** What is signed: the key, then the parameters in the order the link's kind names them. */
-function factsOf<P extends string>(link: PersonLink<P>, names: readonly P[]): LinkFacts {
-  return { purpose: link.purpose, companyId: link.companyId, object: link.jobId, extra: [link.keyId, ...names.map((name) => link.params[name])].join('\n'), expires: link.expires };
+/**
+ * What is signed: the key, then the parameters in the order the link's kind names them. A
+ * parameter a kind gained later (`whenSet`) is signed only when set, as `name=value`, so that
+ * the links made before it still check.
+ */
+function factsOf<P extends string>(link: PersonLink<P>, names: readonly P[], whenSet: readonly P[]): LinkFacts {
+  const always = names.filter((name) => !whenSet.includes(name)).map((name) => link.params[name]);
+  const added = whenSet.filter((name) => link.params[name] !== '').map((name) => `${name}=${link.params[name]}`);
+  return { purpose: link.purpose, companyId: link.companyId, object: link.jobId, extra: [link.keyId, ...always, ...added].join('\n'), expires: link.expires };
 }
 
 /** The signed query of a link (`c`, `k`, its parameters that are set, `e`, `s`). */
-export async function personLinkQuery<P extends string>(signer: LinkSigner, link: PersonLink<P>, names: readonly P[]): Promise<string> {
-  const signature = await signer.sign(factsOf(link, names));
+export async function personLinkQuery<P extends string>(signer: LinkSigner, link: PersonLink<P>, names: readonly P[], whenSet: readonly P[] = []): Promise<string> {
+  const signature = await signer.sign(factsOf(link, names, whenSet));
   const params = Object.fromEntries(names.filter((name) => link.params[name] !== '').map((name) => [name, link.params[name]]));
   return new URLSearchParams({ c: link.companyId, k: link.keyId, ...params, e: String(link.expires), s: signature }).toString();
 }
@@ -56,8 +62,8 @@ export interface LinkHolder {
  * Checks a link's signature and expiry (403, 410), then finds the person it acts for and its
  * job: a revoked key's links answer 403, a job no longer there 404.
  */
-export async function holderOfLink<P extends string>(db: Knex, signer: LinkSigner, link: PersonLink<P>, names: readonly P[], signature: unknown): Promise<LinkHolder> {
-  await signer.check(factsOf(link, names), signature);
+export async function holderOfLink<P extends string>(db: Knex, signer: LinkSigner, link: PersonLink<P>, names: readonly P[], signature: unknown, whenSet: readonly P[] = []): Promise<LinkHolder> {
+  await signer.check(factsOf(link, names, whenSet), signature);
   const caller = await findCallerOfKeyId(db, link.keyId);
   if (!caller || caller.companyId !== link.companyId) {
     throw new ApiError(403, 'link_invalid', 'This link no longer works: the key that made it was revoked. Ask for a new link.');

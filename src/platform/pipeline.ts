@@ -177,7 +177,7 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
       const body = await this.handler(name)(ctx, input);
       const answer = { status: operations[name].successStatus, body };
       const described = ctx.changes.undoEntry;
-      if (ctx.rows.changes.length > 0 && !described) throw new Error(`${name} recorded rows without naming the feed entry undo shows`);
+      if (ctx.rows.changes.length > 0 && !described && !ctx.rows.outOfUndo) throw new Error(`${name} recorded rows without naming the feed entry undo shows`);
       // The inserts held for it, the undo record, the stored answer and the feed entries go in one
       // statement, sent just ahead of COMMIT. The answer is stored under the operation_id's unique
       // key: a same request running alongside waits on it, and fails once this one commits.

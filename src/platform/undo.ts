@@ -63,6 +63,8 @@ export class RecordedWrites {
   creditsUsed = 0;
   /** Inserts held back for the write's last statement (insertAtCommit). */
   readonly atCommit: Statement[] = [];
+  /** Set by a write that is not its key's to take back (what an upload page sends): it records no undo. */
+  outOfUndo = false;
 
   constructor(
     private readonly trx: Knex.Transaction,

@@ -509,13 +509,13 @@ describe('undo and the change feed', () => {
     const skip = (await write().post(`/api/v1/jobs/${job.id}/drying-log/skip-day`).send({ operation_id: opId(), day: 3, area: 'Kitchen' }).expect(201)).body;
     const mine = (entries: Entry[]) => entries.filter((e) => e.job?.id === job.id).map((e) => e.data);
     expect(mine(await feed('visits'))).toEqual([
-      { action: 'drying.readings_added', log_id: added.log_id, count: 2, days: [1, 4], areas: ['Kitchen', 'Hall'], areas_added: ['Kitchen', 'Hall'], planned_days: null },
+      { action: 'drying.readings_added', log_id: added.log_id, count: 2, days: [1, 4], areas: ['Kitchen', 'Hall'], areas_added: ['Kitchen', 'Hall'], planned_days: null, on_site_by: null },
     ]);
     expect(mine(await feed('schedule'))).toEqual([
       { action: 'drying.log_started', log_id: added.log_id, start_date: expect.any(String), planned_days: 4, areas: ['Kitchen', 'Hall'], started_by: 'add_drying_readings', estimate_id: added.estimate!.estimate_id, credits_used: 1 },
       { action: 'drying.day_skipped', log_id: added.log_id, day: 3, date: skip.date, area: 'Kitchen', readings_kept: 0 },
     ]);
-    expect(mine(await feed('notes'))).toEqual([{ action: 'drying.note_added', log_id: added.log_id, note_id: note.note.id, area: 'Hall', day: 2 }]);
+    expect(mine(await feed('notes'))).toEqual([{ action: 'drying.note_added', log_id: added.log_id, note_id: note.note.id, area: 'Hall', day: 2, on_site_by: null }]);
   });
 });
 

@@ -51,6 +51,8 @@ function record(parts: LogParts = {}): DryingRecord {
     source_of_values: 'dictated_by_user',
     recorded_by: 'per_avery',
     recorded_by_name: 'Avery Stone',
+    on_site_by: null,
+    on_site_by_name: null,
     recorded_at: RECORDED_AT,
   }));
   const skips: SkipRow[] = (parts.skips ?? []).map((s, i) => ({ id: `skip_${i}`, area_id: s.area === null ? null : areaId(s.area), day: s.day, reason: null }));

@@ -451,19 +451,19 @@ describe.each(['disk', 's3'] as const)('exports on %s storage', (store) => {
       expect(await readdir(path.join(dir, 'Unsorted'))).toEqual(['2026-11-22 09-30-00 p3.jpg']);
 
       const manifest = (await readFile(path.join(dir, 'manifest.csv'), 'utf8')).trim().split('\r\n').map((line) => line.split(','));
-      expect(manifest[0]).toEqual(['file', 'room', 'caption', 'name', 'taken_at', 'taken_at_source', 'uploaded_by', 'photo_id', 'sha256', 'original_sha256', 'location_removed']);
+      expect(manifest[0]).toEqual(['file', 'room', 'caption', 'name', 'taken_at', 'taken_at_source', 'uploaded_by', 'taken_on_site_by', 'photo_id', 'sha256', 'original_sha256', 'location_removed']);
       expect(manifest).toHaveLength(5);
       for (const line of manifest.slice(1)) {
         const content = await readFile(path.join(dir, line[0]));
-        expect(createHash('sha256').update(content).digest('hex')).toBe(line[8]);
+        expect(createHash('sha256').update(content).digest('hex')).toBe(line[9]);
         expect(await exifr.gps(content)).toBeUndefined();
-        const photo = photos.find((p) => p.id === line[7])!;
-        expect(line[9]).toBe(photo.sha256);
-        expect(line[10]).toBe(line[8] === line[9] ? 'no' : 'yes');
-        expect(line[6]).toBe(co.people[0].name);
+        const photo = photos.find((p) => p.id === line[8])!;
+        expect(line[10]).toBe(photo.sha256);
+        expect(line[11]).toBe(line[9] === line[10] ? 'no' : 'yes');
+        expect([line[6], line[7]]).toEqual([co.people[0].name, co.people[0].name]);
       }
-      const located = manifest.find((line) => line[7] === photos[0].id)!;
-      expect(located[10]).toBe('yes');
+      const located = manifest.find((line) => line[8] === photos[0].id)!;
+      expect(located[11]).toBe('yes');
       // Only the location went: the picture and its time are the ones uploaded.
       const kept = await exifr.parse(await readFile(path.join(dir, located[0])), { reviveValues: false });
       expect(kept.DateTimeOriginal).toBe('2026:11:20 14:03:05');

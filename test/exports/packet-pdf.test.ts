@@ -25,6 +25,8 @@ type Reading = Schemas['DryingReading'];
 const run = promisify(execFile);
 const ARTIFACTS = path.join(__dirname, '..', 'artifacts');
 const person = { id: 'per_7Hq2LmR4TxYc', name: 'Maria Lopez' };
+/** A technician with no key: the hall's readings are his, entered by Maria. */
+const marco = { id: 'per_marco', name: 'Marco Diaz' };
 const at = '2026-11-18T15:04:05Z';
 
 function line(id: string, room: string | null, code: string | null, description: string, quantity: number, unit: string, priceCents: number, totalCents: number, extra: Partial<Line> = {}): Line {
@@ -74,7 +76,7 @@ const air = (area: string, day: number, location: Air['location'], temp: number,
 
 function material(area: string, day: number, metric: Reading['metric'], point: string, value: number, reference = false): Reading {
   const goal = reference ? null : { value: 16, source: 'area_reference' as const, at_or_below: value <= 16 };
-  return { id: `rdg_${area}${day}${metric}${reference}`, area, day, location: reference ? 'unaffected' : 'affected', metric, value, point, reference, source_of_values: 'dictated_by_user', on_skipped_day: false, goal, recorded_by: person, recorded_at: at };
+  return { id: `rdg_${area}${day}${metric}${reference}`, area, day, location: reference ? 'unaffected' : 'affected', metric, value, point, reference, source_of_values: 'dictated_by_user', on_skipped_day: false, goal, recorded_by: person, on_site_by: area === 'Hall' ? marco : null, recorded_at: at };
 }
 
 /** Kitchen dries on day 4; the hall is still wet, with a dehumidifier and day 3 skipped there. */
@@ -120,8 +122,8 @@ function dryingLog(): Schemas['DryingLog'] {
     reading_count: readings.length,
     equipment: {
       units: [
-        { id: 'eqp_1', kind: 'dehumidifier', dehumidifier_type: 'lgr', pints_per_day: 110, asset_tag: 'DH-07', area: 'Hall', placed_on: '2026-11-18', removed_on: null, days_on_site: 5 },
-        { id: 'eqp_2', kind: 'air_mover', dehumidifier_type: null, pints_per_day: null, asset_tag: null, area: 'Kitchen', placed_on: '2026-11-18', removed_on: '2026-11-21', days_on_site: 3 },
+        { id: 'eqp_1', kind: 'dehumidifier', dehumidifier_type: 'lgr', pints_per_day: 110, asset_tag: 'DH-07', area: 'Hall', placed_on: '2026-11-18', removed_on: null, days_on_site: 5, placed_on_site_by: marco, removed_on_site_by: null },
+        { id: 'eqp_2', kind: 'air_mover', dehumidifier_type: null, pints_per_day: null, asset_tag: null, area: 'Kitchen', placed_on: '2026-11-18', removed_on: '2026-11-21', days_on_site: 3, placed_on_site_by: null, removed_on_site_by: null },
       ],
       on_site: 1,
       equipment_days: 8,
@@ -181,6 +183,7 @@ async function photos(dir: string): Promise<PacketPhoto[]> {
       name: i === 3 ? 'IMG_2043.jpg' : null,
       taken: `Nov 18, 2026 ${i + 1}:0${i} PM`,
       uploaded_by: 'Maria Lopez',
+      taken_by: i === 2 ? 'Marco Diaz' : null,
       picture,
     });
   }
@@ -227,6 +230,8 @@ describe('PDF packet', () => {
     // The service's GPP and dew point, the day the kitchen read dry, the hall still wet and skipped.
     for (const expected of ['84.1', '61.2', 'Read dry on day 4', 'Still wet', 'skipped', 'Skipped: No access to the hall', 'Dehumidifier · LGR · 110 pints a day · DH-07', 'Equipment-days in all', 'goal 12', 'area reference', '20 wet (day 5)']) expect(text).toContain(expected);
     for (const expected of ['Water under sink', 'IMG_2043.jpg', 'Picture not available', 'uploaded by Maria Lopez', 'Photos: Hall']) expect(text).toContain(expected);
+    // Who did it on site, beside who entered it: readings, equipment, photos.
+    for (const expected of ['Read on site by Maria Lopez, days 1–5', 'Marco Diaz (entered by Maria Lopez), days 1–2, 4–5', 'by Marco Diaz', 'PM by Marco Diaz']) expect(text).toContain(expected);
     for (let page = 1; page <= 7; page++) expect(text).toContain(`Page ${page} of 7`);
     expect(text.match(/Job #16/g)?.length).toBeGreaterThanOrEqual(8);
 

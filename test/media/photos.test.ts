@@ -318,7 +318,7 @@ describe.each(['disk', 's3'] as const)('photos on %s storage', (store) => {
     await feedSettled(t);
     const entries: Entry[] = (await read().get('/api/v1/changes?kind=files&limit=100').expect(200)).body.data.filter((e: Entry) => e.job?.id === job.id);
     expect(entries.map((e) => e.action)).toEqual(['photos.uploaded', 'photos.moved', 'photos.moved', 'photos.updated']);
-    expect(entries[0].data).toEqual({ action: 'photos.uploaded', photo_ids: ids, count: 2, rooms: ['Unsorted'], rooms_added: [], via: 'api' });
+    expect(entries[0].data).toEqual({ action: 'photos.uploaded', photo_ids: ids, count: 2, rooms: ['Unsorted'], rooms_added: [], via: 'api', on_site_by: null });
     expect(entries[1].data).toEqual({ action: 'photos.moved', photo_ids: ids, room: 'Laundry', rooms_added: ['Laundry'] });
     expect(entries[3].data).toEqual({ action: 'photos.updated', photo_ids: ids, fields: ['caption', 'name'] });
 

@@ -45,6 +45,8 @@ export interface ReadingRow {
   source_of_values: 'dictated_by_user' | 'read_from_log';
   recorded_by: string;
   recorded_by_name: string;
+  on_site_by: string | null;
+  on_site_by_name: string | null;
   recorded_at: Date;
 }
 
@@ -55,6 +57,8 @@ export interface NoteRow {
   text: string;
   author_id: string;
   author_name: string;
+  on_site_by: string | null;
+  on_site_by_name: string | null;
   created_at: Date;
 }
 
@@ -199,7 +203,7 @@ export async function loadAreas(db: Knex, logId: string): Promise<AreaRow[]> {
 }
 
 const MEASURED = ['r.area_id', 'r.day', 'r.location', 'r.metric', 'r.value_x100', 'r.point', 'r.reference'];
-const RECORDED = ['r.id', 'r.source_of_values', 'r.recorded_by', 'p.name as recorded_by_name', 'r.recorded_at'];
+const RECORDED = ['r.id', 'r.source_of_values', 'r.recorded_by', 'p.name as recorded_by_name', 'r.on_site_by', 'o.name as on_site_by_name', 'r.recorded_at'];
 
 /**
  * Everything of a log, read in one go. Who recorded each reading, and when, is read only when the
@@ -210,15 +214,16 @@ export async function loadRecord(db: Knex, job: JobRef, log: LogRow, withRecorde
     .where('r.log_id', log.id)
     .orderBy([{ column: 'r.day' }, { column: 'r.recorded_at' }, { column: 'r.position' }])
     .select(withRecorded ? [...MEASURED, ...RECORDED] : MEASURED);
-  if (withRecorded) readings.join('people as p', 'p.id', 'r.recorded_by');
+  if (withRecorded) readings.join('people as p', 'p.id', 'r.recorded_by').leftJoin('people as o', 'o.id', 'r.on_site_by');
   const [areas, readingRows, notes, skips] = await Promise.all([
     loadAreas(db, log.id),
     readings,
     db('drying_notes as n')
       .join('people as p', 'p.id', 'n.author_id')
+      .leftJoin('people as o', 'o.id', 'n.on_site_by')
       .where('n.log_id', log.id)
       .orderBy([{ column: 'n.created_at' }, { column: 'n.id' }])
-      .select('n.id', 'n.area_id', 'n.day', 'n.text', 'n.author_id', 'p.name as author_name', 'n.created_at'),
+      .select('n.id', 'n.area_id', 'n.day', 'n.text', 'n.author_id', 'p.name as author_name', 'n.on_site_by', 'o.name as on_site_by_name', 'n.created_at'),
     db('drying_skips').where({ log_id: log.id }).orderBy('day').select('id', 'area_id', 'day', 'reason'),
   ]);
   return { job, log, areas, readings: readingRows, notes, skips };

@@ -7,6 +7,7 @@
 import type { components } from '../../../sdk/src/schema';
 import { airProperties, kpaToInHg, pressureAtKpa } from './psychrometrics';
 import { DEFAULT_DRY_GOALS, isMaterial, type MaterialMetric, type ReadingLocation } from './metrics';
+import { onSiteRefOf } from '../people/on-site';
 import { dateOfDay, dayOfDate, plannedDaysOf, type AreaRow, type BilledLine, type DryingRecord, type ReadingRow } from './drying-records';
 
 type Schemas = components['schemas'];
@@ -187,7 +188,7 @@ export function toDryingLog(record: DryingRecord, view: LogView = { detail: 'sum
     warnings,
     notes: record.notes
       .filter((n) => shown(n.day) && (!wantedArea || n.area_id === null || inView(n.area_id)))
-      .map((n) => ({ id: n.id, text: n.text, area: areaName(n.area_id), day: n.day, created_by: { id: n.author_id, name: n.author_name }, created_at: n.created_at.toISOString() })),
+      .map((n) => ({ id: n.id, text: n.text, area: areaName(n.area_id), day: n.day, created_by: { id: n.author_id, name: n.author_name }, on_site_by: onSiteRefOf(n.on_site_by, n.on_site_by_name), created_at: n.created_at.toISOString() })),
     reading_count: readings.filter((r) => shown(r.day) && inView(r.area_id)).length,
   };
   if (view.detail === 'readings') {
@@ -286,6 +287,7 @@ function toReading(r: ReadingRow, areaName: (id: string | null) => string | null
     on_skipped_day: onSkippedDay,
     goal,
     recorded_by: { id: r.recorded_by, name: r.recorded_by_name },
+    on_site_by: onSiteRefOf(r.on_site_by, r.on_site_by_name),
     recorded_at: r.recorded_at.toISOString(),
   };
 }

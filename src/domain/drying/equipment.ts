@@ -7,6 +7,7 @@
 import type { Knex } from 'knex';
 import type { components } from '../../../sdk/src/schema';
 import { dayOfDate } from './drying-records';
+import { onSiteRefOf } from '../people/on-site';
 
 export type EquipmentUnit = components['schemas']['EquipmentUnit'];
 export type EquipmentOnSite = components['schemas']['DryingEquipment'];
@@ -21,18 +22,25 @@ export interface EquipmentRow {
   asset_tag: string | null;
   placed_on: string;
   removed_on: string | null;
+  placed_on_site_by: string | null;
+  placed_on_site_by_name: string | null;
+  removed_on_site_by: string | null;
+  removed_on_site_by_name: string | null;
 }
 
 /** A log's units, in the order they were placed, with their area's name. */
 export function equipmentQuery(db: Knex, logId: string): Knex.QueryBuilder {
   return db('drying_equipment as e')
     .join('drying_areas as a', 'a.id', 'e.area_id')
+    .leftJoin('people as pb', 'pb.id', 'e.placed_on_site_by')
+    .leftJoin('people as rb', 'rb.id', 'e.removed_on_site_by')
     .where('e.log_id', logId)
     .orderBy('e.position')
     .select(
       'e.id', 'e.area_id', 'a.name as area', 'e.kind', 'e.dehumidifier_type', 'e.pints_per_day', 'e.asset_tag',
       db.raw("to_char(e.placed_on, 'YYYY-MM-DD') as placed_on"),
       db.raw("to_char(e.removed_on, 'YYYY-MM-DD') as removed_on"),
+      'e.placed_on_site_by', 'pb.name as placed_on_site_by_name', 'e.removed_on_site_by', 'rb.name as removed_on_site_by_name',
     );
 }
 
@@ -57,6 +65,8 @@ export function toUnit(row: EquipmentRow, today: string): EquipmentUnit {
     placed_on: row.placed_on,
     removed_on: row.removed_on,
     days_on_site: daysOnSite(row, today),
+    placed_on_site_by: onSiteRefOf(row.placed_on_site_by, row.placed_on_site_by_name),
+    removed_on_site_by: onSiteRefOf(row.removed_on_site_by, row.removed_on_site_by_name),
   };
 }
 

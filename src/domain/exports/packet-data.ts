@@ -13,6 +13,8 @@ export interface PacketPhoto {
   /** When it was taken, written in the company's time ("Nov 20, 2026 2:03 PM"). */
   taken: string;
   uploaded_by: string;
+  /** The teammate who took it on site, when not the uploader. */
+  taken_by: string | null;
   /** A local JPEG (the photo's web rendition, long side 2048 px); the worker prints it smaller. */
   picture: string;
 }

@@ -267,11 +267,16 @@ function equipmentLog(equipment: DryingLog['equipment']): Content {
     present([capitalised(unit.kind), unit.dehumidifier_type ? DEHUMIDIFIER_TYPES[unit.dehumidifier_type] : null, unit.pints_per_day ? `${unit.pints_per_day} pints a day` : null, unit.asset_tag]) ?? '';
   const body: TableCell[][] = [
     [th('Unit'), th('Area'), th('Placed'), th('Removed'), th('Days', 'right')],
-    ...equipment.units.map((unit) => [kind(unit), unit.area, calendarDate(unit.placed_on, 'short'), unit.removed_on ? calendarDate(unit.removed_on, 'short') : 'on site', right(String(unit.days_on_site))]),
+    ...equipment.units.map((unit) => [kind(unit), unit.area, movedOn(calendarDate(unit.placed_on, 'short'), unit.placed_on_site_by), unit.removed_on ? movedOn(calendarDate(unit.removed_on, 'short'), unit.removed_on_site_by) : 'on site', right(String(unit.days_on_site))]),
     ...equipment.by_area.map((area) => [...spanning({ text: `${area.area}: ${area.on_site} on site`, style: 'muted' }, 4), right(String(area.equipment_days))]),
     [...spanning({ text: 'Equipment-days in all', bold: true }, 4), right(String(equipment.equipment_days), { bold: true })],
   ];
   return [{ text: 'Equipment', style: 'h2', margin: [0, 10, 0, 4] }, { table: { headerRows: 1, dontBreakRows: true, widths: ['*', 90, 62, 62, 40], body }, layout: LEDGER, fontSize: 9 }];
+}
+
+/** A move's date, and the teammate who made it on site when the request named one. */
+function movedOn(date: string, by: DryingLog['equipment']['units'][number]['placed_on_site_by']): TableCell {
+  return by ? { stack: [date, { text: `by ${by.name}`, style: 'small' }] } : date;
 }
 
 function logFacts(log: DryingLog): string {
@@ -320,9 +325,35 @@ function areaBlock(log: DryingLog, area: Area, newPage: boolean): Content {
   const body: Content = readings.days.length === 0 ? { text: 'No readings yet.', style: 'muted' } : [gppFigure(readings), airTable(readings), materialTables(area, readings)];
   return [
     { text: area.name, style: 'h2', pageBreak: newPage ? 'before' : undefined },
-    { text: dryText(log, area), bold: true, color: area.dry ? DRY : WET, margin: [0, 0, 0, 6] },
+    { text: dryText(log, area), bold: true, color: area.dry ? DRY : WET, margin: [0, 0, 0, 2] },
+    { text: readBy(log, area), style: 'small', margin: [0, 0, 0, 6] },
     body,
   ];
+}
+
+/** Who read the area on site, on which days, and who entered it when someone else did ("Marco Diaz, days 1–3 (entered by Jordan Reyes)"). */
+function readBy(log: DryingLog, area: Area): string {
+  const who = new Map<string, Set<number>>();
+  for (const r of log.readings ?? []) {
+    if (!sameName(r.area, area.name)) continue;
+    const onSite = r.on_site_by ?? r.recorded_by;
+    const name = onSite.id === r.recorded_by.id ? onSite.name : `${onSite.name} (entered by ${r.recorded_by.name})`;
+    who.set(name, (who.get(name) ?? new Set<number>()).add(r.day));
+  }
+  if (who.size === 0) return '';
+  return `Read on site by ${[...who].map(([name, days]) => `${name}, ${dayList([...days])}`).join('; ')}.`;
+}
+
+/** "day 2", "days 1–3", "days 1, 3–5". */
+function dayList(days: number[]): string {
+  const sorted = [...new Set(days)].sort((a, b) => a - b);
+  const runs: [number, number][] = [];
+  for (const day of sorted) {
+    const last = runs.at(-1);
+    if (last && day === last[1] + 1) last[1] = day;
+    else runs.push([day, day]);
+  }
+  return `${sorted.length === 1 ? 'day' : 'days'} ${runs.map(([from, to]) => (from === to ? String(from) : `${from}–${to}`)).join(', ')}`;
 }
 
 function dryText(log: DryingLog, area: Area): string {
@@ -593,7 +624,7 @@ function photoCell(photo: PacketPhoto, key: string | undefined): TableCell {
     stack: [
       { stack: [picture], margin: [0, 0, 0, 3] },
       { text: caption.length > CAPTION_CHARS ? `${caption.slice(0, CAPTION_CHARS - 1)}…` : caption, bold: true },
-      { text: `Taken ${photo.taken} · uploaded by ${photo.uploaded_by}`, style: 'small' },
+      { text: `Taken ${photo.taken}${photo.taken_by ? ` by ${photo.taken_by}` : ''} · uploaded by ${photo.uploaded_by}`, style: 'small' },
     ],
   };
 }

@@ -60,7 +60,7 @@ async function copyPictures(deps: Deps, caller: Caller, jobId: string, dir: stri
     const opened = await deps.media.files.open(storageKey(caller.companyId, row.sha256, 'web'));
     if (!opened) continue; // its file was swept after an undo in the meantime
     await pipeline(opened.stream, createWriteStream(picture));
-    photos.push({ room: row.room ?? UNSORTED, caption: row.caption, name: row.name, taken: readableMoment(new Date(row.taken_at), caller.timezone), uploaded_by: row.uploader_name, picture });
+    photos.push({ room: row.room ?? UNSORTED, caption: row.caption, name: row.name, taken: readableMoment(new Date(row.taken_at), caller.timezone), uploaded_by: row.uploader_name, taken_by: row.on_site_by && row.on_site_by !== row.uploaded_by ? row.on_site_by_name : null, picture });
   }
   return photos;
 }

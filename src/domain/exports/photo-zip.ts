@@ -37,7 +37,7 @@ export function zipPhotosQuery(db: Knex, companyId: string, jobId: string, selec
 /** Each chunk passes through yazl's CRC and counting steps: 1 MiB reads made the ZIP twice as fast as 64 KiB ones here (bench:exports). */
 const ZIP_READ_BYTES = 1024 * 1024;
 const EXTENSIONS: Record<PhotoRow['format'], string> = { jpeg: 'jpg', png: 'png', heic: 'heic' };
-const MANIFEST_HEADER = ['file', 'room', 'caption', 'name', 'taken_at', 'taken_at_source', 'uploaded_by', 'photo_id', 'sha256', 'original_sha256', 'location_removed'];
+const MANIFEST_HEADER = ['file', 'room', 'caption', 'name', 'taken_at', 'taken_at_source', 'uploaded_by', 'taken_on_site_by', 'photo_id', 'sha256', 'original_sha256', 'location_removed'];
 
 export async function streamPhotoZip(deps: Deps, companyId: string, timezone: string, jobId: string, selection: ZipSelection, out: Writable): Promise<void> {
   const rows = byRoom(await jobRooms(deps.db, jobId), (await zipPhotosQuery(deps.db, companyId, jobId, selection)) as ZipPhotoRow[]);
@@ -49,7 +49,7 @@ export async function streamPhotoZip(deps: Deps, companyId: string, timezone: st
     zip.addReadStreamLazy(file, { compress: false, mtime: new Date(row.taken_at) }, (done) => {
       openShareable(deps, companyId, row).then(
         (opened) => {
-          manifest.push([file, row.room ?? UNSORTED, row.caption ?? '', row.name ?? '', new Date(row.taken_at).toISOString(), row.taken_at_source, row.uploader_name, row.id, opened.sha256, row.sha256, opened.sha256 === row.sha256 ? 'no' : 'yes']);
+          manifest.push([file, row.room ?? UNSORTED, row.caption ?? '', row.name ?? '', new Date(row.taken_at).toISOString(), row.taken_at_source, row.uploader_name, row.on_site_by_name ?? row.uploader_name, row.id, opened.sha256, row.sha256, opened.sha256 === row.sha256 ? 'no' : 'yes']);
           done(null, opened.stream);
         },
         (error: unknown) => done(error, Readable.from([])),

@@ -2,6 +2,7 @@
  * Photos as the spec shows them, and a job's rooms. A photo row points at its stored file (one
  * per company and content); the answer's links are signed and open the renditions only.
  */
+import { onSiteRefOf } from '../people/on-site';
 import type { Knex } from 'knex';
 import type { components } from '../../../sdk/src/schema';
 import type { ReadContext, WriteContext } from '../../platform/handler';
@@ -26,6 +27,8 @@ export interface PhotoRow {
   taken_at_source: Photo['taken_at_source'];
   uploaded_by: string;
   uploader_name: string;
+  on_site_by: string | null;
+  on_site_by_name: string | null;
   uploaded_via: Photo['uploaded_via'];
   created_at: Date;
   format: Photo['format'];
@@ -51,8 +54,9 @@ export function whereRoom(query: Knex.QueryBuilder, column: string, room: string
 export function photosQuery(db: Knex, companyId: string): Knex.QueryBuilder {
   return joinStoredFile(db('photos as ph'), 'ph')
     .join('people as p', 'p.id', 'ph.uploaded_by')
+    .leftJoin('people as o', 'o.id', 'ph.on_site_by')
     .where('ph.company_id', companyId)
-    .select('ph.*', 'p.name as uploader_name', 'f.format', 'f.bytes', 'f.width', 'f.height');
+    .select('ph.*', 'p.name as uploader_name', 'o.name as on_site_by_name', 'f.format', 'f.bytes', 'f.width', 'f.height');
 }
 
 /** Photos of one job by id, in the order asked; 404 naming the first that the job does not have. */
@@ -80,6 +84,7 @@ export async function toPhoto(ctx: Pick<ReadContext, 'links' | 'config'>, caller
     bytes: Number(row.bytes),
     sha256: row.sha256,
     uploaded_by: { id: row.uploaded_by, name: row.uploader_name },
+    on_site_by: onSiteRefOf(row.on_site_by, row.on_site_by_name),
     uploaded_via: row.uploaded_via,
     uploaded_at: new Date(row.created_at).toISOString(),
     links: { web: web.url, thumbnail: thumbnail.url, expires_at: new Date(web.expires * 1000).toISOString() },

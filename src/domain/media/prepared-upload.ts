@@ -20,6 +20,8 @@ interface UploadDetails {
   operation_id: string;
   via: 'api' | 'upload_page';
   room?: string;
+  /** Photos: the teammate who took them (name or id); an upload link made for one gives theirs. */
+  by?: string;
 }
 
 export type PreparedUpload = UploadDetails & { photos: PreparedFile[] };

@@ -65,3 +65,9 @@ export function inPartOrder<T>(plan: UploadPlan, records: Map<string, T>): (T & 
     return { ...records.get(id)!, duplicate };
   });
 }
+
+/** What the upload page sends is the doing of the person at the page: the link's key cannot undo it. */
+export function undoableUpload(ctx: WriteContext, via: 'api' | 'upload_page'): boolean {
+  ctx.rows.outOfUndo = via === 'upload_page';
+  return !ctx.rows.outOfUndo;
+}

@@ -1,6 +1,6 @@
 import { lockedJob, type WriteHandler } from '../tool';
 import { jobRefOf } from '../../domain/jobs/job-records';
-import { inPartOrder, planUpload, uploadCounts } from '../../domain/media/upload-records';
+import { inPartOrder, planUpload, undoableUpload, uploadCounts } from '../../domain/media/upload-records';
 import { documentsQuery, toDocument, type Document, type DocumentRow } from '../../domain/documents/document-records';
 
 /**
@@ -33,7 +33,7 @@ export const upload_job_documents: WriteHandler<'upload_job_documents'> = async 
       summary: `${added.length === 1 ? `Document ${added[0].name ?? added[0].kind}` : `${added.length} documents`} added to #${job.job_number} by ${caller.personName}`,
       job: jobRefOf(job),
       recordId: added[0].id,
-    }, { undo: true });
+    }, { undo: undoableUpload(ctx, body.via) });
   }
   return {
     job_id: job.id,

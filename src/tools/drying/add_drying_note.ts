@@ -5,6 +5,7 @@ import { findArea, findLog, todayOf } from '../../domain/drying/drying-records';
 import { dateInFuture, dayOf, futureDayError } from '../../domain/drying/days';
 import { followPlan } from '../../domain/drying/estimate-follow';
 import { addMissingAreas, DEFAULT_PLANNED_DAYS, startLog } from '../../domain/drying/log-start';
+import { doneBy, onSiteTeammate } from '../../domain/people/on-site';
 
 export const add_drying_note: WriteHandler<'add_drying_note'> = async (ctx, { body }) => {
   const { db, caller } = ctx;
@@ -17,6 +18,7 @@ export const add_drying_note: WriteHandler<'add_drying_note'> = async (ctx, { bo
   const day = dayOf(body, startDate);
   const future = day === null ? null : futureDayError(day, startDate, today, body.date !== undefined ? '/body/date' : '/body/day');
   if (future) throw dateInFuture([future], today);
+  const onSite = await onSiteTeammate(db, caller, body.by);
   const areaNames = body.area ? [body.area.trim()] : [];
   const started = existing ? null : await startLog(ctx, job, { startDate, plannedDays: Math.max(DEFAULT_PLANNED_DAYS, day ?? 0), areaNames, startedBy: 'add_drying_note' });
   const log = existing ?? started!.log;
@@ -25,12 +27,12 @@ export const add_drying_note: WriteHandler<'add_drying_note'> = async (ctx, { bo
   if (started || added.length) await followPlan(ctx, log, areas, started?.estimateCreated ?? false);
   const area = body.area ? findArea(areas, body.area)! : null;
 
-  const note = await ctx.rows.insert<{ id: string; created_at: Date }>('drying_notes', { id: newId('dnote'), log_id: log.id, area_id: area?.id ?? null, day, text: body.text, author_id: caller.personId });
+  const note = await ctx.rows.insert<{ id: string; created_at: Date }>('drying_notes', { id: newId('dnote'), log_id: log.id, area_id: area?.id ?? null, day, text: body.text, author_id: caller.personId, on_site_by: onSite?.id ?? null });
   // A log this call started is what undo names: undo takes the log back, and this with it.
   ctx.changes.add({
     kind: 'notes',
-    data: { action: 'drying.note_added', log_id: log.id, note_id: note.id, area: area?.name ?? null, day },
-    summary: `Drying note on #${job.job_number}${area ? ` (${area.name})` : ''} by ${caller.personName}`,
+    data: { action: 'drying.note_added', log_id: log.id, note_id: note.id, area: area?.name ?? null, day, on_site_by: onSite },
+    summary: `Drying note on #${job.job_number}${area ? ` (${area.name})` : ''} ${doneBy(caller, onSite)}`,
     job: jobRefOf(job),
     recordId: note.id,
   }, { undo: !started });
@@ -38,7 +40,7 @@ export const add_drying_note: WriteHandler<'add_drying_note'> = async (ctx, { bo
   return {
     log_id: log.id,
     log_started: started !== null,
-    note: { id: note.id, text: body.text, area: area?.name ?? null, day, created_by: { id: caller.personId, name: caller.personName }, created_at: note.created_at.toISOString() },
+    note: { id: note.id, text: body.text, area: area?.name ?? null, day, created_by: { id: caller.personId, name: caller.personName }, on_site_by: onSite, created_at: note.created_at.toISOString() },
     credits,
   };
 };

@@ -7,6 +7,7 @@ import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
 import { findArea, findLogWithGoals, plannedDaysOf, todayOf, type AreaRow, type LogRow } from '../../domain/drying/drying-records';
 import { airConditions, DryGoals, elevationOf, materialStatuses } from '../../domain/drying/drying-status';
 import { dateInFuture, futureDayError, resolveDay } from '../../domain/drying/days';
+import { doneBy, onSiteTeammate } from '../../domain/people/on-site';
 import { followPlan } from '../../domain/drying/estimate-follow';
 import { addMissingAreas, DEFAULT_PLANNED_DAYS, startLog } from '../../domain/drying/log-start';
 import { isMaterial, rangeOf, stored, type ReadingLocation, type StoredMetric } from '../../domain/drying/metrics';
@@ -160,6 +161,7 @@ export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (c
   const startDate = existing?.start_date ?? earliestDate(rows, today);
   const readings = check(rows, startDate);
   refuseFutureRows(rows, startDate, today);
+  const onSite = await onSiteTeammate(db, caller, body.by);
   const { log, started } = await logFor(ctx, job, existing, startDate, readings);
   const plannedBefore = started ? null : log.planned_days;
   const areas = [...log.areas];
@@ -180,6 +182,7 @@ export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (c
     reference: r.reference,
     source_of_values: r.source,
     recorded_by: caller.personId,
+    on_site_by: onSite?.id ?? null,
   }));
   // Nothing below reads the readings back: they are written with the write's last statement.
   ctx.rows.insertAtCommit('drying_readings', saved);
@@ -204,8 +207,9 @@ export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (c
       areas: readAreas,
       areas_added: areasAdded.map((a) => a.name),
       planned_days: plannedBefore !== null && plannedBefore !== log.planned_days ? { before: plannedBefore, after: log.planned_days } : null,
+      on_site_by: onSite,
     },
-    summary: `${saved.length} drying reading${saved.length === 1 ? '' : 's'} on #${job.job_number} (day ${days.join(', ')}${readAreas.length ? `; ${readAreas.join(', ')}` : ''})`,
+    summary: `${saved.length} drying reading${saved.length === 1 ? '' : 's'} on #${job.job_number} (day ${days.join(', ')}${readAreas.length ? `; ${readAreas.join(', ')}` : ''}) ${doneBy(caller, onSite)}`,
     job: jobRefOf(job),
     recordId: log.id,
   }, { undo: !started });

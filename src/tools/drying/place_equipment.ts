@@ -5,6 +5,7 @@ import { jobRefOf } from '../../domain/jobs/job-records';
 import { dateOfDay, findLog, noLog, requireArea } from '../../domain/drying/drying-records';
 import { dayOrToday } from '../../domain/drying/days';
 import { equipmentOnSite, loadEquipment, toUnit } from '../../domain/drying/equipment';
+import { doneBy, onSiteTeammate } from '../../domain/people/on-site';
 
 type UnitInput = BodyOf<'place_equipment'>['units'][number];
 
@@ -34,6 +35,7 @@ export const place_equipment: WriteHandler<'place_equipment'> = async (ctx, { bo
   check(body.units);
   const day = dayOrToday(body, log.start_date, log.today);
   const date = dateOfDay(log.start_date, day);
+  const onSite = await onSiteTeammate(db, caller, body.by);
 
   const before = await loadEquipment(db, log.id);
   const rows = body.units.flatMap((unit) =>
@@ -47,15 +49,16 @@ export const place_equipment: WriteHandler<'place_equipment'> = async (ctx, { bo
       asset_tag: unit.asset_tag?.trim() ?? null,
       placed_on: date,
       placed_by: caller.personId,
+      placed_on_site_by: onSite?.id ?? null,
     })),
   ).map((row, i) => ({ ...row, position: before.length + i + 1 }));
   await ctx.rows.insertMany('drying_equipment', rows);
-  const placed = rows.map((row) => ({ ...row, area: area.name, removed_on: null }));
+  const placed = rows.map((row) => ({ ...row, area: area.name, removed_on: null, placed_on_site_by_name: onSite?.name ?? null, removed_on_site_by: null, removed_on_site_by_name: null }));
 
   ctx.changes.add({
     kind: 'visits',
-    data: { action: 'drying.equipment_placed', log_id: log.id, area: area.name, date, units: placed.map((unit) => ({ id: unit.id, kind: unit.kind, asset_tag: unit.asset_tag })) },
-    summary: `${placed.length} drying unit${placed.length === 1 ? '' : 's'} placed in ${area.name} on #${job.job_number} (${date})`,
+    data: { action: 'drying.equipment_placed', log_id: log.id, area: area.name, date, units: placed.map((unit) => ({ id: unit.id, kind: unit.kind, asset_tag: unit.asset_tag })), on_site_by: onSite },
+    summary: `${placed.length} drying unit${placed.length === 1 ? '' : 's'} placed in ${area.name} on #${job.job_number} (${date}) ${doneBy(caller, onSite)}`,
     job: jobRefOf(job),
     recordId: log.id,
   }, { undo: true });

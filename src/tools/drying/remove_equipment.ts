@@ -4,6 +4,7 @@ import { jobRefOf } from '../../domain/jobs/job-records';
 import { dateOfDay, findLog, noLog } from '../../domain/drying/drying-records';
 import { dayOrToday } from '../../domain/drying/days';
 import { equipmentOnSite, loadEquipment, toUnit } from '../../domain/drying/equipment';
+import { doneBy, onSiteTeammate } from '../../domain/people/on-site';
 
 export const remove_equipment: WriteHandler<'remove_equipment'> = async (ctx, { body }) => {
   const { db, caller } = ctx;
@@ -11,6 +12,7 @@ export const remove_equipment: WriteHandler<'remove_equipment'> = async (ctx, { 
   const log = await findLog(db, caller, job.id);
   if (!log) throw noLog(job);
   const date = dateOfDay(log.start_date, dayOrToday(body, log.start_date, log.today));
+  const onSite = await onSiteTeammate(db, caller, body.by);
 
   const units = await loadEquipment(db, log.id);
   const chosen = body.equipment_ids.map((id) => units.find((unit) => unit.id === id));
@@ -23,13 +25,13 @@ export const remove_equipment: WriteHandler<'remove_equipment'> = async (ctx, { 
   if (early.length) throw invalidRequest(early);
 
   for (const unit of found) {
-    await ctx.rows.update('drying_equipment', unit.id, { removed_on: date });
-    unit.removed_on = date;
+    await ctx.rows.update('drying_equipment', unit.id, { removed_on: date, removed_on_site_by: onSite?.id ?? null });
+    Object.assign(unit, { removed_on: date, removed_on_site_by: onSite?.id ?? null, removed_on_site_by_name: onSite?.name ?? null });
   }
   ctx.changes.add({
     kind: 'visits',
-    data: { action: 'drying.equipment_removed', log_id: log.id, date, units: found.map((unit) => ({ id: unit.id, kind: unit.kind, area: unit.area, asset_tag: unit.asset_tag })) },
-    summary: `${found.length} drying unit${found.length === 1 ? '' : 's'} removed on #${job.job_number} (${date})`,
+    data: { action: 'drying.equipment_removed', log_id: log.id, date, units: found.map((unit) => ({ id: unit.id, kind: unit.kind, area: unit.area, asset_tag: unit.asset_tag })), on_site_by: onSite },
+    summary: `${found.length} drying unit${found.length === 1 ? '' : 's'} removed on #${job.job_number} (${date}) ${doneBy(caller, onSite)}`,
     job: jobRefOf(job),
     recordId: log.id,
   }, { undo: true });

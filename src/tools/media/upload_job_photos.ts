@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { lockedJob, type WriteHandler } from '../tool';
 import { jobRefOf } from '../../domain/jobs/job-records';
 import { photosQuery, toPhoto, type Photo, type PhotoRow } from '../../domain/media/photo-records';
-import { inPartOrder, planUpload, roomsFiled, uploadCounts } from '../../domain/media/upload-records';
+import { inPartOrder, planUpload, roomsFiled, undoableUpload, uploadCounts } from '../../domain/media/upload-records';
+import { doneBy, onSiteTeammate } from '../../domain/people/on-site';
 
 /** The camera's time as read from the file by the intake: local time, with its offset when the camera wrote one. */
 interface TakenTime {
@@ -17,6 +18,7 @@ interface TakenTime {
 export const upload_job_photos: WriteHandler<'upload_job_photos'> = async (ctx, { body }) => {
   const { db, caller } = ctx;
   const job = lockedJob(ctx);
+  const onSite = await onSiteTeammate(db, caller, body.by);
   const plan = await planUpload(ctx, 'photos', 'pho', job.id, body.photos, body.room);
   const times = await takenTimes(db, caller.companyId, caller.timezone, plan.added.map((a) => a.file.sha256));
   await ctx.rows.insertMany(
@@ -31,6 +33,7 @@ export const upload_job_photos: WriteHandler<'upload_job_photos'> = async (ctx, 
       taken_at: times.get(file.sha256)?.at ?? new Date(),
       taken_at_source: times.get(file.sha256)?.source ?? 'upload_time',
       uploaded_by: caller.personId,
+      on_site_by: onSite?.id ?? null,
       uploaded_via: body.via,
     })),
   );
@@ -38,11 +41,11 @@ export const upload_job_photos: WriteHandler<'upload_job_photos'> = async (ctx, 
     const rooms = roomsFiled(plan);
     ctx.changes.add({
       kind: 'files',
-      data: { action: 'photos.uploaded', photo_ids: plan.added.map((a) => a.id), count: plan.added.length, rooms, rooms_added: plan.roomsAdded, via: body.via },
-      summary: `${plan.added.length} photo${plan.added.length === 1 ? '' : 's'} added to #${job.job_number} (${rooms.join(', ')}) by ${caller.personName}`,
+      data: { action: 'photos.uploaded', photo_ids: plan.added.map((a) => a.id), count: plan.added.length, rooms, rooms_added: plan.roomsAdded, via: body.via, on_site_by: onSite },
+      summary: `${plan.added.length} photo${plan.added.length === 1 ? '' : 's'} added to #${job.job_number} (${rooms.join(', ')}) ${doneBy(caller, onSite)}`,
       job: jobRefOf(job),
       recordId: plan.added[0].id,
-    }, { undo: true });
+    }, { undo: undoableUpload(ctx, body.via) });
   }
   const rows = (await photosQuery(db, caller.companyId).whereIn('ph.id', [...new Set(plan.idOfPart)])) as PhotoRow[];
   const photos = new Map<string, Photo>(await Promise.all(rows.map(async (row) => [row.id, await toPhoto(ctx, caller, row)] as const)));

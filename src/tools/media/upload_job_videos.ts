@@ -1,6 +1,6 @@
 import { lockedJob, type WriteHandler } from '../tool';
 import { jobRefOf } from '../../domain/jobs/job-records';
-import { inPartOrder, planUpload, roomsFiled, uploadCounts } from '../../domain/media/upload-records';
+import { inPartOrder, planUpload, roomsFiled, undoableUpload, uploadCounts } from '../../domain/media/upload-records';
 import { toVideo, videosQuery, type Video, type VideoRow } from '../../domain/media/video-records';
 import type { StoredVideoFacts } from '../../domain/media/video-intake';
 
@@ -45,7 +45,7 @@ export const upload_job_videos: WriteHandler<'upload_job_videos'> = async (ctx, 
       summary: `${plan.added.length} video${plan.added.length === 1 ? '' : 's'} (${Math.round(seconds)} s) added to #${job.job_number} (${rooms.join(', ')}) by ${caller.personName}`,
       job: jobRefOf(job),
       recordId: plan.added[0].id,
-    }, { undo: true });
+    }, { undo: undoableUpload(ctx, body.via) });
   }
   const rows = (await videosQuery(db, caller.companyId).whereIn('v.id', [...new Set(plan.idOfPart)])) as VideoRow[];
   const videos = new Map<string, Video>(await Promise.all(rows.map(async (row) => [row.id, await toVideo(ctx, caller, row)] as const)));

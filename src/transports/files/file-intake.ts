@@ -24,11 +24,14 @@ export interface Uploader {
   caller: Caller;
   jobRef: string;
   via: PreparedUpload['via'];
+  /** The teammate an upload link was made for (their id): the page's photos are theirs. */
+  by?: string;
 }
 
 interface UploadMeta {
   operation_id: string;
   room?: string;
+  by?: string;
   items?: Omit<PreparedFile, 'sha256' | 'file_name'>[];
 }
 
@@ -45,7 +48,8 @@ async function intake(deps: Deps, req: Request, who: Uploader, kind: FileKind, p
   try {
     const meta = readMeta(kind, upload.meta, upload.files.length);
     const items: PreparedFile[] = upload.files.map((file, i) => ({ sha256: file.sha256, file_name: file.fileName, ...meta.items?.[i] }));
-    const body = { operation_id: meta.operation_id, via: who.via, ...(meta.room ? { room: meta.room } : {}), [`${kind.part}s`]: items };
+    const by = who.by ?? meta.by;
+    const body = { operation_id: meta.operation_id, via: who.via, ...(meta.room ? { room: meta.room } : {}), ...(by ? { by } : {}), [`${kind.part}s`]: items };
     const input = { path: { job_id: who.jobRef }, query: {}, body };
     const checked = await call.check(input);
     if ('replay' in checked) return checked.replay;
@@ -67,9 +71,9 @@ function readMeta(kind: FileKind, text: string | null, fileCount: number): Uploa
   }
   checkValue(kind.metaSchema, meta, '/body/meta');
   if (fileCount === 0) throw invalidRequest([{ path: `/body/${kind.part}`, message: `is required: send one part named ${kind.part} per file` }]);
-  const { operation_id, room, [items]: given } = meta as { operation_id: string; room?: string } & Record<string, UploadMeta['items']>;
+  const { operation_id, room, by, [items]: given } = meta as { operation_id: string; room?: string; by?: string } & Record<string, UploadMeta['items']>;
   if (given && given.length !== fileCount) {
     throw invalidRequest([{ path: `/body/meta/${items}`, message: `has ${given.length} entries for ${fileCount} ${kind.part} parts: give one entry per file, in order` }]);
   }
-  return { operation_id, room, items: given };
+  return { operation_id, room, by, items: given };
 }

@@ -25,7 +25,7 @@ import type { Deps } from '../../domain/services';
 import { type FileKind } from '../../domain/media/file-kind';
 import { callerOf } from '../../platform/caller';
 import { storageKey, type FileVariant } from '../../domain/media/storage-keys';
-import { UPLOAD_LINK_PARAMS } from '../../domain/media/upload-links';
+import { UPLOAD_LINK_ADDED, UPLOAD_LINK_PARAMS } from '../../domain/media/upload-links';
 
 /** The upload of each collection, by the last segment of its path. */
 const UPLOADS: Record<Collection, FileKind> = { photos: photoKind, videos: videoKind, documents: documentKind };
@@ -71,9 +71,9 @@ export function linkRoutes(deps: Deps, limiter: RateLimiter, uploads: UploadShar
   });
   for (const [collection, kind] of Object.entries(UPLOADS)) {
     router.post(`/upload/:job_id/${collection}`, refuseCrossSite, async (req: Request, res: Response) => {
-      const { caller } = await uploaderOfLink(deps, req);
+      const { caller, teammate } = await uploaderOfLink(deps, req);
       await limiter.charge(res, 'work', caller.keyId, 1);
-      const answer = await intakeFiles(deps, req, { caller, jobRef: req.params.job_id as string, via: 'upload_page' }, kind, uploads);
+      const answer = await intakeFiles(deps, req, { caller, jobRef: req.params.job_id as string, via: 'upload_page', by: teammate }, kind, uploads);
       send(res, answer.status, answer.body, answer.replayed);
     });
   }
@@ -84,8 +84,8 @@ export function linkRoutes(deps: Deps, limiter: RateLimiter, uploads: UploadShar
 /** The person a valid upload link acts for, and its job, with the room the link preselects. */
 async function uploaderOfLink(deps: Deps, req: Request) {
   const link = personLinkOf(req, 'upload', UPLOAD_LINK_PARAMS);
-  const { caller, job } = await holderOfLink(deps.db, deps.media.links, link, UPLOAD_LINK_PARAMS, req.query.s);
-  return { caller, job: { ...job, room: link.params.r === '' ? null : link.params.r } };
+  const { caller, job } = await holderOfLink(deps.db, deps.media.links, link, UPLOAD_LINK_PARAMS, req.query.s, UPLOAD_LINK_ADDED);
+  return { caller, teammate: link.params.b === '' ? undefined : link.params.b, job: { ...job, room: link.params.r === '' ? null : link.params.r } };
 }
 
 /** People who open a link get a page; programs get a problem. */
