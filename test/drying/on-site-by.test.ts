@@ -71,6 +71,9 @@ describe('who did it on site', () => {
     for (const action of ['drying.note_added', 'drying.equipment_placed', 'drying.equipment_removed']) {
       expect(byAction(action)[0]).toMatchObject({ data: { on_site_by: marco }, summary: expect.stringContaining(`by Marco Diaz (entered by ${owner().name})`) });
     }
+    // The job's activity is its feed: the same entries, with both people.
+    const activity = (await read().get(`/api/v1/jobs/${job.id}/activity`).expect(200)).body.data as Entry[];
+    expect(activity.find((e) => e.action === 'drying.equipment_placed')).toMatchObject({ data: { on_site_by: marco }, summary: expect.stringContaining('entered by') });
   });
 
   it('refuses an unknown, ambiguous or other company\'s teammate and saves nothing', async () => {
