@@ -72,7 +72,7 @@ function estimate(): Schemas['Estimate'] {
   };
 }
 
-const air = (area: string, day: number, location: Air['location'], temp: number, rh: number, gpp: number, dew: number): Air => ({ area, day, location, temp_f: temp, rh_pct: rh, gpp, dew_point_f: dew, vapor_pressure_inhg: 0.5 });
+const air = (area: string | null, day: number, location: Air['location'], temp: number, rh: number, gpp: number, dew: number): Air => ({ area, day, location, temp_f: temp, rh_pct: rh, gpp, dew_point_f: dew, vapor_pressure_inhg: 0.5 });
 
 function material(area: string, day: number, metric: Reading['metric'], point: string, value: number, reference = false): Reading {
   const goal = reference ? null : { value: 16, source: 'area_reference' as const, at_or_below: value <= 16 };
@@ -86,6 +86,9 @@ function dryingLog(): Schemas['DryingLog'] {
   const conditions: Air[] = [
     ...kitchenAir.map(([t, rh, gpp, dew], i) => air('Kitchen', i + 1, 'affected', t, rh, gpp, dew)),
     ...hallAir.flatMap((v, i) => (v ? [air('Hall', i + 1, 'affected', v[0], v[1], v[2], v[3]), air('Hall', i + 1, 'dehumidifier_exhaust', 95, 18, v[2] - 40.5, 45)] : [])),
+    // The building's air, read with no area: outside (a wet week) and an unaffected bedroom.
+    ...[[48, 88, 40.3, 44.7], [52, 90, 48.3, 49.2], [50, 95, 47.4, 48.7], [46, 80, 34.0, 40.3], [44, 75, 29.1, 36.8]].map(([t, rh, gpp, dew], i) => air(null, i + 1, 'outside', t, rh, gpp, dew)),
+    ...[1, 3, 5].map((day) => air(null, day, 'unaffected', 71, 40, 45.6, 45.9)),
   ];
   const readings = [
     ...[38, 29, 21, 16, 14].map((v, i) => material('Kitchen', i + 1, 'drywall', 'north wall 2 ft', v)),
@@ -231,6 +234,7 @@ describe('PDF packet', () => {
     for (const expected of ['84.1', '61.2', 'Read dry on day 4', 'Still wet', 'skipped', 'Skipped: No access to the hall', 'Dehumidifier · LGR · 110 pints a day · DH-07', 'Equipment-days in all', 'goal 12', 'area reference', '20 wet (day 5)']) expect(text).toContain(expected);
     for (const expected of ['Water under sink', 'IMG_2043.jpg', 'Picture not available', 'uploaded by Maria Lopez', 'Photos: Hall']) expect(text).toContain(expected);
     // Who did it on site, beside who entered it: readings, equipment, photos.
+    for (const expected of ['Outside GPP', 'Unaff. GPP', '40.3', '45.6', 'Goal: unaffected air', 'Outside air']) expect(text).toContain(expected);
     for (const expected of ['Read on site by Maria Lopez, days 1–5', 'Marco Diaz (entered by Maria Lopez), days 1–2, 4–5', 'by Marco Diaz', 'PM by Marco Diaz']) expect(text).toContain(expected);
     for (let page = 1; page <= 7; page++) expect(text).toContain(`Page ${page} of 7`);
     expect(text.match(/Job #16/g)?.length).toBeGreaterThanOrEqual(8);

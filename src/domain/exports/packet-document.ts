@@ -294,6 +294,9 @@ interface AreaReadings {
   reasons: Map<number, string>;
   air: Map<number, Air>;
   exhaust: Map<number, Air>;
+  /** Outside and unaffected air by day: the area's own, else the building's (read with no area). */
+  outside: Map<number, Air>;
+  unaffected: Map<number, Air>;
   depression: Map<number, number>;
   /** By material point (`metric|point`), then day. */
   materials: Map<string, Map<number, number>>;
@@ -307,6 +310,8 @@ function areaReadings(log: DryingLog, area: Area): AreaReadings {
   const last = Math.max(area.latest_day ?? 0, ...[...skipped]);
   const mine = (log.conditions ?? []).filter((c) => sameName(c.area, area.name));
   const byDay = (location: Air['location']) => new Map(mine.filter((c) => c.location === location).map((c) => [c.day, c]));
+  const building = (location: Air['location']) => new Map((log.conditions ?? []).filter((c) => c.area === null && c.location === location).map((c) => [c.day, c]));
+  const ownElseBuilding = (location: Air['location']) => new Map([...building(location), ...byDay(location)]);
   const depression = new Map((log.grain_depression ?? []).filter((g) => sameName(g.area, area.name)).map((g) => [g.day, g.value]));
   const materials = new Map<string, Map<number, number>>();
   for (const r of log.readings ?? []) {
@@ -317,7 +322,7 @@ function areaReadings(log: DryingLog, area: Area): AreaReadings {
   }
   const days = log.days.filter((d) => d.day >= 1 && d.day <= last);
   const reasons = new Map(log.days.flatMap((d) => d.skip_reasons.filter((r) => r.area === null || sameName(r.area, area.name)).map((r) => [d.day, r.reason] as const)));
-  return { days, skipped, reasons, air: byDay('affected'), exhaust: byDay('dehumidifier_exhaust'), depression, materials };
+  return { days, skipped, reasons, air: byDay('affected'), exhaust: byDay('dehumidifier_exhaust'), outside: ownElseBuilding('outside'), unaffected: ownElseBuilding('unaffected'), depression, materials };
 }
 
 function areaBlock(log: DryingLog, area: Area, newPage: boolean): Content {
@@ -369,32 +374,46 @@ function dryText(log: DryingLog, area: Area): string {
 function gppFigure(readings: AreaReadings): Content {
   const series: ChartSeries[] = [{ label: 'Affected air', color: '#1a73e8', points: gppPoints(readings.air) }];
   if (readings.exhaust.size > 0) series.push({ label: 'Dehumidifier exhaust', color: '#e8710a', dashed: true, points: gppPoints(readings.exhaust) });
+  // The goal the room's air dries toward is the unaffected air's; outside air shows what the weather adds.
+  if (readings.unaffected.size > 0) series.push({ label: 'Goal: unaffected air', color: '#188038', dashed: true, points: gppPoints(inDays(readings.unaffected, readings.days)) });
+  if (readings.outside.size > 0) series.push({ label: 'Outside air', color: '#80868b', points: gppPoints(inDays(readings.outside, readings.days)) });
   if (series.every((s) => s.points.length === 0)) return { text: 'No air readings with both temperature and RH: no GPP to chart.', style: 'muted', margin: [0, 0, 0, 8] };
   const days = readings.days.map((d) => d.day);
   const svg = gppChart(series, days[0], days[days.length - 1], [...readings.skipped]);
   return { svg, width: CONTENT_WIDTH, margin: [0, 0, 0, 8] };
 }
 
+/** Only the days the area's chart spans. */
+const inDays = (byDay: Map<number, Air>, days: LogDay[]): Map<number, Air> => new Map([...byDay].filter(([day]) => days.some((d) => d.day === day)));
+
 const gppPoints = (byDay: Map<number, Air>): ChartPoint[] =>
   [...byDay.values()].filter((c): c is Air & { gpp: number } => c.gpp !== null).map((c) => ({ day: c.day, value: c.gpp })).sort((a, b) => a.day - b.day);
 
 function airTable(readings: AreaReadings): Content {
   const exhaust = readings.exhaust.size > 0;
+  const [outside, unaffected] = [readings.outside.size > 0, readings.unaffected.size > 0];
   const header = [th('Day', 'right'), th('Date'), th('Temp °F', 'right'), th('RH %', 'right'), th('GPP', 'right'), th('Dew point °F', 'right')];
   if (exhaust) header.push(th('Dehu GPP', 'right'), th('Grain depr.', 'right'));
-  const body = [[...spanning({ text: 'Air in the affected area, daily', style: 'h3', margin: [0, 2, 0, 2] }, header.length)], header];
-  for (const day of readings.days) body.push(airRow(day, readings, header.length, exhaust));
+  if (unaffected) header.push(th('Unaff. GPP', 'right'));
+  if (outside) header.push(th('Outside GPP', 'right'), th('Outside dew pt', 'right'));
+  const body = [[...spanning({ text: 'Air in the affected area, daily, beside the unaffected and outside air', style: 'h3', margin: [0, 2, 0, 2] }, header.length)], header];
+  for (const day of readings.days) body.push(airRow(day, readings, header.length, { exhaust, outside, unaffected }));
   return { table: { headerRows: 2, keepWithHeaderRows: 1, dontBreakRows: true, widths: [26, 58, ...header.slice(2).map(() => '*')], body }, layout: DAILY, fontSize: 8, margin: [0, 0, 0, 10] };
 }
 
-function airRow(day: LogDay, readings: AreaReadings, width: number, exhaust: boolean): TableCell[] {
+function airRow(day: LogDay, readings: AreaReadings, width: number, columns: { exhaust: boolean; outside: boolean; unaffected: boolean }): TableCell[] {
   const air = readings.air.get(day.day);
   const out = readings.exhaust.get(day.day);
+  const [outside, unaffected] = [readings.outside.get(day.day), readings.unaffected.get(day.day)];
   const lead = dayCells(day, readings.skipped.has(day.day));
-  if (!air && !out) return [...lead, ...emptyDay(readings.skipped.has(day.day), width - 2, readings.reasons.get(day.day))];
+  const building: TableCell[] = [];
+  if (columns.unaffected) building.push(right(oneDecimal(unaffected?.gpp ?? null)));
+  if (columns.outside) building.push(right(oneDecimal(outside?.gpp ?? null)), right(oneDecimal(outside?.dew_point_f ?? null)));
+  // A day without the area's own air says why, across the area's columns; the building's air stays beside it.
+  if (!air && !out) return [...lead, ...emptyDay(readings.skipped.has(day.day), width - 2 - building.length, readings.reasons.get(day.day)), ...(outside || unaffected ? building : building.map(() => ''))];
   const cells = [right(air?.temp_f != null ? decimal(air.temp_f) : '—'), right(air?.rh_pct != null ? decimal(air.rh_pct) : '—'), right(oneDecimal(air?.gpp ?? null)), right(oneDecimal(air?.dew_point_f ?? null))];
-  if (exhaust) cells.push(right(oneDecimal(out?.gpp ?? null)), right(depressionText(readings.depression.get(day.day))));
-  return [...lead, ...cells];
+  if (columns.exhaust) cells.push(right(oneDecimal(out?.gpp ?? null)), right(depressionText(readings.depression.get(day.day))));
+  return [...lead, ...cells, ...building];
 }
 
 const depressionText = (value: number | undefined): string => (value === undefined ? '—' : value.toFixed(1));
