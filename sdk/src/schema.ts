@@ -2962,6 +2962,15 @@ export interface components {
             equipment: components["schemas"]["DryingEquipment"];
             /** @description The drying chambers (set_drying_chambers), with their S500 plans against the equipment on site. */
             chambers: components["schemas"]["DryingChamber"][];
+            /** @description Each chamber's air beside the building's, as of the latest readings (the view's `to_day`, when given); GPP and dew point computed as everywhere. */
+            chamber_air: {
+                chamber: string;
+                /** @description The latest affected air of each of the chamber's areas that has one. */
+                areas: components["schemas"]["AirCondition"][];
+                /** @description The building's latest unaffected air (read with no area). */
+                unaffected: components["schemas"]["AirCondition"] | null;
+                outside: components["schemas"]["AirCondition"] | null;
+            }[];
             /** @description Per area and kind, the equipment placed against the day-billed lines of the log's estimate; each difference is also a warning. */
             billing: components["schemas"]["EquipmentBilling"][];
         };

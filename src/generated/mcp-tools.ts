@@ -3998,6 +3998,9 @@ export const mcpTools: McpToolDefinition[] = [
         "chambers": {
           "type": "array"
         },
+        "chamber_air": {
+          "type": "array"
+        },
         "billing": {
           "type": "array"
         }

@@ -72,6 +72,24 @@ describe('drying chambers', () => {
     expect(noted.chambers[0]).toMatchObject({ class: 4, class_source: 'given', plan: { dehumidifier_pints: { lgr: 26, conventional: null } }, air_movers_vs_plan: 'over', flags: [] });
   });
 
+  it("shows each chamber's air beside the building's outside and unaffected air, with GPP and dew point", async () => {
+    const job = await sizedJob();
+    await setChambers(job.id, [MAIN, { name: 'Porch', category: 1, areas: [{ name: 'Porch' }] }]).expect(200);
+    const air = (temp: number, rh: number) => [{ metric: 'temp_f', value: temp }, { metric: 'rh_pct', value: rh }];
+    await write()
+      .post(`/api/v1/jobs/${job.id}/drying-log/readings`)
+      .send({ operation_id: opId(), day: 1, rows: [{ area: 'Kitchen', readings: air(75, 60) }, { area: 'Hall', readings: air(72, 55) }, { location: 'outside', readings: air(50, 90) }, { location: 'unaffected', readings: air(70, 40) }] })
+      .expect(201);
+    const log = (await read().get(`/api/v1/jobs/${job.id}/drying-log`).expect(200)).body as components['schemas']['DryingLog'];
+    const pick = (c: components['schemas']['AirCondition'] | null) => c && [c.area, c.location, c.temp_f, c.rh_pct, c.gpp !== null && c.gpp > 0, c.dew_point_f !== null];
+    expect(log.chamber_air.map((c) => [c.chamber, c.areas.map(pick), pick(c.outside), pick(c.unaffected)])).toEqual([
+      ['Main floor', [['Kitchen', 'affected', 75, 60, true, true], ['Hall', 'affected', 72, 55, true, true]], [null, 'outside', 50, 90, true, true], [null, 'unaffected', 70, 40, true, true]],
+      ['Porch', [], [null, 'outside', 50, 90, true, true], [null, 'unaffected', 70, 40, true, true]],
+    ]);
+    // The same figures as the areas' own.
+    expect(log.chamber_air[0].areas[0]).toEqual(log.areas.find((a) => a.name === 'Kitchen')!.air);
+  });
+
   it('leaves class and volume unknown without sizes, replaces and removes chambers, and undo puts them back', async () => {
     const job = await sizedJob();
     const first = (await setChambers(job.id, [{ name: 'Outside', category: 3, areas: [{ name: 'Porch', wet_floor_sqft: 30 }] }]).expect(200)).body as ChambersSet;

@@ -133,6 +133,7 @@ function dryingLog(): Schemas['DryingLog'] {
       by_area: [{ area: 'Kitchen', on_site: 0, equipment_days: 3 }, { area: 'Hall', on_site: 1, equipment_days: 5 }],
     },
     chambers: [],
+    chamber_air: [],
     billing: [],
     readings,
     conditions,

@@ -15,7 +15,7 @@ export type AirCondition = Schemas['AirCondition'];
 export type MaterialStatus = Schemas['MaterialStatus'];
 export type DryingLog = Schemas['DryingLog'];
 /** A log as its readings make it; its equipment (which counts today) and chambers (sized from the estimate) are added to each answer. */
-export type DryingLogWithoutEquipment = Omit<DryingLog, 'equipment' | 'chambers' | 'billing'>;
+export type DryingLogWithoutEquipment = Omit<DryingLog, 'equipment' | 'chambers' | 'chamber_air' | 'billing'>;
 type DryingWarning = Schemas['DryingWarning'];
 type GrainDepression = Schemas['GrainDepression'];
 

@@ -45,7 +45,13 @@ export async function readLog(db: Knex, job: JobRef, log: LogRow, view: LogView 
   // equipment-days count today, and billing compares them with the estimate.
   const equipment = equipmentOnSite(units, log.areas.map((area) => area.name), log.today);
   const chambers = chamberViews(rooms.chambers, rooms.areas, units);
+  const chamberAir = chambers.map((chamber) => ({
+    chamber: chamber.name,
+    areas: answer.areas.filter((area) => area.air !== null && chamber.areas.some((a) => a.name === area.name)).map((area) => area.air!),
+    unaffected: answer.building.unaffected,
+    outside: answer.building.outside,
+  }));
   const billing = billingOf(log, log.areas, units, billed);
-  const withBilled = withBilledWarnings({ ...answer, today_day: dayOfDate(log.start_date, log.today), equipment, chambers, billing }, billed);
+  const withBilled = withBilledWarnings({ ...answer, today_day: dayOfDate(log.start_date, log.today), equipment, chambers, chamber_air: chamberAir, billing }, billed);
   return { ...withBilled, warnings: [...withBilled.warnings, ...billingWarnings(billing)] };
 }
