@@ -632,7 +632,9 @@ export interface paths {
          * @description Records readings: one row (`day` or `date`, `area`, `readings`) in the body itself, or
          *     several in `rows`, across days and areas. Each reading is a `metric` and a `value`, with
          *     where the air was read (`location`: `affected` by default, `unaffected`, `outside`,
-         *     `dehumidifier_exhaust`), an optional `point` (`north wall 2 ft`) and, for a material,
+         *     `dehumidifier_inlet`, `dehumidifier_exhaust`, with the dehumidifier as `unit`: its id or
+         *     asset tag, a dehumidifier of the row's area on site that day), an optional `point`
+         *     (`north wall 2 ft`) and, for a material,
          *     `reference: true` when it is the unaffected reading that sets the area's dry goal (a
          *     material read at location `unaffected` is one too). Readings of one thing sent twice in a
          *     request: the later one counts.
@@ -2581,7 +2583,7 @@ export interface components {
          * @default affected
          * @enum {string}
          */
-        ReadingLocation: "affected" | "unaffected" | "outside" | "dehumidifier_exhaust";
+        ReadingLocation: "affected" | "unaffected" | "outside" | "dehumidifier_inlet" | "dehumidifier_exhaust";
         /**
          * @description Air: `temp_f`, `temp_c` (stored as °F), `rh_pct`. Materials (moisture, % or meter points): the others.
          * @enum {string}
@@ -2596,6 +2598,8 @@ export interface components {
             point?: string;
             /** @description This material reading is the unaffected reference that sets the dry goal. */
             reference?: boolean;
+            /** @description The dehumidifier whose inlet or exhaust air this is (unit id or asset tag), for a grain depression per unit. */
+            unit?: string;
         };
         ReadingRow: {
             day?: components["schemas"]["DryingDay"];
@@ -2610,6 +2614,11 @@ export interface components {
             area: string | null;
             day: number;
             location: components["schemas"]["ReadingLocation"];
+            /**
+             * @description Only for air read at a dehumidifier named by `unit`.
+             * @example eqp_3Kd9QmT2xB7a
+             */
+            unit_id?: string;
             temp_f: number | null;
             rh_pct: number | null;
             /** @description Grains of water per pound of dry air, one decimal. */
@@ -2962,6 +2971,21 @@ export interface components {
             equipment: components["schemas"]["DryingEquipment"];
             /** @description The drying chambers (set_drying_chambers), with their S500 plans against the equipment on site. */
             chambers: components["schemas"]["DryingChamber"][];
+            /**
+             * @description Per dehumidifier and day its exhaust was read (`unit` on the reading): its inlet GPP
+             *     (the unit's inlet reading, else the area's affected air that day) minus its exhaust
+             *     GPP. Negative means the unit adds moisture. Oldest first.
+             */
+            unit_grain_depression: {
+                unit_id: string;
+                area: string;
+                day: number;
+                inlet_gpp: number;
+                /** @enum {string} */
+                inlet_source: "inlet" | "area_air";
+                exhaust_gpp: number;
+                value: number;
+            }[];
             /** @description Each chamber's air beside the building's, as of the latest readings (the view's `to_day`, when given); GPP and dew point computed as everywhere. */
             chamber_air: {
                 chamber: string;

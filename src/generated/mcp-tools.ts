@@ -3540,6 +3540,7 @@ export const mcpTools: McpToolDefinition[] = [
             "affected",
             "unaffected",
             "outside",
+            "dehumidifier_inlet",
             "dehumidifier_exhaust"
           ],
           "default": "affected",
@@ -3578,6 +3579,7 @@ export const mcpTools: McpToolDefinition[] = [
                   "affected",
                   "unaffected",
                   "outside",
+                  "dehumidifier_inlet",
                   "dehumidifier_exhaust"
                 ],
                 "default": "affected"
@@ -3643,6 +3645,7 @@ export const mcpTools: McpToolDefinition[] = [
                   "affected",
                   "unaffected",
                   "outside",
+                  "dehumidifier_inlet",
                   "dehumidifier_exhaust"
                 ],
                 "default": "affected"
@@ -3654,6 +3657,10 @@ export const mcpTools: McpToolDefinition[] = [
               "reference": {
                 "type": "boolean",
                 "description": "This material reading is the unaffected reference that sets the dry goal."
+              },
+              "unit": {
+                "type": "string",
+                "description": "The dehumidifier whose inlet or exhaust air this is (unit id or asset tag), for a grain depression per unit."
               }
             }
           }
@@ -3996,6 +4003,9 @@ export const mcpTools: McpToolDefinition[] = [
           "type": "object"
         },
         "chambers": {
+          "type": "array"
+        },
+        "unit_grain_depression": {
           "type": "array"
         },
         "chamber_air": {

@@ -51,6 +51,7 @@ function record(parts: LogParts = {}): DryingRecord {
     source_of_values: 'dictated_by_user',
     recorded_by: 'per_avery',
     recorded_by_name: 'Avery Stone',
+    equipment_id: null,
     on_site_by: null,
     on_site_by_name: null,
     recorded_at: RECORDED_AT,

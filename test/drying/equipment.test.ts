@@ -124,6 +124,36 @@ describe('drying equipment', () => {
     expect((await logOf(job.id)).billing[0]).toMatchObject({ equipment_days: 14, projected_days: 18, billed_unit_days: 21, status: 'over_billed' });
   });
 
+  it('gives each dehumidifier its grain depression from its own inlet and exhaust air, else the area air', async () => {
+    const job = await jobWithLog();
+    const [dh07, dh09, mover] = (await place(job.id, { area: 'Kitchen', date: job.start, units: [{ kind: 'dehumidifier', dehumidifier_type: 'lgr', pints_per_day: 110, asset_tag: 'DH-07' }, { kind: 'dehumidifier', dehumidifier_type: 'conventional', pints_per_day: 70, asset_tag: 'DH-09' }, { kind: 'air_mover' }] }).expect(201)).body.placed as Schemas['EquipmentUnit'][];
+    await place(job.id, { area: 'Hall', date: job.start, units: [{ kind: 'dehumidifier', asset_tag: 'DH-11' }] }).expect(201);
+    const air = (temp: number, rh: number, location?: string, unit?: string) => [{ metric: 'temp_f', value: temp, location, unit }, { metric: 'rh_pct', value: rh, location, unit }];
+    const readings = (body: Record<string, unknown>) => write().post(`/api/v1/jobs/${job.id}/drying-log/readings`).send({ operation_id: opId(), ...body });
+    await readings({ day: 2, area: 'Kitchen', readings: [...air(75, 60), ...air(76, 58, 'dehumidifier_inlet', 'dh-07'), ...air(95, 20, 'dehumidifier_exhaust', 'DH-07'), ...air(90, 35, 'dehumidifier_exhaust', dh09.id)] }).expect(201);
+    const log = (await read().get(`/api/v1/jobs/${job.id}/drying-log?detail=readings`).expect(200)).body as DryingLog;
+    const gpp = (location: string, unit?: string) => log.conditions!.find((c) => c.location === location && c.unit_id === unit && c.area === 'Kitchen')!.gpp!;
+    expect(log.unit_grain_depression).toEqual([
+      { unit_id: dh07.id, area: 'Kitchen', day: 2, inlet_gpp: gpp('dehumidifier_inlet', dh07.id), inlet_source: 'inlet', exhaust_gpp: gpp('dehumidifier_exhaust', dh07.id), value: Math.round((gpp('dehumidifier_inlet', dh07.id) - gpp('dehumidifier_exhaust', dh07.id)) * 10) / 10 },
+      { unit_id: dh09.id, area: 'Kitchen', day: 2, inlet_gpp: gpp('affected'), inlet_source: 'area_air', exhaust_gpp: gpp('dehumidifier_exhaust', dh09.id), value: Math.round((gpp('affected') - gpp('dehumidifier_exhaust', dh09.id)) * 10) / 10 },
+    ]);
+    expect(log.unit_grain_depression[0].value).toBeGreaterThan(20);
+
+    // A unit only at a dehumidifier's inlet or exhaust; then every unit that is not a dehumidifier of
+    // the row's area on site, or no unit of the log, is named. Nothing is saved.
+    const misplaced = await readings({ day: 2, area: 'Kitchen', readings: [{ metric: 'rh_pct', value: 40, unit: 'DH-07' }] }).expect(400);
+    expect(misplaced.body.errors).toEqual([{ path: '/body/readings/0/unit', message: expect.stringContaining('dehumidifier_inlet or dehumidifier_exhaust') }]);
+    const wrong = await readings({ rows: [mover.id, 'DH-11', 'DH-99'].map((unit) => ({ day: 2, area: 'Kitchen', readings: [{ metric: 'rh_pct', value: 40, location: 'dehumidifier_exhaust', unit }] })) }).expect(400);
+    expect(wrong.body.errors.map((e: { path: string; message: string }) => [e.path, e.message.split(',')[0]])).toEqual([
+      ['/body/rows/0/readings/0/unit', 'is not a dehumidifier (air_mover)'],
+      ['/body/rows/1/readings/0/unit', 'is in Hall'],
+      ['/body/rows/2/readings/0/unit', 'is no unit of this log (a dehumidifier\'s id or asset tag'],
+    ]);
+    // Read the day it was placed: on site.
+    await readings({ date: job.start, area: 'Hall', readings: [{ metric: 'rh_pct', value: 40, location: 'dehumidifier_exhaust', unit: 'DH-11' }] }).expect(201);
+    expect((await read().get(`/api/v1/jobs/${job.id}/drying-log`).expect(200)).body.reading_count).toBe(9);
+  });
+
   it('refuses dates after today, removals before placement, units removed twice and ids of other jobs', async () => {
     const job = await jobWithLog();
     const unit = (await place(job.id, { area: 'Kitchen', day: 3, units: [{ kind: 'air_mover' }] }).expect(201)).body.placed[0];

@@ -134,6 +134,7 @@ function dryingLog(): Schemas['DryingLog'] {
     },
     chambers: [],
     chamber_air: [],
+    unit_grain_depression: [],
     billing: [],
     readings,
     conditions,

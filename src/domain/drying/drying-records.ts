@@ -42,6 +42,8 @@ export interface ReadingRow {
   value_x100: number;
   point: string | null;
   reference: boolean;
+  /** The dehumidifier whose inlet or exhaust air it is. */
+  equipment_id: string | null;
   source_of_values: 'dictated_by_user' | 'read_from_log';
   recorded_by: string;
   recorded_by_name: string;
@@ -202,7 +204,7 @@ export async function loadAreas(db: Knex, logId: string): Promise<AreaRow[]> {
   return db('drying_areas').where({ log_id: logId }).orderBy('position').select('id', 'name', 'planned_days', 'position');
 }
 
-const MEASURED = ['r.area_id', 'r.day', 'r.location', 'r.metric', 'r.value_x100', 'r.point', 'r.reference'];
+const MEASURED = ['r.area_id', 'r.day', 'r.location', 'r.metric', 'r.value_x100', 'r.point', 'r.reference', 'r.equipment_id'];
 const RECORDED = ['r.id', 'r.source_of_values', 'r.recorded_by', 'p.name as recorded_by_name', 'r.on_site_by', 'o.name as on_site_by_name', 'r.recorded_at'];
 
 /**

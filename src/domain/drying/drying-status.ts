@@ -29,16 +29,17 @@ export function elevationOf(record: Pick<DryingRecord, 'log'>): { feet: number; 
   return { feet, source: own === null ? 'company' : 'log', pressureKpa: pressureAtKpa(feet) };
 }
 
-type AirReading = Pick<ReadingRow, 'area_id' | 'day' | 'location' | 'metric' | 'value_x100'>;
+type AirReading = Pick<ReadingRow, 'area_id' | 'day' | 'location' | 'metric' | 'value_x100'> & { equipment_id?: string | null };
 type MaterialReading = Pick<ReadingRow, 'area_id' | 'day' | 'location' | 'metric' | 'value_x100' | 'point' | 'reference'>;
 
 /** Air read at one place on one day: the latest temperature and RH there, with computed values. */
 export function airConditions(readings: AirReading[], areaName: (id: string | null) => string | null, pressureKpa: number): AirCondition[] {
-  const byPlace = new Map<string, { area_id: string | null; day: number; location: ReadingLocation; temp?: number; rh?: number }>();
+  const byPlace = new Map<string, { area_id: string | null; day: number; location: ReadingLocation; unit: string | null; temp?: number; rh?: number }>();
   for (const r of readings) {
     if (r.metric !== 'temp_f' && r.metric !== 'rh_pct') continue;
-    const key = `${r.area_id ?? ''}|${r.day}|${r.location}`;
-    const place = byPlace.get(key) ?? { area_id: r.area_id, day: r.day, location: r.location };
+    const unit = r.equipment_id ?? null;
+    const key = `${r.area_id ?? ''}|${r.day}|${r.location}|${unit ?? ''}`;
+    const place = byPlace.get(key) ?? { area_id: r.area_id, day: r.day, location: r.location, unit };
     if (r.metric === 'temp_f') place.temp = valueOf(r);
     else place.rh = valueOf(r);
     byPlace.set(key, place);
@@ -49,6 +50,7 @@ export function airConditions(readings: AirReading[], areaName: (id: string | nu
       area: areaName(place.area_id),
       day: place.day,
       location: place.location,
+      ...(place.unit ? { unit_id: place.unit } : {}),
       temp_f: place.temp ?? null,
       rh_pct: place.rh ?? null,
       gpp: computed ? round(computed.gpp, 1) : null,
@@ -190,6 +192,7 @@ export function toDryingLog(record: DryingRecord, view: LogView = { detail: 'sum
       .filter((n) => shown(n.day) && (!wantedArea || n.area_id === null || inView(n.area_id)))
       .map((n) => ({ id: n.id, text: n.text, area: areaName(n.area_id), day: n.day, created_by: { id: n.author_id, name: n.author_name }, on_site_by: onSiteRefOf(n.on_site_by, n.on_site_by_name), created_at: n.created_at.toISOString() })),
     reading_count: readings.filter((r) => shown(r.day) && inView(r.area_id)).length,
+    unit_grain_depression: unitGrainDepressions(conditions).filter((d) => shown(d.day) && (!wantedArea || d.area.toLowerCase() === wantedArea)),
   };
   if (view.detail === 'readings') {
     answer.readings = readings.filter((r) => shown(r.day) && inView(r.area_id)).map((r) => toReading(r, areaName, onSkippedDay(r), goalStatus(r, goals)));
@@ -211,6 +214,21 @@ function byArea<T extends { area: string | null }>(items: T[]): Map<string | nul
 }
 
 /** Affected GPP minus exhaust GPP, per area and day where both were read. */
+/** Each dehumidifier's grain depression by day: its inlet GPP (else its area's air) minus its exhaust GPP. */
+function unitGrainDepressions(conditions: AirCondition[]): DryingLog['unit_grain_depression'] {
+  const at = (location: ReadingLocation, key: string) => conditions.find((c) => c.location === location && c.gpp !== null && `${c.unit_id ?? c.area}|${c.day}` === key)?.gpp ?? null;
+  return conditions
+    .filter((c): c is AirCondition & { unit_id: string; area: string; gpp: number } => c.location === 'dehumidifier_exhaust' && c.unit_id !== undefined && c.area !== null && c.gpp !== null)
+    .flatMap((exhaust) => {
+      const inlet = at('dehumidifier_inlet', `${exhaust.unit_id}|${exhaust.day}`);
+      const room = at('affected', `${exhaust.area}|${exhaust.day}`);
+      const from = inlet ?? room;
+      if (from === null) return [];
+      return [{ unit_id: exhaust.unit_id, area: exhaust.area, day: exhaust.day, inlet_gpp: from, inlet_source: inlet !== null ? ('inlet' as const) : ('area_air' as const), exhaust_gpp: exhaust.gpp, value: round(from - exhaust.gpp, 1) }];
+    })
+    .sort((a, b) => a.day - b.day);
+}
+
 function grainDepressions(conditions: AirCondition[]): GrainDepression[] {
   const affected = new Map(conditions.filter((c) => c.location === 'affected' && c.gpp !== null).map((c) => [`${c.area}|${c.day}`, c.gpp!]));
   const result: GrainDepression[] = [];

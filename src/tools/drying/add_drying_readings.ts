@@ -4,7 +4,8 @@ import { lockedJob, type BodyOf, type WriteContext, type WriteHandler } from '..
 import { newId } from '../../platform/ids';
 import { toHundredths } from '../../platform/money';
 import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
-import { findArea, findLogWithGoals, plannedDaysOf, todayOf, type AreaRow, type LogRow } from '../../domain/drying/drying-records';
+import { dateOfDay, findArea, findLogWithGoals, plannedDaysOf, todayOf, type AreaRow, type LogRow } from '../../domain/drying/drying-records';
+import { loadEquipment } from '../../domain/drying/equipment';
 import { airConditions, DryGoals, elevationOf, materialStatuses } from '../../domain/drying/drying-status';
 import { dateInFuture, futureDayError, resolveDay } from '../../domain/drying/days';
 import { doneBy, onSiteTeammate } from '../../domain/people/on-site';
@@ -20,6 +21,8 @@ type SourceOfValues = components['schemas']['SourceOfValues'];
 const MAX_READINGS = 2000;
 /** Air read outside or in an unaffected place may belong to the building rather than an area. */
 const BUILDING_LOCATIONS: ReadingLocation[] = ['outside', 'unaffected'];
+/** Where a reading may name its dehumidifier. */
+const UNIT_LOCATIONS: ReadingLocation[] = ['dehumidifier_inlet', 'dehumidifier_exhaust'];
 
 /** One reading as checked: where it goes and what is stored. */
 interface Checked {
@@ -30,6 +33,9 @@ interface Checked {
   valueX100: number;
   point: string | null;
   reference: boolean;
+  /** The dehumidifier named (id or asset tag), as given; resolved once the log's units are read. */
+  unit: string | null;
+  at: string;
   source: SourceOfValues;
 }
 
@@ -92,6 +98,9 @@ function check(rows: Row[], startDate: string): Checked[] {
       if (reading.reference && (value.metric === 'temp_f' || value.metric === 'rh_pct')) {
         errors.push({ path: `${at}/reference`, message: 'marks a material reading as the dry goal; air readings cannot be references' });
       }
+      if (reading.unit !== undefined && !UNIT_LOCATIONS.includes(location)) {
+        errors.push({ path: `${at}/unit`, message: `names a dehumidifier; give it with location ${UNIT_LOCATIONS.join(' or ')}` });
+      }
       if (day === null) continue;
       checked.push({
         areaName: row.area?.trim() ?? null,
@@ -101,6 +110,8 @@ function check(rows: Row[], startDate: string): Checked[] {
         valueX100: toHundredths(value.value),
         point: reading.point?.trim() ?? null,
         reference: reading.reference ?? false,
+        unit: reading.unit?.trim() ?? null,
+        at,
         source: row.source ?? 'dictated_by_user',
       });
     }
@@ -151,6 +162,35 @@ async function extendPlans(ctx: WriteContext, log: LogRow, areas: AreaRow[], rea
   }
 }
 
+/**
+ * The unit each reading names, by id or asset tag: a dehumidifier of the reading's area on site
+ * that day (the day it was removed included); every reading that names another is a 400.
+ */
+async function unitsOf(db: WriteContext['db'], log: LogRow, readings: Checked[]): Promise<(string | null)[]> {
+  if (readings.every((r) => r.unit === null)) return readings.map(() => null);
+  const units = await loadEquipment(db, log.id);
+  const errors: FieldError[] = [];
+  const ids = readings.map((r) => {
+    if (r.unit === null) return null;
+    const wanted = r.unit.toLowerCase();
+    const unit = units.find((u) => u.id === r.unit || u.asset_tag?.toLowerCase() === wanted);
+    const date = dateOfDay(log.start_date, r.day);
+    const problem = !unit
+      ? `is no unit of this log (a dehumidifier's id or asset tag, from get_drying_log)`
+      : unit.kind !== 'dehumidifier'
+        ? `is not a dehumidifier (${unit.kind})`
+        : r.areaName === null || unit.area.toLowerCase() !== r.areaName.toLowerCase()
+          ? `is in ${unit.area}, not in ${r.areaName ?? 'no area'}`
+          : unit.placed_on > date || (unit.removed_on !== null && unit.removed_on < date)
+            ? `was not on site on ${date} (placed ${unit.placed_on}${unit.removed_on ? `, removed ${unit.removed_on}` : ''})`
+            : null;
+    if (problem) errors.push({ path: `${r.at}/unit`, message: problem });
+    return unit?.id ?? null;
+  });
+  if (errors.length) throw invalidRequest(errors);
+  return ids;
+}
+
 export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (ctx, { body }) => {
   const { db, caller } = ctx;
   const job = lockedJob(ctx);
@@ -168,6 +208,7 @@ export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (c
   const areasAdded = await addMissingAreas(ctx, log, areas, readings.map((r) => r.areaName).filter((name): name is string => name !== null));
   const areaDaysBefore = areas.map((a) => plannedDaysOf(a, log)).join();
   await extendPlans(ctx, log, areas, readings);
+  const unitIds = await unitsOf(db, log, readings);
 
   const saved = readings.map((r, position) => ({
     id: newId('rdg'),
@@ -180,6 +221,7 @@ export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (c
     value_x100: r.valueX100,
     point: r.point,
     reference: r.reference,
+    equipment_id: unitIds[position],
     source_of_values: r.source,
     recorded_by: caller.personId,
     on_site_by: onSite?.id ?? null,
