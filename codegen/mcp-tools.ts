@@ -85,7 +85,11 @@ function toolOf(entry: OperationEntry, order: Map<string, number>) {
 }
 
 /** Examples, and the length limits that guard the database rather than carry meaning (a call past one gets a 400 naming the field). */
-const DROPPED = new Set(['example', 'examples', 'title', 'readOnly', 'writeOnly', '$comment', 'minLength', 'maxLength', 'maxItems']);
+const DROPPED = new Set(['example', 'examples', 'title', 'readOnly', 'writeOnly', '$comment', 'minLength', 'maxLength', 'maxItems', 'exclusiveMinimum']);
+/** A number's bounds are shown when they say what the values are (a category 1–3, a percentage); wider ones only guard the database. */
+const WIDEST_SHOWN_RANGE = 100;
+/** A pattern that only refuses a blank value says nothing an assistant needs. */
+const NOT_BLANK = '\\S';
 /** Longer patterns say less to an assistant than the description does; short ones show an id's prefix. */
 const LONGEST_PATTERN = 24;
 
@@ -108,7 +112,8 @@ function compactInput(schema: Json, described = false): Json {
   const out: Json = {};
   for (const [key, value] of Object.entries(schema)) {
     if (DROPPED.has(key) || key.startsWith('x-')) continue;
-    if (key === 'pattern' && (schema.format || String(value).length > LONGEST_PATTERN)) continue;
+    if (key === 'pattern' && (schema.format || String(value).length > LONGEST_PATTERN || value === NOT_BLANK)) continue;
+    if ((key === 'minimum' || key === 'maximum') && !shownRange(schema)) continue;
     if (key === 'description') {
       if (!described) out.description = oneLine(String(value));
     } else if (key === 'properties') out.properties = mapValues(value as Record<string, Json>, (property) => compactInput(property));
@@ -190,6 +195,11 @@ function withoutRepeatedDescriptions(schema: Json): Json {
     return out;
   };
   return visit(schema) as Json;
+}
+
+function shownRange(schema: Json): boolean {
+  const [low, high] = [schema.minimum, schema.maximum];
+  return typeof low === 'number' && typeof high === 'number' && high - low <= WIDEST_SHOWN_RANGE;
 }
 
 /** `type: [string, 'null']` → `anyOf` of one branch per type, each with the keywords of its own type. */

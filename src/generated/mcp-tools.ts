@@ -2388,14 +2388,10 @@ export const mcpTools: McpToolDefinition[] = [
               },
               "quantity": {
                 "type": "number",
-                "exclusiveMinimum": 0,
-                "maximum": 1000000,
                 "description": "Up to two decimals; more are rounded half up."
               },
               "units_per_day": {
-                "type": "number",
-                "exclusiveMinimum": 0,
-                "maximum": 1000000
+                "type": "number"
               },
               "description": {
                 "type": "string"
@@ -2405,17 +2401,13 @@ export const mcpTools: McpToolDefinition[] = [
               },
               "unit_price_cents": {
                 "type": "integer",
-                "minimum": 0,
-                "maximum": 100000000,
                 "description": "The unit price in cents, at most 100,000,000 ($1,000,000)."
               },
               "unit_price": {
                 "description": "The unit price in dollars (`12.5` or `\"12.50\"`), as an alternative to `unit_price_cents`, from 0 to 1,000,000 like it. A number is kept to the cent (half up); a string has at most two decimals.",
                 "oneOf": [
                   {
-                    "type": "number",
-                    "minimum": 0,
-                    "maximum": 1000000
+                    "type": "number"
                   },
                   {
                     "type": "string"
@@ -2499,29 +2491,19 @@ export const mcpTools: McpToolDefinition[] = [
               },
               "length": {
                 "type": "number",
-                "minimum": 0,
-                "maximum": 10000,
                 "description": "Feet, up to two decimals (12.5 is 12 ft 6 in)."
               },
               "width": {
-                "type": "number",
-                "minimum": 0,
-                "maximum": 10000
+                "type": "number"
               },
               "height": {
-                "type": "number",
-                "minimum": 0,
-                "maximum": 10000
+                "type": "number"
               },
               "demo_days": {
-                "type": "integer",
-                "minimum": 0,
-                "maximum": 365
+                "type": "integer"
               },
               "drying_days": {
-                "type": "integer",
-                "minimum": 0,
-                "maximum": 365
+                "type": "integer"
               }
             }
           }
@@ -2649,8 +2631,6 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "drying_days": {
           "type": "integer",
-          "minimum": 0,
-          "maximum": 365,
           "description": "Drying days of the whole job, used by day-billed lines that have no room."
         },
         "rooms": {
@@ -2667,29 +2647,19 @@ export const mcpTools: McpToolDefinition[] = [
               },
               "length": {
                 "type": "number",
-                "minimum": 0,
-                "maximum": 10000,
                 "description": "Feet, up to two decimals (12.5 is 12 ft 6 in)."
               },
               "width": {
-                "type": "number",
-                "minimum": 0,
-                "maximum": 10000
+                "type": "number"
               },
               "height": {
-                "type": "number",
-                "minimum": 0,
-                "maximum": 10000
+                "type": "number"
               },
               "demo_days": {
-                "type": "integer",
-                "minimum": 0,
-                "maximum": 365
+                "type": "integer"
               },
               "drying_days": {
-                "type": "integer",
-                "minimum": 0,
-                "maximum": 365
+                "type": "integer"
               }
             }
           }
@@ -2706,14 +2676,10 @@ export const mcpTools: McpToolDefinition[] = [
               },
               "quantity": {
                 "type": "number",
-                "exclusiveMinimum": 0,
-                "maximum": 1000000,
                 "description": "Up to two decimals; more are rounded half up."
               },
               "units_per_day": {
-                "type": "number",
-                "exclusiveMinimum": 0,
-                "maximum": 1000000
+                "type": "number"
               },
               "description": {
                 "type": "string"
@@ -2723,17 +2689,13 @@ export const mcpTools: McpToolDefinition[] = [
               },
               "unit_price_cents": {
                 "type": "integer",
-                "minimum": 0,
-                "maximum": 100000000,
                 "description": "The unit price in cents, at most 100,000,000 ($1,000,000)."
               },
               "unit_price": {
                 "description": "The unit price in dollars (`12.5` or `\"12.50\"`), as an alternative to `unit_price_cents`, from 0 to 1,000,000 like it. A number is kept to the cent (half up); a string has at most two decimals.",
                 "oneOf": [
                   {
-                    "type": "number",
-                    "minimum": 0,
-                    "maximum": 1000000
+                    "type": "number"
                   },
                   {
                     "type": "string"
@@ -3208,14 +3170,10 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "quantity": {
           "type": "number",
-          "exclusiveMinimum": 0,
-          "maximum": 1000000,
           "description": "Up to two decimals; more are rounded half up."
         },
         "units_per_day": {
-          "type": "number",
-          "exclusiveMinimum": 0,
-          "maximum": 1000000
+          "type": "number"
         },
         "note": {
           "anyOf": [
@@ -3281,29 +3239,19 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "length": {
           "type": "number",
-          "minimum": 0,
-          "maximum": 10000,
           "description": "Feet, up to two decimals (12.5 is 12 ft 6 in)."
         },
         "width": {
-          "type": "number",
-          "minimum": 0,
-          "maximum": 10000
+          "type": "number"
         },
         "height": {
-          "type": "number",
-          "minimum": 0,
-          "maximum": 10000
+          "type": "number"
         },
         "demo_days": {
-          "type": "integer",
-          "minimum": 0,
-          "maximum": 365
+          "type": "integer"
         },
         "drying_days": {
-          "type": "integer",
-          "minimum": 0,
-          "maximum": 365
+          "type": "integer"
         }
       },
       "required": [
@@ -3421,7 +3369,6 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "by": {
           "type": "string",
-          "pattern": "\\S",
           "description": "Teammate who did it on site (name or id), if not the key's person."
         },
         "text": {
@@ -3430,13 +3377,10 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "area": {
           "type": "string",
-          "pattern": "\\S",
           "description": "Area (room) name, any case."
         },
         "day": {
           "type": "integer",
-          "minimum": 1,
-          "maximum": 365,
           "description": "A day of the drying log; day 1 is its start date."
         },
         "date": {
@@ -3506,7 +3450,6 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "by": {
           "type": "string",
-          "pattern": "\\S",
           "description": "Teammate who did it on site (name or id), if not the key's person."
         },
         "source_of_values": {
@@ -3520,8 +3463,6 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "day": {
           "type": "integer",
-          "minimum": 1,
-          "maximum": 365,
           "description": "A day of the drying log; day 1 is its start date."
         },
         "date": {
@@ -3531,7 +3472,6 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "area": {
           "type": "string",
-          "pattern": "\\S",
           "description": "Area (room) name, any case."
         },
         "location": {
@@ -3561,17 +3501,14 @@ export const mcpTools: McpToolDefinition[] = [
             ],
             "properties": {
               "day": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 365
+                "type": "integer"
               },
               "date": {
                 "type": "string",
                 "format": "date"
               },
               "area": {
-                "type": "string",
-                "pattern": "\\S"
+                "type": "string"
               },
               "location": {
                 "type": "string",
@@ -3811,13 +3748,10 @@ export const mcpTools: McpToolDefinition[] = [
             "properties": {
               "name": {
                 "type": "string",
-                "pattern": "\\S",
                 "description": "Area (room) name, any case."
               },
               "planned_days": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 365
+                "type": "integer"
               }
             }
           }
@@ -3828,14 +3762,10 @@ export const mcpTools: McpToolDefinition[] = [
           "description": "A calendar day, YYYY-MM-DD."
         },
         "planned_days": {
-          "type": "integer",
-          "minimum": 1,
-          "maximum": 365
+          "type": "integer"
         },
         "elevation_ft": {
           "type": "integer",
-          "minimum": -1500,
-          "maximum": 15000,
           "description": "Feet above sea level; the air's pressure (and so GPP) follows it."
         }
       },
@@ -3913,14 +3843,10 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "from_day": {
           "type": "integer",
-          "minimum": 1,
-          "maximum": 365,
           "description": "Only days from this day number on."
         },
         "to_day": {
           "type": "integer",
-          "minimum": 1,
-          "maximum": 365,
           "description": "Only days up to this day number."
         }
       },
@@ -4053,18 +3979,14 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "by": {
           "type": "string",
-          "pattern": "\\S",
           "description": "Teammate who did it on site (name or id), if not the key's person."
         },
         "area": {
           "type": "string",
-          "pattern": "\\S",
           "description": "Area (room) name, any case."
         },
         "day": {
           "type": "integer",
-          "minimum": 1,
-          "maximum": 365,
           "description": "A day of the drying log; day 1 is its start date."
         },
         "date": {
@@ -4109,13 +4031,10 @@ export const mcpTools: McpToolDefinition[] = [
               },
               "pints_per_day": {
                 "type": "integer",
-                "minimum": 1,
-                "maximum": 2000,
                 "description": "A dehumidifier's AHAM rating, pints a day."
               },
               "asset_tag": {
-                "type": "string",
-                "pattern": "\\S"
+                "type": "string"
               }
             }
           }
@@ -4189,7 +4108,6 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "by": {
           "type": "string",
-          "pattern": "\\S",
           "description": "Teammate who did it on site (name or id), if not the key's person."
         },
         "equipment_ids": {
@@ -4202,8 +4120,6 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "day": {
           "type": "integer",
-          "minimum": 1,
-          "maximum": 365,
           "description": "A day of the drying log; day 1 is its start date."
         },
         "date": {
@@ -4283,8 +4199,7 @@ export const mcpTools: McpToolDefinition[] = [
             ],
             "properties": {
               "name": {
-                "type": "string",
-                "pattern": "\\S"
+                "type": "string"
               },
               "category": {
                 "type": "integer",
@@ -4319,24 +4234,17 @@ export const mcpTools: McpToolDefinition[] = [
                   "properties": {
                     "name": {
                       "type": "string",
-                      "pattern": "\\S",
                       "description": "Area (room) name, any case."
                     },
                     "wet_floor_sqft": {
-                      "type": "integer",
-                      "minimum": 0,
-                      "maximum": 100000
+                      "type": "integer"
                     },
                     "wet_wall_sqft": {
                       "type": "integer",
-                      "minimum": 0,
-                      "maximum": 100000,
                       "description": "Wet wall more than 2 ft above the floor."
                     },
                     "wet_ceiling_sqft": {
-                      "type": "integer",
-                      "minimum": 0,
-                      "maximum": 100000
+                      "type": "integer"
                     },
                     "wall_offsets": {
                       "type": "integer",
@@ -4406,8 +4314,6 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "day": {
           "type": "integer",
-          "minimum": 1,
-          "maximum": 365,
           "description": "A day of the drying log; day 1 is its start date."
         },
         "date": {
@@ -4417,7 +4323,6 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "area": {
           "type": "string",
-          "pattern": "\\S",
           "description": "Area (room) name, any case."
         },
         "reason": {
@@ -4501,9 +4406,7 @@ export const mcpTools: McpToolDefinition[] = [
           "description": "Planned days of the job, or of `area` (null there follows the job's).",
           "oneOf": [
             {
-              "type": "integer",
-              "minimum": 1,
-              "maximum": 365
+              "type": "integer"
             },
             {
               "type": "null"
@@ -4512,16 +4415,13 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "area": {
           "type": "string",
-          "pattern": "\\S",
           "description": "Area (room) name, any case."
         },
         "elevation_ft": {
           "description": "Elevation of the job's site in feet; null uses the company's.",
           "oneOf": [
             {
-              "type": "integer",
-              "minimum": -1500,
-              "maximum": 15000
+              "type": "integer"
             },
             {
               "type": "null"
@@ -4597,8 +4497,6 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "expires_in": {
           "type": "integer",
-          "minimum": 300,
-          "maximum": 604800,
           "description": "The link's lifetime in seconds (300 to 604800); default 86400."
         }
       },
@@ -4995,7 +4893,6 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "page_from": {
           "type": "integer",
-          "minimum": 1,
           "default": 1,
           "description": "The first page to read (1-based)."
         },
@@ -5270,8 +5167,6 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "expires_in": {
           "type": "integer",
-          "minimum": 60,
-          "maximum": 2592000,
           "description": "The link's lifetime in seconds (60 to 2592000, 30 days); default 604800 (7 days, the setting `EXPORT_LINK_SECONDS`)."
         }
       },
@@ -5368,8 +5263,6 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "expires_in": {
           "type": "integer",
-          "minimum": 60,
-          "maximum": 2592000,
           "description": "The link's lifetime in seconds (60 to 2592000, 30 days); default 604800 (7 days, the setting `EXPORT_LINK_SECONDS`)."
         }
       },
