@@ -2600,6 +2600,8 @@ export interface components {
             reference?: boolean;
             /** @description The dehumidifier whose inlet or exhaust air this is (unit id or asset tag), for a grain depression per unit. */
             unit?: string;
+            /** @description The meter and scale a material was read with (`Delmhorst BD-2100, drywall`). */
+            meter?: string;
         };
         ReadingRow: {
             day?: components["schemas"]["DryingDay"];
@@ -2638,6 +2640,13 @@ export interface components {
             goal: number;
             /** @enum {string} */
             goal_source: "area_reference" | "unaffected_reference" | "default";
+            /** @description The reading that set the goal (null for the default), with where and with what it was read. */
+            reference: {
+                area: string | null;
+                day: number;
+                point: string | null;
+                meter: string | null;
+            } | null;
             /** @description At or below the goal. */
             dry: boolean;
         };
@@ -2710,6 +2719,9 @@ export interface components {
             created_at: string;
         };
         DryingReading: {
+            meter: string | null;
+            /** @description The dehumidifier of an inlet or exhaust reading, when named. */
+            unit_id: string | null;
             /** @example rdg_3kQ9xT2mLp7a */
             id: string;
             area: string | null;

@@ -3598,6 +3598,10 @@ export const mcpTools: McpToolDefinition[] = [
               "unit": {
                 "type": "string",
                 "description": "The dehumidifier whose inlet or exhaust air this is (unit id or asset tag), for a grain depression per unit."
+              },
+              "meter": {
+                "type": "string",
+                "description": "The meter and scale a material was read with (`Delmhorst BD-2100, drywall`)."
               }
             }
           }

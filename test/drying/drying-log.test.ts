@@ -179,6 +179,25 @@ describe('dry goals and dry days', () => {
     expect(dayTwo.areas.find((a) => a.name === 'Kitchen')!.dry_day).toBeNull();
   });
 
+  it('says which reading set each goal: where it was read, on which day, with which meter', async () => {
+    const job = await newJob();
+    await addReadings(job.id, {
+      rows: [
+        { date: tenDaysAgo(), area: 'Kitchen', readings: [{ metric: 'drywall', value: 11, reference: true, point: 'hall closet', meter: ' Delmhorst BD-2100, drywall ' }, { metric: 'drywall', value: 30, meter: 'Delmhorst BD-2100, drywall' }] },
+        { day: 1, location: 'unaffected', readings: [{ metric: 'wood', value: 13, point: 'bedroom door' }] },
+        { day: 2, area: 'Kitchen', readings: [{ metric: 'wood', value: 16 }, { metric: 'concrete', value: 3 }] },
+      ],
+    });
+    const kitchen = (await logOf(job.id)).areas.find((a) => a.name === 'Kitchen')!;
+    expect(kitchen.materials.map((m) => [m.metric, m.goal_source, m.reference])).toEqual([
+      ['drywall', 'area_reference', { area: 'Kitchen', day: 1, point: 'hall closet', meter: 'Delmhorst BD-2100, drywall' }],
+      ['wood', 'unaffected_reference', { area: null, day: 1, point: 'bedroom door', meter: null }],
+      ['concrete', 'default', null],
+    ]);
+    const readings = (await logOf(job.id, '?detail=readings')).readings!;
+    expect(readings.filter((r) => r.meter !== null).map((r) => [r.value, r.meter])).toEqual([[11, 'Delmhorst BD-2100, drywall'], [30, 'Delmhorst BD-2100, drywall']]);
+  });
+
   it('warns of negative grain depression and of equipment billed past the dry day', async () => {
     const job = await newJob();
     const item = ((await read().get('/api/v1/price-list?q=dehumidifier&limit=50').expect(200)).body.data as { code: string; per_day: boolean }[]).find((i) => i.per_day)!;

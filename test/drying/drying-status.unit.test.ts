@@ -52,6 +52,7 @@ function record(parts: LogParts = {}): DryingRecord {
     recorded_by: 'per_avery',
     recorded_by_name: 'Avery Stone',
     equipment_id: null,
+    meter: null,
     on_site_by: null,
     on_site_by_name: null,
     recorded_at: RECORDED_AT,

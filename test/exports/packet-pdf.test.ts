@@ -76,7 +76,7 @@ const air = (area: string | null, day: number, location: Air['location'], temp: 
 
 function material(area: string, day: number, metric: Reading['metric'], point: string, value: number, reference = false): Reading {
   const goal = reference ? null : { value: 16, source: 'area_reference' as const, at_or_below: value <= 16 };
-  return { id: `rdg_${area}${day}${metric}${reference}`, area, day, location: reference ? 'unaffected' : 'affected', metric, value, point, reference, source_of_values: 'dictated_by_user', on_skipped_day: false, goal, recorded_by: person, on_site_by: area === 'Hall' ? marco : null, recorded_at: at };
+  return { id: `rdg_${area}${day}${metric}${reference}`, area, day, location: reference ? 'unaffected' : 'affected', metric, value, point, reference, source_of_values: 'dictated_by_user', meter: null, unit_id: null, on_skipped_day: false, goal, recorded_by: person, on_site_by: area === 'Hall' ? marco : null, recorded_at: at };
 }
 
 /** Kitchen dries on day 4; the hall is still wet, with a dehumidifier and day 3 skipped there. */
@@ -112,10 +112,10 @@ function dryingLog(): Schemas['DryingLog'] {
     estimate_id: 'est_4Tq8KmR2xA9b',
     areas: [
       area('dra_k', 'Kitchen', true, 4, [
-        { area: 'Kitchen', day: 5, metric: 'drywall', point: 'north wall 2 ft', value: 14, goal: 17, goal_source: 'default', dry: true },
-        { area: 'Kitchen', day: 5, metric: 'wood', point: 'base cabinet', value: 13, goal: 15, goal_source: 'default', dry: true },
+        { area: 'Kitchen', day: 5, metric: 'drywall', point: 'north wall 2 ft', value: 14, goal: 17, goal_source: 'default', reference: null, dry: true },
+        { area: 'Kitchen', day: 5, metric: 'wood', point: 'base cabinet', value: 13, goal: 15, goal_source: 'default', reference: null, dry: true },
       ]),
-      area('dra_h', 'Hall', false, null, [{ area: 'Hall', day: 5, metric: 'subfloor', point: 'center', value: 20, goal: 12, goal_source: 'area_reference', dry: false }]),
+      area('dra_h', 'Hall', false, null, [{ area: 'Hall', day: 5, metric: 'subfloor', point: 'center', value: 20, goal: 12, goal_source: 'area_reference', reference: { area: 'Hall', day: 1, point: 'bedroom closet', meter: 'Delmhorst J-2000' }, dry: false }]),
     ],
     building: { outside: null, unaffected: null },
     days,
@@ -236,6 +236,8 @@ describe('PDF packet', () => {
     for (const expected of ['84.1', '61.2', 'Read dry on day 4', 'Still wet', 'skipped', 'Skipped: No access to the hall', 'Dehumidifier · LGR · 110 pints a day · DH-07', 'Equipment-days in all', 'goal 12', 'area reference', '20 wet (day 5)']) expect(text).toContain(expected);
     for (const expected of ['Water under sink', 'IMG_2043.jpg', 'Picture not available', 'uploaded by Maria Lopez', 'Photos: Hall']) expect(text).toContain(expected);
     // Who did it on site, beside who entered it: readings, equipment, photos.
+    // The goal's reference: where it was read and with what.
+    for (const expected of ['bedroom closet', 'Delmhorst J-2000']) expect(text).toContain(expected);
     for (const expected of ['Outside GPP', 'Unaff. GPP', '40.3', '45.6', 'Goal: unaffected air', 'Outside air']) expect(text).toContain(expected);
     for (const expected of ['Read on site by Maria Lopez, days 1–5', 'Marco Diaz (entered by Maria Lopez), days 1–2, 4–5', 'by Marco Diaz', 'PM by Marco Diaz']) expect(text).toContain(expected);
     for (let page = 1; page <= 7; page++) expect(text).toContain(`Page ${page} of 7`);

@@ -44,6 +44,8 @@ export interface ReadingRow {
   reference: boolean;
   /** The dehumidifier whose inlet or exhaust air it is. */
   equipment_id: string | null;
+  /** The meter and scale a material was read with. */
+  meter: string | null;
   source_of_values: 'dictated_by_user' | 'read_from_log';
   recorded_by: string;
   recorded_by_name: string;
@@ -138,7 +140,7 @@ function logOfJob(db: Knex, caller: Caller, jobId: string): Knex.QueryBuilder {
 }
 
 /** A reading that may set a dry goal: a reference, or one read in an unaffected place. */
-export type GoalReading = Pick<ReadingRow, 'area_id' | 'day' | 'location' | 'metric' | 'value_x100' | 'point' | 'reference'>;
+export type GoalReading = Pick<ReadingRow, 'area_id' | 'day' | 'location' | 'metric' | 'value_x100' | 'point' | 'reference' | 'meter'>;
 
 /**
  * As findLog, with the log's readings of these materials that may set a dry goal, oldest first
@@ -147,7 +149,7 @@ export type GoalReading = Pick<ReadingRow, 'area_id' | 'day' | 'location' | 'met
 export async function findLogWithGoals(db: Knex, caller: Caller, jobId: string, materials: string[]): Promise<(LogRow & { goalReadings: GoalReading[] }) | null> {
   // The condition as the index drying_readings_goals has it, in literals, so that the planner can use it.
   const goals = db.raw(
-    `(select coalesce(json_agg(json_build_object('area_id', r.area_id, 'day', r.day, 'location', r.location, 'metric', r.metric, 'value_x100', r.value_x100, 'point', r.point, 'reference', r.reference)
+    `(select coalesce(json_agg(json_build_object('area_id', r.area_id, 'day', r.day, 'location', r.location, 'metric', r.metric, 'value_x100', r.value_x100, 'point', r.point, 'reference', r.reference, 'meter', r.meter)
        order by r.day, r.recorded_at, r.position), '[]')
       from drying_readings r where r.log_id = d.id and r.metric = any(?::text[]) and (r.reference or r.location = 'unaffected')) as goal_readings`,
     [materials],
@@ -204,7 +206,7 @@ export async function loadAreas(db: Knex, logId: string): Promise<AreaRow[]> {
   return db('drying_areas').where({ log_id: logId }).orderBy('position').select('id', 'name', 'planned_days', 'position');
 }
 
-const MEASURED = ['r.area_id', 'r.day', 'r.location', 'r.metric', 'r.value_x100', 'r.point', 'r.reference', 'r.equipment_id'];
+const MEASURED = ['r.area_id', 'r.day', 'r.location', 'r.metric', 'r.value_x100', 'r.point', 'r.reference', 'r.equipment_id', 'r.meter'];
 const RECORDED = ['r.id', 'r.source_of_values', 'r.recorded_by', 'p.name as recorded_by_name', 'r.on_site_by', 'o.name as on_site_by_name', 'r.recorded_at'];
 
 /**

@@ -30,7 +30,7 @@ export function elevationOf(record: Pick<DryingRecord, 'log'>): { feet: number; 
 }
 
 type AirReading = Pick<ReadingRow, 'area_id' | 'day' | 'location' | 'metric' | 'value_x100'> & { equipment_id?: string | null };
-type MaterialReading = Pick<ReadingRow, 'area_id' | 'day' | 'location' | 'metric' | 'value_x100' | 'point' | 'reference'>;
+type MaterialReading = Pick<ReadingRow, 'area_id' | 'day' | 'location' | 'metric' | 'value_x100' | 'point' | 'reference' | 'meter'>;
 
 /** Air read at one place on one day: the latest temperature and RH there, with computed values. */
 export function airConditions(readings: AirReading[], areaName: (id: string | null) => string | null, pressureKpa: number): AirCondition[] {
@@ -68,23 +68,24 @@ const isReference = (r: Pick<MaterialReading, 'reference' | 'location'>): boolea
  * place with no area (the building's), else the default. Readings come ordered by day.
  */
 export class DryGoals {
-  private readonly inArea = new Map<string, number>();
-  private readonly inBuilding = new Map<string, number>();
+  private readonly inArea = new Map<string, MaterialReading>();
+  private readonly inBuilding = new Map<string, MaterialReading>();
 
   constructor(references: MaterialReading[]) {
     for (const r of references) {
       if (!isMaterial(r.metric) || !isReference(r)) continue;
-      if (r.area_id) this.inArea.set(`${r.area_id}|${r.metric}`, valueOf(r));
-      else this.inBuilding.set(r.metric, valueOf(r));
+      if (r.area_id) this.inArea.set(`${r.area_id}|${r.metric}`, r);
+      else this.inBuilding.set(r.metric, r);
     }
   }
 
-  of(areaId: string | null, metric: MaterialMetric): { goal: number; source: MaterialStatus['goal_source'] } {
+  /** The goal of a material in an area, where it comes from, and the reading that set it (with `areaName` naming its area). */
+  of(areaId: string | null, metric: MaterialMetric, areaName: (id: string | null) => string | null = () => null): { goal: number; source: MaterialStatus['goal_source']; reference: MaterialStatus['reference'] } {
     const own = areaId ? this.inArea.get(`${areaId}|${metric}`) : undefined;
-    if (own !== undefined) return { goal: own, source: 'area_reference' };
     const building = this.inBuilding.get(metric);
-    if (building !== undefined) return { goal: building, source: 'unaffected_reference' };
-    return { goal: DEFAULT_DRY_GOALS[metric], source: 'default' };
+    const set = own ?? building;
+    if (!set) return { goal: DEFAULT_DRY_GOALS[metric], source: 'default', reference: null };
+    return { goal: valueOf(set), source: own ? 'area_reference' : 'unaffected_reference', reference: { area: areaName(set.area_id), day: set.day, point: set.point, meter: set.meter } };
   }
 }
 
@@ -93,8 +94,8 @@ export function materialStatuses(readings: MaterialReading[], goals: DryGoals, a
   const statuses: MaterialStatus[] = [];
   for (const r of readings) {
     if (!isMaterial(r.metric) || isReference(r)) continue;
-    const { goal, source } = goals.of(r.area_id, r.metric);
-    statuses.push({ area: areaName(r.area_id), day: r.day, metric: r.metric, point: r.point, value: valueOf(r), goal, goal_source: source, dry: valueOf(r) <= goal });
+    const { goal, source, reference } = goals.of(r.area_id, r.metric, areaName);
+    statuses.push({ area: areaName(r.area_id), day: r.day, metric: r.metric, point: r.point, value: valueOf(r), goal, goal_source: source, reference, dry: valueOf(r) <= goal });
   }
   return statuses;
 }
@@ -300,6 +301,8 @@ function toReading(r: ReadingRow, areaName: (id: string | null) => string | null
     metric: r.metric,
     value: valueOf(r),
     point: r.point,
+    meter: r.meter,
+    unit_id: r.equipment_id,
     reference: r.reference,
     source_of_values: r.source_of_values,
     on_skipped_day: onSkippedDay,

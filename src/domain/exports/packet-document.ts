@@ -442,7 +442,7 @@ function materialTables(area: Area, readings: AreaReadings): Content {
 
 function materialTable(points: Material[], readings: AreaReadings): Content {
   const names = points.map((p) => th(p.point ? `${metricName(p.metric)}\n${p.point}` : metricName(p.metric), 'right'));
-  const goals = points.map((p): TableCell => ({ text: `goal ${decimal(p.goal)}\n${GOAL_SOURCES[p.goal_source]}`, style: 'small', alignment: 'right', fillColor: HEAD_FILL }));
+  const goals = points.map((p): TableCell => ({ text: [`goal ${decimal(p.goal)}`, GOAL_SOURCES[p.goal_source], ...referenceLines(p.reference)].join('\n'), style: 'small', alignment: 'right', fillColor: HEAD_FILL }));
   const body: TableCell[][] = [
     spanning({ text: 'Material moisture, daily', style: 'h3', margin: [0, 2, 0, 2] }, points.length + 2),
     [th('Day', 'right'), th('Date'), ...names],
@@ -454,6 +454,12 @@ function materialTable(points: Material[], readings: AreaReadings): Content {
   const width = Math.min(78, Math.floor((CONTENT_WIDTH - 84) / points.length) - 8);
   const widths = [26, 58, ...points.map(() => width)];
   return { table: { headerRows: 3, keepWithHeaderRows: 1, dontBreakRows: true, widths, body }, layout: DAILY, fontSize: 8, margin: [0, 0, 0, 6] };
+}
+
+/** Where the goal's reference was read (its point, the day) and with which meter. */
+function referenceLines(reference: Material['reference']): string[] {
+  if (!reference) return [];
+  return [`${reference.point ?? 'read'} (day ${reference.day})`, ...(reference.meter ? [reference.meter] : [])];
 }
 
 function materialRow(day: LogDay, points: Material[], readings: AreaReadings): TableCell[] {

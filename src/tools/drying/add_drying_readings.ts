@@ -35,6 +35,7 @@ interface Checked {
   reference: boolean;
   /** The dehumidifier named (id or asset tag), as given; resolved once the log's units are read. */
   unit: string | null;
+  meter: string | null;
   at: string;
   source: SourceOfValues;
 }
@@ -111,6 +112,7 @@ function check(rows: Row[], startDate: string): Checked[] {
         point: reading.point?.trim() ?? null,
         reference: reading.reference ?? false,
         unit: reading.unit?.trim() ?? null,
+        meter: reading.meter?.trim() ?? null,
         at,
         source: row.source ?? 'dictated_by_user',
       });
@@ -222,6 +224,7 @@ export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (c
     point: r.point,
     reference: r.reference,
     equipment_id: unitIds[position],
+    meter: r.meter,
     source_of_values: r.source,
     recorded_by: caller.personId,
     on_site_by: onSite?.id ?? null,
