@@ -132,8 +132,29 @@ function dryingLog(): Schemas['DryingLog'] {
       equipment_days: 8,
       by_area: [{ area: 'Kitchen', on_site: 0, equipment_days: 3 }, { area: 'Hall', on_site: 1, equipment_days: 5 }],
     },
-    chambers: [],
-    chamber_air: [],
+    chambers: [
+      {
+        id: 'chb_1',
+        name: 'Main floor',
+        category: 2,
+        category_reviewed_on: '2026-11-19',
+        class: 2,
+        class_source: 'computed',
+        wet_share_pct: 22.3,
+        cubic_ft: 1280,
+        note: null,
+        areas: [
+          { name: 'Kitchen', wet_floor_sqft: 120, wet_wall_sqft: 40, wet_ceiling_sqft: null, wall_offsets: null, size_known: true },
+          { name: 'Hall', wet_floor_sqft: 40, wet_wall_sqft: null, wet_ceiling_sqft: null, wall_offsets: null, size_known: true },
+        ],
+        plan: { air_movers: { min: 6, max: 7 }, dehumidifier_pints: { lgr: 26, conventional: 32 } },
+        placed: { air_movers: 0, dehumidifier_pints: 110 },
+        air_movers_vs_plan: 'under',
+        dehumidification_vs_plan: 'within',
+        flags: ['Main floor: 0 air movers on site; the S500 plan calls for 6–7.'],
+      },
+    ],
+    chamber_air: [{ chamber: 'Main floor', areas: [air('Kitchen', 5, 'affected', 72, 41, 49.2, 47.1), air('Hall', 5, 'affected', 72, 46, 55.1, 50.3)], unaffected: air(null, 5, 'unaffected', 71, 40, 45.6, 45.9), outside: air(null, 5, 'outside', 44, 75, 29.1, 36.8) }],
     unit_grain_depression: [],
     billing: [],
     readings,
@@ -238,6 +259,8 @@ describe('PDF packet', () => {
     // Who did it on site, beside who entered it: readings, equipment, photos.
     // The goal's reference: where it was read and with what.
     for (const expected of ['bedroom closet', 'Delmhorst J-2000']) expect(text).toContain(expected);
+    // The chambers: category and class, plan against placed, and their air beside the building's.
+    for (const expected of ['Drying chambers', 'Category 2, class 2', '(22.3% wet)', '6–7 / 0', '26 LGR / 110', 'Kitchen: 49.2 GPP, dew 47.1 °F', 'Outside: 29.1 GPP']) expect(text).toContain(expected);
     for (const expected of ['Outside GPP', 'Unaff. GPP', '40.3', '45.6', 'Goal: unaffected air', 'Outside air']) expect(text).toContain(expected);
     for (const expected of ['Read on site by Maria Lopez, days 1–5', 'Marco Diaz (entered by Maria Lopez), days 1–2, 4–5', 'by Marco Diaz', 'PM by Marco Diaz']) expect(text).toContain(expected);
     for (let page = 1; page <= 7; page++) expect(text).toContain(`Page ${page} of 7`);

@@ -253,9 +253,32 @@ function dryingSection(log: DryingLog): Content {
     { text: 'Drying log', style: 'h1', pageBreak: 'before' },
     { text: logFacts(log), style: 'muted' },
     { text: log.wet_areas.length > 0 ? `Still wet: ${log.wet_areas.join(', ')}` : 'Every area has read dry.', margin: [0, 2, 0, 10] },
+    chambersTable(log),
     log.areas.map((area, index) => areaBlock(log, area, index > 0)),
     equipmentLog(log.equipment),
   ];
+}
+
+/** Each chamber: category and class, its S500 plan against what is on site, and its air beside the building's. */
+function chambersTable(log: DryingLog): Content {
+  if (log.chambers.length === 0) return [];
+  const gpp = (air: { gpp: number | null; dew_point_f: number | null } | null | undefined) => (air && air.gpp !== null ? `${oneDecimal(air.gpp)} GPP, dew ${oneDecimal(air.dew_point_f)} °F` : '—');
+  const body: TableCell[][] = [[th('Chamber'), th('Category, class'), th('Air movers: plan / placed'), th('Dehumidifier pints: plan / placed'), th('Latest air (areas · unaffected · outside)')]];
+  for (const chamber of log.chambers) {
+    const air = log.chamber_air.find((c) => c.chamber === chamber.name);
+    const klass = chamber.class === null ? 'class unknown' : `class ${chamber.class}${chamber.class_source === 'computed' ? ` (${chamber.wet_share_pct}% wet)` : ''}`;
+    const movers = chamber.plan.air_movers ? `${chamber.plan.air_movers.min}–${chamber.plan.air_movers.max} / ${chamber.placed.air_movers}` : `— / ${chamber.placed.air_movers}`;
+    const pints = chamber.plan.dehumidifier_pints ? `${chamber.plan.dehumidifier_pints.lgr} LGR / ${chamber.placed.dehumidifier_pints}` : `— / ${chamber.placed.dehumidifier_pints}`;
+    const areas = (air?.areas ?? []).map((a) => `${a.area}: ${gpp(a)}`);
+    body.push([
+      { stack: [{ text: chamber.name, bold: true }, { text: chamber.areas.map((a) => a.name).join(', '), style: 'small' }, ...(chamber.note ? [{ text: chamber.note, style: 'small', italics: true }] : [])] },
+      `Category ${chamber.category}, ${klass}${chamber.category_reviewed_on ? `\nreviewed ${calendarDate(chamber.category_reviewed_on, 'short')}` : ''}`,
+      { text: movers, color: chamber.air_movers_vs_plan === 'within' || chamber.air_movers_vs_plan === null ? undefined : WET },
+      { text: pints, color: chamber.dehumidification_vs_plan === 'under' ? WET : undefined },
+      { stack: [...areas, `Unaffected: ${gpp(air?.unaffected)}`, `Outside: ${gpp(air?.outside)}`], style: 'small' },
+    ]);
+  }
+  return [{ text: 'Drying chambers', style: 'h2', margin: [0, 4, 0, 4] }, { table: { headerRows: 1, dontBreakRows: true, widths: [100, 70, 70, 80, '*'], body }, layout: LEDGER, fontSize: 8, margin: [0, 0, 0, 8] }];
 }
 
 const DEHUMIDIFIER_TYPES = { lgr: 'LGR', conventional: 'conventional', desiccant: 'desiccant' } as const;
