@@ -304,7 +304,7 @@ describe.each(['disk', 's3'] as const)('exports on %s storage', (store) => {
       await deliveredBuild(build);
       expect((await estimateOf(estimate.id)).status).toBe('final');
       expect((await feedOf(job.job_number)).filter((e) => e.action === 'estimate.finalized')).toHaveLength(1);
-    });
+    }, 90_000); // a packet of megabytes of noise, built and sent several times: about 21 s alone, past 30 s on CI's two loaded cores
 
     it('builds once for downloads asked at once, and finalises once', async () => {
       const job = await newJob();
