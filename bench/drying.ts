@@ -20,8 +20,8 @@ export const ONE_READING = 'add_drying_readings, one reading';
 export const ONE_NOTE = 'add_note (beside one reading)';
 export const READ_FULL_LOG = 'get_drying_log of a 30-day log';
 export const READINESS = 'check_claim_readiness (30 days, 8 areas, 300 photos)';
-/** Photos of the readiness case's job, spread over its rooms, sent this many to an upload. */
-const READINESS_PHOTOS = 300;
+/** Photos of the readiness case's job (the quick run, which judges nothing, sends fewer), spread over its rooms, sent this many to an upload. */
+const READINESS_PHOTOS = { full: 300, quick: 50 };
 const PHOTOS_AN_UPLOAD = 25;
 
 /** A month of readings: each area each day, air, exhaust and two materials drying down. */
@@ -51,13 +51,13 @@ async function post(base: string, key: string, path: string, body: unknown, meth
  * Starts a 30-day log with the 8 areas on each job, and fills the first FULL_LOGS with a month.
  * Returns the cases; the month case writes to the other logs, one job after another.
  */
-export async function dryingCases(base: string, key: string, jobIds: string[]): Promise<{ heavy: HttpCase; light: HttpCase[] }> {
+export async function dryingCases(base: string, key: string, jobIds: string[], quick: boolean): Promise<{ heavy: HttpCase; light: HttpCase[] }> {
   for (const jobId of jobIds) {
     await post(base, key, `/api/v1/jobs/${jobId}/drying-log`, { operation_id: randomUUID(), rooms: AREAS.map((name) => ({ name })), planned_days: DAYS, start_date: START_DATE });
   }
   const full = jobIds.slice(0, FULL_LOGS);
   for (const jobId of full) await post(base, key, `/api/v1/jobs/${jobId}/drying-log/readings`, { operation_id: randomUUID(), ...month() });
-  await equipAndPhotograph(base, key, full[0]);
+  await equipAndPhotograph(base, key, full[0], quick ? READINESS_PHOTOS.quick : READINESS_PHOTOS.full);
 
   const cycle = (list: string[]) => {
     let i = 0;
@@ -80,14 +80,14 @@ export async function dryingCases(base: string, key: string, jobIds: string[]): 
   };
 }
 
-/** The readiness case's job: equipment in every area, two chambers, and 300 small photos over its rooms. */
-async function equipAndPhotograph(base: string, key: string, jobId: string): Promise<void> {
+/** The readiness case's job: equipment in every area, two chambers, and `photos` small photos over its rooms. */
+async function equipAndPhotograph(base: string, key: string, jobId: string, photos: number): Promise<void> {
   for (const area of AREAS) {
     await post(base, key, `/api/v1/jobs/${jobId}/drying-log/equipment`, { operation_id: randomUUID(), area, date: START_DATE, units: [{ kind: 'air_mover', count: 3 }, { kind: 'dehumidifier', dehumidifier_type: 'lgr', pints_per_day: 70 }] });
   }
   const chambers = [AREAS.slice(0, 4), AREAS.slice(4)].map((areas, i) => ({ name: `Chamber ${i + 1}`, category: 2, areas: areas.map((name) => ({ name, wet_floor_sqft: 80 })) }));
   await post(base, key, `/api/v1/jobs/${jobId}/drying-log/chambers`, { operation_id: randomUUID(), chambers }, 'PUT');
-  for (let sent = 0; sent < READINESS_PHOTOS; sent += PHOTOS_AN_UPLOAD) {
+  for (let sent = 0; sent < photos; sent += PHOTOS_AN_UPLOAD) {
     const form = new FormData();
     const photos = Array.from({ length: PHOTOS_AN_UPLOAD }, (_, i) => ({ room: AREAS[(sent + i) % AREAS.length] }));
     form.append('meta', JSON.stringify({ operation_id: randomUUID(), photos }));

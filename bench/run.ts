@@ -218,7 +218,7 @@ async function main(): Promise<void> {
     const head = (await fetch(`${base}/api/v1/changes?limit=100`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json())) as { next_cursor: string };
     const polling: HttpCase = { name: 'list_changes polling with a cursor', next: () => ({ path: `/api/v1/changes?cursor=${head.next_cursor}&limit=25` }) };
     cases.push(await measure(measured, load, (options) => runHttpCase(base, key, polling, options)));
-    const drying = await dryingCases(base, key, data.sample.slice(-(quick ? 60 : 300)).map((s) => s.id));
+    const drying = await dryingCases(base, key, data.sample.slice(-(quick ? 60 : 300)).map((s) => s.id), quick);
     // The logs' setup wrote tens of thousands of readings: settled first, so that PostgreSQL's
     // writing them out is not counted against the next case.
     await settle(target);
