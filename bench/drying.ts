@@ -19,7 +19,7 @@ export const MONTH_IN_ONE_REQUEST = 'add_drying_readings, 1,200 readings';
 export const ONE_READING = 'add_drying_readings, one reading';
 export const ONE_NOTE = 'add_note (beside one reading)';
 export const READ_FULL_LOG = 'get_drying_log of a 30-day log';
-export const READINESS = 'check_claim_readiness (30 days, 8 areas, 300 photos)';
+export const READINESS = 'check_claim_readiness (30-day, 8-area log with photos)';
 /** Photos of the readiness case's job (the quick run, which judges nothing, sends fewer), spread over its rooms, sent this many to an upload. */
 const READINESS_PHOTOS = { full: 300, quick: 50 };
 const PHOTOS_AN_UPLOAD = 25;
