@@ -42,11 +42,16 @@ export function dateInFuture(errors: FieldError[], today: string): ApiError {
   return new ApiError(422, 'date_in_future', `${what} after today (${today}) in the company's timezone: record what happened on site once it has happened (\`errors\` names where).`, { errors });
 }
 
+/** 422 when the day a body names (by `date`, else `day`) is after the company's today. */
+export function refuseFutureDay(body: { date?: string }, day: number, startDate: string, today: string): void {
+  const future = futureDayError(day, startDate, today, body.date !== undefined ? '/body/date' : '/body/day');
+  if (future) throw dateInFuture([future], today);
+}
+
 /** The day a body names by `day` or `date`, else today's day of the log; refused when after today. */
 export function dayOrToday(body: { day?: number; date?: string }, startDate: string, today: string): number {
   const day = dayOf(body, startDate) ?? dayOfDate(startDate, today);
   if (day < 1) throw invalidRequest([{ path: '/body/date', message: `today (${today}) is before the log's start date ${startDate}; give the date` }]);
-  const future = futureDayError(day, startDate, today, body.date !== undefined ? '/body/date' : '/body/day');
-  if (future) throw dateInFuture([future], today);
+  refuseFutureDay(body, day, startDate, today);
   return day;
 }

@@ -2,7 +2,7 @@ import { lockedJob, type WriteHandler } from '../tool';
 import { newId } from '../../platform/ids';
 import { jobRefOf } from '../../domain/jobs/job-records';
 import { findArea, findLog, todayOf } from '../../domain/drying/drying-records';
-import { dateInFuture, dayOf, futureDayError } from '../../domain/drying/days';
+import { dayOf, refuseFutureDay } from '../../domain/drying/days';
 import { followPlan } from '../../domain/drying/estimate-follow';
 import { addMissingAreas, DEFAULT_PLANNED_DAYS, startLog } from '../../domain/drying/log-start';
 import { doneBy, onSiteTeammate } from '../../domain/people/on-site';
@@ -16,8 +16,7 @@ export const add_drying_note: WriteHandler<'add_drying_note'> = async (ctx, { bo
   // A new log starts on the note's date when that is before today.
   const startDate = existing?.start_date ?? (body.date !== undefined && body.date < today ? body.date : today);
   const day = dayOf(body, startDate);
-  const future = day === null ? null : futureDayError(day, startDate, today, body.date !== undefined ? '/body/date' : '/body/day');
-  if (future) throw dateInFuture([future], today);
+  if (day !== null) refuseFutureDay(body, day, startDate, today);
   const onSite = await onSiteTeammate(db, caller, body.by);
   const areaNames = body.area ? [body.area.trim()] : [];
   const started = existing ? null : await startLog(ctx, job, { startDate, plannedDays: Math.max(DEFAULT_PLANNED_DAYS, day ?? 0), areaNames, startedBy: 'add_drying_note' });
