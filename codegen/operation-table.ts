@@ -76,7 +76,7 @@ function describeOperation(route: string, method: string, op: Json): Json {
   const requiredNames: string[] = [];
   for (const p of [...pathParams, ...queryParams]) {
     const short = p['x-mcp-description'];
-    properties[p.name] = { ...p.schema, ...(p.description ? { description: p.description } : {}), ...(short ? { 'x-mcp-description': short } : {}) };
+    properties[p.name] = { ...p.schema, ...(p.description ? { description: p.description } : {}), ...(short !== undefined ? { 'x-mcp-description': short } : {}) };
     if (p.required) requiredNames.push(p.name);
   }
   for (const [field, schema] of Object.entries(bodyProperties)) {

@@ -7,8 +7,8 @@ export interface McpToolDefinition {
   title: string;
   description: string;
   inputSchema: { type: 'object'; properties: Record<string, object>; required: string[]; additionalProperties: false; $defs?: Record<string, object> };
-  outputSchema: { type: 'object'; properties: Record<string, object> } | null;
-  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  outputSchema: { type: 'object'; description?: string; required?: string[]; properties?: Record<string, object> } | null;
+  annotations: { readOnlyHint?: boolean; destructiveHint: boolean; idempotentHint?: boolean; openWorldHint: boolean };
   /** Arguments that may also be sent as a JSON number (a job's number): turned into text before validation. */
   numberArguments: string[];
 }
@@ -85,23 +85,13 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "person": {
-          "type": "object"
-        },
-        "company": {
-          "type": "object"
-        },
-        "key": {
-          "type": "object"
-        },
-        "chat": {
-          "type": "object"
-        },
-        "credits": {
-          "type": "object"
-        }
-      }
+      "required": [
+        "person",
+        "company",
+        "key",
+        "chat",
+        "credits"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -125,17 +115,11 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "naming": {
-          "type": "array"
-        },
-        "toolsets": {
-          "type": "array"
-        },
-        "recipes": {
-          "type": "array"
-        }
-      }
+      "required": [
+        "naming",
+        "toolsets",
+        "recipes"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -159,21 +143,10 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "data": {
-          "type": "array"
-        },
-        "next_cursor": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
-      }
+      "required": [
+        "data",
+        "next_cursor"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -197,21 +170,10 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "data": {
-          "type": "array"
-        },
-        "next_cursor": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
-      }
+      "required": [
+        "data",
+        "next_cursor"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -235,21 +197,10 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "data": {
-          "type": "array"
-        },
-        "next_cursor": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
-      }
+      "required": [
+        "data",
+        "next_cursor"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -269,20 +220,17 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "reason": {
           "type": "string"
@@ -295,133 +243,9 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "id": {
-          "type": "string"
-        },
-        "job_number": {
-          "type": "integer"
-        },
-        "title": {
-          "type": "string"
-        },
-        "customer_name": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "address": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "status": {
-          "type": "string"
-        },
-        "cancellation": {
-          "anyOf": [
-            {
-              "type": "object"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "photo_count": {
-          "type": "integer"
-        },
-        "address_parts": {
-          "type": "object"
-        },
-        "loss_type": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "date_of_loss": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "cause_of_loss": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "water_category": {
-          "anyOf": [
-            {
-              "type": "integer"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "claim": {
-          "type": "object"
-        },
-        "referral_source": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "people": {
-          "type": "array"
-        },
-        "assignees": {
-          "type": "array"
-        },
-        "recent_notes": {
-          "type": "array"
-        },
-        "estimates": {
-          "type": "array"
-        },
-        "created_at": {
-          "type": "string"
-        },
-        "created_by": {
-          "type": "object"
-        },
-        "updated_at": {
-          "type": "string"
-        }
-      }
+      "description": "What `get_job` answers."
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": true,
       "idempotentHint": true,
       "openWorldHint": false
@@ -435,13 +259,12 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "jobs",
     "scope": "write",
     "title": "Create a job",
-    "description": "Start a job; only operation_id is required, send all that is known (customer, phone, address, date/cause of loss, water category, carrier, claim, adjuster, assignee, referral_source). Returns the job with its number and possible_duplicates to check.",
+    "description": "Start a job; send all that is known (only operation_id is required). Returns the job with its number and possible_duplicates to check.",
     "inputSchema": {
       "type": "object",
       "properties": {
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "title": {
           "type": "string"
@@ -450,8 +273,7 @@ export const mcpTools: McpToolDefinition[] = [
           "type": "string"
         },
         "customer_phone": {
-          "type": "string",
-          "description": "Any formatting; matched by digits."
+          "type": "string"
         },
         "customer_email": {
           "type": "string",
@@ -484,13 +306,11 @@ export const mcpTools: McpToolDefinition[] = [
             "flood",
             "sewage",
             "other"
-          ],
-          "description": "The kind of loss."
+          ]
         },
         "date_of_loss": {
           "type": "string",
-          "format": "date",
-          "description": "A calendar day, YYYY-MM-DD."
+          "format": "date"
         },
         "cause_of_loss": {
           "type": "string"
@@ -498,16 +318,13 @@ export const mcpTools: McpToolDefinition[] = [
         "water_category": {
           "type": "integer",
           "minimum": 1,
-          "maximum": 3,
-          "description": "IICRC water category 1 (clean), 2 (grey) or 3 (black)."
+          "maximum": 3
         },
         "adjuster": {
-          "type": "string",
-          "description": "The adjuster's name as it should show on the claim."
+          "type": "string"
         },
         "carrier": {
-          "type": "string",
-          "description": "Insurance carrier."
+          "type": "string"
         },
         "claim_number": {
           "type": "string"
@@ -531,136 +348,12 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "id": {
-          "type": "string"
-        },
-        "job_number": {
-          "type": "integer"
-        },
-        "title": {
-          "type": "string"
-        },
-        "customer_name": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "address": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "status": {
-          "type": "string"
-        },
-        "cancellation": {
-          "anyOf": [
-            {
-              "type": "object"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "photo_count": {
-          "type": "integer"
-        },
-        "address_parts": {
-          "type": "object"
-        },
-        "loss_type": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "date_of_loss": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "cause_of_loss": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "water_category": {
-          "anyOf": [
-            {
-              "type": "integer"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "claim": {
-          "type": "object"
-        },
-        "referral_source": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "people": {
-          "type": "array"
-        },
-        "assignees": {
-          "type": "array"
-        },
-        "recent_notes": {
-          "type": "array"
-        },
-        "estimates": {
-          "type": "array"
-        },
-        "created_at": {
-          "type": "string"
-        },
-        "created_by": {
-          "type": "object"
-        },
-        "updated_at": {
-          "type": "string"
-        },
-        "possible_duplicates": {
-          "type": "array"
-        }
-      }
+      "description": "What `get_job` answers, and:",
+      "required": [
+        "possible_duplicates"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -703,8 +396,7 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "created_from": {
           "type": "string",
-          "format": "date",
-          "description": "A calendar day, YYYY-MM-DD."
+          "format": "date"
         },
         "created_to": {
           "type": "string",
@@ -727,21 +419,10 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "data": {
-          "type": "array"
-        },
-        "next_cursor": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
-      }
+      "required": [
+        "data",
+        "next_cursor"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -761,14 +442,12 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         }
@@ -780,130 +459,30 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "id": {
-          "type": "string"
-        },
-        "job_number": {
-          "type": "integer"
-        },
-        "title": {
-          "type": "string"
-        },
-        "customer_name": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "address": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "status": {
-          "type": "string"
-        },
-        "cancellation": {
-          "anyOf": [
-            {
-              "type": "object"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "photo_count": {
-          "type": "integer"
-        },
-        "address_parts": {
-          "type": "object"
-        },
-        "loss_type": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "date_of_loss": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "cause_of_loss": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "water_category": {
-          "anyOf": [
-            {
-              "type": "integer"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "claim": {
-          "type": "object"
-        },
-        "referral_source": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "people": {
-          "type": "array"
-        },
-        "assignees": {
-          "type": "array"
-        },
-        "recent_notes": {
-          "type": "array"
-        },
-        "estimates": {
-          "type": "array"
-        },
-        "created_at": {
-          "type": "string"
-        },
-        "created_by": {
-          "type": "object"
-        },
-        "updated_at": {
-          "type": "string"
-        }
-      }
+      "required": [
+        "id",
+        "job_number",
+        "title",
+        "customer_name",
+        "address",
+        "status",
+        "cancellation",
+        "photo_count",
+        "address_parts",
+        "loss_type",
+        "date_of_loss",
+        "cause_of_loss",
+        "water_category",
+        "claim",
+        "referral_source",
+        "people",
+        "assignees",
+        "recent_notes",
+        "estimates",
+        "created_at",
+        "created_by",
+        "updated_at"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -925,14 +504,12 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
@@ -971,21 +548,10 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "data": {
-          "type": "array"
-        },
-        "next_cursor": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
-      }
+      "required": [
+        "data",
+        "next_cursor"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -1007,20 +573,17 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "status": {
           "type": "string",
@@ -1035,133 +598,9 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "id": {
-          "type": "string"
-        },
-        "job_number": {
-          "type": "integer"
-        },
-        "title": {
-          "type": "string"
-        },
-        "customer_name": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "address": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "status": {
-          "type": "string"
-        },
-        "cancellation": {
-          "anyOf": [
-            {
-              "type": "object"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "photo_count": {
-          "type": "integer"
-        },
-        "address_parts": {
-          "type": "object"
-        },
-        "loss_type": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "date_of_loss": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "cause_of_loss": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "water_category": {
-          "anyOf": [
-            {
-              "type": "integer"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "claim": {
-          "type": "object"
-        },
-        "referral_source": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "people": {
-          "type": "array"
-        },
-        "assignees": {
-          "type": "array"
-        },
-        "recent_notes": {
-          "type": "array"
-        },
-        "estimates": {
-          "type": "array"
-        },
-        "created_at": {
-          "type": "string"
-        },
-        "created_by": {
-          "type": "object"
-        },
-        "updated_at": {
-          "type": "string"
-        }
-      }
+      "description": "What `get_job` answers."
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -1180,20 +619,17 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         }
       },
       "required": [
@@ -1203,133 +639,9 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "id": {
-          "type": "string"
-        },
-        "job_number": {
-          "type": "integer"
-        },
-        "title": {
-          "type": "string"
-        },
-        "customer_name": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "address": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "status": {
-          "type": "string"
-        },
-        "cancellation": {
-          "anyOf": [
-            {
-              "type": "object"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "photo_count": {
-          "type": "integer"
-        },
-        "address_parts": {
-          "type": "object"
-        },
-        "loss_type": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "date_of_loss": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "cause_of_loss": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "water_category": {
-          "anyOf": [
-            {
-              "type": "integer"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "claim": {
-          "type": "object"
-        },
-        "referral_source": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "people": {
-          "type": "array"
-        },
-        "assignees": {
-          "type": "array"
-        },
-        "recent_notes": {
-          "type": "array"
-        },
-        "estimates": {
-          "type": "array"
-        },
-        "created_at": {
-          "type": "string"
-        },
-        "created_by": {
-          "type": "object"
-        },
-        "updated_at": {
-          "type": "string"
-        }
-      }
+      "description": "What `get_job` answers."
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -1343,25 +655,22 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "jobs",
     "scope": "write",
     "title": "Update a job's overview",
-    "description": "Change a job's overview facts (title, loss, claim, carrier, referral source…); send only what changed, null clears. Returns the job.",
+    "description": "Change a job's overview facts; send only what changed, null clears. Returns the job.",
     "inputSchema": {
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "title": {
           "type": "string"
@@ -1381,8 +690,7 @@ export const mcpTools: McpToolDefinition[] = [
                 "flood",
                 "sewage",
                 "other"
-              ],
-              "description": "The kind of loss."
+              ]
             },
             {
               "type": "null"
@@ -1390,7 +698,6 @@ export const mcpTools: McpToolDefinition[] = [
           ]
         },
         "date_of_loss": {
-          "description": "The day of the loss (YYYY-MM-DD, company timezone).",
           "oneOf": [
             {
               "type": "string",
@@ -1402,17 +709,9 @@ export const mcpTools: McpToolDefinition[] = [
           ]
         },
         "cause_of_loss": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "$ref": "#/$defs/nullable"
         },
         "water_category": {
-          "description": "IICRC water category 1 (clean), 2 (grey) or 3 (black).",
           "anyOf": [
             {
               "type": "integer",
@@ -1425,44 +724,16 @@ export const mcpTools: McpToolDefinition[] = [
           ]
         },
         "address_line1": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "$ref": "#/$defs/nullable"
         },
         "city": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "$ref": "#/$defs/nullable"
         },
         "region": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "$ref": "#/$defs/nullable"
         },
         "postal_code": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "$ref": "#/$defs/nullable"
         },
         "referral_source": {
           "description": "One of `list_referral_sources`.",
@@ -1476,65 +747,24 @@ export const mcpTools: McpToolDefinition[] = [
           ]
         },
         "claim_number": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "$ref": "#/$defs/nullable"
         },
         "carrier": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "$ref": "#/$defs/nullable"
         },
         "policy_number": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "$ref": "#/$defs/nullable"
         },
         "adjuster": {
-          "description": "The adjuster's name as it should show on the claim.",
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "$ref": "#/$defs/nullable"
         }
       },
       "required": [
         "job_id"
       ],
-      "additionalProperties": false
-    },
-    "outputSchema": {
-      "type": "object",
-      "properties": {
-        "id": {
-          "type": "string"
-        },
-        "job_number": {
-          "type": "integer"
-        },
-        "title": {
-          "type": "string"
-        },
-        "customer_name": {
+      "additionalProperties": false,
+      "$defs": {
+        "nullable": {
           "anyOf": [
             {
               "type": "string"
@@ -1543,114 +773,14 @@ export const mcpTools: McpToolDefinition[] = [
               "type": "null"
             }
           ]
-        },
-        "address": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "status": {
-          "type": "string"
-        },
-        "cancellation": {
-          "anyOf": [
-            {
-              "type": "object"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "photo_count": {
-          "type": "integer"
-        },
-        "address_parts": {
-          "type": "object"
-        },
-        "loss_type": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "date_of_loss": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "cause_of_loss": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "water_category": {
-          "anyOf": [
-            {
-              "type": "integer"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "claim": {
-          "type": "object"
-        },
-        "referral_source": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "people": {
-          "type": "array"
-        },
-        "assignees": {
-          "type": "array"
-        },
-        "recent_notes": {
-          "type": "array"
-        },
-        "estimates": {
-          "type": "array"
-        },
-        "created_at": {
-          "type": "string"
-        },
-        "created_by": {
-          "type": "object"
-        },
-        "updated_at": {
-          "type": "string"
         }
       }
     },
+    "outputSchema": {
+      "type": "object",
+      "description": "What `get_job` answers."
+    },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -1669,20 +799,17 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "contact_id": {
           "type": "string",
@@ -1693,14 +820,7 @@ export const mcpTools: McpToolDefinition[] = [
           "description": "Required unless `contact_id` is sent."
         },
         "phone": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "$ref": "#/$defs/nullable"
         },
         "email": {
           "anyOf": [
@@ -1719,47 +839,18 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "address": {
           "type": "object",
-          "additionalProperties": false,
           "properties": {
             "line1": {
-              "anyOf": [
-                {
-                  "type": "string"
-                },
-                {
-                  "type": "null"
-                }
-              ]
+              "$ref": "#/$defs/nullable"
             },
             "city": {
-              "anyOf": [
-                {
-                  "type": "string"
-                },
-                {
-                  "type": "null"
-                }
-              ]
+              "$ref": "#/$defs/nullable"
             },
             "region": {
-              "anyOf": [
-                {
-                  "type": "string"
-                },
-                {
-                  "type": "null"
-                }
-              ]
+              "$ref": "#/$defs/nullable"
             },
             "postal_code": {
-              "anyOf": [
-                {
-                  "type": "string"
-                },
-                {
-                  "type": "null"
-                }
-              ]
+              "$ref": "#/$defs/nullable"
             }
           }
         }
@@ -1768,21 +859,28 @@ export const mcpTools: McpToolDefinition[] = [
         "job_id",
         "operation_id"
       ],
-      "additionalProperties": false
-    },
-    "outputSchema": {
-      "type": "object",
-      "properties": {
-        "outcome": {
-          "type": "string"
-        },
-        "contact": {
-          "type": "object"
+      "additionalProperties": false,
+      "$defs": {
+        "nullable": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
         }
       }
     },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "outcome",
+        "contact"
+      ]
+    },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -1801,20 +899,17 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "teammate": {
           "type": "string",
@@ -1829,17 +924,12 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "job_id": {
-          "type": "string"
-        },
-        "assignees": {
-          "type": "array"
-        }
-      }
+      "required": [
+        "job_id",
+        "assignees"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -1884,21 +974,10 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "data": {
-          "type": "array"
-        },
-        "next_cursor": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
-      }
+      "required": [
+        "data",
+        "next_cursor"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -1918,14 +997,12 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
@@ -1934,8 +1011,7 @@ export const mcpTools: McpToolDefinition[] = [
           "description": "The teammate's name or id (`per_…`)."
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         }
       },
       "required": [
@@ -1946,17 +1022,12 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "job_id": {
-          "type": "string"
-        },
-        "assignees": {
-          "type": "array"
-        }
-      }
+      "required": [
+        "job_id",
+        "assignees"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": true,
       "idempotentHint": true,
       "openWorldHint": false
@@ -1975,14 +1046,12 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
@@ -1992,21 +1061,13 @@ export const mcpTools: McpToolDefinition[] = [
           "description": "The person's id (`con_…`), as `get_job` lists under `people`."
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "name": {
           "type": "string"
         },
         "phone": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
+          "$ref": "#/$defs/nullable"
         },
         "email": {
           "anyOf": [
@@ -2027,47 +1088,18 @@ export const mcpTools: McpToolDefinition[] = [
           "oneOf": [
             {
               "type": "object",
-              "additionalProperties": false,
               "properties": {
                 "line1": {
-                  "anyOf": [
-                    {
-                      "type": "string"
-                    },
-                    {
-                      "type": "null"
-                    }
-                  ]
+                  "$ref": "#/$defs/nullable"
                 },
                 "city": {
-                  "anyOf": [
-                    {
-                      "type": "string"
-                    },
-                    {
-                      "type": "null"
-                    }
-                  ]
+                  "$ref": "#/$defs/nullable"
                 },
                 "region": {
-                  "anyOf": [
-                    {
-                      "type": "string"
-                    },
-                    {
-                      "type": "null"
-                    }
-                  ]
+                  "$ref": "#/$defs/nullable"
                 },
                 "postal_code": {
-                  "anyOf": [
-                    {
-                      "type": "string"
-                    },
-                    {
-                      "type": "null"
-                    }
-                  ]
+                  "$ref": "#/$defs/nullable"
                 }
               }
             },
@@ -2081,51 +1113,9 @@ export const mcpTools: McpToolDefinition[] = [
         "job_id",
         "contact_id"
       ],
-      "additionalProperties": false
-    },
-    "outputSchema": {
-      "type": "object",
-      "properties": {
-        "id": {
-          "type": "string"
-        },
-        "name": {
-          "type": "string"
-        },
-        "role": {
-          "type": "string"
-        },
-        "phone": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "phone_normalized": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "email": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "address": {
+      "additionalProperties": false,
+      "$defs": {
+        "nullable": {
           "anyOf": [
             {
               "type": "string"
@@ -2137,8 +1127,19 @@ export const mcpTools: McpToolDefinition[] = [
         }
       }
     },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "id",
+        "name",
+        "role",
+        "phone",
+        "phone_normalized",
+        "email",
+        "address"
+      ]
+    },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -2157,20 +1158,17 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "text": {
           "type": "string",
@@ -2186,32 +1184,17 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "id": {
-          "type": "string"
-        },
-        "job_id": {
-          "type": "string"
-        },
-        "text": {
-          "type": "string"
-        },
-        "author": {
-          "type": "object"
-        },
-        "created_at": {
-          "type": "string"
-        },
-        "updated_at": {
-          "type": "string"
-        },
-        "history": {
-          "type": "array"
-        }
-      }
+      "required": [
+        "id",
+        "job_id",
+        "text",
+        "author",
+        "created_at",
+        "updated_at",
+        "history"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -2230,14 +1213,12 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
@@ -2247,8 +1228,7 @@ export const mcpTools: McpToolDefinition[] = [
           "description": "The note's id."
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "text": {
           "type": "string",
@@ -2264,32 +1244,17 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "id": {
-          "type": "string"
-        },
-        "job_id": {
-          "type": "string"
-        },
-        "text": {
-          "type": "string"
-        },
-        "author": {
-          "type": "object"
-        },
-        "created_at": {
-          "type": "string"
-        },
-        "updated_at": {
-          "type": "string"
-        },
-        "history": {
-          "type": "array"
-        }
-      }
+      "required": [
+        "id",
+        "job_id",
+        "text",
+        "author",
+        "created_at",
+        "updated_at",
+        "history"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -2308,14 +1273,12 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
@@ -2329,8 +1292,7 @@ export const mcpTools: McpToolDefinition[] = [
           "description": "Why the note is withdrawn (wrong job, duplicate…); kept in the feed."
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         }
       },
       "required": [
@@ -2341,14 +1303,11 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "retracted": {
-          "type": "object"
-        }
-      }
+      "required": [
+        "retracted"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": true,
       "idempotentHint": true,
       "openWorldHint": false
@@ -2372,23 +1331,18 @@ export const mcpTools: McpToolDefinition[] = [
           "description": "The estimate's id (`est_…`), as `get_job` lists them."
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "line_items": {
           "type": "array",
-          "minItems": 1,
           "items": {
             "type": "object",
-            "additionalProperties": false,
-            "description": "A catalog line (`code` with `quantity` or `units_per_day`) or an own line (`description`, `unit`, `quantity` and `unit_price_cents` or `unit_price`). `room_id` or `room` (a room name) puts it in a room.",
             "properties": {
               "code": {
                 "type": "string"
               },
               "quantity": {
-                "type": "number",
-                "description": "Up to two decimals; more are rounded half up."
+                "type": "number"
               },
               "units_per_day": {
                 "type": "number"
@@ -2400,11 +1354,9 @@ export const mcpTools: McpToolDefinition[] = [
                 "type": "string"
               },
               "unit_price_cents": {
-                "type": "integer",
-                "description": "The unit price in cents, at most 100,000,000 ($1,000,000)."
+                "type": "integer"
               },
               "unit_price": {
-                "description": "The unit price in dollars (`12.5` or `\"12.50\"`), as an alternative to `unit_price_cents`, from 0 to 1,000,000 like it. A number is kept to the cent (half up); a string has at most two decimals.",
                 "oneOf": [
                   {
                     "type": "number"
@@ -2412,20 +1364,21 @@ export const mcpTools: McpToolDefinition[] = [
                   {
                     "type": "string"
                   }
-                ]
+                ],
+                "description": "Dollars (`12.50`), instead of cents."
               },
               "room_id": {
                 "type": "string",
                 "pattern": "^room_[0-9A-Za-z]+$"
               },
               "room": {
-                "type": "string",
-                "description": "The room's name, as an alternative to `room_id`."
+                "type": "string"
               },
               "note": {
                 "type": "string"
               }
-            }
+            },
+            "description": "A catalog `code` with `quantity` or `units_per_day`, or an own line: `description`, `unit`, `quantity`, a price; `room_id` or `room` places it."
           }
         }
       },
@@ -2438,20 +1391,13 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "added": {
-          "type": "array"
-        },
-        "rejected": {
-          "type": "array"
-        },
-        "totals": {
-          "type": "object"
-        }
-      }
+      "required": [
+        "added",
+        "rejected",
+        "totals"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -2473,15 +1419,12 @@ export const mcpTools: McpToolDefinition[] = [
           "description": "The estimate's id (`est_…`), as `get_job` lists them."
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "rooms": {
           "type": "array",
-          "minItems": 1,
           "items": {
             "type": "object",
-            "additionalProperties": false,
             "required": [
               "name"
             ],
@@ -2517,80 +1460,9 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "id": {
-          "type": "string"
-        },
-        "job": {
-          "type": "object"
-        },
-        "label": {
-          "type": "string"
-        },
-        "scope_summary": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "status": {
-          "type": "string"
-        },
-        "finalized_at": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "drying_days": {
-          "anyOf": [
-            {
-              "type": "integer"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "region": {
-          "type": "object"
-        },
-        "rates": {
-          "type": "object"
-        },
-        "rooms": {
-          "type": "array"
-        },
-        "room_subtotals_exclude": {
-          "type": "array"
-        },
-        "unassigned_lines": {
-          "type": "array"
-        },
-        "totals": {
-          "type": "object"
-        },
-        "created_at": {
-          "type": "string"
-        },
-        "created_by": {
-          "type": "object"
-        },
-        "updated_at": {
-          "type": "string"
-        }
-      }
+      "description": "What `get_estimate` answers."
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -2607,20 +1479,17 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "label": {
           "type": "string",
@@ -2635,86 +1504,11 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "rooms": {
           "type": "array",
-          "items": {
-            "type": "object",
-            "additionalProperties": false,
-            "required": [
-              "name"
-            ],
-            "properties": {
-              "name": {
-                "type": "string"
-              },
-              "length": {
-                "type": "number",
-                "description": "Feet, up to two decimals (12.5 is 12 ft 6 in)."
-              },
-              "width": {
-                "type": "number"
-              },
-              "height": {
-                "type": "number"
-              },
-              "demo_days": {
-                "type": "integer"
-              },
-              "drying_days": {
-                "type": "integer"
-              }
-            }
-          }
+          "description": "As in `add_rooms`."
         },
         "line_items": {
           "type": "array",
-          "items": {
-            "type": "object",
-            "additionalProperties": false,
-            "description": "A catalog line (`code` with `quantity` or `units_per_day`) or an own line (`description`, `unit`, `quantity` and `unit_price_cents` or `unit_price`). `room_id` or `room` (a room name) puts it in a room.",
-            "properties": {
-              "code": {
-                "type": "string"
-              },
-              "quantity": {
-                "type": "number",
-                "description": "Up to two decimals; more are rounded half up."
-              },
-              "units_per_day": {
-                "type": "number"
-              },
-              "description": {
-                "type": "string"
-              },
-              "unit": {
-                "type": "string"
-              },
-              "unit_price_cents": {
-                "type": "integer",
-                "description": "The unit price in cents, at most 100,000,000 ($1,000,000)."
-              },
-              "unit_price": {
-                "description": "The unit price in dollars (`12.5` or `\"12.50\"`), as an alternative to `unit_price_cents`, from 0 to 1,000,000 like it. A number is kept to the cent (half up); a string has at most two decimals.",
-                "oneOf": [
-                  {
-                    "type": "number"
-                  },
-                  {
-                    "type": "string"
-                  }
-                ]
-              },
-              "room_id": {
-                "type": "string",
-                "pattern": "^room_[0-9A-Za-z]+$"
-              },
-              "room": {
-                "type": "string",
-                "description": "The room's name, as an alternative to `room_id`."
-              },
-              "note": {
-                "type": "string"
-              }
-            }
-          }
+          "description": "As in `add_line_items`."
         }
       },
       "required": [
@@ -2725,23 +1519,14 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "rejected_count": {
-          "type": "integer"
-        },
-        "estimate": {
-          "type": "object"
-        },
-        "credits": {
-          "type": "object"
-        },
-        "rejected_lines": {
-          "type": "array"
-        }
-      }
+      "required": [
+        "rejected_count",
+        "estimate",
+        "credits",
+        "rejected_lines"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -2785,77 +1570,24 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "id": {
-          "type": "string"
-        },
-        "job": {
-          "type": "object"
-        },
-        "label": {
-          "type": "string"
-        },
-        "scope_summary": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "status": {
-          "type": "string"
-        },
-        "finalized_at": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "drying_days": {
-          "anyOf": [
-            {
-              "type": "integer"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "region": {
-          "type": "object"
-        },
-        "rates": {
-          "type": "object"
-        },
-        "rooms": {
-          "type": "array"
-        },
-        "room_subtotals_exclude": {
-          "type": "array"
-        },
-        "unassigned_lines": {
-          "type": "array"
-        },
-        "totals": {
-          "type": "object"
-        },
-        "created_at": {
-          "type": "string"
-        },
-        "created_by": {
-          "type": "object"
-        },
-        "updated_at": {
-          "type": "string"
-        }
-      }
+      "required": [
+        "id",
+        "job",
+        "label",
+        "scope_summary",
+        "status",
+        "finalized_at",
+        "drying_days",
+        "region",
+        "rates",
+        "rooms",
+        "room_subtotals_exclude",
+        "unassigned_lines",
+        "totals",
+        "created_at",
+        "created_by",
+        "updated_at"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -2876,7 +1608,6 @@ export const mcpTools: McpToolDefinition[] = [
       "properties": {
         "codes": {
           "type": "array",
-          "minItems": 1,
           "items": {
             "type": "string"
           },
@@ -2895,14 +1626,10 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "items": {
-          "type": "array"
-        },
-        "not_found": {
-          "type": "array"
-        }
-      }
+      "required": [
+        "items",
+        "not_found"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -2932,8 +1659,7 @@ export const mcpTools: McpToolDefinition[] = [
           "description": "The line's id."
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         }
       },
       "required": [
@@ -2944,17 +1670,12 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "removed": {
-          "type": "string"
-        },
-        "totals": {
-          "type": "object"
-        }
-      }
+      "required": [
+        "removed",
+        "totals"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": true,
       "idempotentHint": true,
       "openWorldHint": false
@@ -3002,21 +1723,10 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "data": {
-          "type": "array"
-        },
-        "next_cursor": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
-      }
+      "required": [
+        "data",
+        "next_cursor"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -3041,8 +1751,7 @@ export const mcpTools: McpToolDefinition[] = [
           "description": "The estimate's id (`est_…`), as `get_job` lists them."
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "label": {
           "type": "string"
@@ -3065,80 +1774,9 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "id": {
-          "type": "string"
-        },
-        "job": {
-          "type": "object"
-        },
-        "label": {
-          "type": "string"
-        },
-        "scope_summary": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "status": {
-          "type": "string"
-        },
-        "finalized_at": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "drying_days": {
-          "anyOf": [
-            {
-              "type": "integer"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "region": {
-          "type": "object"
-        },
-        "rates": {
-          "type": "object"
-        },
-        "rooms": {
-          "type": "array"
-        },
-        "room_subtotals_exclude": {
-          "type": "array"
-        },
-        "unassigned_lines": {
-          "type": "array"
-        },
-        "totals": {
-          "type": "object"
-        },
-        "created_at": {
-          "type": "string"
-        },
-        "created_by": {
-          "type": "object"
-        },
-        "updated_at": {
-          "type": "string"
-        }
-      }
+      "description": "What `get_estimate` answers."
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -3165,12 +1803,10 @@ export const mcpTools: McpToolDefinition[] = [
           "description": "The line's id."
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "quantity": {
-          "type": "number",
-          "description": "Up to two decimals; more are rounded half up."
+          "type": "number"
         },
         "units_per_day": {
           "type": "number"
@@ -3194,17 +1830,12 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "line": {
-          "type": "object"
-        },
-        "totals": {
-          "type": "object"
-        }
-      }
+      "required": [
+        "line",
+        "totals"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -3231,8 +1862,7 @@ export const mcpTools: McpToolDefinition[] = [
           "description": "The room's id."
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "name": {
           "type": "string"
@@ -3262,80 +1892,9 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "id": {
-          "type": "string"
-        },
-        "job": {
-          "type": "object"
-        },
-        "label": {
-          "type": "string"
-        },
-        "scope_summary": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "status": {
-          "type": "string"
-        },
-        "finalized_at": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "drying_days": {
-          "anyOf": [
-            {
-              "type": "integer"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "region": {
-          "type": "object"
-        },
-        "rates": {
-          "type": "object"
-        },
-        "rooms": {
-          "type": "array"
-        },
-        "room_subtotals_exclude": {
-          "type": "array"
-        },
-        "unassigned_lines": {
-          "type": "array"
-        },
-        "totals": {
-          "type": "object"
-        },
-        "created_at": {
-          "type": "string"
-        },
-        "created_by": {
-          "type": "object"
-        },
-        "updated_at": {
-          "type": "string"
-        }
-      }
+      "description": "What `get_estimate` answers."
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -3352,41 +1911,34 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "by": {
-          "type": "string",
-          "description": "Teammate who did it on site (name or id), if not the key's person."
+          "type": "string"
         },
         "text": {
           "type": "string",
           "description": "The note's text, at most 20,000 characters."
         },
         "area": {
-          "type": "string",
-          "description": "Area (room) name, any case."
+          "type": "string"
         },
         "day": {
-          "type": "integer",
-          "description": "A day of the drying log; day 1 is its start date."
+          "type": "integer"
         },
         "date": {
           "type": "string",
-          "format": "date",
-          "description": "A calendar day, YYYY-MM-DD."
+          "format": "date"
         }
       },
       "required": [
@@ -3398,23 +1950,14 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "log_id": {
-          "type": "string"
-        },
-        "log_started": {
-          "type": "boolean"
-        },
-        "note": {
-          "type": "object"
-        },
-        "credits": {
-          "type": "object"
-        }
-      }
+      "required": [
+        "log_id",
+        "log_started",
+        "note",
+        "credits"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -3428,74 +1971,30 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "drying",
     "scope": "write",
     "title": "Record drying readings",
-    "description": "Record drying readings (temp_f, rh_pct, drywall…) for one area and day, or many in rows; starts the log, adds areas, extends the plan as needed. Returns GPP, dew point and dry status.",
+    "description": "Record readings, a row per area and day; starts the log if none. Returns GPP, dew point, dry status.",
     "inputSchema": {
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "by": {
-          "type": "string",
-          "description": "Teammate who did it on site (name or id), if not the key's person."
-        },
-        "source_of_values": {
-          "type": "string",
-          "enum": [
-            "dictated_by_user",
-            "read_from_log"
-          ],
-          "default": "dictated_by_user",
-          "description": "`dictated_by_user` (said or typed by the technician) or `read_from_log` (read off a paper or photographed log)."
-        },
-        "day": {
-          "type": "integer",
-          "description": "A day of the drying log; day 1 is its start date."
-        },
-        "date": {
-          "type": "string",
-          "format": "date",
-          "description": "A calendar day, YYYY-MM-DD."
-        },
-        "area": {
-          "type": "string",
-          "description": "Area (room) name, any case."
-        },
-        "location": {
-          "type": "string",
-          "enum": [
-            "affected",
-            "unaffected",
-            "outside",
-            "dehumidifier_inlet",
-            "dehumidifier_exhaust"
-          ],
-          "default": "affected",
-          "description": "Where the reading was taken."
-        },
-        "readings": {
-          "$ref": "#/$defs/readings"
+          "type": "string"
         },
         "rows": {
           "type": "array",
-          "minItems": 1,
-          "description": "Several rows, each with its own day or date, area and readings; the body's own day, area, location and source_of_values are their defaults.",
           "items": {
             "type": "object",
-            "additionalProperties": false,
             "required": [
               "readings"
             ],
@@ -3530,7 +2029,51 @@ export const mcpTools: McpToolDefinition[] = [
                 "default": "dictated_by_user"
               },
               "readings": {
-                "$ref": "#/$defs/readings"
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "metric",
+                    "value"
+                  ],
+                  "properties": {
+                    "metric": {
+                      "type": "string",
+                      "enum": [
+                        "temp_f",
+                        "temp_c",
+                        "rh_pct",
+                        "drywall",
+                        "wood",
+                        "subfloor",
+                        "concrete",
+                        "carpet",
+                        "pad",
+                        "insulation",
+                        "ceiling_tile",
+                        "baseboard",
+                        "cabinet"
+                      ]
+                    },
+                    "value": {
+                      "type": "number"
+                    },
+                    "point": {
+                      "type": "string"
+                    },
+                    "reference": {
+                      "type": "boolean",
+                      "description": "Sets the dry goal."
+                    },
+                    "unit": {
+                      "type": "string",
+                      "description": "Dehumidifier id or asset tag."
+                    },
+                    "meter": {
+                      "type": "string"
+                    }
+                  }
+                }
               }
             }
           }
@@ -3540,118 +2083,24 @@ export const mcpTools: McpToolDefinition[] = [
         "job_id",
         "operation_id"
       ],
-      "additionalProperties": false,
-      "$defs": {
-        "readings": {
-          "type": "array",
-          "minItems": 1,
-          "items": {
-            "type": "object",
-            "additionalProperties": false,
-            "required": [
-              "metric",
-              "value"
-            ],
-            "properties": {
-              "metric": {
-                "type": "string",
-                "enum": [
-                  "temp_f",
-                  "temp_c",
-                  "rh_pct",
-                  "drywall",
-                  "wood",
-                  "subfloor",
-                  "concrete",
-                  "carpet",
-                  "pad",
-                  "insulation",
-                  "ceiling_tile",
-                  "baseboard",
-                  "cabinet"
-                ],
-                "description": "Air: `temp_f`, `temp_c` (stored as °F), `rh_pct`. Materials (moisture, % or meter points): the others."
-              },
-              "value": {
-                "type": "number",
-                "description": "Up to two decimals; more are rounded half up."
-              },
-              "location": {
-                "type": "string",
-                "enum": [
-                  "affected",
-                  "unaffected",
-                  "outside",
-                  "dehumidifier_inlet",
-                  "dehumidifier_exhaust"
-                ],
-                "default": "affected"
-              },
-              "point": {
-                "type": "string",
-                "description": "Where on the material (`north wall 2 ft`); each point is its own material."
-              },
-              "reference": {
-                "type": "boolean",
-                "description": "This material reading is the unaffected reference that sets the dry goal."
-              },
-              "unit": {
-                "type": "string",
-                "description": "The dehumidifier whose inlet or exhaust air this is (unit id or asset tag), for a grain depression per unit."
-              },
-              "meter": {
-                "type": "string",
-                "description": "The meter and scale a material was read with (`Delmhorst BD-2100, drywall`)."
-              }
-            }
-          }
-        }
-      }
+      "additionalProperties": false
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "log_id": {
-          "type": "string"
-        },
-        "log_started": {
-          "type": "boolean"
-        },
-        "added": {
-          "type": "integer"
-        },
-        "days": {
-          "type": "array"
-        },
-        "areas_added": {
-          "type": "array"
-        },
-        "planned_days": {
-          "type": "object"
-        },
-        "conditions": {
-          "type": "array"
-        },
-        "materials": {
-          "type": "array"
-        },
-        "estimate": {
-          "anyOf": [
-            {
-              "type": "object"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "credits": {
-          "type": "object"
-        }
-      }
+      "required": [
+        "log_id",
+        "log_started",
+        "added",
+        "days",
+        "areas_added",
+        "planned_days",
+        "conditions",
+        "materials",
+        "estimate",
+        "credits"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -3670,14 +2119,12 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         }
@@ -3689,20 +2136,12 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "job": {
-          "type": "object"
-        },
-        "ready": {
-          "type": "boolean"
-        },
-        "counts": {
-          "type": "object"
-        },
-        "findings": {
-          "type": "array"
-        }
-      }
+      "required": [
+        "job",
+        "ready",
+        "counts",
+        "findings"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -3724,35 +2163,29 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "rooms": {
           "type": "array",
-          "minItems": 1,
           "description": "The areas to dry; names are matched without regard to case, and a name given twice is one area.",
           "items": {
             "type": "object",
-            "additionalProperties": false,
             "required": [
               "name"
             ],
             "properties": {
               "name": {
-                "type": "string",
-                "description": "Area (room) name, any case."
+                "type": "string"
               },
               "planned_days": {
                 "type": "integer"
@@ -3762,8 +2195,7 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "start_date": {
           "type": "string",
-          "format": "date",
-          "description": "A calendar day, YYYY-MM-DD."
+          "format": "date"
         },
         "planned_days": {
           "type": "integer"
@@ -3782,27 +2214,13 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "log": {
-          "type": "object"
-        },
-        "estimate": {
-          "anyOf": [
-            {
-              "type": "object"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "credits": {
-          "type": "object"
-        }
-      }
+      "required": [
+        "log",
+        "estimate",
+        "credits"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -3821,14 +2239,12 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
@@ -3846,12 +2262,10 @@ export const mcpTools: McpToolDefinition[] = [
           "description": "Only this area (its name, any case)."
         },
         "from_day": {
-          "type": "integer",
-          "description": "Only days from this day number on."
+          "type": "integer"
         },
         "to_day": {
-          "type": "integer",
-          "description": "Only days up to this day number."
+          "type": "integer"
         }
       },
       "required": [
@@ -3861,65 +2275,31 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
+      "required": [
+        "id",
+        "job",
+        "start_date",
+        "planned_days",
+        "end_date",
+        "today_day",
+        "elevation_ft",
+        "elevation_source",
+        "pressure_inhg",
+        "estimate_id",
+        "areas",
+        "building",
+        "days",
+        "wet_areas",
+        "warnings",
+        "notes",
+        "reading_count",
+        "equipment",
+        "chambers",
+        "unit_grain_depression",
+        "chamber_air",
+        "billing"
+      ],
       "properties": {
-        "id": {
-          "type": "string"
-        },
-        "job": {
-          "type": "object"
-        },
-        "start_date": {
-          "type": "string"
-        },
-        "planned_days": {
-          "type": "integer"
-        },
-        "end_date": {
-          "type": "string"
-        },
-        "today_day": {
-          "type": "integer"
-        },
-        "elevation_ft": {
-          "type": "integer"
-        },
-        "elevation_source": {
-          "type": "string"
-        },
-        "pressure_inhg": {
-          "type": "number"
-        },
-        "estimate_id": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "areas": {
-          "type": "array"
-        },
-        "building": {
-          "type": "object"
-        },
-        "days": {
-          "type": "array"
-        },
-        "wet_areas": {
-          "type": "array"
-        },
-        "warnings": {
-          "type": "array"
-        },
-        "notes": {
-          "type": "array"
-        },
-        "reading_count": {
-          "type": "integer"
-        },
         "readings": {
           "type": "array"
         },
@@ -3927,21 +2307,6 @@ export const mcpTools: McpToolDefinition[] = [
           "type": "array"
         },
         "grain_depression": {
-          "type": "array"
-        },
-        "equipment": {
-          "type": "object"
-        },
-        "chambers": {
-          "type": "array"
-        },
-        "unit_grain_depression": {
-          "type": "array"
-        },
-        "chamber_air": {
-          "type": "array"
-        },
-        "billing": {
           "type": "array"
         }
       }
@@ -3966,44 +2331,35 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "by": {
-          "type": "string",
-          "description": "Teammate who did it on site (name or id), if not the key's person."
+          "type": "string"
         },
         "area": {
-          "type": "string",
-          "description": "Area (room) name, any case."
+          "type": "string"
         },
         "day": {
-          "type": "integer",
-          "description": "A day of the drying log; day 1 is its start date."
+          "type": "integer"
         },
         "date": {
           "type": "string",
-          "format": "date",
-          "description": "A calendar day, YYYY-MM-DD."
+          "format": "date"
         },
         "units": {
           "type": "array",
-          "minItems": 1,
           "items": {
             "type": "object",
-            "additionalProperties": false,
             "required": [
               "kind"
             ],
@@ -4054,29 +2410,16 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "log_id": {
-          "type": "string"
-        },
-        "area": {
-          "type": "string"
-        },
-        "date": {
-          "type": "string"
-        },
-        "day": {
-          "type": "integer"
-        },
-        "placed": {
-          "type": "array"
-        },
-        "equipment": {
-          "type": "object"
-        }
-      }
+      "required": [
+        "log_id",
+        "area",
+        "date",
+        "day",
+        "placed",
+        "equipment"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -4095,41 +2438,34 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "by": {
-          "type": "string",
-          "description": "Teammate who did it on site (name or id), if not the key's person."
+          "type": "string"
         },
         "equipment_ids": {
           "type": "array",
-          "minItems": 1,
           "uniqueItems": true,
           "items": {
             "type": "string"
           }
         },
         "day": {
-          "type": "integer",
-          "description": "A day of the drying log; day 1 is its start date."
+          "type": "integer"
         },
         "date": {
           "type": "string",
-          "format": "date",
-          "description": "A calendar day, YYYY-MM-DD."
+          "format": "date"
         }
       },
       "required": [
@@ -4141,23 +2477,14 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "log_id": {
-          "type": "string"
-        },
-        "date": {
-          "type": "string"
-        },
-        "removed": {
-          "type": "array"
-        },
-        "equipment": {
-          "type": "object"
-        }
-      }
+      "required": [
+        "log_id",
+        "date",
+        "removed",
+        "equipment"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -4171,31 +2498,27 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "drying",
     "scope": "write",
     "title": "Set drying chambers",
-    "description": "Set a drying log's chambers (replaces all): areas, water category 1-3, class 1-4 (else computed), wet sq ft per area. Returns each chamber with its S500 equipment plan against what is placed.",
+    "description": "Set a drying log's chambers, replacing all. Returns each chamber with its S500 equipment plan against what is placed.",
     "inputSchema": {
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "chambers": {
           "type": "array",
           "items": {
             "type": "object",
-            "additionalProperties": false,
             "required": [
               "name",
               "category",
@@ -4208,37 +2531,32 @@ export const mcpTools: McpToolDefinition[] = [
               "category": {
                 "type": "integer",
                 "minimum": 1,
-                "maximum": 3,
-                "description": "IICRC water category."
+                "maximum": 3
               },
               "class": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 4,
-                "description": "IICRC class of water intrusion; computed from the wet surfaces when not given (class 4 is only given)."
+                "description": "IICRC class; computed from wet sq ft if not given (4 only given)."
               },
               "note": {
                 "type": "string",
-                "description": "Why the equipment differs from the plan, if it does; a chamber with a note is not flagged."
+                "description": "Why equipment differs from the plan (then not flagged)."
               },
               "category_reviewed_on": {
                 "type": "string",
-                "format": "date",
-                "description": "A calendar day, YYYY-MM-DD."
+                "format": "date"
               },
               "areas": {
                 "type": "array",
-                "minItems": 1,
                 "items": {
                   "type": "object",
-                  "additionalProperties": false,
                   "required": [
                     "name"
                   ],
                   "properties": {
                     "name": {
-                      "type": "string",
-                      "description": "Area (room) name, any case."
+                      "type": "string"
                     },
                     "wet_floor_sqft": {
                       "type": "integer"
@@ -4272,17 +2590,12 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "log_id": {
-          "type": "string"
-        },
-        "chambers": {
-          "type": "array"
-        }
-      }
+      "required": [
+        "log_id",
+        "chambers"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -4301,33 +2614,27 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "day": {
-          "type": "integer",
-          "description": "A day of the drying log; day 1 is its start date."
+          "type": "integer"
         },
         "date": {
           "type": "string",
-          "format": "date",
-          "description": "A calendar day, YYYY-MM-DD."
+          "format": "date"
         },
         "area": {
-          "type": "string",
-          "description": "Area (room) name, any case."
+          "type": "string"
         },
         "reason": {
           "type": "string"
@@ -4341,33 +2648,15 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "log_id": {
-          "type": "string"
-        },
-        "day": {
-          "type": "integer"
-        },
-        "date": {
-          "type": "string"
-        },
-        "area": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "readings_kept": {
-          "type": "integer"
-        }
-      }
+      "required": [
+        "log_id",
+        "day",
+        "date",
+        "area",
+        "readings_kept"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -4386,28 +2675,23 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "start_date": {
           "type": "string",
-          "format": "date",
-          "description": "A calendar day, YYYY-MM-DD."
+          "format": "date"
         },
         "planned_days": {
-          "description": "Planned days of the job, or of `area` (null there follows the job's).",
           "oneOf": [
             {
               "type": "integer"
@@ -4415,11 +2699,11 @@ export const mcpTools: McpToolDefinition[] = [
             {
               "type": "null"
             }
-          ]
+          ],
+          "description": "Planned days of the job, or of `area` (null there follows the job's)."
         },
         "area": {
-          "type": "string",
-          "description": "Area (room) name, any case."
+          "type": "string"
         },
         "elevation_ft": {
           "description": "Elevation of the job's site in feet; null uses the company's.",
@@ -4441,27 +2725,13 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "log": {
-          "type": "object"
-        },
-        "estimate": {
-          "anyOf": [
-            {
-              "type": "object"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "credits": {
-          "type": "object"
-        }
-      }
+      "required": [
+        "log",
+        "estimate",
+        "credits"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -4480,14 +2750,12 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
@@ -4511,43 +2779,16 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "url": {
-          "type": "string"
-        },
-        "for": {
-          "anyOf": [
-            {
-              "type": "object"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "expires_at": {
-          "type": "string"
-        },
-        "job_id": {
-          "type": "string"
-        },
-        "job_number": {
-          "type": "integer"
-        },
-        "room": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
-      }
+      "required": [
+        "url",
+        "for",
+        "expires_at",
+        "job_id",
+        "job_number",
+        "room"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -4566,14 +2807,12 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
@@ -4611,27 +2850,12 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "job_id": {
-          "type": "string"
-        },
-        "data": {
-          "type": "array"
-        },
-        "next_cursor": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "total": {
-          "type": "integer"
-        }
-      }
+      "required": [
+        "job_id",
+        "data",
+        "next_cursor",
+        "total"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -4653,14 +2877,12 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
@@ -4687,30 +2909,13 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "job_id": {
-          "type": "string"
-        },
-        "data": {
-          "type": "array"
-        },
-        "next_cursor": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "total": {
-          "type": "integer"
-        },
-        "rooms": {
-          "type": "array"
-        }
-      }
+      "required": [
+        "job_id",
+        "data",
+        "next_cursor",
+        "total",
+        "rooms"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -4732,14 +2937,12 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
@@ -4766,27 +2969,12 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "job_id": {
-          "type": "string"
-        },
-        "data": {
-          "type": "array"
-        },
-        "next_cursor": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "total": {
-          "type": "integer"
-        }
-      }
+      "required": [
+        "job_id",
+        "data",
+        "next_cursor",
+        "total"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -4808,24 +2996,20 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "photo_ids": {
           "type": "array",
-          "minItems": 1,
           "uniqueItems": true,
           "items": {
             "type": "string",
@@ -4854,26 +3038,15 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "job_id": {
-          "type": "string"
-        },
-        "room": {
-          "type": "string"
-        },
-        "moved": {
-          "type": "array"
-        },
-        "unchanged": {
-          "type": "array"
-        },
-        "rooms_added": {
-          "type": "array"
-        }
-      }
+      "required": [
+        "job_id",
+        "room",
+        "moved",
+        "unchanged",
+        "rooms_added"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -4926,47 +3099,21 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
+      "required": [
+        "document_id",
+        "job_id",
+        "name",
+        "kind",
+        "page_count",
+        "pending",
+        "next_page_from"
+      ],
       "properties": {
-        "document_id": {
-          "type": "string"
-        },
-        "job_id": {
-          "type": "string"
-        },
-        "name": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "kind": {
-          "type": "string"
-        },
-        "page_count": {
-          "type": "integer"
-        },
         "pages": {
           "type": "array"
         },
         "matches": {
           "type": "array"
-        },
-        "pending": {
-          "type": "array"
-        },
-        "next_page_from": {
-          "anyOf": [
-            {
-              "type": "integer"
-            },
-            {
-              "type": "null"
-            }
-          ]
         }
       }
     },
@@ -4988,27 +3135,22 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "photos": {
           "type": "array",
-          "minItems": 1,
           "items": {
             "type": "object",
-            "additionalProperties": false,
             "required": [
               "photo_id"
             ],
@@ -5051,17 +3193,12 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "job_id": {
-          "type": "string"
-        },
-        "photos": {
-          "type": "array"
-        }
-      }
+      "required": [
+        "job_id",
+        "photos"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": false,
       "idempotentHint": true,
       "openWorldHint": false
@@ -5081,7 +3218,6 @@ export const mcpTools: McpToolDefinition[] = [
       "properties": {
         "photo_ids": {
           "type": "array",
-          "minItems": 1,
           "items": {
             "type": "string",
             "description": "A photo's id (pho_…) or a video's (vid_…).",
@@ -5096,8 +3232,7 @@ export const mcpTools: McpToolDefinition[] = [
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
@@ -5118,11 +3253,9 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "photos": {
-          "type": "array"
-        }
-      }
+      "required": [
+        "photos"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -5144,14 +3277,12 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
@@ -5161,7 +3292,6 @@ export const mcpTools: McpToolDefinition[] = [
         },
         "photo_ids": {
           "type": "array",
-          "minItems": 1,
           "uniqueItems": true,
           "items": {
             "type": "string",
@@ -5181,39 +3311,16 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "url": {
-          "type": "string"
-        },
-        "file_name": {
-          "type": "string"
-        },
-        "expires_at": {
-          "type": "string"
-        },
-        "job_id": {
-          "type": "string"
-        },
-        "job_number": {
-          "type": "integer"
-        },
-        "room": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "photo_count": {
-          "type": "integer"
-        },
-        "bytes": {
-          "type": "integer"
-        }
-      }
+      "required": [
+        "url",
+        "file_name",
+        "expires_at",
+        "job_id",
+        "job_number",
+        "room",
+        "photo_count",
+        "bytes"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -5235,20 +3342,17 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "job_id": {
-          "description": "Job id or number.",
           "anyOf": [
             {
               "type": "string"
             },
             {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           ]
         },
         "documents": {
           "type": "array",
-          "minItems": 1,
           "uniqueItems": true,
           "items": {
             "type": "string",
@@ -5278,52 +3382,18 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "url": {
-          "type": "string"
-        },
-        "pdf_url": {
-          "type": "string"
-        },
-        "expires_at": {
-          "type": "string"
-        },
-        "job_id": {
-          "type": "string"
-        },
-        "job_number": {
-          "type": "integer"
-        },
-        "documents": {
-          "type": "array"
-        },
-        "estimate": {
-          "anyOf": [
-            {
-              "type": "null"
-            },
-            {
-              "type": "object"
-            }
-          ]
-        },
-        "finalizes_estimate": {
-          "type": "boolean"
-        },
-        "photo_count": {
-          "type": "integer"
-        },
-        "build": {
-          "anyOf": [
-            {
-              "type": "null"
-            },
-            {
-              "type": "object"
-            }
-          ]
-        }
-      }
+      "required": [
+        "url",
+        "pdf_url",
+        "expires_at",
+        "job_id",
+        "job_number",
+        "documents",
+        "estimate",
+        "finalizes_estimate",
+        "photo_count",
+        "build"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -5356,23 +3426,13 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "id": {
-          "type": "string"
-        },
-        "heading": {
-          "type": "string"
-        },
-        "text": {
-          "type": "string"
-        },
-        "topics": {
-          "type": "array"
-        },
-        "source": {
-          "type": "object"
-        }
-      }
+      "required": [
+        "id",
+        "heading",
+        "text",
+        "topics",
+        "source"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -5421,21 +3481,10 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "data": {
-          "type": "array"
-        },
-        "next_cursor": {
-          "anyOf": [
-            {
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ]
-        }
-      }
+      "required": [
+        "data",
+        "next_cursor"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -5496,14 +3545,10 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "data": {
-          "type": "array"
-        },
-        "next_cursor": {
-          "type": "string"
-        }
-      }
+      "required": [
+        "data",
+        "next_cursor"
+      ]
     },
     "annotations": {
       "readOnlyHint": true,
@@ -5523,8 +3568,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "properties": {
         "operation_id": {
-          "type": "string",
-          "description": "Your id of this write; resend it to retry safely."
+          "type": "string"
         },
         "preview": {
           "type": "boolean",
@@ -5539,19 +3583,13 @@ export const mcpTools: McpToolDefinition[] = [
     },
     "outputSchema": {
       "type": "object",
-      "properties": {
-        "preview": {
-          "type": "boolean"
-        },
-        "undone": {
-          "type": "object"
-        }
-      }
+      "required": [
+        "preview",
+        "undone"
+      ]
     },
     "annotations": {
-      "readOnlyHint": false,
       "destructiveHint": true,
-      "idempotentHint": false,
       "openWorldHint": false
     },
     "numberArguments": []

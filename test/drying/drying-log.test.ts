@@ -564,6 +564,19 @@ describe('over MCP', () => {
       const wrong = (await client.callTool({ name: 'add_drying_readings', arguments: { job_id: job.job_number, operation_id: opId(), day: 1, area: 'Kitchen', readings: [{ metric: 'mud', value: 1 }] } })) as CallToolResult;
       const problem = JSON.parse((wrong.content[0] as { text: string }).text);
       expect(problem.errors[0]).toMatchObject({ path: '/readings/0/metric', message: expect.stringContaining('drywall') });
+
+      // What tools/list shows an assistant is the rows form alone; the single row above is still taken.
+      const listed = (await client.listTools()).tools.find((tool) => tool.name === 'add_drying_readings')!;
+      expect(Object.keys(listed.inputSchema.properties!)).toEqual(['job_id', 'operation_id', 'by', 'rows']);
+      const rows = (await call('add_drying_readings', {
+        job_id: job.job_number,
+        operation_id: opId(),
+        rows: [
+          { day: 1, area: 'Hall', readings: [{ metric: 'drywall', value: 30, point: 'north wall 2 ft' }] },
+          { day: 1, location: 'outside', readings: [{ metric: 'temp_f', value: 40 }, { metric: 'rh_pct', value: 60 }] },
+        ],
+      })) as unknown as ReadingsAdded;
+      expect(rows).toMatchObject({ added: 3, days: [1], areas_added: ['Hall'] });
     } finally {
       await client.close();
     }

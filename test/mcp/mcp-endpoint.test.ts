@@ -33,6 +33,8 @@ interface Problem {
 type FeedEntry = components['schemas']['ChangeEntry'];
 
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+/** What a client must take a hint to be when the tool leaves it out (the MCP specification's defaults). */
+const HINT_DEFAULTS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
 
 const mcpOps: OperationSpec[] = Object.values(operations).filter((op) => op.mcp && (op.scope === 'read' || op.scope === 'write'));
 const readOps = mcpOps.filter((op) => op.scope === 'read');
@@ -156,27 +158,49 @@ describe('tools/list', () => {
     expect(tool.description).not.toMatch(/\n/);
     expect(tool.title).toEqual(expect.any(String));
 
-    // One object schema holding every path, query and body parameter, as the table has them.
+    // One object schema holding every path, query and body parameter, as the table has them, but
+    // those marked x-mcp-omit (a second way to say the same, still taken).
     expect(tool.inputSchema.type).toBe('object');
     expect(tool.inputSchema.additionalProperties).toBe(false);
-    const properties = Object.keys(tool.inputSchema.properties ?? {}).sort();
-    expect(properties).toEqual([...op.pathParams, ...op.queryParams, ...op.bodyParams].sort());
+    const specInput = inputSchema.properties as Record<string, Record<string, unknown>>;
+    const shown = [...op.pathParams, ...op.queryParams, ...op.bodyParams].filter((field) => specInput[field]['x-mcp-omit'] !== true);
+    expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual(shown.sort());
     expect(tool.inputSchema.required).toEqual(inputSchema.required);
     for (const param of op.pathParams) expect(tool.inputSchema.required).toContain(param);
+    // A field shown as another tool's names a tool that takes it.
+    for (const [field, schema] of Object.entries(specInput)) {
+      const other = schema['x-mcp-as-in'];
+      if (typeof other !== 'string') continue;
+      expect(tool.inputSchema.properties![field]).toEqual({ type: schema.type, description: `As in \`${other}\`.` });
+      expect(schemas.get(other)!.inputSchema.properties).toHaveProperty(field);
+    }
 
-    // The answer's top level: the same fields as the spec's answer.
+    // The answer's top-level fields (required when always there), or the read tool that spells
+    // the answer out, with the fields this one adds (an allOf).
     expect(outputSchema).not.toBeNull();
-    expect(tool.outputSchema?.type).toBe('object');
-    // (An answer that adds fields to another schema is an allOf: its fields are all its parts'.)
-    const parts = [outputSchema as { properties?: object; allOf?: { properties?: object }[] }, ...((outputSchema as { allOf?: { properties?: object }[] }).allOf ?? [])];
-    expect(Object.keys(tool.outputSchema!.properties!)).toEqual(parts.flatMap((part) => Object.keys(part.properties ?? {})));
+    const listed = tool.outputSchema as { type: string; description?: string; required?: string[]; properties?: object };
+    expect(listed.type).toBe('object');
+    type Part = { properties?: object; required?: string[]; allOf?: Part[] };
+    const parts = [outputSchema as Part, ...((outputSchema as Part).allOf ?? [])];
+    const home = /^What `(\w+)` answers/.exec(listed.description ?? '')?.[1];
+    const own = home ? parts.filter((part) => JSON.stringify(part) !== JSON.stringify(schemas.get(home)!.outputSchema)) : parts;
+    if (home) {
+      expect(opByName.get(home)?.scope).toBe('read');
+      expect(own.length).toBeLessThan(parts.length);
+    }
+    const names = own.flatMap((part) => Object.keys(part.properties ?? {}));
+    const always = new Set(own.flatMap((part) => part.required ?? []));
+    expect(listed.required ?? []).toEqual(names.filter((field) => always.has(field)));
+    expect(Object.keys(listed.properties ?? {})).toEqual(names.filter((field) => !always.has(field)));
 
+    // Each hint as the table has it, left out only where the MCP default says the same.
     expect(tool.annotations).toBeDefined();
     for (const hint of HINTS) {
-      expect(typeof tool.annotations![hint]).toBe('boolean');
-      expect(tool.annotations![hint]).toBe(op.annotations![hint]);
+      const sent = tool.annotations![hint];
+      if (sent === undefined) expect(HINT_DEFAULTS[hint]).toBe(false);
+      expect(sent ?? HINT_DEFAULTS[hint]).toBe(op.annotations![hint]);
     }
-    expect(tool.annotations!.readOnlyHint).toBe(op.scope === 'read');
+    expect(tool.annotations!.readOnlyHint ?? false).toBe(op.scope === 'read');
   }
 
   it('offers a write key exactly the read and write tools of the operation table', async () => {
@@ -196,12 +220,12 @@ describe('tools/list', () => {
     const createJob = tools.find((tool) => tool.name === 'create_job')!;
     expect(createJob.inputSchema.required).toEqual(['operation_id']);
     expect(Object.keys(createJob.inputSchema.properties!)).toEqual(expect.arrayContaining(['operation_id', 'customer_name', 'assignee', 'referral_source']));
-    expect(createJob.annotations).toEqual(expect.objectContaining({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }));
+    expect(createJob.annotations).toEqual({ destructiveHint: false, idempotentHint: true, openWorldHint: false });
     const findJobs = tools.find((tool) => tool.name === 'find_jobs')!;
     expect(Object.keys(findJobs.inputSchema.properties!)).toEqual(expect.arrayContaining(['q', 'limit', 'cursor']));
     expect(findJobs.inputSchema.required ?? []).toEqual([]);
     const undo = tools.find((tool) => tool.name === 'undo_my_last_action')!;
-    expect(undo.annotations).toEqual(expect.objectContaining({ readOnlyHint: false, destructiveHint: true }));
+    expect(undo.annotations).toEqual({ destructiveHint: true, openWorldHint: false });
   });
 
   it('offers a read key only the read tools', async () => {
