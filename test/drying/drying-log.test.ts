@@ -226,6 +226,21 @@ describe('dry goals and dry days', () => {
       expect.objectContaining({ code: 'billed_not_placed', area: 'Kitchen', kind: 'dehumidifier', equipment_days: 0, billed_unit_days: 5, line_ids: [line.id] }),
     ]);
   });
+
+  it('judges a day-billed line of its own quantity by its unit-days, not by days past dry (it states no days)', async () => {
+    const job = await newJob();
+    await addReadings(job.id, { rows: [{ date: tenDaysAgo(), area: 'Hall', readings: [{ metric: 'drywall', value: 30 }] }, { day: 2, area: 'Hall', readings: [{ metric: 'drywall', value: 10 }] }] });
+    const first = await logOf(job.id);
+    await write().post(`${readingsOf(job.id).replace('/readings', '')}/equipment`).send({ operation_id: opId(), area: 'Hall', day: 1, units: [{ kind: 'air_mover', count: 2 }] }).expect(201);
+    await write().post(`/api/v1/estimates/${first.estimate_id}/line-items`).send({ operation_id: opId(), line_items: [{ code: 'DRY-AM-STD', quantity: 4, room: 'Hall' }] }).expect(200);
+    const log = await logOf(job.id);
+    expect(log.areas[0]).toMatchObject({ name: 'Hall', dry_day: 2 });
+    expect(log.warnings.map((w) => w.code)).not.toContain('billed_past_dry');
+    // Two movers on site for the log's days so far, against the 4 unit-days the line bills.
+    const billing = log.billing.find((b) => b.area === 'Hall' && b.kind === 'air_mover')!;
+    expect(billing.billed_unit_days).toBe(4);
+    expect(billing.status).toBe(billing.projected_days === 4 ? 'matches' : billing.projected_days > 4 ? 'under_billed' : 'over_billed');
+  });
 });
 
 describe('add_drying_readings', () => {

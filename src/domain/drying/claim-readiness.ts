@@ -89,9 +89,9 @@ function daysWithoutReadings(log: DryingLog, facts: Facts): Draft[] {
     });
 }
 
-/** The last day each area's day-billed lines of the log's estimate bill. */
+/** The last day each area's lines of the log's estimate bill units a day for (a line of its own quantity states no days). */
 function lastBilledDay(billed: BilledLine[], estimateId: string | null, area: string): number {
-  return Math.max(0, ...billed.filter((line) => line.estimate_id === estimateId && same(line.room, area)).map((line) => line.drying_days));
+  return Math.max(0, ...billed.filter((line) => line.estimate_id === estimateId && same(line.room, area)).map((line) => line.drying_days ?? 0));
 }
 
 function readingsStopEarly(log: DryingLog, billed: BilledLine[]): Draft[] {

@@ -183,7 +183,8 @@ export interface BilledLine {
   estimate_id: string;
   line_id: string;
   room: string;
-  drying_days: number;
+  /** The room's drying days, which a line billing units a day bills; null for a line billing its own quantity (its days are not stated). */
+  drying_days: number | null;
   code: string | null;
   /** What the line bills, in unit-days × 100: units a day × the room's days, or its own quantity. */
   unit_days_x100: number;
@@ -191,7 +192,8 @@ export interface BilledLine {
 
 /** Day-billed lines of the job's estimates that sit in a room, with the room's drying days, as JSON. */
 function billedLinesJson(jobIdSql: string): string {
-  return `(select coalesce(json_agg(json_build_object('estimate_id', l.estimate_id, 'line_id', l.id, 'room', r.name, 'drying_days', r.drying_days, 'code', l.code,
+  return `(select coalesce(json_agg(json_build_object('estimate_id', l.estimate_id, 'line_id', l.id, 'room', r.name,
+      'drying_days', case when l.units_per_day_x100 is not null then r.drying_days end, 'code', l.code,
       'unit_days_x100', coalesce(l.units_per_day_x100 * r.drying_days, l.quantity_x100, 0)) order by e.created_at, l.position), '[]')
     from estimate_lines l join estimates e on e.id = l.estimate_id join estimate_rooms r on r.id = l.room_id
     where e.job_id = ${jobIdSql} and l.per_day)`;

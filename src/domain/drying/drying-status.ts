@@ -214,7 +214,6 @@ function byArea<T extends { area: string | null }>(items: T[]): Map<string | nul
   return groups;
 }
 
-/** Affected GPP minus exhaust GPP, per area and day where both were read. */
 /** Each dehumidifier's grain depression by day: its inlet GPP (else its area's air) minus its exhaust GPP. */
 function unitGrainDepressions(conditions: AirCondition[]): DryingLog['unit_grain_depression'] {
   const at = (location: ReadingLocation, key: string) => conditions.find((c) => c.location === location && c.gpp !== null && `${c.unit_id ?? c.area}|${c.day}` === key)?.gpp ?? null;
@@ -230,6 +229,7 @@ function unitGrainDepressions(conditions: AirCondition[]): DryingLog['unit_grain
     .sort((a, b) => a.day - b.day);
 }
 
+/** Affected GPP minus exhaust GPP, per area and day where both were read. */
 function grainDepressions(conditions: AirCondition[]): GrainDepression[] {
   const affected = new Map(conditions.filter((c) => c.location === 'affected' && c.gpp !== null).map((c) => [`${c.area}|${c.day}`, c.gpp!]));
   const result: GrainDepression[] = [];
@@ -249,7 +249,7 @@ export function withBilledWarnings<Log extends DryingLogWithoutEquipment>(log: L
 
 function billedPastDry(billed: BilledLine[], area: Pick<AreaRow, 'name'>, dryDay: number): DryingWarning[] {
   return billed
-    .filter((line) => line.room.toLowerCase() === area.name.toLowerCase() && line.drying_days > dryDay)
+    .filter((line): line is BilledLine & { drying_days: number } => line.room.toLowerCase() === area.name.toLowerCase() && line.drying_days !== null && line.drying_days > dryDay)
     .map((line) => ({
       code: 'billed_past_dry',
       area: area.name,
