@@ -283,18 +283,49 @@ function chambersTable(log: DryingLog): Content {
 
 const DEHUMIDIFIER_TYPES = { lgr: 'LGR', conventional: 'conventional', desiccant: 'desiccant' } as const;
 
-/** Every unit placed, where, from when to when, and its equipment-days, with the totals per area. */
+type Unit = DryingLog['equipment']['units'][number];
+
+/**
+ * Every unit placed, where, from when to when, and its equipment-days, with the totals per area.
+ * Units alike that came and went together (nine air movers set in the basement on day 2) are one
+ * row with their count; a unit with an asset tag is always its own row.
+ */
 function equipmentLog(equipment: DryingLog['equipment']): Content {
   if (equipment.units.length === 0) return [];
-  const kind = (unit: DryingLog['equipment']['units'][number]) =>
-    present([capitalised(unit.kind), unit.dehumidifier_type ? DEHUMIDIFIER_TYPES[unit.dehumidifier_type] : null, unit.pints_per_day ? `${unit.pints_per_day} pints a day` : null, unit.asset_tag]) ?? '';
+  const kind = (unit: Unit) => present([capitalised(unit.kind), unit.dehumidifier_type ? DEHUMIDIFIER_TYPES[unit.dehumidifier_type] : null, unit.pints_per_day ? `${unit.pints_per_day} pints a day` : null, unit.asset_tag]) ?? '';
   const body: TableCell[][] = [
-    [th('Unit'), th('Area'), th('Placed'), th('Removed'), th('Days', 'right')],
-    ...equipment.units.map((unit) => [kind(unit), unit.area, movedOn(calendarDate(unit.placed_on, 'short'), unit.placed_on_site_by), unit.removed_on ? movedOn(calendarDate(unit.removed_on, 'short'), unit.removed_on_site_by) : 'on site', right(String(unit.days_on_site))]),
-    ...equipment.by_area.map((area) => [...spanning({ text: `${area.area}: ${area.on_site} on site`, style: 'muted' }, 4), right(String(area.equipment_days))]),
-    [...spanning({ text: 'Equipment-days in all', bold: true }, 4), right(String(equipment.equipment_days), { bold: true })],
+    [th('Unit'), th('Area'), th('Placed'), th('Removed'), th('Days', 'right'), th('Unit-days', 'right')],
+    ...unitsTogether(equipment.units).map(({ unit, count }) => [
+      count > 1 ? `${kind(unit)} × ${count}` : kind(unit),
+      unit.area,
+      movedOn(calendarDate(unit.placed_on, 'short'), unit.placed_on_site_by),
+      unit.removed_on ? movedOn(calendarDate(unit.removed_on, 'short'), unit.removed_on_site_by) : 'on site',
+      right(String(unit.days_on_site)),
+      right(String(unit.days_on_site * count)),
+    ]),
+    ...equipment.by_area.map((area) => [...spanning({ text: `${area.area}: ${area.on_site} on site`, style: 'muted' }, 5), right(String(area.equipment_days))]),
+    [...spanning({ text: 'Equipment-days in all', bold: true }, 5), right(String(equipment.equipment_days), { bold: true })],
   ];
-  return [{ text: 'Equipment', style: 'h2', margin: [0, 10, 0, 4] }, { table: { headerRows: 1, dontBreakRows: true, widths: ['*', 90, 62, 62, 40], body }, layout: LEDGER, fontSize: 9 }];
+  const table: Content = { table: { headerRows: 1, dontBreakRows: true, widths: ['*', 80, 62, 62, 30, 44], body }, layout: LEDGER, fontSize: 9 };
+  // A log that fits a page is printed whole, with its heading; a longer one breaks between rows.
+  return { stack: [{ text: 'Equipment', style: 'h2', margin: [0, 10, 0, 4] }, table], unbreakable: body.length <= WHOLE_EQUIPMENT_ROWS };
+}
+
+/** An equipment log of this many rows or fewer fits a page, so it is kept whole. */
+const WHOLE_EQUIPMENT_ROWS = 24;
+
+/** Units in the log's order, those alike (kind, rating, area, both moves and who made them) counted as one. */
+function unitsTogether(units: Unit[]): { unit: Unit; count: number }[] {
+  const rows = new Map<string, { unit: Unit; count: number }>();
+  for (const unit of units) {
+    const key = unit.asset_tag
+      ? unit.id
+      : JSON.stringify([unit.kind, unit.dehumidifier_type, unit.pints_per_day, unit.area, unit.placed_on, unit.removed_on, unit.placed_on_site_by?.id, unit.removed_on_site_by?.id]);
+    const row = rows.get(key);
+    if (row) row.count++;
+    else rows.set(key, { unit, count: 1 });
+  }
+  return [...rows.values()];
 }
 
 /** A move's date, and the teammate who made it on site when the request named one. */
@@ -453,6 +484,9 @@ function emptyDay(skipped: boolean, span: number, reason?: string): TableCell[] 
 const metricName = capitalised;
 const GOAL_SOURCES: Record<Material['goal_source'], string> = { area_reference: 'area reference', unaffected_reference: 'building reference', default: 'default' };
 
+/** A material table of this many days or fewer fits a page, so it is kept whole. */
+const WHOLE_TABLE_DAYS = 14;
+
 /** Material points as columns, a few to a table so that each stays readable. */
 function materialTables(area: Area, readings: AreaReadings): Content {
   if (area.materials.length === 0) return { text: 'No material readings yet.', style: 'muted' };
@@ -476,7 +510,8 @@ function materialTable(points: Material[], readings: AreaReadings): Content {
   // Fixed widths (4 pt of padding each side): a single point should not stretch across the page.
   const width = Math.min(78, Math.floor((CONTENT_WIDTH - 84) / points.length) - 8);
   const widths = [26, 58, ...points.map(() => width)];
-  return { table: { headerRows: 3, keepWithHeaderRows: 1, dontBreakRows: true, widths, body }, layout: DAILY, fontSize: 8, margin: [0, 0, 0, 6] };
+  // A short log's table is never split (a page held only its "Latest" row); a long one breaks between days.
+  return { table: { headerRows: 3, keepWithHeaderRows: 1, dontBreakRows: true, widths, body }, layout: DAILY, fontSize: 8, margin: [0, 0, 0, 6], unbreakable: readings.days.length <= WHOLE_TABLE_DAYS };
 }
 
 /** Where the goal's reference was read (its point, the day) and with which meter. */
