@@ -830,8 +830,9 @@ export interface paths {
          *       after the day it read dry) within its plan. One finding per day, naming the areas.
          *     - `readings_stop_before_billed` (high): an area not dry whose readings stop before the
          *       last day its day-billed lines bill, when that day is before today.
-         *     - `billed_past_dry` (high): a day-billed line billing more days than its area took to
-         *       read dry.
+         *     - `billed_past_dry` (high): a day-billed line billing units a day for more days than its
+         *       area took to read dry (a line of its own quantity states no days: its unit-days are
+         *       compared with the equipment's, see `billing`).
          *     - `billed_not_placed` (high): more unit-days of a kind of equipment billed in an area
          *       than were placed there (see `EquipmentBilling`).
          *     - `category_not_reviewed` (high): a category 1 chamber whose first reading is more than
@@ -2688,7 +2689,7 @@ export interface components {
         DryingWarning: {
             /**
              * @description `negative_grain_depression`: a dehumidifier's exhaust is wetter than the room's air.
-             *     `billed_past_dry`: a day-billed line bills more days than the area took to read dry.
+             *     `billed_past_dry`: a day-billed line bills units a day for more days than the area took to read dry (a line of its own quantity states no days; `billing` compares its unit-days).
              *     `equipment_not_billed` and `billed_not_placed`: the estimate bills fewer, or more,
              *     unit-days of a kind of equipment in an area than were placed (see `billing`).
              * @enum {string}
