@@ -2674,6 +2674,8 @@ export interface components {
         DryingLogDay: {
             day: number;
             date: components["schemas"]["CalendarDate"];
+            /** @description Areas with a reading that day, in the log's order (a reading of the building's outside or unaffected air names no area). */
+            read_areas: string[];
             /** @description False when the day is skipped for every area. */
             monitored: boolean;
             /** @description Areas skipped that day (every area when `monitored` is false). */

@@ -396,8 +396,8 @@ describe('skip_drying_day', () => {
     const all = await write().post(`/api/v1/jobs/${id}/drying-log/skip-day`).send({ operation_id: opId(), day: 2 }).expect(201);
     expect(all.body).toMatchObject({ day: 2, area: null, readings_kept: 1 });
     const after = await logOf(id, '?detail=readings');
-    expect(after.days[1]).toMatchObject({ day: 2, monitored: false, skipped_areas: ['Kitchen', 'Hall'], skip_reasons: [{ area: 'Hall', reason: 'No access' }], readings: 1 });
-    expect(after.days[0]).toMatchObject({ monitored: true, skipped_areas: [], skip_reasons: [] });
+    expect(after.days[1]).toMatchObject({ day: 2, read_areas: ['Kitchen'], monitored: false, skipped_areas: ['Kitchen', 'Hall'], skip_reasons: [{ area: 'Hall', reason: 'No access' }], readings: 1 });
+    expect(after.days[0]).toMatchObject({ read_areas: [], monitored: true, skipped_areas: [], skip_reasons: [] });
     expect(after.readings!.map((r) => r.on_skipped_day)).toEqual([true]);
 
     const again = await write().post(`/api/v1/jobs/${id}/drying-log/skip-day`).send({ operation_id: opId(), day: 2, area: 'Kitchen' }).expect(409);

@@ -198,6 +198,7 @@ describe('the worked example: a two-chamber water loss over five days', () => {
 
     const log = await call<Schemas['DryingLog']>('get_drying_log', at, (answer) => ({ chambers: chambersOf(answer), equipment: { on_site: answer.equipment.on_site, equipment_days: answer.equipment.equipment_days }, billing: answer.billing, warnings: answer.warnings }));
     expect(chambersOf(log).map((chamber) => [chamber.name, chamber.placed.air_movers, chamber.air_movers_vs_plan])).toEqual([['Main floor', 6, 'under'], ['Basement', 11, 'within']]);
+    expect(log.days.map((one) => one.read_areas)).toEqual([['Kitchen', 'Hall', 'Basement'], ['Kitchen', 'Hall', 'Basement'], ['Kitchen', 'Hall'], ['Kitchen', 'Hall', 'Basement'], ['Kitchen', 'Basement']]);
     expect(log.billing.map((line) => [line.area, line.kind, line.equipment_days, line.billed_unit_days, line.status])).toEqual([
       ['Kitchen', 'air_mover', 26, 26, 'matches'],
       ['Kitchen', 'dehumidifier', 5, 5, 'matches'],

@@ -96,7 +96,7 @@ function dryingLog(): Schemas['DryingLog'] {
     material('Hall', 1, 'subfloor', 'center', 12, true),
     ...[30, 27, null, 22, 20].flatMap((v, i) => (v === null ? [] : [material('Hall', i + 1, 'subfloor', 'center', v)])),
   ];
-  const days = [18, 19, 20, 21, 22].map((d, i) => ({ day: i + 1, date: `2026-11-${d}`, monitored: true, skipped_areas: i === 2 ? ['Hall'] : [], skip_reasons: i === 2 ? [{ area: 'Hall', reason: 'No access to the hall' }] : [], readings: 6 }));
+  const days = [18, 19, 20, 21, 22].map((d, i) => ({ day: i + 1, date: `2026-11-${d}`, read_areas: i === 2 ? ['Kitchen'] : ['Kitchen', 'Hall'], monitored: true, skipped_areas: i === 2 ? ['Hall'] : [], skip_reasons: i === 2 ? [{ area: 'Hall', reason: 'No access to the hall' }] : [], readings: 6 }));
   const area = (id: string, name: string, dry: boolean, dryDay: number | null, materials: Schemas['MaterialStatus'][]): Schemas['DryingArea'] =>
     ({ id, name, planned_days: 4, own_planned_days: null, dry, dry_day: dryDay, latest_day: 5, air: null, exhaust: null, grain_depression: null, materials });
   return {

@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../../sdk/src/schema';
 import type { LogRow } from './drying-records';
 import { sum, type EquipmentRow } from './equipment';
+import { prepared } from '../../infrastructure/db/prepared';
 
 export type DryingChamber = components['schemas']['DryingChamber'];
 
@@ -47,16 +48,23 @@ const FLOOR_SQFT = { fewest: 70, most: 50 };
 const WALL_SQFT = { fewest: 150, most: 100 };
 
 export async function loadChambers(db: Knex, log: Pick<LogRow, 'id' | 'estimate_id'>): Promise<{ chambers: ChamberRow[]; areas: ChamberAreaRow[] }> {
+  // Read with every get_drying_log: each planned once per connection.
   const [chambers, areas] = await Promise.all([
-    db('drying_chambers')
-      .where({ log_id: log.id })
-      .orderBy('position')
-      .select('id', 'name', 'category', 'given_class', 'note', 'position', db.raw("to_char(category_reviewed_on, 'YYYY-MM-DD') as category_reviewed_on")),
-    db('drying_areas as a')
-      .leftJoin('estimate_rooms as r', (join) => join.on('r.estimate_id', db.raw('?', [log.estimate_id])).andOn(db.raw('lower(r.name) = lower(a.name)')))
-      .where('a.log_id', log.id)
-      .orderBy('a.position')
-      .select('a.id', 'a.name', 'a.chamber_id', 'a.wet_floor_sqft', 'a.wet_wall_sqft', 'a.wet_ceiling_sqft', 'a.wall_offsets', 'r.length_x100', 'r.width_x100', 'r.height_x100'),
+    prepared(
+      db('drying_chambers')
+        .where({ log_id: log.id })
+        .orderBy('position')
+        .select('id', 'name', 'category', 'given_class', 'note', 'position', db.raw("to_char(category_reviewed_on, 'YYYY-MM-DD') as category_reviewed_on")),
+      'drying_chambers_of_log',
+    ),
+    prepared(
+      db('drying_areas as a')
+        .leftJoin('estimate_rooms as r', (join) => join.on('r.estimate_id', db.raw('?', [log.estimate_id])).andOn(db.raw('lower(r.name) = lower(a.name)')))
+        .where('a.log_id', log.id)
+        .orderBy('a.position')
+        .select('a.id', 'a.name', 'a.chamber_id', 'a.wet_floor_sqft', 'a.wet_wall_sqft', 'a.wet_ceiling_sqft', 'a.wall_offsets', 'r.length_x100', 'r.width_x100', 'r.height_x100'),
+      'drying_chamber_areas_of_log',
+    ),
   ]);
   return { chambers: chambers as ChamberRow[], areas: areas as ChamberAreaRow[] };
 }

@@ -41,7 +41,6 @@ type FindingRecord = Finding['record'];
 type Draft = { check: Check; record: Partial<FindingRecord> & Pick<FindingRecord, 'type'>; message: string; fix: Finding['fix'] };
 
 interface Facts {
-  readingDays: { area_id: string; day: number }[];
   reasonlessSkips: { id: string; area: string | null; day: number }[];
   photosByRoom: Map<string, number>;
   estimateRooms: string[];
@@ -49,8 +48,7 @@ interface Facts {
 }
 
 async function factsOf(db: Knex, job: JobRef, log: LogRow | null): Promise<Facts> {
-  const [readingDays, reasonlessSkips, photos, rooms, jobRow] = await Promise.all([
-    log ? db('drying_readings').where({ log_id: log.id }).whereNotNull('area_id').groupBy('area_id', 'day').select('area_id', 'day') : [],
+  const [reasonlessSkips, photos, rooms, jobRow] = await Promise.all([
     log
       ? db('drying_skips as s').leftJoin('drying_areas as a', 'a.id', 's.area_id').where('s.log_id', log.id).whereNull('s.reason').orderBy(['s.day', 's.id']).select('s.id', 'a.name as area', 's.day')
       : [],
@@ -59,7 +57,6 @@ async function factsOf(db: Knex, job: JobRef, log: LogRow | null): Promise<Facts
     db('jobs').where({ id: job.id }).first(db.raw("to_char(date_of_loss, 'YYYY-MM-DD') as date_of_loss")),
   ]);
   return {
-    readingDays: readingDays as Facts['readingDays'],
     reasonlessSkips: reasonlessSkips as Facts['reasonlessSkips'],
     photosByRoom: new Map((photos as { room: string; photos: number }[]).map((row) => [row.room, Number(row.photos)])),
     estimateRooms: (rooms as { name: string }[]).map((row) => row.name),
@@ -70,13 +67,12 @@ async function factsOf(db: Knex, job: JobRef, log: LogRow | null): Promise<Facts
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** Each day before today on which an area still drying, and not skipped, has no reading (today's may still come). */
-function daysWithoutReadings(log: DryingLog, facts: Facts): Draft[] {
-  const read = new Set(facts.readingDays.map((r) => `${r.area_id}:${r.day}`));
+function daysWithoutReadings(log: DryingLog): Draft[] {
   return log.days
     .filter((day) => day.day < log.today_day)
     .flatMap((day) => {
       const missing = log.areas.filter(
-        (area) => day.day <= area.planned_days && (area.dry_day === null || day.day <= area.dry_day) && !day.skipped_areas.includes(area.name) && !read.has(`${area.id}:${day.day}`),
+        (area) => day.day <= area.planned_days && (area.dry_day === null || day.day <= area.dry_day) && !day.skipped_areas.includes(area.name) && !day.read_areas.includes(area.name),
       );
       if (missing.length === 0) return [];
       const names = missing.map((area) => area.name).join(', ');
@@ -147,8 +143,7 @@ function chamberFindings(log: DryingLog, facts: Facts): Draft[] {
   if (loss === null) return offPlan;
   const late = log.chambers.flatMap((chamber): Draft[] => {
     if (chamber.category !== 1 || chamber.category_reviewed_on !== null) return [];
-    const ids = new Set(log.areas.filter((area) => chamber.areas.some((a) => a.name === area.name)).map((area) => area.id));
-    const first = Math.min(...facts.readingDays.filter((r) => ids.has(r.area_id)).map((r) => r.day));
+    const first = log.days.find((day) => day.read_areas.some((name) => chamber.areas.some((a) => a.name === name)))?.day ?? Infinity;
     const firstDate = Number.isFinite(first) ? dateOfDay(log.start_date, first) : null;
     const daysAfter = dayOfDate(loss, firstDate ?? dateOfDay(log.start_date, log.today_day)) - 1;
     if (daysAfter <= CATEGORY_ONE_DAYS) return [];
@@ -208,7 +203,7 @@ export async function checkClaimReadiness(db: Knex, caller: Caller, ref: string)
   const { job, log: row, billed } = found;
   const [log, facts] = await Promise.all([row ? readLog(db, job, row, undefined, { billed, fromCache: true }) : null, factsOf(db, job, row)]);
   const drafts = [
-    ...(log ? [...daysWithoutReadings(log, facts), ...readingsStopEarly(log, billed), ...billingFindings(log), ...chamberFindings(log, facts), ...referenceFindings(log), ...skipFindings(log, facts)] : []),
+    ...(log ? [...daysWithoutReadings(log), ...readingsStopEarly(log, billed), ...billingFindings(log), ...chamberFindings(log, facts), ...referenceFindings(log), ...skipFindings(log, facts)] : []),
     ...photoFindings(log, billed, facts),
   ];
   const findings: Finding[] = drafts

