@@ -6,9 +6,8 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../../sdk/src/schema';
-import type { LogRow } from './drying-records';
+import { parsedJson, type LogRow } from './drying-records';
 import { sum, type EquipmentRow } from './equipment';
-import { prepared } from '../../infrastructure/db/prepared';
 
 export type DryingChamber = components['schemas']['DryingChamber'];
 
@@ -47,26 +46,30 @@ const CLASS_3_OVER_PCT = 40;
 const FLOOR_SQFT = { fewest: 70, most: 50 };
 const WALL_SQFT = { fewest: 150, most: 100 };
 
-export async function loadChambers(db: Knex, log: Pick<LogRow, 'id' | 'estimate_id'>): Promise<{ chambers: ChamberRow[]; areas: ChamberAreaRow[] }> {
-  // Read with every get_drying_log: each planned once per connection.
-  const [chambers, areas] = await Promise.all([
-    prepared(
-      db('drying_chambers')
-        .where({ log_id: log.id })
-        .orderBy('position')
-        .select('id', 'name', 'category', 'given_class', 'note', 'position', db.raw("to_char(category_reviewed_on, 'YYYY-MM-DD') as category_reviewed_on")),
-      'drying_chambers_of_log',
-    ),
-    prepared(
-      db('drying_areas as a')
-        .leftJoin('estimate_rooms as r', (join) => join.on('r.estimate_id', db.raw('?', [log.estimate_id])).andOn(db.raw('lower(r.name) = lower(a.name)')))
-        .where('a.log_id', log.id)
-        .orderBy('a.position')
-        .select('a.id', 'a.name', 'a.chamber_id', 'a.wet_floor_sqft', 'a.wet_wall_sqft', 'a.wet_ceiling_sqft', 'a.wall_offsets', 'r.length_x100', 'r.width_x100', 'r.height_x100'),
-      'drying_chamber_areas_of_log',
-    ),
-  ]);
-  return { chambers: chambers as ChamberRow[], areas: areas as ChamberAreaRow[] };
+/**
+ * SQL for a log's chambers (ChamberRow[]) and areas with their room's size on the log's estimate
+ * (ChamberAreaRow[]), each a JSON array: `logId` and `estimateId` are SQL (outer columns, or `?`).
+ */
+export function chambersJson(logId: string): string {
+  return `(select coalesce(json_agg(json_build_object('id', c.id, 'name', c.name, 'category', c.category, 'given_class', c.given_class, 'note', c.note, 'position', c.position,
+      'category_reviewed_on', to_char(c.category_reviewed_on, 'YYYY-MM-DD')) order by c.position), '[]')
+    from drying_chambers c where c.log_id = ${logId})`;
+}
+
+export function chamberAreasJson(logId: string, estimateId: string): string {
+  return `(select coalesce(json_agg(json_build_object('id', a.id, 'name', a.name, 'chamber_id', a.chamber_id, 'wet_floor_sqft', a.wet_floor_sqft, 'wet_wall_sqft', a.wet_wall_sqft,
+      'wet_ceiling_sqft', a.wet_ceiling_sqft, 'wall_offsets', a.wall_offsets, 'length_x100', r.length_x100, 'width_x100', r.width_x100, 'height_x100', r.height_x100) order by a.position), '[]')
+    from drying_areas a left join estimate_rooms r on r.estimate_id = ${estimateId} and lower(r.name) = lower(a.name) where a.log_id = ${logId})`;
+}
+
+export interface ChamberRows {
+  chambers: ChamberRow[];
+  areas: ChamberAreaRow[];
+}
+
+export async function loadChambers(db: Knex, log: Pick<LogRow, 'id' | 'estimate_id'>): Promise<ChamberRows> {
+  const { rows } = (await db.raw(`select ${chambersJson('?')} as chambers, ${chamberAreasJson('?', '?')} as areas`, [log.id, log.estimate_id, log.id])) as { rows: { chambers: unknown; areas: unknown }[] };
+  return { chambers: parsedJson(rows[0].chambers), areas: parsedJson(rows[0].areas) };
 }
 
 const feet = (x100: number | null): number | null => (x100 === null ? null : x100 / 100);

@@ -9,8 +9,8 @@ import type { Knex } from 'knex';
 import type { components } from '../../../sdk/src/schema';
 import type { Caller } from '../../platform/caller';
 import { notFound } from '../../platform/errors';
-import { dateOfDay, dayOfDate, findJobLog, type BilledLine, type JobRef, type LogRow } from './drying-records';
-import { readLog } from './read-log';
+import { dateOfDay, dayOfDate, type BilledLine, type JobRef, type LogRow } from './drying-records';
+import { findLogToRead, readLog } from './read-log';
 import type { DryingLog } from './drying-status';
 
 type ClaimReadiness = components['schemas']['ClaimReadiness'];
@@ -198,10 +198,10 @@ const rank = (check: Check): number => CHECKS.findIndex(([name]) => name === che
 
 /** The findings of the job named by `ref` (id or number), most severe first; 404 for a job not of the caller's company. */
 export async function checkClaimReadiness(db: Knex, caller: Caller, ref: string): Promise<ClaimReadiness> {
-  const found = await findJobLog(db, caller, ref);
+  const found = await findLogToRead(db, caller, ref);
   if (!found) throw notFound('job');
   const { job, log: row, billed } = found;
-  const [log, facts] = await Promise.all([row ? readLog(db, job, row, undefined, { billed, fromCache: true }) : null, factsOf(db, job, row)]);
+  const [log, facts] = await Promise.all([row ? readLog(db, job, row, undefined, { parts: found, fromCache: true }) : null, factsOf(db, job, row)]);
   const drafts = [
     ...(log ? [...daysWithoutReadings(log), ...readingsStopEarly(log, billed), ...billingFindings(log), ...chamberFindings(log, facts), ...referenceFindings(log), ...skipFindings(log, facts)] : []),
     ...photoFindings(log, billed, facts),

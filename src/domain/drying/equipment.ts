@@ -6,9 +6,8 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../../sdk/src/schema';
-import { dayOfDate } from './drying-records';
+import { dayOfDate, parsedJson } from './drying-records';
 import { onSiteRefOf } from '../people/on-site';
-import { prepared } from '../../infrastructure/db/prepared';
 
 export type EquipmentUnit = components['schemas']['EquipmentUnit'];
 export type EquipmentOnSite = components['schemas']['DryingEquipment'];
@@ -29,25 +28,21 @@ export interface EquipmentRow {
   removed_on_site_by_name: string | null;
 }
 
-/** A log's units, in the order they were placed, with their area's name. */
-function equipmentQuery(db: Knex, logId: string): Knex.QueryBuilder {
-  return db('drying_equipment as e')
-    .join('drying_areas as a', 'a.id', 'e.area_id')
-    .leftJoin('people as pb', 'pb.id', 'e.placed_on_site_by')
-    .leftJoin('people as rb', 'rb.id', 'e.removed_on_site_by')
-    .where('e.log_id', logId)
-    .orderBy('e.position')
-    .select(
-      'e.id', 'e.area_id', 'a.name as area', 'e.kind', 'e.dehumidifier_type', 'e.pints_per_day', 'e.asset_tag',
-      db.raw("to_char(e.placed_on, 'YYYY-MM-DD') as placed_on"),
-      db.raw("to_char(e.removed_on, 'YYYY-MM-DD') as removed_on"),
-      'e.placed_on_site_by', 'pb.name as placed_on_site_by_name', 'e.removed_on_site_by', 'rb.name as removed_on_site_by_name',
-    );
+/**
+ * SQL for a log's units as a JSON array of EquipmentRow, in the order they were placed, with
+ * their area's name: `logId` is the SQL of the log's id (a column of an outer query, or `?`).
+ */
+export function equipmentJson(logId: string): string {
+  return `(select coalesce(json_agg(json_build_object('id', e.id, 'area_id', e.area_id, 'area', a.name, 'kind', e.kind, 'dehumidifier_type', e.dehumidifier_type,
+      'pints_per_day', e.pints_per_day, 'asset_tag', e.asset_tag, 'placed_on', to_char(e.placed_on, 'YYYY-MM-DD'), 'removed_on', to_char(e.removed_on, 'YYYY-MM-DD'),
+      'placed_on_site_by', e.placed_on_site_by, 'placed_on_site_by_name', pb.name, 'removed_on_site_by', e.removed_on_site_by, 'removed_on_site_by_name', rb.name) order by e.position), '[]')
+    from drying_equipment e join drying_areas a on a.id = e.area_id left join people pb on pb.id = e.placed_on_site_by left join people rb on rb.id = e.removed_on_site_by
+    where e.log_id = ${logId})`;
 }
 
 export async function loadEquipment(db: Knex, logId: string): Promise<EquipmentRow[]> {
-  // Read with every get_drying_log: planned once per connection.
-  return (await prepared(equipmentQuery(db, logId), 'drying_equipment_of_log')) as EquipmentRow[];
+  const { rows } = (await db.raw(`select ${equipmentJson('?')} as units`, [logId])) as { rows: { units: unknown }[] };
+  return parsedJson<EquipmentRow[]>(rows[0].units);
 }
 
 /** Equipment-days of a unit as of `today` (the company's date). */

@@ -5,10 +5,12 @@
  * Only reads outside a write fill it: inside one, the rows may never be committed.
  */
 import type { Knex } from 'knex';
-import { billedLines, dayOfDate, loadRecord, type BilledLine, type JobRef, type LogRow } from './drying-records';
+import { prepared } from '../../infrastructure/db/prepared';
+import type { Caller } from '../../platform/caller';
+import { billedLines, dayOfDate, jobLogOf, jobLogQuery, loadRecord, parsedJson, type JobLog, type JobLogRow, type JobRef, type LogRow } from './drying-records';
 import { toDryingLog, withBilledWarnings, type DryingLog, type DryingLogWithoutEquipment, type LogView } from './drying-status';
-import { equipmentOnSite, loadEquipment } from './equipment';
-import { chamberViews, loadChambers } from './chambers';
+import { equipmentJson, equipmentOnSite, loadEquipment, type EquipmentRow } from './equipment';
+import { chamberAreasJson, chamberViews, chambersJson, loadChambers, type ChamberRows } from './chambers';
 import { billingOf, billingWarnings } from './billing';
 
 const SUMMARY: LogView = { detail: 'summary' };
@@ -30,11 +32,39 @@ function keep(log: LogRow, summary: DryingLogWithoutEquipment): void {
   if (summaries.size > KEPT) summaries.delete(summaries.keys().next().value!);
 }
 
+async function partsOf(db: Knex, job: JobRef, log: LogRow): Promise<Pick<LogToRead, 'billed' | 'units' | 'rooms'>> {
+  const [billed, units, rooms] = await Promise.all([billedLines(db, job.id), loadEquipment(db, log.id), loadChambers(db, log)]);
+  return { billed, units, rooms };
+}
+
 const isSummary = (view: LogView) => view.detail === 'summary' && view.area === undefined && view.fromDay === undefined && view.toDay === undefined;
 
-/** The log, read afresh; `fromCache` (reads outside a write) may answer a summary kept for its revision. */
-export async function readLog(db: Knex, job: JobRef, log: LogRow, view: LogView = SUMMARY, options: { billed?: BilledLine[]; fromCache?: boolean } = {}): Promise<DryingLog> {
-  const [billed, units, rooms] = await Promise.all([options.billed ?? billedLines(db, job.id), loadEquipment(db, log.id), loadChambers(db, log)]);
+/** What a reader of the log needs besides its readings: its job, its day-billed lines, its equipment and its chambers. */
+export interface LogToRead extends JobLog {
+  units: EquipmentRow[];
+  rooms: ChamberRows;
+}
+
+/**
+ * The job named by `{job_id}` with its log and everything readLog needs but the readings, in one
+ * prepared statement: get_drying_log and check_claim_readiness make one round trip, on one
+ * connection, before the (kept) summary.
+ */
+export async function findLogToRead(db: Knex, caller: Caller, ref: string): Promise<LogToRead | null> {
+  const { query, byNumber } = jobLogQuery(db, caller, ref);
+  query.select(db.raw(`${equipmentJson('d.id')} as units`), db.raw(`${chambersJson('d.id')} as chambers`), db.raw(`${chamberAreasJson('d.id', 'd.estimate_id')} as chamber_areas`));
+  const row = await prepared(query, byNumber ? 'drying_log_to_read_by_number' : 'drying_log_to_read_by_id');
+  if (!row) return null;
+  const { units, chambers, chamber_areas: areas, ...rest } = row as JobLogRow & { units: unknown; chambers: unknown; chamber_areas: unknown };
+  return { ...jobLogOf(rest), units: parsedJson(units), rooms: { chambers: parsedJson(chambers), areas: parsedJson(areas) } };
+}
+
+/**
+ * The log, read afresh; `fromCache` (reads outside a write) may answer a summary kept for its
+ * revision. `parts` are its billed lines, equipment and chambers when the caller has read them.
+ */
+export async function readLog(db: Knex, job: JobRef, log: LogRow, view: LogView = SUMMARY, options: { parts?: Pick<LogToRead, 'billed' | 'units' | 'rooms'>; fromCache?: boolean } = {}): Promise<DryingLog> {
+  const { billed, units, rooms } = options.parts ?? (await partsOf(db, job, log));
   const cacheable = options.fromCache === true && isSummary(view);
   let answer = cacheable ? keptSummary(log) : null;
   if (!answer) {
