@@ -172,8 +172,8 @@ export interface JobLog {
 /**
  * The job named by `{job_id}` (`j`), its log (`d`, null columns when it has none) and its
  * day-billed lines: one row, which a reader may add the log's other parts to, as sub-selects of
- * `d`. Planning the sub-selects costs more than running them (0.7 ms against 0.6): callers run it
- * as a prepared statement, named by `preparedName`.
+ * `d`. Planning the sub-selects costs more than running them (0.7 ms against 0.6): each caller runs
+ * it as a prepared statement with a name of its own (one name a query text), by id or by number.
  */
 export function jobLogQuery(db: Knex, caller: Caller, ref: string): { query: Knex.QueryBuilder; byNumber: boolean } {
   const jobNumber = jobNumberOf(ref);
