@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { operations, type OperationSpec } from '../../src/generated/operations';
@@ -594,6 +594,27 @@ describe('the /mcp endpoint over plain HTTP', () => {
     expect(body.id).toBe(1);
     expect(body.result.serverInfo.name).toBe('job-management-service');
     expect(body.result.instructions).toContain('get_guide');
+  });
+
+  it('negotiates the newest protocol revision the SDK knows, keeps the older ones, and refuses an unknown MCP-Protocol-Version header', async () => {
+    const rpc = (body: object, headers: Record<string, string> = {}) =>
+      fetch(`${t.url}/mcp`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${co.readKey}`, ...headers },
+        body: JSON.stringify(body),
+      });
+    const agreed = async (asked: string) => ((await (await rpc({ ...initialize, params: { ...initialize.params, protocolVersion: asked } })).json()) as { result: { protocolVersion: string } }).result.protocolVersion;
+    for (const revision of SUPPORTED_PROTOCOL_VERSIONS) expect(await agreed(revision)).toBe(revision);
+    // A revision the server does not know (a client newer than the SDK): the server offers its newest.
+    expect(await agreed('2099-01-01')).toBe(LATEST_PROTOCOL_VERSION);
+
+    // Later requests carry the agreed revision in a header (stateless: each one stands alone).
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    expect((await rpc(list, { 'MCP-Protocol-Version': LATEST_PROTOCOL_VERSION })).status).toBe(200);
+    expect((await rpc(list)).status).toBe(200); // no header: 2025-03-26 is assumed, as the specification says
+    const unknown = await rpc(list, { 'MCP-Protocol-Version': '1999-01-01' });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.text()).toContain('Unsupported protocol version');
   });
 
   it('stops answering a key once it is revoked', async () => {
