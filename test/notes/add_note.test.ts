@@ -354,7 +354,7 @@ describe('add_note over MCP', () => {
   it('is offered to a write key only, as an idempotent write needing job_id, operation_id and text', async () => {
     const offered = (await writer.listTools()).tools.find((tool) => tool.name === 'add_note');
     expect(offered?.inputSchema.required?.slice().sort()).toEqual(['job_id', 'operation_id', 'text']);
-    expect(offered?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+    expect(offered?.annotations).toEqual({ destructiveHint: false, idempotentHint: true, openWorldHint: false }); // readOnlyHint false is MCP's default, left out
     expect((await reader.listTools()).tools.map((tool) => tool.name)).not.toContain('add_note');
   });
 
