@@ -132,6 +132,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/companies/{company_id}/assistant-grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the assistants people approved
+         * @description Lists the company's assistant grants, newest first: each assistant (OAuth client) a person approved on the approval page, as whom it acts, with which scope and toolsets, for which resource, when it was last used, and whether it was revoked. A grant approved with an API key also ends when that key is revoked or rotated (`ended_by_key`).
+         */
+        get: operations["admin_list_assistant_grants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/assistant-grants/{grant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an assistant's access
+         * @description Revokes the grant: its access and refresh tokens stop working on every node before this answers (401 `invalid_token`), and links it made stop too. Revoking a grant revoked before answers 204 again.
+         */
+        delete: operations["admin_revoke_assistant_grant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/sign-in-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a one-time sign-in link for approving an assistant
+         * @description For a team member without an API key of their own: a link that, opened in a browser, signs them in to approve one assistant on the approval page, as themselves, with at most `scope`. It works once, until `expires_at` (`expires_in` seconds: 5 minutes to 24 hours, default 30 minutes). Only a hash of it is stored; this answer is the only time it is shown.
+         */
+        post: operations["admin_create_sign_in_link"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/companies/{company_id}/statuses": {
         parameters: {
             query?: never;
@@ -1871,6 +1931,34 @@ export interface components {
             scope: components["schemas"]["Scope"];
             person_id: components["schemas"]["PersonId"];
         };
+        AssistantGrant: {
+            /** @example agr_7Qm2KxR9aB1c */
+            id: string;
+            client: {
+                /** @description The OAuth client_id (for a client known by its metadata document, that document's https address). */
+                id: string;
+                name: string;
+            };
+            person: components["schemas"]["PersonRef"];
+            scope: components["schemas"]["Scope"];
+            /** @description The toolsets chosen on the approval page; null for all. */
+            toolsets: string[] | null;
+            /**
+             * Format: uri
+             * @description Where its tokens work (RFC 8707): the MCP endpoint or the HTTP API.
+             */
+            resource: string;
+            /** @enum {string} */
+            approved_with: "api_key" | "sign_in_link";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** Format: date-time */
+            revoked_at: string | null;
+            /** @description True when the key it was approved with has been revoked or rotated since, which ended it. */
+            ended_by_key: boolean;
+        };
         AdminKey: {
             id: string;
             prefix: string;
@@ -1902,8 +1990,10 @@ export interface components {
                 job_number: number;
             } | null;
             person: components["schemas"]["PersonRef"];
-            /** @description True when the change was made through an API key (HTTP or MCP). */
+            /** @description True when the change was made through an API key (HTTP or MCP) or an assistant's OAuth grant. */
             via_key: boolean;
+            /** @description The assistant's name when the change was made through an assistant a person approved with OAuth (its grant acts as that person); null through an API key. */
+            via_client: string | null;
             /** @description The change's details for programs, shaped by `action` (`ChangeData`); never parse `summary`. Null only on entries written before the service recorded details (database migration 006). */
             data: components["schemas"]["ChangeData"] | null;
             /**
@@ -3390,6 +3480,8 @@ export interface components {
             summary: string;
             person: components["schemas"]["PersonRef"];
             via_key: boolean;
+            /** @description The assistant's name when the change was made through an assistant a person approved with OAuth (its grant acts as that person); null through an API key. */
+            via_client: string | null;
             /**
              * Format: date-time
              * @description When, in UTC.
@@ -4409,6 +4501,115 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_list_assistant_grants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The grants. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AssistantGrant"][];
+                        next_cursor: components["schemas"]["Cursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_revoke_assistant_grant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+                /** @description The grant's id. */
+                grant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_create_sign_in_link: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    person_id: components["schemas"]["PersonId"];
+                    scope: components["schemas"]["Scope"];
+                    /** @default 1800 */
+                    expires_in?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The link. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uri */
+                        url: string;
+                        person: components["schemas"]["PersonRef"];
+                        scope: components["schemas"]["Scope"];
+                        /** Format: date-time */
+                        expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -40,9 +40,12 @@ export type OperationName =
   | "admin_add_team_member"
   | "admin_create_company"
   | "admin_create_key"
+  | "admin_create_sign_in_link"
+  | "admin_list_assistant_grants"
   | "admin_list_companies"
   | "admin_list_keys"
   | "admin_list_team"
+  | "admin_revoke_assistant_grant"
   | "admin_revoke_key"
   | "admin_rotate_key"
   | "admin_set_chat"
@@ -171,9 +174,12 @@ export type AdminOperationName =
   | "admin_add_team_member"
   | "admin_create_company"
   | "admin_create_key"
+  | "admin_create_sign_in_link"
+  | "admin_list_assistant_grants"
   | "admin_list_companies"
   | "admin_list_keys"
   | "admin_list_team"
+  | "admin_revoke_assistant_grant"
   | "admin_revoke_key"
   | "admin_rotate_key"
   | "admin_set_chat"
@@ -467,6 +473,50 @@ export const operations: Record<OperationName, OperationSpec> = {
     "hasBody": true,
     "successStatus": 201
   },
+  admin_create_sign_in_link: {
+    "name": "admin_create_sign_in_link",
+    "method": "POST",
+    "path": "/admin/v1/companies/{company_id}/sign-in-links",
+    "expressPath": "/admin/v1/companies/:company_id/sign-in-links",
+    "tag": "Administration",
+    "summary": "Make a one-time sign-in link for approving an assistant",
+    "description": "For a team member without an API key of their own: a link that, opened in a browser, signs them in to approve one assistant on the approval page, as themselves, with at most `scope`. It works once, until `expires_at` (`expires_in` seconds: 5 minutes to 24 hours, default 30 minutes). Only a hash of it is stored; this answer is the only time it is shown.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "person_id",
+      "scope",
+      "expires_in"
+    ],
+    "hasBody": true,
+    "successStatus": 201
+  },
+  admin_list_assistant_grants: {
+    "name": "admin_list_assistant_grants",
+    "method": "GET",
+    "path": "/admin/v1/companies/{company_id}/assistant-grants",
+    "expressPath": "/admin/v1/companies/:company_id/assistant-grants",
+    "tag": "Administration",
+    "summary": "List the assistants people approved",
+    "description": "Lists the company's assistant grants, newest first: each assistant (OAuth client) a person approved on the approval page, as whom it acts, with which scope and toolsets, for which resource, when it was last used, and whether it was revoked. A grant approved with an API key also ends when that key is revoked or rotated (`ended_by_key`).",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200
+  },
   admin_list_companies: {
     "name": "admin_list_companies",
     "method": "GET",
@@ -530,6 +580,27 @@ export const operations: Record<OperationName, OperationSpec> = {
     "bodyParams": [],
     "hasBody": false,
     "successStatus": 200
+  },
+  admin_revoke_assistant_grant: {
+    "name": "admin_revoke_assistant_grant",
+    "method": "DELETE",
+    "path": "/admin/v1/companies/{company_id}/assistant-grants/{grant_id}",
+    "expressPath": "/admin/v1/companies/:company_id/assistant-grants/:grant_id",
+    "tag": "Administration",
+    "summary": "Revoke an assistant's access",
+    "description": "Revokes the grant: its access and refresh tokens stop working on every node before this answers (401 `invalid_token`), and links it made stop too. Revoking a grant revoked before answers 204 again.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id",
+      "grant_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 204
   },
   admin_revoke_key: {
     "name": "admin_revoke_key",

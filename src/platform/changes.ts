@@ -38,6 +38,7 @@ export interface StoredEntry {
   person_id: string;
   person_name: string;
   via_key: boolean;
+  via_client: string | null;
   at: Date;
   data: unknown;
 }
@@ -51,6 +52,7 @@ export function entryAnswer(e: StoredEntry, timezone: string) {
     summary: e.summary,
     person: { id: e.person_id, name: e.person_name },
     via_key: e.via_key,
+    via_client: e.via_client,
     at: e.at.toISOString(),
     at_local: localTimeWithOffset(e.at, timezone),
     data: storedData(e.data),
@@ -102,6 +104,7 @@ export function changeEntries(trx: Knex.Transaction, caller: Caller, entries: Ch
       person_id: caller.personId,
       key_id: caller.keyId,
       via_key: true,
+      via_client: caller.grant?.clientName ?? null,
     })),
   );
 }

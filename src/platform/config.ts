@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -37,6 +38,8 @@ const schema = z.object({
   UPLOAD_MB_PER_SECOND: z.coerce.number().min(0).default(6),
   DEMO_SEED: z.enum(['true', 'false']).default('true'),
   CHAT_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
+  OAUTH_CLIENT_DOCUMENTS_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  OAUTH_CLIENT_DOCUMENTS_CA_FILE: z.string().min(1).optional(),
   CHAT_RETRY_BASE_MS: positive.default(2000),
   CHAT_POLL_MS: positive.default(1000),
   CHAT_MAX_IN_FLIGHT: positive.default(16),
@@ -100,6 +103,8 @@ export interface Config {
   demoSeed: boolean;
   /** Chat webhooks: private/loopback targets allowed (tests only), first retry delay, polling, deliveries at once (per node, per webhook). */
   chat: { allowPrivateTargets: boolean; retryBaseMs: number; pollMs: number; maxInFlight: number; maxInFlightPerTarget: number };
+  /** Assistants' Client ID Metadata Documents: private/loopback addresses allowed (tests only), and a certificate authority to trust besides the system's (PEM). */
+  oauthClientDocuments: { allowPrivate: boolean; ca: string | null };
   /** Where files are kept: a directory (default DATA_DIR/files), or S3-compatible storage when a bucket is set. */
   files: FileStoreSettings;
   /** Signed links: the shared secret (else one kept in the database), the lifetime of file links, upload-page links and export links (default). */
@@ -161,6 +166,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadsPerCompany: e.UPLOADS_PER_COMPANY,
     uploadBytesPerSecond: e.UPLOAD_MB_PER_SECOND > 0 ? e.UPLOAD_MB_PER_SECOND * 1024 * 1024 : null,
     demoSeed: e.DEMO_SEED === 'true',
+    oauthClientDocuments: {
+      allowPrivate: e.OAUTH_CLIENT_DOCUMENTS_ALLOW_PRIVATE === 'true',
+      ca: e.OAUTH_CLIENT_DOCUMENTS_CA_FILE ? readFileSync(e.OAUTH_CLIENT_DOCUMENTS_CA_FILE, 'utf8') : null,
+    },
     chat: {
       allowPrivateTargets: e.CHAT_ALLOW_PRIVATE_TARGETS === 'true',
       retryBaseMs: e.CHAT_RETRY_BASE_MS,

@@ -8,7 +8,7 @@ function base62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'co' | 'per' | 'key' | 'st' | 'ref' | 'job' | 'con' | 'jc' | 'asg' | 'note' | 'dry' | 'undo' | 'req' | 'nv' | 'chat' | 'est' | 'room' | 'line' | 'area' | 'rdg' | 'dnote' | 'skip' | 'pho' | 'vid' | 'doc' | 'jroom' | 'pkb' | 'eqp' | 'chb';
+export type IdPrefix = 'co' | 'per' | 'key' | 'st' | 'ref' | 'job' | 'con' | 'jc' | 'asg' | 'note' | 'dry' | 'undo' | 'req' | 'nv' | 'chat' | 'est' | 'room' | 'line' | 'area' | 'rdg' | 'dnote' | 'skip' | 'pho' | 'vid' | 'doc' | 'jroom' | 'pkb' | 'eqp' | 'chb' | 'agr';
 
 /** A prefixed id such as `job_7Qm2KxR9aB1c`: the prefix says what it names. */
 export function newId(prefix: IdPrefix): string {
@@ -19,6 +19,14 @@ export function newId(prefix: IdPrefix): string {
 export function newApiKey(): { key: string; prefix: string; hash: string } {
   const key = `jms_${base62(40)}`;
   return { key, prefix: key.slice(0, 12), hash: hashSecret(key) };
+}
+
+/**
+ * A one-time or bearer secret of the OAuth flow (`jms_at_…` access token, `jms_rt_…` refresh
+ * token, `jms_ac_…` code, `jms_si_…` sign-in code): the prefix says what it is; only its hash is stored.
+ */
+export function newSecret(kind: 'at' | 'rt' | 'ac' | 'si'): string {
+  return `jms_${kind}_${base62(43)}`;
 }
 
 export function hashSecret(secret: string): string {

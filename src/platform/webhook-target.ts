@@ -110,24 +110,65 @@ function pinnedLookup(addresses: LookupAddress[]): LookupFunction {
  * POSTs JSON; resolves with the status code. The whole exchange has a deadline (not just an idle
  * timeout), so that a receiver that trickles bytes cannot hold a delivery past its lease.
  */
-export async function postJson(url: string, body: unknown, options: { allowPrivate: boolean; timeoutMs: number }): Promise<number> {
+export async function postJson(url: string, body: unknown, options: TargetOptions): Promise<number> {
+  const payload = JSON.stringify(body);
+  const headers = { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) };
+  return (await guardedRequest(url, 'POST', headers, payload, { ...options, maxBytes: 0 })).status;
+}
+
+/**
+ * GETs a JSON document from an outside address under the same rules (an OAuth client's metadata
+ * document): at most `maxBytes`, within the deadline, no redirect followed. `ca` adds a trusted
+ * certificate authority (tests serve their documents over https with one of their own).
+ */
+export async function getJson(url: string, options: TargetOptions & { maxBytes: number; ca?: string }): Promise<{ status: number; body: unknown }> {
+  const { status, text } = await guardedRequest(url, 'GET', { Accept: 'application/json' }, null, options);
+  if (status !== 200) return { status, body: null };
+  try {
+    return { status, body: JSON.parse(text) };
+  } catch {
+    throw new Error('the document is not JSON');
+  }
+}
+
+interface TargetOptions {
+  allowPrivate: boolean;
+  timeoutMs: number;
+}
+
+async function guardedRequest(
+  url: string,
+  method: 'GET' | 'POST',
+  headers: Record<string, string>,
+  payload: string | null,
+  options: TargetOptions & { maxBytes: number; ca?: string },
+): Promise<{ status: number; text: string }> {
   const target = parseWebhookUrl(url);
   const addresses = await resolveTarget(target, options.allowPrivate);
   const client = target.protocol === 'https:' ? https : http;
-  const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const request = client.request(
       target,
       {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) },
+        method,
+        headers,
         lookup: pinnedLookup(addresses),
         // A new connection each time, so that each one passes the check on connect below.
         agent: false,
+        ...(options.ca ? { ca: options.ca } : {}),
       },
       (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > options.maxBytes) {
+            if (options.maxBytes > 0) request.destroy(new Error(`the answer is over ${options.maxBytes} bytes`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
       },
     );
     const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
@@ -142,6 +183,6 @@ export async function postJson(url: string, body: unknown, options: { allowPriva
       });
     });
     request.on('error', reject);
-    request.end(payload);
+    request.end(payload ?? undefined);
   });
 }

@@ -74,6 +74,9 @@ import { admin_list_team } from './admin/admin_list_team';
 import { admin_update_team_member } from './admin/admin_update_team_member';
 import { admin_rotate_key } from './admin/admin_rotate_key';
 import { admin_revoke_key } from './admin/admin_revoke_key';
+import { admin_list_assistant_grants } from './admin/admin_list_assistant_grants';
+import { admin_revoke_assistant_grant } from './admin/admin_revoke_assistant_grant';
+import { admin_create_sign_in_link } from './admin/admin_create_sign_in_link';
 import { admin_set_statuses } from './admin/admin_set_statuses';
 import { admin_set_referral_sources } from './admin/admin_set_referral_sources';
 import { admin_add_credits } from './admin/admin_add_credits';
@@ -148,6 +151,9 @@ export const handlers: HandlerTable = {
   admin_update_team_member,
   admin_rotate_key,
   admin_revoke_key,
+  admin_list_assistant_grants,
+  admin_revoke_assistant_grant,
+  admin_create_sign_in_link,
   admin_set_statuses,
   admin_set_referral_sources,
   admin_add_credits,

@@ -1,9 +1,10 @@
-/** The admin CLI over the admin API: companies, team, keys, credits and elevation; its exit codes and messages. */
+/** The admin CLI over the admin API: companies, team, keys, assistants, sign-in links, credits and elevation; its exit codes and messages. */
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { ADMIN_TOKEN, as, createCompany, startApp, type TestApp } from '../support/app';
+import { mcpCall, tokensFor } from '../support/oauth';
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, '../..');
@@ -33,6 +34,17 @@ describe('the admin CLI', () => {
     await as(t, key.key).get('/api/v1/context').expect(200);
     const keys = JSON.parse((await cli('keys', 'list', '--company', company.id)).stdout);
     expect(keys.data).toEqual([expect.objectContaining({ id: key.id, scope: 'write', person: { id: person.id, name: 'Lee Park' } })]);
+  });
+
+  it('makes a sign-in link, lists the assistants approved with it and revokes one', async () => {
+    const co = await createCompany(t);
+    const link = JSON.parse((await cli('sign-in', 'link', '--company', co.id, '--person', co.people[2].id, '--scope', 'read', '--expires-in', '600')).stdout);
+    expect(link).toMatchObject({ url: expect.stringContaining('/oauth/sign-in?code=jms_si_'), scope: 'read', person: { id: co.people[2].id } });
+    const tokens = await tokensFor(t, co.writeKey, { clientName: 'CLI Listed Bot' });
+    const listed = JSON.parse((await cli('assistants', 'list', '--company', co.id)).stdout);
+    expect(listed.data).toEqual([expect.objectContaining({ client: expect.objectContaining({ name: 'CLI Listed Bot' }), scope: 'write', revoked_at: null })]);
+    expect(JSON.parse((await cli('assistants', 'revoke', '--company', co.id, listed.data[0].id)).stdout)).toEqual({ status: 204 });
+    await mcpCall(t, tokens.access_token, 'tools/list').expect(401);
   });
 
   it('exits 1 with the problem on stderr', async () => {

@@ -124,6 +124,7 @@ describe('undo after create_job', () => {
       job: { id: job.id, job_number: job.job_number },
       person: { id: co.people[1].id, name: 'Dana Brooks' },
       via_key: true,
+      via_client: null,
       at: expect.any(String),
       at_local: expect.any(String),
       data: { action: 'action.undone', undone: { id: entries[0].id, action: 'job.created' } },

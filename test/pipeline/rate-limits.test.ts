@@ -149,7 +149,8 @@ describe('failed authentication', () => {
 
   it('answers 401 with a WWW-Authenticate header quoted as RFC 6750 says (no quote or backslash inside a value)', async () => {
     const t = await limitedApp({});
-    const quoted = /^Bearer realm="jms", error="(invalid_request|invalid_token)", error_description="[\x20\x21\x23-\x5B\x5D-\x7E]*"$/;
+    // Resources also name their metadata and scope (RFC 9728), quoted the same way.
+    const quoted = /^Bearer realm="jms", error="(invalid_request|invalid_token)", error_description="[\x20\x21\x23-\x5B\x5D-\x7E]*"(, (resource_metadata|scope)="[\x20\x21\x23-\x5B\x5D-\x7E]*")*$/;
     for (const res of [await t.http.get('/api/v1/context'), await as(t, `jms_${'B'.repeat(40)}`).get('/api/v1/context'), await t.http.get('/admin/v1/companies/co_x/keys').set('Authorization', 'Bearer nope')]) {
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toMatch(quoted);

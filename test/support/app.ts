@@ -3,7 +3,8 @@
  * DATABASE_URL is set and on an in-memory PGlite otherwise, with answers checked against the
  * spec. Companies, people and keys are made through the admin API, as an operator would.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Express } from 'express';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -39,7 +40,14 @@ export interface TestApp {
 export async function startApp(env: Record<string, string> = {}, options: { dataDir?: string; deliverChat?: boolean } = {}): Promise<TestApp> {
   // Each app keeps its files in a directory of its own, removed when it closes.
   const filesDir = await mkdtemp(path.join(tmpdir(), 'jms-files-'));
+  // Listening first, so that the app knows its own address (links, OAuth issuer and resources).
+  let app: Express | null = null;
+  const server: Server = await new Promise((resolve) => {
+    const s = createHttpServer(((req: IncomingMessage, res: ServerResponse) => app!(req, res)) as Express).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const config = loadConfig({
+    PUBLIC_URL: url,
     NODE_ENV: 'test',
     ADMIN_TOKEN,
     LOG_LEVEL: 'silent',
@@ -58,16 +66,12 @@ export async function startApp(env: Record<string, string> = {}, options: { data
   if (!config.databaseUrl) await migrateToLatest(db);
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const node = await startNodeServices(db, config, logger, { deliverChat: options.deliverChat });
-  const app = createApp({ db, config, logger, redis: node.redis, media: node.media });
-  const server: Server = await new Promise((resolve) => {
-    const s = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  app = createApp({ db, config, logger, redis: node.redis, media: node.media });
   return {
     url,
     db,
     media: node.media,
-    config: { ...config, publicUrl: url },
+    config,
     http: request(url),
     async close() {
       server.closeAllConnections();

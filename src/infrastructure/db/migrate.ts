@@ -21,6 +21,7 @@ import * as dryingChambers from './migrations/019_drying_chambers';
 import * as chamberCategoryReview from './migrations/020_chamber_category_review';
 import * as onSiteBy from './migrations/021_on_site_by';
 import * as readingUnits from './migrations/022_reading_units';
+import * as assistantGrants from './migrations/023_assistant_grants';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
 const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> }> = {
@@ -46,6 +47,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '020_chamber_category_review': chamberCategoryReview,
   '021_on_site_by': onSiteBy,
   '022_reading_units': readingUnits,
+  '023_assistant_grants': assistantGrants,
 };
 
 const source: Knex.MigrationSource<string> = {

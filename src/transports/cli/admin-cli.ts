@@ -18,6 +18,10 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   keys list --company co_…
   keys rotate <key_id>
   keys revoke <key_id>
+  assistants list --company co_…                             (assistants approved with OAuth)
+  assistants revoke --company co_… <grant_id>
+  sign-in link --company co_… --person per_… --scope read|write [--expires-in 1800]
+                                                            (one-time: approve an assistant without a key)
   statuses set --company co_… <status> [<status> …]          (board order)
   referral-sources set --company co_… <source> [<source> …]
   credits add --company co_… --add N                          (negative takes credits away)
@@ -46,6 +50,7 @@ const OPTIONS = {
   overhead: { type: 'string' },
   profit: { type: 'string' },
   tax: { type: 'string' },
+  'expires-in': { type: 'string' },
   limit: { type: 'string' },
   cursor: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -145,6 +150,20 @@ function run(api: JobsClient, command: string, args: string[], values: Values): 
       return api.POST('/admin/v1/keys/{key_id}/rotate', { params: keyId() });
     case 'keys revoke':
       return api.DELETE('/admin/v1/keys/{key_id}', { params: keyId() });
+    case 'assistants list':
+      return api.GET('/admin/v1/companies/{company_id}/assistant-grants', { params: company() });
+    case 'assistants revoke':
+      if (!args[0]) throw new UsageError('give the grant id');
+      return api.DELETE('/admin/v1/companies/{company_id}/assistant-grants/{grant_id}', { params: { path: { company_id: required(values, 'company'), grant_id: args[0] } } });
+    case 'sign-in link':
+      return api.POST('/admin/v1/companies/{company_id}/sign-in-links', {
+        params: company(),
+        body: {
+          person_id: required(values, 'person'),
+          scope: required(values, 'scope') as 'read' | 'write',
+          expires_in: values['expires-in'] === undefined ? undefined : number(values, 'expires-in'),
+        },
+      });
     case 'statuses set':
       return api.PUT('/admin/v1/companies/{company_id}/statuses', { params: company(), body: { statuses: args } });
     case 'referral-sources set':

@@ -1,6 +1,6 @@
 /**
  * The Express application. Every request: request id and log line, then for /api/v1 and /mcp
- * the API key and the key's rate limit (for MCP, one unit per tool call), then the route, which
+ * the API key (or an assistant's access token, ../oauth) and its rate limit (for MCP, one unit per tool call), then the route, which
  * checks the request against the spec (platform/validation) before the handler.
  */
 import express, { type Express } from 'express';
@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import spec from '../../generated/openapi.json';
 import { newId } from '../../platform/ids';
-import { requireAdminToken, requireApiKey } from '../../platform/auth';
+import { requireAdminToken, requireCredential } from '../../platform/auth';
 import { RateLimiter, chargeEachRequest, chargeMcpMessages } from '../../platform/rate-limit';
 import { addAdminRoutes, addToolRoutes, unmatchedRoute } from './routes';
 import { mcpEndpoint } from '../mcp/endpoint';
@@ -21,6 +21,7 @@ import { feedHorizon } from '../../platform/changes';
 import { CompanyBytePace, CompanySlots } from '../../platform/fair-share';
 import { addUploadRoutes, linkRoutes } from '../files/media-routes';
 import { exportRoutes } from '../pages/export-routes';
+import { authorizationServer, protectedResources } from '../oauth/authorization-server';
 import type { Deps } from '../../domain/services';
 import { toolPipeline } from '../../tools';
 
@@ -66,11 +67,11 @@ export function createApp(given: Omit<Deps, 'pipeline'> & { logger: Logger; redi
 
   const json = express.json({ limit: JSON_LIMIT });
   const limiter = new RateLimiter(deps.config.rateLimit, deps.redis ?? null);
-  const withKey = requireApiKey(deps.db, limiter);
+  const resources = protectedResources(deps.config.publicUrl);
   // The key and its rate limit come before the body is read: a request without a valid key is a
   // 401 whatever its body, and every answer to a key (a 413 or bad JSON too) counts and carries
   // the RateLimit headers. MCP is charged once its messages are read: by the tool calls in them.
-  app.use('/api/v1', withKey, chargeEachRequest(limiter), json);
+  app.use('/api/v1', requireCredential(deps.db, limiter, resources.api), chargeEachRequest(limiter), json);
   // Multipart uploads, signed links and the pages have routes of their own.
   // Uploads have a share of their own: one company's big uploads cannot take the node's CPU and
   // disk from the others, nor hold the slots of its own tool calls.
@@ -78,9 +79,10 @@ export function createApp(given: Omit<Deps, 'pipeline'> & { logger: Logger; redi
   addUploadRoutes(app, deps, uploads);
   app.use(linkRoutes(deps, limiter, uploads));
   app.use(exportRoutes(deps, limiter));
+  app.use(authorizationServer(deps, limiter));
   app.use('/admin/v1', requireAdminToken(deps.config.adminToken, limiter), json);
   app.use('/mcp', checkMcpHost(deps.config)); // DNS-rebinding protection, before the key and the body
-  app.post('/mcp', withKey, json, chargeMcpMessages(limiter), mcpEndpoint(deps));
+  app.post('/mcp', requireCredential(deps.db, limiter, resources.mcp), json, chargeMcpMessages(limiter), mcpEndpoint(deps));
   app.all('/mcp', () => {
     throw new ApiError(405, 'method_not_allowed', 'This MCP endpoint is stateless: send JSON-RPC messages with POST.', { headers: { Allow: 'POST' } });
   });

@@ -17,7 +17,7 @@ import { ApiError } from '../../platform/errors';
 import { checkToolArguments } from '../../platform/validation';
 import type { Output, ToolInput } from '../../platform/handler';
 import { checkScope } from '../../platform/pipeline';
-import { offeredTo, selectionOf, type ToolSelection } from './toolsets';
+import { offeredTo, selectionOf, withinGrant, type ToolSelection } from './toolsets';
 import { progressOf, wantsProgress } from './progress';
 import { toApiError } from '../http/http-errors';
 import { refuseUnstorableText } from '../../platform/inputs';
@@ -93,7 +93,7 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
 export function mcpEndpoint(deps: Deps) {
   return async (req: Request, res: Response): Promise<void> => {
     const caller = callerOf(res);
-    const selection = selectionOf(req);
+    const selection = withinGrant(selectionOf(req), caller);
     const server = new Server({ name: 'job-management-service', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsFor(caller, selection) }));
     // Registered below the SDK's own tools/call schema, which would answer `arguments` that are

@@ -32,6 +32,15 @@ export function selectionOf(req: Request): ToolSelection {
   };
 }
 
+/** An assistant's grant may name toolsets: its client sees no more than those, whatever it asks. */
+export function withinGrant(selection: ToolSelection, caller: Caller): ToolSelection {
+  const granted = caller.grant?.toolsets;
+  if (!granted) return selection;
+  const toolsets = new Set(granted.filter((name) => selection.toolsets === null || selection.toolsets.has(name)));
+  const grantWords = `the toolsets approved for this assistant (${granted.join(', ')})`;
+  return { ...selection, toolsets, describe: () => [selection.describe(), grantWords].filter(Boolean).join(' and ') };
+}
+
 export function offeredTo(def: McpToolDefinition, caller: Caller, selection: ToolSelection): boolean {
   if (def.scope === 'write' && (caller.scope !== 'write' || selection.readOnly)) return false;
   return selection.toolsets === null || def.toolset === ALWAYS_ON_TOOLSET || selection.toolsets.has(def.toolset);

@@ -1,6 +1,6 @@
 /**
- * What the pages opened from a link (upload, packet download) carry, and what their POSTs
- * accept. A link's signature is in its URL, so the pages send no referrer; another site may not
+ * What the pages opened from a link (upload, packet download) and the approval page carry, and
+ * what their POSTs accept. A link's signature is in its URL, so the pages send no referrer; another site may not
  * frame them (a framed Upload or Download button can be clicked by a trick); and a POST made by
  * another site's page is refused. Programs send no `Origin` and are not affected.
  */
@@ -10,11 +10,18 @@ import { hostKey, originKey } from '../../platform/hosts';
 
 const FRAMING_AND_REFERRER = { 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store' };
 
-/** Headers of a page whose scripts and styles carry `nonce`. */
-export function pageHeaders(nonce: string): Record<string, string> {
+/**
+ * Headers of a page whose scripts and styles carry `nonce`. `formTargets`: origins a form's answer
+ * may send the browser on to (the approval page's, back to the assistant), besides this service.
+ * A page with a form keeps its referrer within the site: under `no-referrer` a browser sends
+ * `Origin: null` with a form's POST, which refuseCrossSite must refuse.
+ */
+export function pageHeaders(nonce: string, formTargets: string[] = []): Record<string, string> {
+  const formAction = ["'self'", ...formTargets].join(' ');
   return {
     ...FRAMING_AND_REFERRER,
-    'Content-Security-Policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src blob:; form-action 'self'; frame-ancestors 'none'`,
+    ...(formTargets.length ? { 'Referrer-Policy': 'same-origin' } : {}),
+    'Content-Security-Policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src blob:; form-action ${formAction}; frame-ancestors 'none'`,
   };
 }
 
