@@ -1,12 +1,13 @@
 /**
  * What an operator watches: the change feed's lag in /healthz, and request logs without
- * customers' data. (The purge of idempotency records is in test/pipeline/idempotency-retention.test.ts.)
+ * customers' data, nor assistants' secrets. (The purge of idempotency records is in test/pipeline/idempotency-retention.test.ts.)
  */
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import request from 'supertest';
 import { createApp } from '../../src/transports/http/app';
-import { createCompany, startApp, type TestApp, type TestCompany } from '../support/app';
+import { ADMIN_TOKEN, createCompany, startApp, type TestApp, type TestCompany } from '../support/app';
+import { mcpCall, newPkce, tokensFor } from '../support/oauth';
 
 let t: TestApp;
 let co: TestCompany;
@@ -64,5 +65,39 @@ describe('request logs', () => {
     expect(logged).not.toMatch(/Maria|Alvarez|217-555-0142|2175550142/);
     const entries = lines.map((line) => JSON.parse(line) as { req?: { path: string; query?: string[] } }).filter((entry) => entry.req);
     expect(entries.map((entry) => entry.req)).toEqual([expect.objectContaining({ path: '/api/v1/jobs', query: ['q', 'limit'] }), expect.objectContaining({ path: '/api/v1/customers', query: ['q'] })]);
+  });
+
+  it("carry no assistant's token, code, PKCE verifier or sign-in code", async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const app = createApp({ db: t.db, config: t.config, media: t.media, logger: pino({ level: 'debug' }, sink) });
+    const server = app.listen(0, '127.0.0.1');
+    const secrets: string[] = [];
+    try {
+      const via = { url: t.config.publicUrl, http: request(server) } as TestApp;
+      const pkce = newPkce();
+      const tokens = await tokensFor(via, co.writeKey, { pkce });
+      secrets.push(pkce.verifier, tokens.access_token, tokens.refresh_token, co.writeKey);
+      await mcpCall(via, tokens.access_token, 'tools/list').expect(200);
+      const refreshed = await request(server).post('/token').type('form').send(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: tokens.clientId }).toString()).expect(200);
+      secrets.push(refreshed.body.access_token, refreshed.body.refresh_token);
+      const link = await request(server).post(`/admin/v1/companies/${co.id}/sign-in-links`).set('Authorization', `Bearer ${ADMIN_TOKEN}`).send({ person_id: co.people[0].id, scope: 'read' }).expect(201);
+      const url = new URL(link.body.url);
+      secrets.push(url.searchParams.get('code')!);
+      await request(server).get(url.pathname + url.search).expect(200);
+      const codes = await t.db('oauth_codes').count<{ n: string }[]>('* as n');
+      expect(Number(codes[0].n)).toBeGreaterThan(0);
+    } finally {
+      server.close();
+    }
+    const logged = lines.join('');
+    expect(logged).toContain('/token');
+    for (const secret of secrets) expect(logged).not.toContain(secret);
+    expect(logged).not.toMatch(/jms_(at|rt|ac|si)_/);
   });
 });

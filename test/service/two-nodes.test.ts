@@ -1,18 +1,21 @@
 /**
  * Several nodes behind a load balancer (DESIGN §9): two service processes on one PostgreSQL
  * database and one Redis. The per-key rate limit is shared, a revocation on one node stops the
- * key on the other at once, one operation_id sent to both at the same moment saves once, and a
+ * key (and an assistant's revoked grant) on the other at once, one operation_id sent to both at the same moment saves once, and a
  * poller of one node sees every write of the other. PostgreSQL only (a PGlite data dir belongs to
  * one process); Redis at REDIS_URL or 127.0.0.1:6379, which .ci/run starts.
  */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { adminOf as admin, startNode, stopNodes, type Node } from '../support/nodes';
+import type { TestApp } from '../support/app';
+import { mcpCall, tokensFor } from '../support/oauth';
 
 const databaseUrl = process.env.DATABASE_URL;
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const onPostgres = databaseUrl ? describe : describe.skip;
 const PER_MINUTE = 100;
+const BALANCED_URL = 'http://localhost:9';
 
 jest.setTimeout(120_000);
 
@@ -25,6 +28,8 @@ const nodeEnv = {
   ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
   AUTH_FAILURES_PER_MINUTE: '100000',
   AUTH_FAILURES_BURST: '100000',
+  // The address in front of both nodes: tokens are issued for its /mcp, whichever node issues them.
+  PUBLIC_URL: BALANCED_URL,
 };
 
 onPostgres('two nodes on one database and one Redis', () => {
@@ -74,6 +79,21 @@ onPostgres('two nodes on one database and one Redis', () => {
       await withKey(b, key).get('/api/v1/context').expect(200);
       await admin(a).delete(`/admin/v1/keys/${id}`).expect(204);
       const after = await withKey(b, key).get('/api/v1/context');
+      if (after.status !== 401) late.push(after.status);
+    }
+    expect(late).toEqual([]);
+  });
+
+  it("an assistant's token issued by one node works on the other, and stops there at once when its grant is revoked, 20 times in a row", async () => {
+    const { key } = await newKey('write');
+    const late: number[] = [];
+    for (let round = 0; round < 20; round++) {
+      const tokens = await tokensFor({ url: BALANCED_URL, http: request(a.url) } as TestApp, key);
+      // Node b knows the token (and remembers it) before node a revokes its grant.
+      await mcpCall({ http: request(b.url) } as TestApp, tokens.access_token, 'tools/list').expect(200);
+      const grant = await admin(a).get(`/admin/v1/companies/${companyId}/assistant-grants`).expect(200);
+      await admin(a).delete(`/admin/v1/companies/${companyId}/assistant-grants/${grant.body.data[0].id}`).expect(204);
+      const after = await mcpCall({ http: request(b.url) } as TestApp, tokens.access_token, 'tools/list');
       if (after.status !== 401) late.push(after.status);
     }
     expect(late).toEqual([]);

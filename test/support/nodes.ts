@@ -62,6 +62,7 @@ export async function stopNodes(nodes: (Node | undefined)[], signal: NodeJS.Sign
 export function adminOf(node: Node) {
   const auth = (req: request.Test) => req.set('Authorization', `Bearer ${ADMIN_TOKEN}`);
   return {
+    get: (p: string) => auth(request(node.url).get(p)),
     post: (p: string) => auth(request(node.url).post(p)),
     delete: (p: string) => auth(request(node.url).delete(p)),
   };
