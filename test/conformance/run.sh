@@ -25,6 +25,7 @@ fi
 export CONFORMANCE_NODE="$cache/node_modules/node/bin/node"
 export CONFORMANCE_CLI="$cache/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 export CONFORMANCE_INSPECTOR="$cache/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
+export CONFORMANCE_AUTHORIZATION_CLI="$cache/node_modules/conformance-authorization/dist/index.js"
 "$CONFORMANCE_NODE" --version >/dev/null
 cd "$root"
 exec node --import tsx test/conformance/run.ts

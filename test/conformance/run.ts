@@ -9,7 +9,8 @@
  * passes (the list is stale), or when the list names a scenario the suite does not have.
  *
  * Then the MCP inspector lists the tools with `--strict`: any schema portability finding (error or
- * warning, such as a `type` array) fails the run.
+ * warning, such as a `type` array) fails the run. Last, the authorization server scenarios
+ * (./authorization.ts) must all pass.
  *
  * Started by run.sh, which installs the pinned Node 24, suite and inspector and sets
  * CONFORMANCE_NODE, CONFORMANCE_CLI and CONFORMANCE_INSPECTOR. The per-key rate limit is RATE_LIMIT_PER_MINUTE / RATE_LIMIT_BURST when they
@@ -22,6 +23,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startHeaderProxy, type HeaderProxy } from './proxy';
+import { runAuthorizationScenarios, type AuthorizationOutcome } from './authorization';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SCENARIO_TIMEOUT_MS = 60_000;
@@ -29,6 +31,8 @@ const SCENARIO_TIMEOUT_MS = 60_000;
 // transport's protection. A reason in expected-failures.json cannot excuse them. (tools-call-error
 // calls a fixture tool this server does not have: an unknown tool is a protocol error here.)
 const REQUIRED = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
+/** The authorization server scenarios (of the newer suite), all of which must pass. */
+const AUTHORIZATION_SCENARIOS = ['authorization-server-metadata-endpoint', 'authorization-code-grant'];
 
 interface Check {
   id: string;
@@ -183,6 +187,7 @@ async function main(): Promise<number> {
   service.stderr.pipe(serviceOut);
   let proxy: HeaderProxy | null = null;
   const outcomes: Outcome[] = [];
+  let authorization: AuthorizationOutcome[] = [];
   try {
     await waitForHealth(serviceUrl, service);
     const key = await writeKey(serviceUrl, adminToken);
@@ -215,6 +220,7 @@ async function main(): Promise<number> {
       });
     }
     problems.push(...(await portabilityFindings(node24, inspector, `${proxy.url}/mcp`, work)));
+    authorization = await runAuthorizationScenarios({ node24, cli: required('CONFORMANCE_AUTHORIZATION_CLI'), serviceUrl, key, callbackPort: await freePort(), work });
   } finally {
     await proxy?.close();
     if (service.exitCode === null) {
@@ -239,6 +245,12 @@ async function main(): Promise<number> {
       `${with429} scenario(s) saw a 429; ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
   writeFileSync(path.join(work, 'summary.json'), JSON.stringify(outcomes, null, 2));
+  for (const o of authorization) console.log(`authorization: ${o.scenario}  ${o.failed.length ? 'fail' : 'pass'}  ${o.passed}✓ ${o.failed.length}✗  ${o.failed.join('; ')}`);
+  for (const name of AUTHORIZATION_SCENARIOS) {
+    const outcome = authorization.find((o) => o.scenario === name);
+    if (!outcome) problems.push(`authorization scenario ${name} did not run`);
+    else if (outcome.failed.length > 0 || outcome.passed === 0) problems.push(`authorization scenario ${name} failed: ${outcome.failed.join('; ')}`);
+  }
 
   for (const o of outcomes) {
     if (o.result === 'fail') problems.push(`${o.scenario} failed: ${o.note}`);
