@@ -15,6 +15,7 @@ import { openDatabase } from '../src/infrastructure/db/connect';
 import { loadDataset, newJobRequest, type Dataset } from './dataset';
 import { runHttpCase, type CaseResult, type HttpCase } from './measure';
 import { runMcpCase } from './mcp-load';
+import { assistantToken } from './assistant-token';
 import { dryingCases } from './drying';
 import { withCpu, type MeasuredServer } from './cpu';
 import { BARE_CREATE, BASELINE, printReport, targets, writeReport, type Report } from './report';
@@ -233,11 +234,14 @@ async function main(): Promise<void> {
     await settle(target);
     const job = cycle(data.sample);
     const fragment = cycle(data.sample.map((s) => s.customer.split(' ')[0].toLowerCase()));
-    for (const [name, next] of [
-      ['get_job (MCP)', () => ({ tool: 'get_job', args: { job_id: job().id } })],
-      ['find_jobs (MCP)', () => ({ tool: 'find_jobs', args: { q: fragment(), limit: 10 } })],
+    // An assistant connected with OAuth calls with its access token instead of a key.
+    const token = await assistantToken(base, key);
+    for (const [name, credential, next] of [
+      ['get_job (MCP)', key, () => ({ tool: 'get_job', args: { job_id: job().id } })],
+      ['get_job (MCP, assistant token)', token, () => ({ tool: 'get_job', args: { job_id: job().id } })],
+      ['find_jobs (MCP)', key, () => ({ tool: 'find_jobs', args: { q: fragment(), limit: 10 } })],
     ] as const) {
-      cases.push(await measure(measured, load, (options) => runMcpCase(base, key, name, next, options)));
+      cases.push(await measure(measured, load, (options) => runMcpCase(base, credential, name, next, options)));
     }
   } catch (error) {
     if (bare) await stopProcess(bare.child);
