@@ -47,6 +47,8 @@ export function summarise(name: string, latencies: number[], seconds: number, er
 export interface HttpCase {
   name: string;
   method?: 'GET' | 'POST';
+  /** Sent with every request besides the key and the JSON content type. */
+  headers?: Record<string, string>;
   /** A new request each time: path and, for POST, the JSON body. */
   next: () => { path: string; body?: unknown };
 }
@@ -62,7 +64,7 @@ export async function runHttpCase(baseUrl: string, key: string, spec: HttpCase, 
         url: baseUrl,
         connections: options.connections,
         duration: options.seconds,
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...spec.headers },
         requests: [
           {
             method: spec.method ?? 'GET',

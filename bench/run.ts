@@ -14,7 +14,7 @@ import knex from 'knex';
 import { openDatabase } from '../src/infrastructure/db/connect';
 import { loadDataset, newJobRequest, type Dataset } from './dataset';
 import { runHttpCase, type CaseResult, type HttpCase } from './measure';
-import { runMcpCase } from './mcp-load';
+import { checkToolCall, mcpPostCase, runMcpCase } from './mcp-load';
 import { assistantToken } from './assistant-token';
 import { dryingCases } from './drying';
 import { withCpu, type MeasuredServer } from './cpu';
@@ -236,13 +236,17 @@ async function main(): Promise<void> {
     const fragment = cycle(data.sample.map((s) => s.customer.split(' ')[0].toLowerCase()));
     // An assistant connected with OAuth calls with its access token instead of a key.
     const token = await assistantToken(base, key);
+    const getJobCall = () => ({ tool: 'get_job', args: { job_id: job().id } });
     for (const [name, credential, next] of [
-      ['get_job (MCP)', key, () => ({ tool: 'get_job', args: { job_id: job().id } })],
-      ['get_job (MCP, assistant token)', token, () => ({ tool: 'get_job', args: { job_id: job().id } })],
+      ['get_job (MCP)', key, getJobCall],
+      ['get_job (MCP, assistant token)', token, getJobCall],
       ['find_jobs (MCP)', key, () => ({ tool: 'find_jobs', args: { q: fragment(), limit: 10 } })],
     ] as const) {
-      cases.push(await measure(measured, load, (options) => runMcpCase(base, credential, name, next, options)));
+      const { tool, args } = next();
+      await checkToolCall(base, credential, tool, args);
+      cases.push(await measure(measured, load, (options) => runHttpCase(base, credential, mcpPostCase(name, next), options)));
     }
+    cases.push(await measure(measured, load, (options) => runMcpCase(base, key, 'get_job (MCP, official client)', getJobCall, options)));
   } catch (error) {
     if (bare) await stopProcess(bare.child);
     throw error;

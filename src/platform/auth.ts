@@ -1,7 +1,7 @@
 /**
  * Authentication. API keys (`Authorization: Bearer jms_…`) and assistants' access tokens
- * (`jms_at_…`, ./oauth/grants.ts) for /api/v1 and /mcp resolve to a Caller; the admin token guards /admin/v1. A missing, unknown or revoked key is a 401 with
- * `WWW-Authenticate: Bearer`.
+ * (`jms_at_…`, ./oauth/grants.ts) for /api/v1 and /mcp resolve to a Caller; the admin token
+ * guards /admin/v1. A missing, unknown or revoked key or token is a 401 with `WWW-Authenticate: Bearer`.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
@@ -11,6 +11,7 @@ import { hashSecret } from './ids';
 import { callerOfKey, isKnownKey } from './key-cache';
 import type { RateLimiter } from './rate-limit';
 import type { Caller } from './caller';
+import { sameResource } from './oauth/grants';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 /** What newApiKey makes: anything else cannot be a key, and is refused without a look-up. */
@@ -159,7 +160,7 @@ export function requireCredential(db: Knex, limiter: RateLimiter, protectedResou
       await limiter.countFailure(address);
       throw refuse(isToken ? 'The access token is unknown or has been revoked.' : 'The API key is unknown or has been revoked.', 'invalid_token');
     }
-    if (caller.grant && !sameAddress(caller.grant.resource, protectedResource.resource)) {
+    if (caller.grant && !sameResource(caller.grant.resource, protectedResource.resource)) {
       throw refuse(`The access token was issued for ${caller.grant.resource}, not for this resource (${protectedResource.resource}).`, 'invalid_token');
     }
     if (caller.grant && caller.grant.expiresAt <= Date.now()) throw refuse('The access token has expired; refresh it.', 'invalid_token');
@@ -167,8 +168,6 @@ export function requireCredential(db: Knex, limiter: RateLimiter, protectedResou
     next();
   };
 }
-
-const sameAddress = (a: string, b: string) => a.replace(/\/$/, '') === b.replace(/\/$/, '');
 
 async function lookUp(hash: string, find: () => Promise<Caller | null>, limiter: RateLimiter, address: string): Promise<Caller | null> {
   if (!isKnownKey(hash)) await limiter.refuseFailingAddress(address);

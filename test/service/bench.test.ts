@@ -16,7 +16,7 @@ it('runs every case with no errors and writes its results', async () => {
   const file = /written: (\S+\.json)/.exec(stdout)![1];
   const report = JSON.parse(readFileSync(path.join(root, file), 'utf8')) as { cases: CaseResult[]; baseline: CaseResult };
   const names = report.cases.map((c) => c.name);
-  for (const expected of ['get_job by id (HTTP)', 'get_job by number (HTTP)', 'find_jobs q=phone, other format', 'create_job, new operation_id', 'create_job, replayed operation_id', 'list_changes polling with a cursor', 'get_job (MCP)', 'get_job (MCP, assistant token)', 'find_jobs (MCP)', 'baseline: the job row only', 'baseline: bare create, one statement', ...DRYING_CASES]) {
+  for (const expected of ['get_job by id (HTTP)', 'get_job by number (HTTP)', 'find_jobs q=phone, other format', 'create_job, new operation_id', 'create_job, replayed operation_id', 'list_changes polling with a cursor', 'get_job (MCP)', 'get_job (MCP, assistant token)', 'find_jobs (MCP)', 'get_job (MCP, official client)', 'baseline: the job row only', 'baseline: bare create, one statement', ...DRYING_CASES]) {
     expect(names).toContain(expected);
   }
   for (const c of report.cases) expect({ name: c.name, errors: c.errors, non2xx: c.non2xx, measured: c.requests > 0 }).toEqual({ name: c.name, errors: 0, non2xx: 0, measured: true });
