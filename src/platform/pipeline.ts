@@ -74,13 +74,6 @@ function operationIdOf(input: AnyInput): string | undefined {
 const RETRYABLE = new Set(['40P01', '40001']);
 const WRITE_ATTEMPTS = 3;
 
-/** A resend found in the write's transaction: it is rolled back, and the first answer is answered. */
-class AnsweredBefore extends Error {
-  constructor(readonly answer: StoredAnswer) {
-    super('answered before');
-  }
-}
-
 export class Pipeline<Services extends object = object, Subject = unknown> {
   constructor(private readonly options: PipelineOptions<Services, Subject>) {}
 
@@ -148,8 +141,9 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
     const op = operations[name];
     checkScope(name, caller);
     if (op.scope === 'write') {
-      // The look-up of an earlier answer is the transaction's first statement (writeOnce): a
-      // look-up of its own, before, cost a create_job a pooled connection and a tenth of its CPU.
+      // Optimistic: the write's stored answer, inserted under the operation_id's unique key, is
+      // what finds a replay (write() answers the first answer when it fails). No look-up before
+      // every write for the rare resend: it cost a create_job a statement and a connection.
       const write = name as WriteOperationName;
       return this.write(write, caller, input, { operationId: operationIdOf(input), print: fingerprint(write, input) }, progress);
     }
@@ -170,7 +164,6 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
       try {
         return await this.writeOnce(name, caller, input, operationId, print, progress);
       } catch (error) {
-        if (error instanceof AnsweredBefore) return { ...error.answer, replayed: true };
         // Whatever this request failed on (that key, or the state the other one left), the request
         // that committed first with this operation_id has the answer, and nothing of this one stays.
         const winner = operationId ? await findAnswer(this.options.db, caller, operationId, print) : null;
@@ -183,9 +176,6 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
 
   private async writeOnce(name: WriteOperationName, caller: Caller, input: AnyInput, operationId: string | undefined, print: string, progress: Progress): Promise<ToolAnswer> {
     const { answer, tail } = await this.options.db.transaction(async (trx) => {
-      // Sent with BEGIN, in one round trip: a resend ends here, before it locks or changes anything.
-      const earlier = operationId ? await findAnswer(trx, caller, operationId, print) : null;
-      if (earlier) throw new AnsweredBefore(earlier);
       const ctx = this.writeContext(trx, caller, progress, await this.options.lockSubject(trx, caller, input.path));
       const body = await this.handler(name)(ctx, input);
       const answer = { status: operations[name].successStatus, body };
