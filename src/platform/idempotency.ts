@@ -1,8 +1,8 @@
 /**
  * Idempotent writes. A write with an `operation_id` stores its answer under (company,
- * operation_id), a unique key, in the transaction that makes the change. A same request, sent
- * later or running alongside, runs its handler too, but its answer's insert fails on that key
- * (alongside: once the first commits), or the handler fails on what the first changed: its
+ * operation_id), a unique key, in the transaction that makes the change. A same request sent
+ * later finds that answer before it changes anything. One running alongside runs its handler too,
+ * but its answer's insert waits on the first one's key and fails once that commits: its
  * transaction, with all it changed, is rolled back, and the first answer is its answer.
  */
 import { createHash } from 'node:crypto';

@@ -141,11 +141,8 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
     const op = operations[name];
     checkScope(name, caller);
     if (op.scope === 'write') {
-      // Optimistic: the write's stored answer, inserted under the operation_id's unique key, is
-      // what finds a replay (write() answers the first answer when it fails). No look-up before
-      // every write for the rare resend: it cost a create_job a statement and a connection.
-      const write = name as WriteOperationName;
-      return this.write(write, caller, input, { operationId: operationIdOf(input), print: fingerprint(write, input) }, progress);
+      const checked = await this.replayOf(name as WriteOperationName, caller, input);
+      return 'replay' in checked ? checked.replay : this.write(name as WriteOperationName, caller, input, checked, progress);
     }
     const body = await this.handler(name)(this.context(caller, progress), input);
     return { status: op.successStatus, body, replayed: false };
