@@ -118,6 +118,26 @@ describe('a repeated operation_id with the same details', () => {
     expect(again.body).toEqual(first.body);
   });
 
+  it('replays the first answer although the write could not be made now, and leaves nothing of the attempt', async () => {
+    // The last credit goes to the first estimate: a resend would now be refused 402 on its own.
+    const poor = await createCompany(t, { credits: 1 });
+    const jobId = (await createJob(poor.writeKey, { operation_id: opId(), customer_name: 'Last Credit Lena' }).expect(201)).body.id;
+    const body = { operation_id: opId(), scope_summary: 'Water heater leak' };
+    const first = await as(t, poor.writeKey).post(`/api/v1/jobs/${jobId}/estimates`).send(body).expect(201);
+    expect(first.body.credits).toEqual({ used: 1, remaining: 0 });
+    const before = { ...(await counts(poor.id)), estimates: await count('estimates', poor.id) };
+    const again = await as(t, poor.writeKey).post(`/api/v1/jobs/${jobId}/estimates`).send(body).expect(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect({ ...(await counts(poor.id)), estimates: await count('estimates', poor.id) }).toEqual(before);
+    // And a write that could be made again (a job) is answered, not made twice.
+    const job = { operation_id: opId(), customer_name: 'Twice Tomas' };
+    const made = await createJob(poor.writeKey, job).expect(201);
+    const resent = await createJob(poor.writeKey, job).expect(201);
+    expect(resent.body.job_number).toBe(made.body.job_number);
+    expect(await count('jobs', poor.id)).toBe(2);
+  });
+
   it('is replayed for another key of the same company: the operation_id belongs to the company', async () => {
     const body = { operation_id: opId(), customer_name: 'Shared Shira' };
     const first = await createJob(co.writeKey, body).expect(201);
