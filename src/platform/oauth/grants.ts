@@ -45,10 +45,10 @@ export interface Approver {
 
 const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000);
 
-export async function savePendingRequest(db: Knex, request: Omit<PendingRequest, 'id'>): Promise<string> {
+export async function savePendingRequest(db: Knex, request: Omit<PendingRequest, 'id'>): Promise<PendingRequest> {
   const id = newSecret('ac').replace('jms_ac_', 'req_');
   await db('oauth_requests').insert({ id, ...request, expires_at: inSeconds(REQUEST_SECONDS) });
-  return id;
+  return { id, ...request };
 }
 
 export async function findPendingRequest(db: Knex, id: string): Promise<PendingRequest | null> {

@@ -105,7 +105,7 @@ class Provider implements OAuthServerProvider {
     const unknown = (params.scopes ?? []).filter((scope) => !SCOPES.includes(scope as GrantScope));
     if (unknown.length) throw new InvalidScopeError(`Unknown scope ${unknown.join(' ')}: the scopes are read and write.`);
     const asked: GrantScope = params.scopes?.length && !params.scopes.includes('write') ? 'read' : 'write';
-    const requestId = await savePendingRequest(this.deps.db, {
+    const request = await savePendingRequest(this.deps.db, {
       client_id: client.client_id,
       redirect_uri: params.redirectUri,
       code_challenge: params.codeChallenge,
@@ -113,7 +113,6 @@ class Provider implements OAuthServerProvider {
       resource,
       state: params.state ?? null,
     });
-    const request = (await findPendingRequest(this.deps.db, requestId))!;
     await this.showPage(res, 200, request, client, await findSignIn(this.deps.db, cookieOf(res.req)), null);
   }
 
