@@ -617,6 +617,34 @@ describe('the /mcp endpoint over plain HTTP', () => {
     expect(await unknown.text()).toContain('Unsupported protocol version');
   });
 
+  it('answers a single tools/call or tools/list as the SDK transport answers it in a batch, and leaves other shapes to it', async () => {
+    const rpc = (body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${t.url}/mcp`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${co.readKey}`, 'MCP-Protocol-Version': LATEST_PROTOCOL_VERSION, ...headers },
+        body: JSON.stringify(body),
+      });
+    const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_context', arguments: {} } };
+    const single = await rpc(call);
+    expect(single.status).toBe(200);
+    expect(single.headers.get('content-type')).toMatch(/^application\/json/);
+    const alone = (await single.json()) as { id: number; result: { structuredContent: object } };
+    expect(alone).toMatchObject({ jsonrpc: '2.0', id: 7, result: { structuredContent: { person: { name: 'Avery Stone' } } } });
+    // A batch of one (the SDK's transport answers it; revisions before 2025-06-18 have batches) gets the same answer.
+    const list = { jsonrpc: '2.0', id: 8, method: 'tools/list' };
+    const listed = await (await rpc(list)).json();
+    expect(listed).toMatchObject({ id: 8, result: { tools: expect.any(Array) } });
+    expect(await (await rpc([list], { 'MCP-Protocol-Version': '2025-03-26' })).json()).toEqual(listed);
+    // Unknown tools are a JSON-RPC error in the answer, as the SDK gives them.
+    const unknown = (await (await rpc({ ...call, params: { name: 'no_such_tool', arguments: {} } })).json()) as { error: { code: number } };
+    expect(unknown.error.code).toBe(-32602);
+    // Sent unlike an assistant's call, it gets the SDK transport's answer.
+    expect((await rpc(call, { Accept: 'application/json' })).status).toBe(406);
+    expect((await rpc(call, { 'MCP-Protocol-Version': '1999-01-01' })).status).toBe(400);
+    expect((await rpc({ jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
+    expect((await rpc({ jsonrpc: '2.0', id: null, method: 'tools/call' })).status).toBe(400);
+  });
+
   it('stops answering a key once it is revoked', async () => {
     const { id, key } = await newKey(co, 2, 'read');
     const client = await connect(key);

@@ -23,6 +23,7 @@ import { progressOf, wantsProgress } from './progress';
 import { toApiError } from '../http/http-errors';
 import { refuseUnstorableText } from '../../platform/inputs';
 import { mcpContentOf } from './content';
+import { answerOneCall, isOnePlainCall } from './one-call';
 import type { Deps } from '../../domain/services';
 import { callerOf, Caller } from '../../platform/caller';
 
@@ -108,7 +109,8 @@ export function mcpEndpoint(deps: Deps) {
       return callTool(deps, name, args ?? {}, { caller, selection, req, extra });
     });
     // A request that asked for progress is answered as a stream (its notifications come first),
-    // through the SDK's Node transport; any other as plain JSON.
+    // through the SDK's Node transport; a single plain call directly (./one-call); any other as
+    // plain JSON through the SDK's web-standard transport.
     if (wantsProgress(req.body)) {
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
       res.on('close', () => {
@@ -119,14 +121,15 @@ export function mcpEndpoint(deps: Deps) {
       await transport.handleRequest(req, res, req.body);
       return;
     }
+    if (isOnePlainCall(req)) return answerOneCall(server, req, res);
     await answerAsJson(server, req, res);
   };
 }
 
 /**
  * The SDK's web-standard transport, handed a Request made here from what Express has already
- * parsed: the Node transport's adapter (a Request and a body stream built for every POST, and the
- * Response streamed back) cost a fifth of a tools/call's CPU, for an answer that is one JSON text.
+ * parsed: the Node transport's adapter builds a Request and a body stream for every POST and
+ * streams the Response back, for an answer that is one JSON text.
  */
 async function answerAsJson(server: Server, req: Request, res: Response): Promise<void> {
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
