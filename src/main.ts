@@ -66,8 +66,8 @@ async function main(): Promise<void> {
   const db = await openDatabase(config);
   await migrateToLatest(db);
 
-  const node = await startNodeServices(db, config, logger, { deliverChat: true });
-  const app = createApp({ db, config, logger, redis: node.redis, media: node.media });
+  const node = await startNodeServices(db, config, logger, { deliverChat: true, deliverWebhooks: true });
+  const app = createApp({ db, config, logger, redis: node.redis, media: node.media, webhooks: node.webhooks });
   const server = createHttpServer(app);
   const bound = await listen(server, config.port, config.host).then(
     () => null,

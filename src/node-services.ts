@@ -24,6 +24,7 @@ import { DocumentReader } from './domain/documents/document-text';
 import { PacketPool } from './domain/exports/packet-pool';
 import { sweepObjectsWithoutRows, sweepUnfinishedFiles, sweepUnusedFiles } from './domain/media/file-sweeper';
 import { chatDeliveryKind, startChatDelivery } from './domain/chat/delivery';
+import { WebhookDelivery } from './domain/webhooks/delivery';
 import type { MediaServices } from './domain/services';
 import { packetBuildKind, sweepPacketBuilds } from './domain/exports/packet-builds';
 import { CompanySlots } from './platform/fair-share';
@@ -47,14 +48,16 @@ export interface NodeServices {
   redis: Redis | null;
   media: MediaServices;
   queue: JobQueue;
+  webhooks: WebhookDelivery;
   stop(): Promise<void>;
 }
 
 /**
- * `deliverChat`: whether this node posts chat notifications (the service does; a test that drives
- * deliveries itself leaves them queued).
+ * `deliverChat`, `deliverWebhooks`: whether this node posts chat notifications and webhook
+ * deliveries (the service does; a test that drives deliveries itself, or shares its database with
+ * tests that do, leaves them queued).
  */
-export async function startNodeServices(db: Knex, config: Config, logger: Logger, options: { deliverChat?: boolean } = {}): Promise<NodeServices> {
+export async function startNodeServices(db: Knex, config: Config, logger: Logger, options: { deliverChat?: boolean; deliverWebhooks?: boolean } = {}): Promise<NodeServices> {
   const tempDir = useTempDir(config.tempDir);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : null;
   const keys = config.databaseUrl ? new KeyChangeListener(config.databaseUrl, logger) : null;
@@ -65,10 +68,13 @@ export async function startNodeServices(db: Knex, config: Config, logger: Logger
   await queue.register(media.documents.ocrKind(config.ocrWorkers, Math.ceil(config.ocrPageTimeoutSeconds * 1.5)));
   const chat = startChatDelivery({ db, config, logger }, { poll: false });
   await queue.register(chatDeliveryKind(chat, queue, db), { take: options.deliverChat ?? false });
+  const webhooks = new WebhookDelivery({ db, config, logger, queue });
+  await queue.register(webhooks.kind(), { take: options.deliverWebhooks ?? false });
+  if (options.deliverWebhooks) webhooks.startSweeping();
 
   // Packets are built as the tools answer: through a pipeline of this node's own, so that builds
   // do not take the slots of the company's calls (the queue shares the builds between companies).
-  const pipeline = toolPipeline({ db, config, slots: new CompanySlots(config.companyConcurrency), media });
+  const pipeline = toolPipeline({ db, config, slots: new CompanySlots(config.companyConcurrency), media, webhooks });
   await queue.register(packetBuildKind({ db, config, pipeline, media }));
   await queue.register(maintenanceKind(db, media, config, logger));
   const hourly = async () => {
@@ -86,8 +92,10 @@ export async function startNodeServices(db: Knex, config: Config, logger: Logger
     redis,
     media,
     queue,
+    webhooks,
     async stop() {
       clearInterval(timer);
+      webhooks.stopSweeping();
       clearTimeout(first);
       // The queue first: the jobs this node runs end (OCR's are cut short and retried elsewhere).
       await Promise.all([queue.stop(), ocr.close()]);

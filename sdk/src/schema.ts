@@ -1847,8 +1847,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/companies/{company_id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the company's webhook endpoints
+         * @description Lists the company's webhook endpoints, oldest first, without their secrets: what each receives, whether it is active, paused or disabled (and why), since when it has been failing, when its next attempt is due and how many events wait for it.
+         */
+        get: operations["admin_list_webhooks"];
+        put?: never;
+        /**
+         * Subscribe an endpoint to the change feed
+         * @description Adds a webhook endpoint: every change-feed entry of the company written from now on
+         *     (or only the kinds and actions in `events`) is POSTed to `url`, signed as the Standard
+         *     Webhooks specification describes (see "Webhooks" in this document). The answer carries
+         *     the endpoint's signing `secret` (`whsec_…`): it is shown this once, keep it. A company
+         *     has at most 10 endpoints (422 `too_many_webhooks`).
+         *
+         *     The URL must be https, and its host a public internet address, under the chat
+         *     webhook's address rules (422 `webhook_not_allowed` with the reason); the service may
+         *     allow http and private addresses for tests (`WEBHOOK_ALLOW_PRIVATE_TARGETS`). The
+         *     address is checked again on every delivery, redirects are not followed.
+         */
+        post: operations["admin_create_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook endpoint
+         * @description Removes the endpoint and its delivery log; nothing more is sent to it, not even an attempt under way's retry.
+         */
+        delete: operations["admin_delete_webhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, pause or resume a webhook endpoint
+         * @description Changes the fields sent. `status: paused` stops deliveries: events keep waiting for the
+         *     endpoint, in order, and go out once it is `active` again. Setting a `disabled` endpoint
+         *     `active` resumes it where it stopped (its failing streak starts afresh); the events
+         *     written meanwhile are delivered, so a receiver that was down for days catches up
+         *     without a replay. A new `url` is checked as at creation.
+         */
+        patch: operations["admin_update_webhook"];
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/webhooks/{webhook_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a webhook endpoint a new signing secret
+         * @description Makes a new secret, shown this once. For `grace_seconds` (default a day, at most a week) every delivery carries two signatures in `webhook-signature`, one by the new secret and one by the old, so the receiver can switch at its own pace; after that only the new one. Rotating again during a grace period ends the older secret at once.
+         */
+        post: operations["admin_rotate_webhook_secret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/webhooks/{webhook_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send events to a webhook endpoint again
+         * @description Sends again one event (`event_id`, a change-feed entry's id), or every event the endpoint subscribes to after a feed cursor (`since_cursor`, a `next_cursor` of `list_changes`) or from a moment (`since`). A replay from a cursor or moment moves the endpoint's place in the feed back: the events from there are delivered again in feed order, with their own ids, ahead of newer ones. One event goes out on its own, ahead of the endpoint's place. Either way the receiver can drop what it already has by `webhook-id`. A paused or disabled endpoint gets the replay once it is active.
+         */
+        post: operations["admin_replay_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/webhooks/{webhook_id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint's delivery log
+         * @description Lists the delivery attempts to the endpoint, newest first: which event, the attempt's number for that event, when, the HTTP status answered (null when there was no answer), how long it took, and the error. Kept 30 days.
+         */
+        get: operations["admin_list_webhook_attempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    changeEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A change-feed entry, pushed to an endpoint
+         * @description What each webhook endpoint receives (see "Webhooks" above). Answer 2xx within 15 s once it is stored; verify the signature first.
+         */
+        post: operations["receive_change_entry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description An RFC 9457 problem. `code` is stable and meant for programs; `title` and `detail` are for people. */
@@ -1859,7 +2001,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "packet_outdated" | "date_in_future" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "rate_limited" | "admin_api_disabled" | "internal_error";
+            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "packet_outdated" | "date_in_future" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "too_many_webhooks" | "rate_limited" | "admin_api_disabled" | "internal_error";
             /** @description One entry for each field that is wrong. */
             errors?: components["schemas"]["FieldError"][];
             /** @description For a 422, the names that would have been accepted. */
@@ -1989,7 +2131,8 @@ export interface components {
                 id: components["schemas"]["JobId"];
                 job_number: number;
             } | null;
-            person: components["schemas"]["PersonRef"];
+            /** @description Who made the change; null for what the service did by itself (a webhook endpoint it disabled). */
+            person: components["schemas"]["PersonRef"] | null;
             /** @description True when the change was made through an API key (HTTP or MCP) or an assistant's OAuth grant. */
             via_key: boolean;
             /** @description The assistant's name when the change was made through an assistant a person approved with OAuth (its grant acts as that person); null through an API key. */
@@ -2008,7 +2151,7 @@ export interface components {
             at_local: string;
         };
         /** @description One shape per action, told apart by `action` (the entry's own). Statuses, teammates and contacts are named by id and name; estimate entries give the estimate's total after the change; an overview change lists only the fields that changed. Ignore actions you do not know; new tools add new ones. */
-        ChangeData: components["schemas"]["ChangeDataJobCreated"] | components["schemas"]["ChangeDataJobStatusMoved"] | components["schemas"]["ChangeDataJobOverviewUpdated"] | components["schemas"]["ChangeDataJobCancelled"] | components["schemas"]["ChangeDataJobReopened"] | components["schemas"]["ChangeDataJobAssigned"] | components["schemas"]["ChangeDataJobUnassigned"] | components["schemas"]["ChangeDataContactAdded"] | components["schemas"]["ChangeDataContactLinked"] | components["schemas"]["ChangeDataContactUpdated"] | components["schemas"]["ChangeDataNoteAdded"] | components["schemas"]["ChangeDataNoteCorrected"] | components["schemas"]["ChangeDataNoteRetracted"] | components["schemas"]["ChangeDataEstimateCreated"] | components["schemas"]["ChangeDataEstimateUpdated"] | components["schemas"]["ChangeDataEstimateRoomsAdded"] | components["schemas"]["ChangeDataEstimateRoomUpdated"] | components["schemas"]["ChangeDataEstimateLinesAdded"] | components["schemas"]["ChangeDataEstimateLineUpdated"] | components["schemas"]["ChangeDataEstimateLineRemoved"] | components["schemas"]["ChangeDataEstimateFinalized"] | components["schemas"]["ChangeDataDryingLogStarted"] | components["schemas"]["ChangeDataDryingReadingsAdded"] | components["schemas"]["ChangeDataDryingSettingsChanged"] | components["schemas"]["ChangeDataDryingDaySkipped"] | components["schemas"]["ChangeDataDryingNoteAdded"] | components["schemas"]["ChangeDataDryingEquipmentPlaced"] | components["schemas"]["ChangeDataDryingEquipmentRemoved"] | components["schemas"]["ChangeDataDryingChambersSet"] | components["schemas"]["ChangeDataPhotosUploaded"] | components["schemas"]["ChangeDataPhotosMoved"] | components["schemas"]["ChangeDataPhotosUpdated"] | components["schemas"]["ChangeDataVideosUploaded"] | components["schemas"]["ChangeDataDocumentsUploaded"] | components["schemas"]["ChangeDataActionUndone"];
+        ChangeData: components["schemas"]["ChangeDataJobCreated"] | components["schemas"]["ChangeDataJobStatusMoved"] | components["schemas"]["ChangeDataJobOverviewUpdated"] | components["schemas"]["ChangeDataJobCancelled"] | components["schemas"]["ChangeDataJobReopened"] | components["schemas"]["ChangeDataJobAssigned"] | components["schemas"]["ChangeDataJobUnassigned"] | components["schemas"]["ChangeDataContactAdded"] | components["schemas"]["ChangeDataContactLinked"] | components["schemas"]["ChangeDataContactUpdated"] | components["schemas"]["ChangeDataNoteAdded"] | components["schemas"]["ChangeDataNoteCorrected"] | components["schemas"]["ChangeDataNoteRetracted"] | components["schemas"]["ChangeDataEstimateCreated"] | components["schemas"]["ChangeDataEstimateUpdated"] | components["schemas"]["ChangeDataEstimateRoomsAdded"] | components["schemas"]["ChangeDataEstimateRoomUpdated"] | components["schemas"]["ChangeDataEstimateLinesAdded"] | components["schemas"]["ChangeDataEstimateLineUpdated"] | components["schemas"]["ChangeDataEstimateLineRemoved"] | components["schemas"]["ChangeDataEstimateFinalized"] | components["schemas"]["ChangeDataDryingLogStarted"] | components["schemas"]["ChangeDataDryingReadingsAdded"] | components["schemas"]["ChangeDataDryingSettingsChanged"] | components["schemas"]["ChangeDataDryingDaySkipped"] | components["schemas"]["ChangeDataDryingNoteAdded"] | components["schemas"]["ChangeDataDryingEquipmentPlaced"] | components["schemas"]["ChangeDataDryingEquipmentRemoved"] | components["schemas"]["ChangeDataDryingChambersSet"] | components["schemas"]["ChangeDataPhotosUploaded"] | components["schemas"]["ChangeDataPhotosMoved"] | components["schemas"]["ChangeDataPhotosUpdated"] | components["schemas"]["ChangeDataVideosUploaded"] | components["schemas"]["ChangeDataDocumentsUploaded"] | components["schemas"]["ChangeDataActionUndone"] | components["schemas"]["ChangeDataWebhookDisabled"];
         ChangeDataJobCreated: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2467,6 +2610,21 @@ export interface components {
                  */
                 at: string;
             };
+        };
+        ChangeDataWebhookDisabled: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "webhook.disabled";
+            webhook: {
+                id: string;
+                url: string;
+            };
+            /** Format: date-time */
+            failing_since: string;
+            /** @description The last attempt's error. */
+            reason: string;
         };
         /**
          * Format: date
@@ -3931,6 +4089,67 @@ export interface components {
             /** @description Videos of the job (all rooms). */
             total: number;
         };
+        /** @description An https URL with a public host. Checked by the service itself rather than as a JSON Schema `uri`, so that a URL it cannot take is answered 422 `webhook_not_allowed` with the reason. */
+        WebhookUrl: string;
+        /** @description Feed kinds (`notes`, `changes`, …) and actions (`job.created`, `note.added`, …) to receive; an event is sent when its kind or its action is listed. Empty or left out, every event. An action the service does not know is refused (400). */
+        WebhookEvents: string[];
+        WebhookDescription: string;
+        WebhookEndpoint: {
+            /** @example whk_4fT9kQ2mZx1a */
+            id: string;
+            url: string;
+            description: string;
+            /** @description What the endpoint receives; empty is every event. */
+            events: string[];
+            /**
+             * @description `disabled`: every attempt failed for the whole retry window (the feed has a `webhook.disabled` entry); set it `active` to resume.
+             * @enum {string}
+             */
+            status: "active" | "paused" | "disabled";
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @description The first failed attempt of the current streak; null when the last attempt succeeded.
+             */
+            failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description When a failed delivery is tried again; null when none is waiting for a retry.
+             */
+            next_attempt_at: string | null;
+            /** @description Events waiting for this endpoint (counted up to 1,000). */
+            waiting: number;
+            /**
+             * Format: date-time
+             * @description Until when deliveries are also signed with the secret before the last rotation.
+             */
+            previous_secret_expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        WebhookEndpointWithSecret: components["schemas"]["WebhookEndpoint"] & {
+            /**
+             * @description The signing secret, `whsec_` and base64; shown only here.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        WebhookAttempt: {
+            id: string;
+            /** @description The change-feed entry's id, also the delivery's `webhook-id`. */
+            event_id: string;
+            /** @description 1 for an event's first attempt, counting up with each retry. */
+            attempt: number;
+            /** Format: date-time */
+            at: string;
+            status_code: number | null;
+            latency_ms: number;
+            error: string | null;
+            /** @description True when the receiver answered 2xx. */
+            delivered: boolean;
+            /** @description True for a resend of one event (`admin_replay_webhook` with `event_id`). */
+            replay: boolean;
+        };
     };
     responses: {
         /** @description The request does not follow this document (`invalid_request`); `errors` names each field. */
@@ -4158,6 +4377,8 @@ export interface components {
         NoteId: components["schemas"]["NoteId"];
         /** @description Price for this pricing region (a US state code such as `TX`, or `DC`); by default the company's pricing region. */
         PricingRegion: string;
+        /** @description The endpoint's id. */
+        WebhookId: string;
     };
     requestBodies: never;
     headers: {
@@ -7489,6 +7710,313 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["FeatureUnavailable"];
+        };
+    };
+    admin_list_webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints; there is never a further page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"][];
+                        next_cursor: components["schemas"]["Cursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_create_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: components["schemas"]["WebhookUrl"];
+                    events?: components["schemas"]["WebhookEvents"];
+                    description?: components["schemas"]["WebhookDescription"];
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its secret. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_delete_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+                /** @description The endpoint's id. */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_update_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+                /** @description The endpoint's id. */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url?: components["schemas"]["WebhookUrl"];
+                    events?: components["schemas"]["WebhookEvents"];
+                    description?: components["schemas"]["WebhookDescription"];
+                    /** @enum {string} */
+                    status?: "active" | "paused";
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_rotate_webhook_secret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+                /** @description The endpoint's id. */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @default 86400 */
+                    grace_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint with its new secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_replay_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+                /** @description The endpoint's id. */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    event_id?: string;
+                    since_cursor?: string;
+                    /** Format: date-time */
+                    since?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The replay is queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many events the replay sends (those the endpoint subscribes to). */
+                        events: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_list_webhook_attempts: {
+        parameters: {
+            query?: {
+                /** @description Only the attempts of this event. */
+                event_id?: string;
+                /** @description The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list). */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+                /** @description The endpoint's id. */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookAttempt"][];
+                        next_cursor: components["schemas"]["Cursor"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    receive_change_entry: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The entry's id; the same on every retry and replay. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256>`, and a second one, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeEntry"];
+            };
+        };
+        responses: {
+            /** @description Stored; any 2xx is a delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s, is a failed attempt, retried later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

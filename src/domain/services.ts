@@ -15,6 +15,7 @@ import type { DocumentReader } from './documents/document-text';
 import type { PacketPool } from './exports/packet-pool';
 import type { JobQueue } from '../infrastructure/queue/job-queue';
 import type { WriteSubject } from './write-subject';
+import type { WebhookDelivery } from './webhooks/delivery';
 
 export interface MediaServices {
   files: FileStore;
@@ -43,4 +44,6 @@ export interface Deps {
   config: Config;
   pipeline: Pipeline<ToolServices, WriteSubject>;
   media: MediaServices;
+  /** Pushes the change feed to webhook endpoints; without it (tests that do not deliver) writes announce nothing. */
+  webhooks?: WebhookDelivery;
 }

@@ -41,19 +41,26 @@ export type OperationName =
   | "admin_create_company"
   | "admin_create_key"
   | "admin_create_sign_in_link"
+  | "admin_create_webhook"
+  | "admin_delete_webhook"
   | "admin_list_assistant_grants"
   | "admin_list_companies"
   | "admin_list_keys"
   | "admin_list_team"
+  | "admin_list_webhook_attempts"
+  | "admin_list_webhooks"
+  | "admin_replay_webhook"
   | "admin_revoke_assistant_grant"
   | "admin_revoke_key"
   | "admin_rotate_key"
+  | "admin_rotate_webhook_secret"
   | "admin_set_chat"
   | "admin_set_elevation"
   | "admin_set_estimate_rates"
   | "admin_set_referral_sources"
   | "admin_set_statuses"
   | "admin_update_team_member"
+  | "admin_update_webhook"
   | "assign_job"
   | "cancel_job"
   | "check_claim_readiness"
@@ -175,19 +182,26 @@ export type AdminOperationName =
   | "admin_create_company"
   | "admin_create_key"
   | "admin_create_sign_in_link"
+  | "admin_create_webhook"
+  | "admin_delete_webhook"
   | "admin_list_assistant_grants"
   | "admin_list_companies"
   | "admin_list_keys"
   | "admin_list_team"
+  | "admin_list_webhook_attempts"
+  | "admin_list_webhooks"
+  | "admin_replay_webhook"
   | "admin_revoke_assistant_grant"
   | "admin_revoke_key"
   | "admin_rotate_key"
+  | "admin_rotate_webhook_secret"
   | "admin_set_chat"
   | "admin_set_elevation"
   | "admin_set_estimate_rates"
   | "admin_set_referral_sources"
   | "admin_set_statuses"
-  | "admin_update_team_member";
+  | "admin_update_team_member"
+  | "admin_update_webhook";
 
 export const operations: Record<OperationName, OperationSpec> = {
   add_contact: {
@@ -497,6 +511,51 @@ export const operations: Record<OperationName, OperationSpec> = {
     "hasBody": true,
     "successStatus": 201
   },
+  admin_create_webhook: {
+    "name": "admin_create_webhook",
+    "method": "POST",
+    "path": "/admin/v1/companies/{company_id}/webhooks",
+    "expressPath": "/admin/v1/companies/:company_id/webhooks",
+    "tag": "Administration",
+    "summary": "Subscribe an endpoint to the change feed",
+    "description": "Adds a webhook endpoint: every change-feed entry of the company written from now on\n(or only the kinds and actions in `events`) is POSTed to `url`, signed as the Standard\nWebhooks specification describes (see \"Webhooks\" in this document). The answer carries\nthe endpoint's signing `secret` (`whsec_…`): it is shown this once, keep it. A company\nhas at most 10 endpoints (422 `too_many_webhooks`).\n\nThe URL must be https, and its host a public internet address, under the chat\nwebhook's address rules (422 `webhook_not_allowed` with the reason); the service may\nallow http and private addresses for tests (`WEBHOOK_ALLOW_PRIVATE_TARGETS`). The\naddress is checked again on every delivery, redirects are not followed.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "url",
+      "events",
+      "description"
+    ],
+    "hasBody": true,
+    "successStatus": 201
+  },
+  admin_delete_webhook: {
+    "name": "admin_delete_webhook",
+    "method": "DELETE",
+    "path": "/admin/v1/companies/{company_id}/webhooks/{webhook_id}",
+    "expressPath": "/admin/v1/companies/:company_id/webhooks/:webhook_id",
+    "tag": "Administration",
+    "summary": "Remove a webhook endpoint",
+    "description": "Removes the endpoint and its delivery log; nothing more is sent to it, not even an attempt under way's retry.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id",
+      "webhook_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 204
+  },
   admin_list_assistant_grants: {
     "name": "admin_list_assistant_grants",
     "method": "GET",
@@ -581,6 +640,76 @@ export const operations: Record<OperationName, OperationSpec> = {
     "hasBody": false,
     "successStatus": 200
   },
+  admin_list_webhook_attempts: {
+    "name": "admin_list_webhook_attempts",
+    "method": "GET",
+    "path": "/admin/v1/companies/{company_id}/webhooks/{webhook_id}/attempts",
+    "expressPath": "/admin/v1/companies/:company_id/webhooks/:webhook_id/attempts",
+    "tag": "Administration",
+    "summary": "Read a webhook endpoint's delivery log",
+    "description": "Lists the delivery attempts to the endpoint, newest first: which event, the attempt's number for that event, when, the HTTP status answered (null when there was no answer), how long it took, and the error. Kept 30 days.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id",
+      "webhook_id"
+    ],
+    "queryParams": [
+      "event_id",
+      "cursor",
+      "limit"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200
+  },
+  admin_list_webhooks: {
+    "name": "admin_list_webhooks",
+    "method": "GET",
+    "path": "/admin/v1/companies/{company_id}/webhooks",
+    "expressPath": "/admin/v1/companies/:company_id/webhooks",
+    "tag": "Administration",
+    "summary": "List the company's webhook endpoints",
+    "description": "Lists the company's webhook endpoints, oldest first, without their secrets: what each receives, whether it is active, paused or disabled (and why), since when it has been failing, when its next attempt is due and how many events wait for it.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200
+  },
+  admin_replay_webhook: {
+    "name": "admin_replay_webhook",
+    "method": "POST",
+    "path": "/admin/v1/companies/{company_id}/webhooks/{webhook_id}/replay",
+    "expressPath": "/admin/v1/companies/:company_id/webhooks/:webhook_id/replay",
+    "tag": "Administration",
+    "summary": "Send events to a webhook endpoint again",
+    "description": "Sends again one event (`event_id`, a change-feed entry's id), or every event the endpoint subscribes to after a feed cursor (`since_cursor`, a `next_cursor` of `list_changes`) or from a moment (`since`). A replay from a cursor or moment moves the endpoint's place in the feed back: the events from there are delivered again in feed order, with their own ids, ahead of newer ones. One event goes out on its own, ahead of the endpoint's place. Either way the receiver can drop what it already has by `webhook-id`. A paused or disabled endpoint gets the replay once it is active.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id",
+      "webhook_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "event_id",
+      "since_cursor",
+      "since"
+    ],
+    "hasBody": true,
+    "successStatus": 202
+  },
   admin_revoke_assistant_grant: {
     "name": "admin_revoke_assistant_grant",
     "method": "DELETE",
@@ -640,6 +769,29 @@ export const operations: Record<OperationName, OperationSpec> = {
     "queryParams": [],
     "bodyParams": [],
     "hasBody": false,
+    "successStatus": 200
+  },
+  admin_rotate_webhook_secret: {
+    "name": "admin_rotate_webhook_secret",
+    "method": "POST",
+    "path": "/admin/v1/companies/{company_id}/webhooks/{webhook_id}/rotate-secret",
+    "expressPath": "/admin/v1/companies/:company_id/webhooks/:webhook_id/rotate-secret",
+    "tag": "Administration",
+    "summary": "Give a webhook endpoint a new signing secret",
+    "description": "Makes a new secret, shown this once. For `grace_seconds` (default a day, at most a week) every delivery carries two signatures in `webhook-signature`, one by the new secret and one by the old, so the receiver can switch at its own pace; after that only the new one. Rotating again during a grace period ends the older secret at once.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id",
+      "webhook_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "grace_seconds"
+    ],
+    "hasBody": true,
     "successStatus": 200
   },
   admin_set_chat: {
@@ -776,6 +928,32 @@ export const operations: Record<OperationName, OperationSpec> = {
       "role",
       "email",
       "responsibilities"
+    ],
+    "hasBody": true,
+    "successStatus": 200
+  },
+  admin_update_webhook: {
+    "name": "admin_update_webhook",
+    "method": "PATCH",
+    "path": "/admin/v1/companies/{company_id}/webhooks/{webhook_id}",
+    "expressPath": "/admin/v1/companies/:company_id/webhooks/:webhook_id",
+    "tag": "Administration",
+    "summary": "Change, pause or resume a webhook endpoint",
+    "description": "Changes the fields sent. `status: paused` stops deliveries: events keep waiting for the\nendpoint, in order, and go out once it is `active` again. Setting a `disabled` endpoint\n`active` resumes it where it stopped (its failing streak starts afresh); the events\nwritten meanwhile are delivered, so a receiver that was down for days catches up\nwithout a replay. A new `url` is checked as at creation.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id",
+      "webhook_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "url",
+      "events",
+      "description",
+      "status"
     ],
     "hasBody": true,
     "successStatus": 200

@@ -35,8 +35,9 @@ export interface StoredEntry {
   kind: ChangeKind;
   action: string;
   summary: string;
-  person_id: string;
-  person_name: string;
+  /** Null for an entry the service made by itself (an endpoint it disabled). */
+  person_id: string | null;
+  person_name: string | null;
   via_key: boolean;
   via_client: string | null;
   at: Date;
@@ -50,13 +51,30 @@ export function entryAnswer(e: StoredEntry, timezone: string) {
     kind: e.kind,
     action: e.action,
     summary: e.summary,
-    person: { id: e.person_id, name: e.person_name },
+    person: e.person_id ? { id: e.person_id, name: e.person_name ?? '' } : null,
     via_key: e.via_key,
     via_client: e.via_client,
     at: e.at.toISOString(),
     at_local: localTimeWithOffset(e.at, timezone),
     data: storedData(e.data),
   };
+}
+
+/** An entry of the company's feed as list_changes reads it: with its job, and the time it was settled in. */
+export interface FeedRow extends StoredEntry {
+  txid: number;
+  job_id: string | null;
+  job_number: number | null;
+}
+
+/** The company's feed entries with their person's name, for list_changes and webhook deliveries to narrow and order. */
+export function feedRows(db: Knex, companyId: string): Knex.QueryBuilder {
+  return db('change_entries as e').leftJoin('people as p', 'p.id', 'e.person_id').where('e.company_id', companyId).select('e.*', 'p.name as person_name');
+}
+
+/** A feed entry as list_changes answers it, and as a webhook delivers it. */
+export function feedEntryAnswer(e: FeedRow, timezone: string) {
+  return { ...entryAnswer(e, timezone), job: e.job_id ? { id: e.job_id, job_number: Number(e.job_number) } : null };
 }
 
 /**

@@ -40,6 +40,14 @@ const schema = z.object({
   CHAT_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
   OAUTH_CLIENT_DOCUMENTS_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   OAUTH_CLIENT_DOCUMENTS_CA_FILE: z.string().min(1).optional(),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
+  WEBHOOK_RETRY_SECONDS: z
+    .string()
+    .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'seconds separated by commas')
+    .default('5,30,120,600,1800,3600,7200,14400,28800,36000')
+    .transform((text) => text.split(',').map(Number)),
+  WEBHOOK_TIMEOUT_MS: positive.max(15_000).default(15_000),
+  WEBHOOK_SWEEP_MS: positive.default(1000),
   CHAT_RETRY_BASE_MS: positive.default(2000),
   CHAT_POLL_MS: positive.default(1000),
   CHAT_MAX_IN_FLIGHT: positive.default(16),
@@ -103,6 +111,12 @@ export interface Config {
   demoSeed: boolean;
   /** Chat webhooks: private/loopback targets allowed (tests only), first retry delay, polling, deliveries at once (per node, per webhook). */
   chat: { allowPrivateTargets: boolean; retryBaseMs: number; pollMs: number; maxInFlight: number; maxInFlightPerTarget: number };
+  /**
+   * Webhook endpoints: http and private targets allowed (tests only), the waits before each retry
+   * (seconds; the endpoint is disabled when the last retry fails), each attempt's deadline, and how
+   * often a node looks for endpoints with events waiting that no write announced.
+   */
+  webhooks: { allowPrivateTargets: boolean; retrySeconds: number[]; timeoutMs: number; sweepMs: number };
   /** Assistants' Client ID Metadata Documents: private/loopback addresses allowed (tests only), and a certificate authority to trust besides the system's (PEM). */
   oauthClientDocuments: { allowPrivate: boolean; ca: string | null };
   /** Where files are kept: a directory (default DATA_DIR/files), or S3-compatible storage when a bucket is set. */
@@ -169,6 +183,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oauthClientDocuments: {
       allowPrivate: e.OAUTH_CLIENT_DOCUMENTS_ALLOW_PRIVATE === 'true',
       ca: e.OAUTH_CLIENT_DOCUMENTS_CA_FILE ? readFileSync(e.OAUTH_CLIENT_DOCUMENTS_CA_FILE, 'utf8') : null,
+    },
+    webhooks: {
+      allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+      retrySeconds: e.WEBHOOK_RETRY_SECONDS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      sweepMs: e.WEBHOOK_SWEEP_MS,
     },
     chat: {
       allowPrivateTargets: e.CHAT_ALLOW_PRIVATE_TARGETS === 'true',

@@ -40,6 +40,7 @@ const TITLES: Record<ProblemCode, string> = {
   unknown_person: 'Unknown person',
   unknown_area: 'Unknown area',
   webhook_not_allowed: 'Webhook target not allowed',
+  too_many_webhooks: 'Too many webhook endpoints',
   rate_limited: 'Too many requests',
   admin_api_disabled: 'Admin API disabled',
   internal_error: 'Internal error',

@@ -1,4 +1,4 @@
-import { randomInt, createHash } from 'node:crypto';
+import { randomBytes, randomInt, createHash } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -8,7 +8,7 @@ function base62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'co' | 'per' | 'key' | 'st' | 'ref' | 'job' | 'con' | 'jc' | 'asg' | 'note' | 'dry' | 'undo' | 'req' | 'nv' | 'chat' | 'est' | 'room' | 'line' | 'area' | 'rdg' | 'dnote' | 'skip' | 'pho' | 'vid' | 'doc' | 'jroom' | 'pkb' | 'eqp' | 'chb' | 'agr';
+export type IdPrefix = 'co' | 'per' | 'key' | 'st' | 'ref' | 'job' | 'con' | 'jc' | 'asg' | 'note' | 'dry' | 'undo' | 'req' | 'nv' | 'chat' | 'est' | 'room' | 'line' | 'area' | 'rdg' | 'dnote' | 'skip' | 'pho' | 'vid' | 'doc' | 'jroom' | 'pkb' | 'eqp' | 'chb' | 'agr' | 'whk';
 
 /** A prefixed id such as `job_7Qm2KxR9aB1c`: the prefix says what it names. */
 export function newId(prefix: IdPrefix): string {
@@ -27,6 +27,11 @@ export function newApiKey(): { key: string; prefix: string; hash: string } {
  */
 export function newSecret(kind: 'at' | 'rt' | 'ac' | 'si'): string {
   return `jms_${kind}_${base62(43)}`;
+}
+
+/** A webhook endpoint's signing secret, as Standard Webhooks writes them: `whsec_` and 32 random bytes in base64. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
 export function hashSecret(secret: string): string {

@@ -41,6 +41,8 @@ export interface PipelineOptions<Services extends object, Subject> {
   /** What handlers get beside the platform's context, for one caller. */
   services: (caller: Caller) => Services;
   lockSubject: LockSubject<Subject>;
+  /** Told once a write with feed entries has committed (webhook deliveries start from it); never throws. */
+  entriesCommitted?: (companyId: string) => void;
 }
 
 export const noProgress: Progress = () => {};
@@ -119,6 +121,9 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
         const ctx = this.writeContext(trx, caller, noProgress, await this.options.lockSubject(trx, caller, { job_id: jobId }));
         const result = await write(ctx);
         await runTogether(trx, [...ctx.rows.atCommit, changeEntries(trx, caller, ctx.changes.entries)]);
+        return { result, entries: ctx.changes.entries.length };
+      }).then(({ result, entries }) => {
+        if (entries > 0) this.options.entriesCommitted?.(caller.companyId);
         return result;
       }),
     );
@@ -172,7 +177,7 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
   }
 
   private async writeOnce(name: WriteOperationName, caller: Caller, input: AnyInput, operationId: string | undefined, print: string, progress: Progress): Promise<ToolAnswer> {
-    const { answer, tail } = await this.options.db.transaction(async (trx) => {
+    const { answer, tail, entries } = await this.options.db.transaction(async (trx) => {
       const ctx = this.writeContext(trx, caller, progress, await this.options.lockSubject(trx, caller, input.path));
       const body = await this.handler(name)(ctx, input);
       const answer = { status: operations[name].successStatus, body };
@@ -187,10 +192,11 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
         operationId ? storedAnswer(caller, name, operationId, print, answer) : null,
         changeEntries(trx, caller, ctx.changes.entries),
       ]);
-      return { answer, tail: rows };
+      return { answer, tail: rows, entries: ctx.changes.entries.length };
     });
     // Had the tail failed, PostgreSQL would have answered the COMMIT by rolling everything back.
     await tail;
+    if (entries > 0) this.options.entriesCommitted?.(caller.companyId);
     return { ...answer, replayed: false };
   }
 }

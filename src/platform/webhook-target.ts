@@ -107,12 +107,13 @@ function pinnedLookup(addresses: LookupAddress[]): LookupFunction {
 }
 
 /**
- * POSTs JSON; resolves with the status code. The whole exchange has a deadline (not just an idle
+ * POSTs JSON (a text is sent as it is: a signature covers its exact bytes), with `headers`
+ * besides; resolves with the status code. The whole exchange has a deadline (not just an idle
  * timeout), so that a receiver that trickles bytes cannot hold a delivery past its lease.
  */
-export async function postJson(url: string, body: unknown, options: TargetOptions): Promise<number> {
-  const payload = JSON.stringify(body);
-  const headers = { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) };
+export async function postJson(url: string, body: unknown, options: TargetOptions & { headers?: Record<string, string> }): Promise<number> {
+  const payload = typeof body === 'string' ? body : JSON.stringify(body);
+  const headers = { ...options.headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) };
   return (await guardedRequest(url, 'POST', headers, payload, { ...options, maxBytes: 0 })).status;
 }
 

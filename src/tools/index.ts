@@ -82,6 +82,14 @@ import { admin_set_referral_sources } from './admin/admin_set_referral_sources';
 import { admin_add_credits } from './admin/admin_add_credits';
 import { admin_set_chat } from './admin/admin_set_chat';
 import { admin_set_elevation } from './admin/admin_set_elevation';
+import { admin_create_webhook } from './admin/admin_create_webhook';
+import { admin_list_webhooks } from './admin/admin_list_webhooks';
+import { admin_update_webhook } from './admin/admin_update_webhook';
+import { admin_delete_webhook } from './admin/admin_delete_webhook';
+import { admin_rotate_webhook_secret } from './admin/admin_rotate_webhook_secret';
+import { admin_replay_webhook } from './admin/admin_replay_webhook';
+import { admin_list_webhook_attempts } from './admin/admin_list_webhook_attempts';
+import type { WebhookDelivery } from '../domain/webhooks/delivery';
 
 export const handlers: HandlerTable = {
   get_context,
@@ -154,6 +162,13 @@ export const handlers: HandlerTable = {
   admin_list_assistant_grants,
   admin_revoke_assistant_grant,
   admin_create_sign_in_link,
+  admin_create_webhook,
+  admin_list_webhooks,
+  admin_update_webhook,
+  admin_delete_webhook,
+  admin_rotate_webhook_secret,
+  admin_replay_webhook,
+  admin_list_webhook_attempts,
   admin_set_statuses,
   admin_set_referral_sources,
   admin_add_credits,
@@ -163,7 +178,16 @@ export const handlers: HandlerTable = {
 };
 
 /** The pipeline that runs these tools on this node, with the services they get. */
-export function toolPipeline(options: { db: Knex; config: Config; slots: CompanySlots; media: MediaServices }): Pipeline<ToolServices, WriteSubject> {
-  const { db, config, slots, media } = options;
-  return new Pipeline<ToolServices, WriteSubject>({ db, config, slots, links: media.links, handlers, services: () => ({ documents: media.documents, jobs: media.jobs }), lockSubject });
+export function toolPipeline(options: { db: Knex; config: Config; slots: CompanySlots; media: MediaServices; webhooks?: WebhookDelivery }): Pipeline<ToolServices, WriteSubject> {
+  const { db, config, slots, media, webhooks } = options;
+  return new Pipeline<ToolServices, WriteSubject>({
+    db,
+    config,
+    slots,
+    links: media.links,
+    handlers,
+    services: () => ({ documents: media.documents, jobs: media.jobs }),
+    lockSubject,
+    entriesCommitted: webhooks && ((companyId) => webhooks.announce(companyId)),
+  });
 }

@@ -14,7 +14,7 @@ const admin = () => ({
 });
 
 beforeAll(async () => {
-  t = await startApp();
+  t = await startApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
 });
 afterAll(() => t.close());
 
@@ -45,6 +45,23 @@ describe('the admin CLI', () => {
     expect(listed.data).toEqual([expect.objectContaining({ client: expect.objectContaining({ name: 'CLI Listed Bot' }), scope: 'write', revoked_at: null })]);
     expect(JSON.parse((await cli('assistants', 'revoke', '--company', co.id, listed.data[0].id)).stdout)).toEqual({ status: 204 });
     await mcpCall(t, tokens.access_token, 'tools/list').expect(401);
+  });
+
+  it('manages webhook endpoints: create (the secret printed once), list, pause, resume, rotate, replay, attempts, delete', async () => {
+    const co = await createCompany(t);
+    const url = 'http://127.0.0.1:9/hook';
+    const made = JSON.parse((await cli('webhooks', 'create', '--company', co.id, '--url', url, '--events', 'job.created, notes', '--description', 'CRM')).stdout);
+    expect(made).toMatchObject({ url, events: ['job.created', 'notes'], description: 'CRM', status: 'active', secret: expect.stringMatching(/^whsec_/) });
+    const listed = JSON.parse((await cli('webhooks', 'list', '--company', co.id)).stdout);
+    expect(listed.data).toEqual([expect.not.objectContaining({ secret: expect.anything() })]);
+    expect(JSON.parse((await cli('webhooks', 'pause', '--company', co.id, made.id)).stdout).status).toBe('paused');
+    expect(JSON.parse((await cli('webhooks', 'resume', '--company', co.id, made.id)).stdout).status).toBe('active');
+    expect(JSON.parse((await cli('webhooks', 'set', '--company', co.id, made.id, '--events', 'notes')).stdout).events).toEqual(['notes']);
+    const rotated = JSON.parse((await cli('webhooks', 'rotate', '--company', co.id, made.id, '--grace-seconds', '60')).stdout);
+    expect(rotated.secret).not.toBe(made.secret);
+    expect(JSON.parse((await cli('webhooks', 'replay', '--company', co.id, made.id, '--since', '2026-01-01T00:00:00Z')).stdout)).toEqual({ events: 0 });
+    expect(JSON.parse((await cli('webhooks', 'attempts', '--company', co.id, made.id)).stdout)).toEqual({ data: [], next_cursor: null });
+    expect(JSON.parse((await cli('webhooks', 'delete', '--company', co.id, made.id)).stdout)).toEqual({ status: 204 });
   });
 
   it('exits 1 with the problem on stderr', async () => {

@@ -312,7 +312,7 @@ describe('list_changes', () => {
     const seenByMe = await everything(mine.readKey);
     expect(seenByMe.map((e) => e.summary)).toEqual([`Created job #${myJob.job_number} Mine Moe`]);
     for (const kind of KINDS) {
-      for (const entry of (await page(mine.readKey, { kind })).data) expect(entry.person.id).not.toBe(theirs.people[0].id);
+      for (const entry of (await page(mine.readKey, { kind })).data) expect(entry.person?.id).not.toBe(theirs.people[0].id);
     }
     expect((await page(mine.readKey, { kind: 'notes' })).data).toEqual([]);
 
@@ -322,7 +322,7 @@ describe('list_changes', () => {
     const theirFirst = await page(theirs.readKey, { limit: 1 });
     const mixed = await everything(mine.readKey, { cursor: theirFirst.next_cursor });
     for (const entry of mixed) expect(entry.job?.id).not.toBe(theirJob.id);
-    expect(mixed.every((e) => e.person.id === mine.people[0].id || e.person.id === mine.people[1].id)).toBe(true);
+    expect(mixed.every((e) => e.person?.id === mine.people[0].id || e.person?.id === mine.people[1].id)).toBe(true);
   });
 });
 
@@ -395,8 +395,8 @@ describe('a poller following next_cursor', () => {
 
     // Both keys' creates are attributed to their owners.
     const created = all.filter((e) => e.action === 'job.created');
-    expect(created.filter((e) => e.person.name === 'Avery Stone')).toHaveLength(CREATES / 2);
-    expect(created.filter((e) => e.person.name === 'Dana Brooks')).toHaveLength(CREATES / 2);
+    expect(created.filter((e) => e.person?.name === 'Avery Stone')).toHaveLength(CREATES / 2);
+    expect(created.filter((e) => e.person?.name === 'Dana Brooks')).toHaveLength(CREATES / 2);
     expect(new Set(created.map((e) => e.job?.job_number)).size).toBe(CREATES);
   });
 });

@@ -37,7 +37,7 @@ export interface TestApp {
  * `dataDir` keeps the PGlite database on disk, so that a test can stop the app and start it
  * again on the same data (on PostgreSQL the data outlives the app anyway).
  */
-export async function startApp(env: Record<string, string> = {}, options: { dataDir?: string; deliverChat?: boolean } = {}): Promise<TestApp> {
+export async function startApp(env: Record<string, string> = {}, options: { dataDir?: string; deliverChat?: boolean; deliverWebhooks?: boolean } = {}): Promise<TestApp> {
   // Each app keeps its files in a directory of its own, removed when it closes.
   const filesDir = await mkdtemp(path.join(tmpdir(), 'jms-files-'));
   // Listening first, so that the app knows its own address (links, OAuth issuer and resources).
@@ -65,8 +65,8 @@ export async function startApp(env: Record<string, string> = {}, options: { data
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: options.dataDir ?? null });
   if (!config.databaseUrl) await migrateToLatest(db);
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const node = await startNodeServices(db, config, logger, { deliverChat: options.deliverChat });
-  app = createApp({ db, config, logger, redis: node.redis, media: node.media });
+  const node = await startNodeServices(db, config, logger, { deliverChat: options.deliverChat, deliverWebhooks: options.deliverWebhooks });
+  app = createApp({ db, config, logger, redis: node.redis, media: node.media, webhooks: node.webhooks });
   return {
     url,
     db,

@@ -22,6 +22,7 @@ import * as chamberCategoryReview from './migrations/020_chamber_category_review
 import * as onSiteBy from './migrations/021_on_site_by';
 import * as readingUnits from './migrations/022_reading_units';
 import * as assistantGrants from './migrations/023_assistant_grants';
+import * as webhooks from './migrations/024_webhooks';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
 const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> }> = {
@@ -48,6 +49,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '021_on_site_by': onSiteBy,
   '022_reading_units': readingUnits,
   '023_assistant_grants': assistantGrants,
+  '024_webhooks': webhooks,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -1,14 +1,8 @@
 import type { ReadHandler } from '../tool';
 import { decodeCursor, encodeCursor, SAFE_MAX } from '../../platform/pagination';
-import { entryAnswer, SETTLED_TXID, type StoredEntry } from '../../platform/changes';
+import { feedEntryAnswer, feedRows, SETTLED_TXID, type FeedRow } from '../../platform/changes';
 
 const DEFAULT_LIMIT = 25;
-
-interface EntryRow extends StoredEntry {
-  txid: number;
-  job_id: string | null;
-  job_number: number | null;
-}
 
 /**
  * Settled entries after the cursor, oldest first (see platform/changes.ts). The cursor is the
@@ -18,9 +12,7 @@ interface EntryRow extends StoredEntry {
 export const list_changes: ReadHandler<'list_changes'> = async ({ db, caller }, { query }) => {
   const limit = query.limit ?? DEFAULT_LIMIT;
   const after = query.cursor ? decodeCursor(query.cursor, { txid: SAFE_MAX, seq: SAFE_MAX }) : { txid: 0, seq: 0 };
-  const entries = db('change_entries as e')
-    .join('people as p', 'p.id', 'e.person_id')
-    .where('e.company_id', caller.companyId)
+  const entries = feedRows(db, caller.companyId)
     .whereRaw('(e.txid, e.seq) > (?, ?)', [Number(after.txid), Number(after.seq)])
     .whereRaw(`e.txid < ${SETTLED_TXID}`);
   if (query.kind) entries.where('e.kind', query.kind);
@@ -29,10 +21,10 @@ export const list_changes: ReadHandler<'list_changes'> = async ({ db, caller }, 
     if (/^\d{4}-\d{2}-\d{2}$/.test(query.since)) entries.whereRaw('e.at >= (?::date)::timestamp at time zone ?', [query.since, caller.timezone]);
     else entries.where('e.at', '>=', new Date(query.since));
   }
-  const rows = (await entries.orderBy([{ column: 'e.txid' }, { column: 'e.seq' }]).limit(limit).select('e.*', 'p.name as person_name')) as EntryRow[];
+  const rows = (await entries.orderBy([{ column: 'e.txid' }, { column: 'e.seq' }]).limit(limit)) as FeedRow[];
   const last = rows.at(-1);
   return {
-    data: rows.map((e) => ({ ...entryAnswer(e, caller.timezone), job: e.job_id ? { id: e.job_id, job_number: Number(e.job_number) } : null })),
+    data: rows.map((e) => feedEntryAnswer(e, caller.timezone)),
     next_cursor: encodeCursor(last ? { txid: last.txid, seq: last.seq } : { txid: Number(after.txid), seq: Number(after.seq) }),
   };
 };

@@ -7,7 +7,10 @@ import { resolveJob } from '../../domain/jobs/job-records';
 
 const DEFAULT_LIMIT = 25;
 
+/** A job's entries are all made by a person (only entries of no job, such as a disabled webhook, have none). */
 interface EntryRow extends StoredEntry {
+  person_id: string;
+  person_name: string;
   record_id: string | null;
 }
 
@@ -27,7 +30,7 @@ export const get_job_activity: ReadHandler<'get_job_activity'> = async ({ db, ca
   const noteIds = page.data.filter((e) => e.kind === 'notes' && e.record_id).map((e) => e.record_id!);
   const notes = await loadNotes(db, noteIds);
   return {
-    data: page.data.map((e) => ({ ...entryAnswer(e, caller.timezone), note: (e.kind === 'notes' && e.record_id && notes.get(e.record_id)) || null })),
+    data: page.data.map((e) => ({ ...entryAnswer(e, caller.timezone), person: { id: e.person_id, name: e.person_name }, note: (e.kind === 'notes' && e.record_id && notes.get(e.record_id)) || null })),
     next_cursor: page.next_cursor,
   };
 };

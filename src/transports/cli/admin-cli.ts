@@ -26,6 +26,14 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   referral-sources set --company co_… <source> [<source> …]
   credits add --company co_… --add N                          (negative takes credits away)
   chat set --company co_… --webhook-url URL|none --new-note on|off
+  webhooks create --company co_… --url https://… [--events "job.created,notes"] [--description D]
+                                                            (prints the signing secret, once)
+  webhooks list --company co_…
+  webhooks set --company co_… <webhook_id> [--url U] [--events E] [--description D]
+  webhooks pause|resume|delete --company co_… <webhook_id>
+  webhooks rotate --company co_… <webhook_id> [--grace-seconds 86400]
+  webhooks replay --company co_… <webhook_id> --event ID | --since-cursor C | --since 2026-11-25T08:00:00Z
+  webhooks attempts --company co_… <webhook_id> [--event ID] [--limit 25] [--cursor C]
   estimate-rates set --company co_… --overhead 10 --profit 10 --tax 6.25
   elevation set --company co_… --feet 5280                    (drying logs' air pressure)
 
@@ -51,6 +59,13 @@ const OPTIONS = {
   profit: { type: 'string' },
   tax: { type: 'string' },
   'expires-in': { type: 'string' },
+  url: { type: 'string' },
+  events: { type: 'string' },
+  description: { type: 'string' },
+  'grace-seconds': { type: 'string' },
+  event: { type: 'string' },
+  'since-cursor': { type: 'string' },
+  since: { type: 'string' },
   limit: { type: 'string' },
   cursor: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -118,7 +133,29 @@ function run(api: JobsClient, command: string, args: string[], values: Values): 
     if (!args[0]) throw new UsageError('give the key id');
     return { path: { key_id: args[0] } };
   };
+  const webhook = () => {
+    if (!args[0]) throw new UsageError('give the webhook id');
+    return { path: { company_id: required(values, 'company'), webhook_id: args[0] } };
+  };
+  const webhookPath = '/admin/v1/companies/{company_id}/webhooks/{webhook_id}';
   switch (command) {
+    case 'webhooks create':
+      return api.POST('/admin/v1/companies/{company_id}/webhooks', { params: company(), body: { url: required(values, 'url'), events: listOf(values.events), description: values.description } });
+    case 'webhooks list':
+      return api.GET('/admin/v1/companies/{company_id}/webhooks', { params: company() });
+    case 'webhooks set':
+      return api.PATCH(webhookPath, { params: webhook(), body: { url: values.url, events: listOf(values.events), description: values.description } });
+    case 'webhooks pause':
+    case 'webhooks resume':
+      return api.PATCH(webhookPath, { params: webhook(), body: { status: command === 'webhooks pause' ? 'paused' : 'active' } });
+    case 'webhooks delete':
+      return api.DELETE(webhookPath, { params: webhook() });
+    case 'webhooks rotate':
+      return api.POST(`${webhookPath}/rotate-secret`, { params: webhook(), body: { grace_seconds: values['grace-seconds'] === undefined ? undefined : number(values, 'grace-seconds') } });
+    case 'webhooks replay':
+      return api.POST(`${webhookPath}/replay`, { params: webhook(), body: { event_id: values.event, since_cursor: values['since-cursor'], since: values.since } });
+    case 'webhooks attempts':
+      return api.GET(`${webhookPath}/attempts`, { params: { ...webhook(), query: { ...page(values), event_id: values.event } } });
     case 'companies create':
       return api.POST('/admin/v1/companies', {
         body: {

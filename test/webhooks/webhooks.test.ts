@@ -1,0 +1,298 @@
+/**
+ * Webhook endpoints through the admin API, with a local receiver that checks every delivery with
+ * the Standard Webhooks reference library (`standardwebhooks`), as an integrator would.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { ADMIN_TOKEN, as, createCompany, feedSettled, opId, startApp, type TestApp, type TestCompany } from '../support/app';
+
+interface Delivery {
+  headers: Record<string, string>;
+  body: string;
+  at: number;
+  /** What the receiver answered. */
+  status: number;
+}
+
+/** A receiver that records what it is sent and answers `status()` (a function, so a test can make it fail for a while). */
+async function startReceiver(status: () => number = () => 200) {
+  const deliveries: Delivery[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const delivery = { headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), status: status() };
+      deliveries.push(delivery);
+      res.writeHead(delivery.status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    deliveries,
+    /** Deliveries answered 2xx. */
+    received: () => deliveries.filter((d) => d.status < 300),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function until<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+let t: TestApp;
+let co: TestCompany;
+const admin = (req: ReturnType<TestApp['http']['get']>) => req.set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+const hooks = () => `/admin/v1/companies/${co.id}/webhooks`;
+
+beforeAll(async () => {
+  t = await startApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SECONDS: '0.3,0.3,0.3', WEBHOOK_SWEEP_MS: '100', WEBHOOK_TIMEOUT_MS: '2000' }, { deliverWebhooks: true });
+});
+afterAll(async () => {
+  await t?.close();
+});
+beforeEach(async () => {
+  co = await createCompany(t);
+});
+
+async function subscribe(url: string, fields: Record<string, unknown> = {}) {
+  return (await admin(t.http.post(hooks())).send({ url, ...fields }).expect(201)).body as { id: string; secret: string; status: string };
+}
+
+async function createJob(name: string) {
+  return (await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: name }).expect(201)).body as { id: string; job_number: number };
+}
+
+async function feed() {
+  await feedSettled(t);
+  return (await as(t, co.readKey).get('/api/v1/changes?limit=100').expect(200)).body.data as { id: string; action: string; kind: string; person: unknown }[];
+}
+
+describe('webhook deliveries', () => {
+  it('signs each feed entry as Standard Webhooks describes, with the same id and body as list_changes', async () => {
+    const receiver = await startReceiver();
+    try {
+      const endpoint = await subscribe(receiver.url, { description: 'Our CRM' });
+      expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      expect(endpoint.status).toBe('active');
+      const listed = (await admin(t.http.get(hooks())).expect(200)).body.data;
+      expect(listed).toEqual([expect.objectContaining({ id: endpoint.id, description: 'Our CRM', events: [] })]);
+      expect(JSON.stringify(listed)).not.toContain('whsec_');
+
+      await createJob('Signed Sam');
+      const [delivery] = await until('the delivery', () => (receiver.deliveries.length > 0 ? receiver.deliveries : null));
+      const verified = new Webhook(endpoint.secret).verify(delivery.body, delivery.headers);
+      const [entry] = await feed();
+      expect(verified).toEqual(entry);
+      expect(delivery.headers['webhook-id']).toBe(entry.id);
+      expect(delivery.headers['content-type']).toBe('application/json');
+      expect(delivery.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+
+      const verify = (secret: string, body: string, headers: Record<string, string>) => () => new Webhook(secret).verify(body, headers);
+      expect(verify(endpoint.secret, delivery.body.replace('Signed Sam', 'Signed Sal'), delivery.headers)).toThrow();
+      const old = String(Number(delivery.headers['webhook-timestamp']) - 3600);
+      expect(verify(endpoint.secret, delivery.body, { ...delivery.headers, 'webhook-timestamp': old })).toThrow();
+      expect(verify(`whsec_${Buffer.alloc(32, 7).toString('base64')}`, delivery.body, delivery.headers)).toThrow();
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('retries a receiver that is down and delivers on the 4th attempt exactly once, with every attempt in the log', async () => {
+    let answered = 0;
+    const receiver = await startReceiver(() => (++answered <= 3 ? 503 : 200));
+    try {
+      const endpoint = await subscribe(receiver.url);
+      await createJob('Retry Rita');
+      await until('four attempts', () => receiver.deliveries.length >= 4);
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      expect(receiver.deliveries).toHaveLength(4);
+      expect(new Set(receiver.deliveries.map((d) => d.headers['webhook-id'])).size).toBe(1);
+      const log = (await admin(t.http.get(`${hooks()}/${endpoint.id}/attempts`)).expect(200)).body.data as { attempt: number; status_code: number; delivered: boolean; error: string | null; latency_ms: number }[];
+      expect(log.map((a) => [a.attempt, a.status_code, a.delivered])).toEqual([
+        [4, 200, true],
+        [3, 503, false],
+        [2, 503, false],
+        [1, 503, false],
+      ]);
+      expect(log[1].error).toBe('the endpoint answered 503');
+      const [state] = (await admin(t.http.get(hooks())).expect(200)).body.data;
+      expect(state).toMatchObject({ status: 'active', failing_since: null, next_attempt_at: null, waiting: 0 });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('keeps feed order per endpoint and sends only the kinds and actions it asked for', async () => {
+    const all = await startReceiver();
+    const notesOnly = await startReceiver();
+    try {
+      await subscribe(all.url);
+      await subscribe(notesOnly.url, { events: ['notes'] });
+      const job = await createJob('Order Olga');
+      for (const text of ['first', 'second', 'third']) {
+        await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/notes`).send({ operation_id: opId(), text }).expect(201);
+      }
+      const entries = await feed();
+      await until('every entry', () => all.deliveries.length >= entries.length && notesOnly.deliveries.length >= 3);
+      expect(all.deliveries.map((d) => d.headers['webhook-id'])).toEqual(entries.map((e) => e.id));
+      expect(notesOnly.deliveries.map((d) => d.headers['webhook-id'])).toEqual(entries.filter((e) => e.kind === 'notes').map((e) => e.id));
+    } finally {
+      await Promise.all([all.close(), notesOnly.close()]);
+    }
+  });
+
+  it('signs with both secrets during a rotation grace period, then with the new one only', async () => {
+    const receiver = await startReceiver();
+    try {
+      const endpoint = await subscribe(receiver.url);
+      const rotated = (await admin(t.http.post(`${hooks()}/${endpoint.id}/rotate-secret`)).send({ grace_seconds: 2 }).expect(200)).body;
+      expect(rotated.secret).not.toBe(endpoint.secret);
+      expect(Date.parse(rotated.previous_secret_expires_at)).toBeGreaterThan(Date.now());
+      await createJob('Grace Gil');
+      const [during] = await until('a delivery in the grace period', () => (receiver.deliveries.length > 0 ? receiver.deliveries : null));
+      expect(during.headers['webhook-signature'].split(' ')).toHaveLength(2);
+      expect(() => new Webhook(rotated.secret).verify(during.body, during.headers)).not.toThrow();
+      expect(() => new Webhook(endpoint.secret).verify(during.body, during.headers)).not.toThrow();
+
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      await createJob('After Ada');
+      const after = await until('a delivery after it', () => receiver.deliveries[1]);
+      expect(after.headers['webhook-signature'].split(' ')).toHaveLength(1);
+      expect(() => new Webhook(rotated.secret).verify(after.body, after.headers)).not.toThrow();
+      expect(() => new Webhook(endpoint.secret).verify(after.body, after.headers)).toThrow();
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('disables an endpoint that failed for its whole retry window, says so in the listing and the feed, and catches up once resumed', async () => {
+    let up = false;
+    const receiver = await startReceiver(() => (up ? 200 : 500));
+    try {
+      const endpoint = await subscribe(receiver.url);
+      await createJob('Down Dora');
+      const disabled = await until('the endpoint disabled', async () => {
+        const [state] = (await admin(t.http.get(hooks())).expect(200)).body.data;
+        return state.status === 'disabled' ? state : null;
+      });
+      expect(receiver.deliveries).toHaveLength(4); // the first attempt and 3 retries
+      // Waiting: the job's entry, and the entry saying the endpoint was disabled.
+      expect(disabled).toMatchObject({ disabled_reason: 'the endpoint answered 500', waiting: 2, next_attempt_at: null });
+      const entry = (await feed()).find((e) => e.action === 'webhook.disabled');
+      expect(entry).toMatchObject({ kind: 'changes', person: null, data: { action: 'webhook.disabled', webhook: { id: endpoint.id, url: receiver.url }, reason: 'the endpoint answered 500' } });
+
+      await createJob('While Disabled');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(receiver.deliveries).toHaveLength(4);
+      up = true;
+      await admin(t.http.patch(`${hooks()}/${endpoint.id}`)).send({ status: 'active' }).expect(200);
+      await until('the backlog', () => receiver.received().length >= 3);
+      // The disabled entry itself is an event too: the receiver learns it was disabled.
+      const ids = receiver.received().map((d) => d.headers['webhook-id']);
+      expect(ids).toEqual((await feed()).slice(0, ids.length).map((e) => e.id));
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('holds deliveries while paused and sends them in order once resumed', async () => {
+    const receiver = await startReceiver();
+    try {
+      const endpoint = await subscribe(receiver.url);
+      await admin(t.http.patch(`${hooks()}/${endpoint.id}`)).send({ status: 'paused' }).expect(200);
+      await createJob('Paused Pia');
+      await createJob('Paused Pete');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(receiver.deliveries).toHaveLength(0);
+      const [paused] = (await admin(t.http.get(hooks())).expect(200)).body.data;
+      expect(paused).toMatchObject({ status: 'paused', waiting: 2 });
+      await admin(t.http.patch(`${hooks()}/${endpoint.id}`)).send({ status: 'active' }).expect(200);
+      await until('both', () => receiver.deliveries.length >= 2);
+      expect(receiver.deliveries.map((d) => d.headers['webhook-id'])).toEqual((await feed()).map((e) => e.id));
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('replays one event, or every event since a feed cursor, with their own ids', async () => {
+    const receiver = await startReceiver();
+    try {
+      const endpoint = await subscribe(receiver.url);
+      await createJob('Replay One');
+      await createJob('Replay Two');
+      await until('both', () => receiver.deliveries.length >= 2);
+      const [first, second] = await feed();
+
+      const one = await admin(t.http.post(`${hooks()}/${endpoint.id}/replay`)).send({ event_id: first.id }).expect(202);
+      expect(one.body).toEqual({ events: 1 });
+      await until('the resend', () => receiver.deliveries.length >= 3);
+      expect(receiver.deliveries[2].headers['webhook-id']).toBe(first.id);
+
+      const page = (await as(t, co.readKey).get('/api/v1/changes?limit=1').expect(200)).body;
+      const since = await admin(t.http.post(`${hooks()}/${endpoint.id}/replay`)).send({ since_cursor: page.next_cursor }).expect(202);
+      expect(since.body).toEqual({ events: 1 });
+      await until('the replay', () => receiver.deliveries.length >= 4);
+      expect(receiver.deliveries[3].headers['webhook-id']).toBe(second.id);
+      const log = (await admin(t.http.get(`${hooks()}/${endpoint.id}/attempts?event_id=${first.id}`)).expect(200)).body.data;
+      expect(log.map((a: { replay: boolean }) => a.replay)).toEqual([true, false]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('refuses bad subscriptions and other companies\' endpoints, and removes an endpoint with its log', async () => {
+    const receiver = await startReceiver();
+    try {
+      const bad = await admin(t.http.post(hooks())).send({ url: receiver.url, events: ['job.created', 'job.exploded'] }).expect(400);
+      expect(bad.body.errors[0]).toMatchObject({ path: '/body/events', message: expect.stringContaining('job.exploded') });
+      await admin(t.http.post(hooks())).send({ url: 'ftp://example.com/hook' }).expect(422);
+      await admin(t.http.post(hooks())).send({ url: receiver.url, color: 'red' }).expect(400);
+      await t.http.post(hooks()).send({ url: receiver.url }).expect(401);
+      await as(t, co.writeKey).post(hooks()).send({ url: receiver.url }).expect(401);
+
+      const endpoint = await subscribe(receiver.url);
+      const other = await createCompany(t);
+      for (const path of [`/admin/v1/companies/${other.id}/webhooks/${endpoint.id}/attempts`, `/admin/v1/companies/${other.id}/webhooks/${endpoint.id}/replay`]) {
+        const req = path.endsWith('replay') ? admin(t.http.post(path)).send({ event_id: '1' }) : admin(t.http.get(path));
+        expect((await req.expect(404)).body.code).toBe('not_found');
+      }
+      await admin(t.http.delete(`/admin/v1/companies/${other.id}/webhooks/${endpoint.id}`)).expect(404);
+      await admin(t.http.post(`${hooks()}/${endpoint.id}/replay`)).send({ event_id: '1', since: new Date().toISOString() }).expect(400);
+
+      for (let i = 1; i < 10; i++) await subscribe(receiver.url);
+      expect((await admin(t.http.post(hooks())).send({ url: receiver.url }).expect(422)).body.code).toBe('too_many_webhooks');
+      await admin(t.http.delete(`${hooks()}/${endpoint.id}`)).expect(204);
+      await admin(t.http.get(`${hooks()}/${endpoint.id}/attempts`)).expect(404);
+      expect((await admin(t.http.get(hooks())).expect(200)).body.data).toHaveLength(9);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('webhook addresses', () => {
+  let strict: TestApp;
+  beforeAll(async () => {
+    strict = await startApp();
+  });
+  afterAll(async () => {
+    await strict?.close();
+  });
+
+  it('takes only https URLs with a public host, under the chat webhook\'s rules', async () => {
+    const company = await createCompany(strict);
+    const post = (url: string) => strict.http.post(`/admin/v1/companies/${company.id}/webhooks`).set('Authorization', `Bearer ${ADMIN_TOKEN}`).send({ url });
+    for (const url of ['http://example.com/hook', 'https://127.0.0.1/hook', 'https://10.0.0.8/hook', 'https://[::1]/hook', 'https://169.254.169.254/latest', 'https://0x7f.1/hook']) {
+      const res = await post(url).expect(422);
+      expect(res.body.code).toBe('webhook_not_allowed');
+    }
+  });
+});
