@@ -25,6 +25,7 @@ import { PacketPool } from './domain/exports/packet-pool';
 import { sweepObjectsWithoutRows, sweepUnfinishedFiles, sweepUnusedFiles } from './domain/media/file-sweeper';
 import { chatDeliveryKind, startChatDelivery } from './domain/chat/delivery';
 import { WebhookDelivery } from './domain/webhooks/delivery';
+import { purgeOldAttempts } from './domain/webhooks/endpoints';
 import type { MediaServices } from './domain/services';
 import { packetBuildKind, sweepPacketBuilds } from './domain/exports/packet-builds';
 import { CompanySlots } from './platform/fair-share';
@@ -130,7 +131,7 @@ function maintenanceKind(db: Knex, media: MediaServices, config: Config, logger:
 }
 
 /**
- * Purges expired idempotency records, and sweeps the file store: files nothing uses any more,
+ * Purges expired idempotency records and webhook delivery attempts, and sweeps the file store: files nothing uses any more,
  * files whose upload never finished, objects no row names, and packets nobody asked for lately.
  */
 export async function sweepStorage(db: Knex, media: Pick<MediaServices, 'files'>, config: Config, logger: Logger): Promise<void> {
@@ -140,7 +141,8 @@ export async function sweepStorage(db: Knex, media: Pick<MediaServices, 'files'>
   const unfinished = await sweepUnfinishedFiles(db, media.files, config.unfinishedFilesMinutes);
   const orphans = await sweepObjectsWithoutRows(db, media.files, config.unfinishedFilesMinutes * 60_000);
   const packets = await sweepPacketBuilds(db, media.files, PACKET_KEPT_HOURS);
-  if (deleted + unused + unfinished + orphans + packets > 0) logger.info({ deleted, unused, unfinished, orphans, packets }, 'swept expired answers, stored files and packets');
+  const attempts = await purgeOldAttempts(db);
+  if (deleted + unused + unfinished + orphans + packets + attempts > 0) logger.info({ deleted, unused, unfinished, orphans, packets, attempts }, 'swept expired answers, stored files and packets, and the webhook log');
 }
 
 /** Until Redis answers, each node counts on its own (the limiter's in-memory fallback). */

@@ -1957,7 +1957,7 @@ export interface paths {
         };
         /**
          * Read a webhook endpoint's delivery log
-         * @description Lists the delivery attempts to the endpoint, newest first: which event, the attempt's number for that event, when, the HTTP status answered (null when there was no answer), how long it took, and the error. Kept 30 days.
+         * @description Lists the delivery attempts to the endpoint, newest first: which event, the attempt's number for that event, when, the HTTP status answered (null when there was no answer), how long it took, and the error. Kept 7 days.
          */
         get: operations["admin_list_webhook_attempts"];
         put?: never;

@@ -647,7 +647,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/admin/v1/companies/:company_id/webhooks/:webhook_id/attempts",
     "tag": "Administration",
     "summary": "Read a webhook endpoint's delivery log",
-    "description": "Lists the delivery attempts to the endpoint, newest first: which event, the attempt's number for that event, when, the HTTP status answered (null when there was no answer), how long it took, and the error. Kept 30 days.",
+    "description": "Lists the delivery attempts to the endpoint, newest first: which event, the attempt's number for that event, when, the HTTP status answered (null when there was no answer), how long it took, and the error. Kept 7 days.",
     "scope": "admin",
     "credit": "none",
     "mcp": false,

@@ -221,14 +221,15 @@ describe.each(['disk', 's3'] as const)('file store on %s', (kind) => {
     await makeFile(file, 64);
     const sha = await sha256Of(createReadStream(file));
     const key = 'co_big/videos/v1/original';
-    const peak = await peakLiveMemoryGrowth(16 * MiB, async () => {
+    const peak = await peakLiveMemoryGrowth(32 * MiB, async () => {
       await store.putFile(key, file, 'video/mp4');
       const opened = await store.open(key);
       expect(await sha256Of(opened!.stream)).toBe(sha);
     });
     expect(await store.size(key)).toBe(64 * MiB);
-    // Buffering the file (on either side: s3rver runs in this process) would keep 64 MiB alive.
-    expect(peak).toBeLessThan(16 * MiB);
+    // Buffering the file (on either side: s3rver runs in this process) would keep 64 MiB alive;
+    // streaming keeps some chunks in flight (17 MiB seen once on a loaded machine, s3rver writing slowly).
+    expect(peak).toBeLessThan(32 * MiB);
   });
 });
 

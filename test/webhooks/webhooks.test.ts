@@ -2,50 +2,11 @@
  * Webhook endpoints through the admin API, with a local receiver that checks every delivery with
  * the Standard Webhooks reference library (`standardwebhooks`), as an integrator would.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { ADMIN_TOKEN, as, createCompany, feedSettled, opId, startApp, type TestApp, type TestCompany } from '../support/app';
-
-interface Delivery {
-  headers: Record<string, string>;
-  body: string;
-  at: number;
-  /** What the receiver answered. */
-  status: number;
-}
-
-/** A receiver that records what it is sent and answers `status()` (a function, so a test can make it fail for a while). */
-async function startReceiver(status: () => number = () => 200) {
-  const deliveries: Delivery[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const delivery = { headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), status: status() };
-      deliveries.push(delivery);
-      res.writeHead(delivery.status).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    deliveries,
-    /** Deliveries answered 2xx. */
-    received: () => deliveries.filter((d) => d.status < 300),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-async function until<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { startReceiver, until } from '../support/webhook-receiver';
+import { pino } from 'pino';
+import { sweepStorage } from '../../src/node-services';
 
 let t: TestApp;
 let co: TestCompany;
@@ -243,6 +204,22 @@ describe('webhook deliveries', () => {
       expect(receiver.deliveries[3].headers['webhook-id']).toBe(second.id);
       const log = (await admin(t.http.get(`${hooks()}/${endpoint.id}/attempts?event_id=${first.id}`)).expect(200)).body.data;
       expect(log.map((a: { replay: boolean }) => a.replay)).toEqual([true, false]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('keeps the delivery log 7 days: the hourly sweep deletes older attempts', async () => {
+    const receiver = await startReceiver();
+    try {
+      const endpoint = await subscribe(receiver.url);
+      await createJob('Log Lou');
+      await createJob('Log Lia');
+      await until('both', () => receiver.deliveries.length >= 2);
+      const [newest, oldest] = (await admin(t.http.get(`${hooks()}/${endpoint.id}/attempts`)).expect(200)).body.data;
+      await t.db('webhook_attempts').where({ id: oldest.id }).update({ at: new Date(Date.now() - 7 * 86_400_000 - 60_000) });
+      await sweepStorage(t.db, t.media, t.config, pino({ level: 'silent' }));
+      expect((await admin(t.http.get(`${hooks()}/${endpoint.id}/attempts`)).expect(200)).body.data.map((a: { id: string }) => a.id)).toEqual([newest.id]);
     } finally {
       await receiver.close();
     }

@@ -27,8 +27,8 @@ import type { JobData, JobKind, JobQueue } from '../../infrastructure/queue/job-
 export const WEBHOOK_DELIVERY = 'webhooks.deliver';
 /** Entries read from the feed at a time for one lane. */
 const BATCH = 50;
-/** A lease outlives an attempt's deadline by this much, so a live holder never loses it mid-post. */
-const LEASE_MARGIN_SECONDS = 15;
+/** A lease outlives an attempt's deadline by this much (a holder renews it after each delivery), so a live holder never loses it mid-post. */
+const LEASE_MARGIN_SECONDS = 5;
 /** How long a company's list of active endpoints is trusted on a node (admin changes on it clear it at once). */
 const ENDPOINTS_CACHE_MS = 2000;
 
@@ -87,6 +87,9 @@ export class WebhookDelivery {
       retryLimit: 3,
       retryDelaySeconds: 5,
       policy: 'short',
+      // The endpoint, not the company, shares a node: a company's slow endpoint must not hold
+      // back its other endpoints (an endpoint has at most one delivery under way anyway, by its lease).
+      shareOf: (job) => job.endpointId,
       run: (job) => this.runLane(job.endpointId),
     };
   }

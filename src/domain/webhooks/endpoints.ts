@@ -14,6 +14,8 @@ import { requireCompany } from '../admin/companies';
 import { parseEvents } from './delivery';
 
 export const MAX_ENDPOINTS = 10;
+/** The delivery log is kept this long: at 100 writes a second it grows by 8.6 million attempts a day. */
+const ATTEMPTS_KEPT_DAYS = 7;
 /** `waiting` is counted up to this many. */
 const WAITING_COUNTED = 1000;
 
@@ -215,4 +217,9 @@ export async function listAttempts(db: Knex, companyId: string, endpointId: stri
     delivered: boolean;
     replay: boolean;
   }[];
+}
+
+/** Deletes delivery-log rows past their keeping (the hourly maintenance sweep); answers how many. */
+export async function purgeOldAttempts(db: Knex): Promise<number> {
+  return db('webhook_attempts').where('at', '<', db.raw(`now() - interval '${ATTEMPTS_KEPT_DAYS} days'`)).delete();
 }

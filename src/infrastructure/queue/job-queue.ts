@@ -48,6 +48,8 @@ export interface JobKind<Data extends JobData> {
   retryDelaySeconds: number;
   /** 'short': a job with the same singleton key that is still waiting makes a new one a no-op. */
   policy?: 'standard' | 'short';
+  /** What shares `perCompany` on a node: the job's company unless the kind says otherwise. */
+  shareOf?: (data: Data) => string;
   run(data: Data): Promise<void>;
 }
 
@@ -128,7 +130,7 @@ export class JobQueue {
    * Creates the kind's queue unless it exists. Nodes starting together may create it at the same
    * moment: the one that loses (a deadlock or a duplicate) finds it made by the other.
    */
-  private async createQueue(kind: JobKind<JobData>): Promise<void> {
+  private async createQueue(kind: Pick<JobKind<JobData>, 'name' | 'policy' | 'retryLimit' | 'retryDelaySeconds' | 'expireInSeconds'>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       if (await this.boss.getQueue(kind.name)) return;
       try {
@@ -164,7 +166,7 @@ export class JobQueue {
 /** One kind's jobs on this node: fetched while there is room, run, completed or failed. */
 class Loop {
   private running = 0;
-  private readonly byCompany = new Map<string, number>();
+  private readonly byShare = new Map<string, number>();
   /** Fetched jobs whose company has its share of this node running: they wait here, in order. */
   private readonly held: PgBoss.Job<JobData>[] = [];
   private stopped = false;
@@ -217,15 +219,19 @@ class Loop {
     resolve();
   }
 
+  private shareOf(job: PgBoss.Job<JobData>): string {
+    return this.kind.shareOf?.(job.data) ?? job.data.companyId;
+  }
+
   private take(job: PgBoss.Job<JobData>): void {
-    if ((this.byCompany.get(job.data.companyId) ?? 0) >= this.settings.perCompany) this.held.push(job);
+    if ((this.byShare.get(this.shareOf(job)) ?? 0) >= this.settings.perCompany) this.held.push(job);
     else void this.run(job);
   }
 
   private async run(job: PgBoss.Job<JobData>): Promise<void> {
-    const company = job.data.companyId;
+    const share = this.shareOf(job);
     this.running++;
-    this.byCompany.set(company, (this.byCompany.get(company) ?? 0) + 1);
+    this.byShare.set(share, (this.byShare.get(share) ?? 0) + 1);
     try {
       await this.kind.run(job.data);
       await this.boss.complete(this.kind.name, job.id);
@@ -234,17 +240,17 @@ class Loop {
       await this.boss.fail(this.kind.name, job.id, { message: (error as Error).message }).catch(() => undefined);
     } finally {
       this.running--;
-      const left = this.byCompany.get(company)! - 1;
-      if (left === 0) this.byCompany.delete(company);
-      else this.byCompany.set(company, left);
-      this.release(company);
+      const left = this.byShare.get(share)! - 1;
+      if (left === 0) this.byShare.delete(share);
+      else this.byShare.set(share, left);
+      this.release(share);
       this.wake();
     }
   }
 
-  /** Runs the first held job whose company now has room. */
-  private release(company: string): void {
-    const next = this.held.findIndex((job) => job.data.companyId === company);
+  /** Runs the first held job whose company (or the kind's share) now has room. */
+  private release(share: string): void {
+    const next = this.held.findIndex((job) => this.shareOf(job) === share);
     if (next >= 0) void this.run(this.held.splice(next, 1)[0]);
   }
 }

@@ -47,6 +47,7 @@ export async function up(db: Knex): Promise<void> {
     t.boolean('delivered').notNullable();
     t.boolean('replay').notNullable();
     t.index(['endpoint_id', 'id']);
+    t.index(['at']);
   });
   await db.schema.alterTable('change_entries', (t) => {
     t.text('person_id').nullable().alter();
