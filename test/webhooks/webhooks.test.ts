@@ -1,12 +1,24 @@
 /**
  * Webhook endpoints through the admin API, with a local receiver that checks every delivery with
- * the Standard Webhooks reference library (`standardwebhooks`), as an integrator would.
+ * the Standard Webhooks reference library (`standardwebhooks`), as an integrator would; and a dead and a
+ * slow endpoint beside a healthy one.
  */
 import { Webhook } from 'standardwebhooks';
+import { createServer } from 'node:net';
 import { ADMIN_TOKEN, as, createCompany, feedSettled, opId, startApp, type TestApp, type TestCompany } from '../support/app';
 import { startReceiver, until } from '../support/webhook-receiver';
 import { pino } from 'pino';
 import { sweepStorage } from '../../src/node-services';
+
+/** A port nothing listens on: connecting to it is refused. */
+async function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 let t: TestApp;
 let co: TestCompany;
@@ -14,7 +26,9 @@ const admin = (req: ReturnType<TestApp['http']['get']>) => req.set('Authorizatio
 const hooks = () => `/admin/v1/companies/${co.id}/webhooks`;
 
 beforeAll(async () => {
-  t = await startApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SECONDS: '0.3,0.3,0.3', WEBHOOK_SWEEP_MS: '100', WEBHOOK_TIMEOUT_MS: '2000' }, { deliverWebhooks: true });
+  // One app delivers for the whole file: on PostgreSQL every node's sweep finds every endpoint of
+  // the database, so a second app with other settings would deliver these tests' events too.
+  t = await startApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SECONDS: '0.3,0.3,0.3', WEBHOOK_SWEEP_MS: '100' }, { deliverWebhooks: true });
 });
 afterAll(async () => {
   await t?.close();
@@ -251,6 +265,42 @@ describe('webhook deliveries', () => {
       expect((await admin(t.http.get(hooks())).expect(200)).body.data).toHaveLength(9);
     } finally {
       await receiver.close();
+    }
+  });
+});
+
+describe('one company\'s endpoints side by side', () => {
+  it('a dead and a slow endpoint (14 s an answer) do not delay a healthy one: p95 from write to receipt under 1 s', async () => {
+    const healthy = await startReceiver();
+    const slow = await startReceiver(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 14_000).unref()); // not to hold jest open once the test is over
+      return 200;
+    });
+    try {
+      const subscribe = (url: string) => t.http.post(`/admin/v1/companies/${co.id}/webhooks`).set('Authorization', `Bearer ${ADMIN_TOKEN}`).send({ url }).expect(201);
+      await subscribe(`http://127.0.0.1:${await closedPort()}/hook`);
+      await subscribe(slow.url);
+      await subscribe(healthy.url);
+
+      const sentAt = new Map<string, number>();
+      for (let i = 0; i < 40; i++) {
+        const started = Date.now();
+        const job = (await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: `Isolated ${i}` }).expect(201)).body;
+        sentAt.set(job.id, started);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // The dead endpoint is soon disabled, and the healthy one is told so too: only the jobs count.
+      const created = () => healthy.received().filter((d) => (JSON.parse(d.body) as { action: string }).action === 'job.created');
+      await until('every job at the healthy endpoint', () => created().length >= 40, 20_000);
+      const latencies = created()
+        .map((d) => d.at - sentAt.get((JSON.parse(d.body) as { job: { id: string } }).job.id)!)
+        .sort((a, b) => a - b);
+      const p95 = latencies[Math.ceil(latencies.length * 0.95) - 1];
+      console.log(`healthy endpoint beside a dead and a slow one: p50 ${latencies[Math.floor(latencies.length / 2)]} ms, p95 ${p95} ms; the slow one had ${slow.deliveries.length} answered`);
+      expect(p95).toBeLessThan(1000);
+      expect(slow.deliveries.length).toBeLessThanOrEqual(2);
+    } finally {
+      await Promise.all([healthy.close(), slow.close()]);
     }
   });
 });
