@@ -1,7 +1,7 @@
 /**
  * A local webhook receiver, as an integrator would write one: it verifies every delivery with the
  * Standard Webhooks reference library (`standardwebhooks`) once it knows the secret, and keeps
- * what it was sent. `answer` decides each delivery's status (and may wait first).
+ * what it was sent. `answer` decides each delivery's status and headers (and may wait first).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,7 +29,9 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(answer: () => number | Promise<number> = () => 200): Promise<Receiver> {
+type Answer = number | { status: number; headers: Record<string, string> };
+
+export async function startReceiver(answer: () => Answer | Promise<Answer> = () => 200): Promise<Receiver> {
   const deliveries: Delivery[] = [];
   let webhook: Webhook | null = null;
   const server = http.createServer((req, res) => {
@@ -47,9 +49,10 @@ export async function startReceiver(answer: () => number | Promise<number> = () 
           verified = false;
         }
       }
-      const status = await answer();
+      const given = await answer();
+      const { status, headers: answerHeaders } = typeof given === 'number' ? { status: given, headers: {} } : given;
       deliveries.push({ headers, body, at: Date.now(), status, verified });
-      res.writeHead(status).end();
+      res.writeHead(status, answerHeaders).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -105,6 +105,21 @@ describe('webhook deliveries', () => {
     }
   });
 
+  it('counts a redirect as a failed attempt and does not follow it', async () => {
+    const target = await startReceiver();
+    const redirecting = await startReceiver(() => ({ status: 302, headers: { location: target.url } }));
+    try {
+      const endpoint = await subscribe(redirecting.url);
+      await createJob('Moved Mo');
+      await until('the first attempt', async () => (await admin(t.http.get(`${hooks()}/${endpoint.id}/attempts`)).expect(200)).body.data.length > 0);
+      const [attempt] = (await admin(t.http.get(`${hooks()}/${endpoint.id}/attempts`)).expect(200)).body.data;
+      expect(attempt).toMatchObject({ attempt: 1, status_code: 302, delivered: false, error: 'the endpoint answered 302' });
+      expect(target.deliveries).toHaveLength(0);
+    } finally {
+      await Promise.all([target.close(), redirecting.close()]);
+    }
+  });
+
   it('keeps feed order per endpoint and sends only the kinds and actions it asked for', async () => {
     const all = await startReceiver();
     const notesOnly = await startReceiver();
