@@ -103,7 +103,7 @@ export class WebhookDelivery {
     send().catch((error: unknown) => this.deps.logger.warn({ err: error, company: companyId }, 'could not announce feed entries to webhooks'));
   }
 
-  /** Admin changes to a company's endpoints are seen on this node at once (other nodes within ENDPOINTS_CACHE_MS). */
+  /** An endpoint this node disabled is forgotten here at once; other changes are seen within ENDPOINTS_CACHE_MS, and the sweep covers the gap. */
   forget(companyId: string): void {
     this.activeByCompany.delete(companyId);
   }
@@ -158,6 +158,7 @@ export class WebhookDelivery {
           if (next.reread) break; // a replay moved the place back: read again from there
         }
       }
+      await this.skipUnwanted(lane, holder);
     } finally {
       await this.deps.db('webhook_endpoints').where({ id: lane.id, lease_holder: holder }).update({ lease_holder: null, leased_until: null });
     }
@@ -207,6 +208,29 @@ export class WebhookDelivery {
     if (lane.events.length > 0) entries.where((q) => q.whereIn('e.kind', lane.events).orWhereIn('e.action', lane.events));
     const rows = (await entries.orderBy([{ column: 'e.txid' }, { column: 'e.seq' }]).limit(BATCH)) as FeedRow[];
     return rows.map((entry) => ({ entry, resendId: null }));
+  }
+
+  /**
+   * An endpoint that asked for some kinds or actions moves past the entries it does not want, up
+   * to the newest settled entry, when none it wants lies between (one statement, one snapshot, so
+   * an entry settling meanwhile cannot be passed over). Otherwise its place would stay at the
+   * last entry it wanted, and each look for what waits would read every entry written since.
+   */
+  private async skipUnwanted(lane: Lane, holder: string): Promise<void> {
+    if (lane.events.length === 0) return;
+    const { db } = this.deps;
+    await db.raw(
+      `with newest as (
+         select txid, seq from change_entries where company_id = ? and txid < ${SETTLED_TXID} order by txid desc, seq desc limit 1)
+       update webhook_endpoints w set cursor_txid = newest.txid, cursor_seq = newest.seq
+       from newest
+       where w.id = ? and w.lease_holder = ? and (newest.txid, newest.seq) > (w.cursor_txid, w.cursor_seq)
+         and not exists (
+           select 1 from change_entries c
+           where c.company_id = w.company_id and (c.txid, c.seq) > (w.cursor_txid, w.cursor_seq) and (c.txid, c.seq) <= (newest.txid, newest.seq)
+             and (w.events @> to_jsonb(c.kind) or w.events @> to_jsonb(c.action)))`,
+      [lane.company_id, lane.id, holder],
+    );
   }
 
   private async hasWaiting(lane: Lane): Promise<boolean> {
