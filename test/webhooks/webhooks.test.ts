@@ -216,7 +216,7 @@ describe('webhook deliveries', () => {
     }
   });
 
-  it('replays one event, or every event since a feed cursor, with their own ids', async () => {
+  it('replays one event, or every event since a feed cursor or a moment, with their own ids', async () => {
     const receiver = await startReceiver();
     try {
       const endpoint = await subscribe(receiver.url);
@@ -237,6 +237,13 @@ describe('webhook deliveries', () => {
       expect(receiver.deliveries[3].headers['webhook-id']).toBe(second.id);
       const log = (await admin(t.http.get(`${hooks()}/${endpoint.id}/attempts?event_id=${first.id}`)).expect(200)).body.data;
       expect(log.map((a: { replay: boolean }) => a.replay)).toEqual([true, false]);
+
+      // From a moment: every event at or after it, in feed order.
+      const moment = new Date(Date.parse((await as(t, co.readKey).get('/api/v1/changes?limit=1').expect(200)).body.data[0].at)).toISOString();
+      const fromMoment = await admin(t.http.post(`${hooks()}/${endpoint.id}/replay`)).send({ since: moment }).expect(202);
+      expect(fromMoment.body).toEqual({ events: 2 });
+      await until('the replay from a moment', () => receiver.deliveries.length >= 6);
+      expect(receiver.deliveries.slice(4).map((d) => d.headers['webhook-id'])).toEqual([first.id, second.id]);
     } finally {
       await receiver.close();
     }
