@@ -205,8 +205,7 @@ export class WebhookDelivery {
     const entries = feedRows(db, lane.company_id)
       .whereRaw('(e.txid, e.seq) > (?, ?)', [lane.cursor_txid, lane.cursor_seq])
       .whereRaw(`e.txid < ${SETTLED_TXID}`);
-    if (lane.events.length > 0) entries.where((q) => q.whereIn('e.kind', lane.events).orWhereIn('e.action', lane.events));
-    const rows = (await entries.orderBy([{ column: 'e.txid' }, { column: 'e.seq' }]).limit(BATCH)) as FeedRow[];
+    const rows = (await subscribedTo(entries, lane.events, 'e.').orderBy([{ column: 'e.txid' }, { column: 'e.seq' }]).limit(BATCH)) as FeedRow[];
     return rows.map((entry) => ({ entry, resendId: null }));
   }
 
@@ -344,13 +343,22 @@ export class WebhookDelivery {
   }
 }
 
-/** Entries after an endpoint's place (aliased `w`) that it subscribes to, settled. */
-function waitingEntries(db: Knex): Knex.QueryBuilder {
+/** Entries (`c`) after an endpoint's place (aliased `w`) that it subscribes to, settled or not. */
+export function entriesAfterPlace(db: Knex): Knex.QueryBuilder {
   return db('change_entries as c')
     .whereRaw('c.company_id = w.company_id')
     .whereRaw('(c.txid, c.seq) > (w.cursor_txid, w.cursor_seq)')
-    .whereRaw(`c.txid < ${SETTLED_TXID}`)
     .whereRaw('(jsonb_array_length(w.events) = 0 or w.events @> to_jsonb(c.kind) or w.events @> to_jsonb(c.action))');
+}
+
+/** What waits for an endpoint (aliased `w`): the entries after its place, settled. */
+function waitingEntries(db: Knex): Knex.QueryBuilder {
+  return entriesAfterPlace(db).whereRaw(`c.txid < ${SETTLED_TXID}`);
+}
+
+/** Narrows a query of change entries to an endpoint's kinds and actions (none: every entry). */
+export function subscribedTo(query: Knex.QueryBuilder, events: string[], table = ''): Knex.QueryBuilder {
+  return events.length === 0 ? query : query.where((q) => q.whereIn(`${table}kind`, events).orWhereIn(`${table}action`, events));
 }
 
 /** One signature by the secret, and during a rotation's grace one by the secret before it. */

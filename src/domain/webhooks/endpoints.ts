@@ -11,7 +11,7 @@ import { decodeCursor, SAFE_MAX } from '../../platform/pagination';
 import { SETTLED_TXID } from '../../platform/changes';
 import { checkWebhookTarget } from '../../platform/webhook-target';
 import { requireCompany } from '../admin/companies';
-import { parseEvents } from './delivery';
+import { entriesAfterPlace, parseEvents, subscribedTo } from './delivery';
 
 export const MAX_ENDPOINTS = 10;
 /** The delivery log is kept this long: at 100 writes a second it grows by 8.6 million attempts a day. */
@@ -119,12 +119,7 @@ export async function findEndpoint(db: Knex, companyId: string, endpointId: stri
 
 /** The entries waiting for endpoint `w`, as a sub-select's SQL. */
 function waitingSql(db: Knex): string {
-  return db('change_entries as c')
-    .select(db.raw('1'))
-    .whereRaw('c.company_id = w.company_id')
-    .whereRaw('(c.txid, c.seq) > (w.cursor_txid, w.cursor_seq)')
-    .whereRaw('(jsonb_array_length(w.events) = 0 or w.events @> to_jsonb(c.kind) or w.events @> to_jsonb(c.action))')
-    .toQuery();
+  return entriesAfterPlace(db).select(db.raw('1')).toQuery();
 }
 
 export async function updateEndpoint(db: Knex, companyId: string, endpointId: string, changes: { url?: string; events?: string[]; description?: string; status?: 'active' | 'paused' }): Promise<EndpointRow> {
@@ -166,16 +161,15 @@ export async function rotateSecret(db: Knex, companyId: string, endpointId: stri
 export async function replay(db: Knex, companyId: string, endpointId: string, from: { event_id?: string; since_cursor?: string; since?: string }): Promise<number> {
   const endpoint = await findEndpoint(db, companyId, endpointId);
   const events = parseEvents(endpoint.events);
-  const subscribed = (query: Knex.QueryBuilder) => (events.length > 0 ? query.where((q) => q.whereIn('kind', events).orWhereIn('action', events)) : query);
   if (from.event_id !== undefined) {
-    const entry = await subscribed(db('change_entries').where({ company_id: companyId, seq: from.event_id })).first('seq');
+    const entry = await subscribedTo(db('change_entries').where({ company_id: companyId, seq: from.event_id }), events).first('seq');
     if (!entry) throw notFound('feed entry this endpoint receives');
     await db('webhook_resends').insert({ endpoint_id: endpointId, entry_seq: entry.seq });
     await db('webhook_endpoints').where({ id: endpointId }).update({ next_attempt_at: db.fn.now() });
     return 1;
   }
   const place = from.since_cursor !== undefined ? cursorPlace(from.since_cursor) : await placeBefore(db, companyId, new Date(from.since!));
-  const counted = (await subscribed(db('change_entries').where({ company_id: companyId }).whereRaw('(txid, seq) > (?, ?)', [place.txid, place.seq]).whereRaw(`txid < ${SETTLED_TXID}`))
+  const counted = (await subscribedTo(db('change_entries').where({ company_id: companyId }).whereRaw('(txid, seq) > (?, ?)', [place.txid, place.seq]).whereRaw(`txid < ${SETTLED_TXID}`), events)
     .count('* as count')
     .first()) as { count: string | number };
   await db('webhook_endpoints').where({ id: endpointId }).update({ cursor_txid: place.txid, cursor_seq: place.seq, next_attempt_at: db.fn.now() });
@@ -221,5 +215,7 @@ export async function listAttempts(db: Knex, companyId: string, endpointId: stri
 
 /** Deletes delivery-log rows past their keeping (the hourly maintenance sweep); answers how many. */
 export async function purgeOldAttempts(db: Knex): Promise<number> {
-  return db('webhook_attempts').where('at', '<', db.raw(`now() - interval '${ATTEMPTS_KEPT_DAYS} days'`)).delete();
+  // Counted in SQL: PGlite's driver answers a DELETE without its row count.
+  const { rows } = (await db.raw(`with gone as (delete from webhook_attempts where at < now() - interval '${ATTEMPTS_KEPT_DAYS} days' returning 1) select count(*)::int as count from gone`)) as { rows: { count: number }[] };
+  return rows[0].count;
 }
