@@ -1,7 +1,12 @@
 // knex ships no types for the parts of its PostgreSQL dialect that pipelined-pg.ts extends.
 declare module 'knex/lib/dialects/postgres' {
   import { Client } from 'knex';
-  const Client_PG: typeof Client;
+  class Client_PG extends Client {
+    /** Hands a compiled statement to the driver. */
+    _query(connection: unknown, query: unknown): Promise<unknown>;
+    /** `?` parameters → `$1`, `$2`, … */
+    positionBindings(sql: string): string;
+  }
   export = Client_PG;
 }
 

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { prepared } from './prepared';
+import { sendPrepared } from './pipelined-pg';
 import type { Statement } from './insert-sql';
 
 /**
@@ -29,8 +28,10 @@ export async function sendTogether<Row = Record<string, unknown>>(trx: Knex.Tran
   if (!last) return { rows: Promise.resolve([]) };
   const clauses = compiled.map((statement, index) => `s${index} as (${statement.sql})`);
   const sql = clauses.length ? `with ${clauses.join(', ')} ${last.sql}` : last.sql;
-  const name = `together_${createHash('sha1').update(sql).digest('base64url')}`;
-  const query = prepared(trx.raw(sql, [...compiled.flatMap((statement) => statement.bindings), ...last.bindings]), name);
+  const bindings = [...compiled.flatMap((statement) => statement.bindings), ...last.bindings];
+  const direct = await sendPrepared<Row>(trx, sql, bindings);
+  if (direct) return direct;
+  const query = trx.raw(sql, bindings);
   // knex emits 'query' just before it hands the statement to the driver, in the same step.
   const sent = new Promise<void>((resolve) => query.once('query', () => resolve()));
   const rows = query.then((result: { rows: Row[] }) => result.rows);
