@@ -1,14 +1,12 @@
 /**
- * The Express application. Every request: request id and log line, then for /api/v1 and /mcp
+ * The Express application. Every request: request id and log line (./request-log), then for /api/v1 and /mcp
  * the API key (or an assistant's access token, ../oauth) and its rate limit (for MCP, one unit per tool call), then the route, which
  * checks the request against the spec (platform/validation) before the handler.
  */
 import express, { type Express } from 'express';
-import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import spec from '../../generated/openapi.json';
-import { newId } from '../../platform/ids';
 import { requireAdminToken, requireCredential } from '../../platform/auth';
 import { RateLimiter, chargeEachRequest, chargeMcpMessages } from '../../platform/rate-limit';
 import { addAdminRoutes, addToolRoutes, unmatchedRoute } from './routes';
@@ -16,6 +14,7 @@ import { mcpEndpoint } from '../mcp/endpoint';
 import { checkMcpHost } from './host-check';
 import { refuseLongUrls } from './server';
 import { problemMiddleware } from './http-errors';
+import { requestLog } from './request-log';
 import { ApiError } from '../../platform/errors';
 import { feedHorizon } from '../../platform/changes';
 import { CompanyBytePace, CompanySlots } from '../../platform/fair-share';
@@ -26,7 +25,6 @@ import type { Deps } from '../../domain/services';
 import { toolPipeline } from '../../tools';
 
 const JSON_LIMIT = '1mb';
-const REQUEST_ID = /^[\w.-]{1,64}$/;
 
 /** `redis`: where every node keeps its rate-limit counts (REDIS_URL); null counts on this node. */
 export function createApp(given: Omit<Deps, 'pipeline'> & { logger: Logger; redis?: Redis | null }): Express {
@@ -37,24 +35,7 @@ export function createApp(given: Omit<Deps, 'pipeline'> & { logger: Logger; redi
   app.set('query parser', 'simple');
   app.set('trust proxy', deps.config.trustProxy);
 
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      // One short line a request: who asked what, the answer and its time. No headers, no bodies,
-      // and of the query only the names: its values are customers' names and phone numbers.
-      serializers: {
-        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, ...pathAndParameters(req.url) }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-      genReqId: (req, res) => {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : newId('req');
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-    }),
-  );
-
+  app.use(requestLog(deps.logger));
   app.use(refuseLongUrls());
   app.get('/healthz', async (_req, res) => {
     res.json({ status: 'ok', change_feed: await feedHorizon(deps.db), jobs: await deps.media.jobs.depth() });
@@ -95,10 +76,4 @@ export function createApp(given: Omit<Deps, 'pipeline'> & { logger: Logger; redi
 
   app.use(problemMiddleware());
   return app;
-}
-
-/** `/api/v1/jobs?q=alvarez&limit=5` → the path and `["q", "limit"]`. */
-function pathAndParameters(url: string): { path: string; query?: string[] } {
-  const [path, query] = url.split('?', 2);
-  return query === undefined ? { path } : { path, query: [...new URLSearchParams(query).keys()] };
 }
