@@ -14,6 +14,7 @@ import { ChangeLog, changeEntries } from './changes';
 import { RecordedWrites, undoRecord } from './undo';
 import { findAnswer, fingerprint, storedAnswer, type StoredAnswer } from './idempotency';
 import { runTogether, sendTogether } from '../infrastructure/db/together';
+import { inTransaction } from '../infrastructure/db/transaction';
 import type { CompanySlots } from './fair-share';
 import type { LinkSigner } from './links';
 import type { Caller } from './caller';
@@ -117,7 +118,7 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
    */
   linkWrite<T>(caller: Caller, jobId: string, write: (ctx: WriteContext<Subject> & Services) => Promise<T>): Promise<T> {
     return this.options.slots.run(caller.companyId, () =>
-      this.options.db.transaction(async (trx) => {
+      inTransaction(this.options.db, async (trx) => {
         const ctx = this.writeContext(trx, caller, noProgress, await this.options.lockSubject(trx, caller, { job_id: jobId }));
         const result = await write(ctx);
         await runTogether(trx, [...ctx.rows.atCommit, changeEntries(trx, caller, ctx.changes.entries)]);
@@ -177,7 +178,7 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
   }
 
   private async writeOnce(name: WriteOperationName, caller: Caller, input: AnyInput, operationId: string | undefined, print: string, progress: Progress): Promise<ToolAnswer> {
-    const { answer, tail, entries } = await this.options.db.transaction(async (trx) => {
+    const { answer, tail, entries } = await inTransaction(this.options.db, async (trx) => {
       const ctx = this.writeContext(trx, caller, progress, await this.options.lockSubject(trx, caller, input.path));
       const body = await this.handler(name)(ctx, input);
       const answer = { status: operations[name].successStatus, body };

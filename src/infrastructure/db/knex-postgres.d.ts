@@ -22,3 +22,18 @@ declare module 'knex/lib/dialects/postgres/execution/pg-transaction' {
   }
   export = Transaction_PG;
 }
+
+declare module 'knex/lib/query/method-constants' {
+  /** The query builder's methods a knex instance offers directly (`knex.select(…)`). */
+  const methods: string[];
+  export = methods;
+}
+
+declare module 'knex/lib/knex-builder/FunctionHelper' {
+  import type { Knex } from 'knex';
+  /** What `knex.fn` is: `now()`, `uuid()`, … as raw SQL of the client's dialect. */
+  class FunctionHelper {
+    constructor(client: Knex.Client);
+  }
+  export = FunctionHelper;
+}
