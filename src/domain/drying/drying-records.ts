@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { prepared } from '../../infrastructure/db/prepared';
+import { runTogether } from '../../infrastructure/db/together';
 import { ApiError, unknownName } from '../../platform/errors';
 import { jobNumberOf } from '../../platform/job-ref';
 import type { ReadingLocation, StoredMetric } from './metrics';
@@ -105,38 +106,27 @@ export async function todayOf(db: Knex, caller: Caller): Promise<string> {
 }
 
 /** The columns of a log row (`d`), with its company's (`c`) and its areas. */
-function logColumns(db: Knex): (string | Knex.Raw)[] {
-  return [
-    'd.id',
-    'd.job_id',
-    db.raw("to_char(d.start_date, 'YYYY-MM-DD') as start_date"),
-    'd.planned_days',
-    'd.estimate_id',
-    'd.elevation_ft',
-    'd.version',
-    db.raw('d.revision::text as revision'),
-    'c.elevation_ft as company_elevation_ft',
-    db.raw("to_char((now() at time zone c.timezone)::date, 'YYYY-MM-DD') as today"),
-    'c.credits',
-    db.raw(
-      `(select coalesce(json_agg(json_build_object('id', a.id, 'name', a.name, 'planned_days', a.planned_days, 'position', a.position) order by a.position), '[]')
-        from drying_areas a where a.log_id = d.id) as areas`,
-    ),
-  ];
-}
+const LOG_COLUMNS = `d.id, d.job_id, to_char(d.start_date, 'YYYY-MM-DD') as start_date, d.planned_days, d.estimate_id, d.elevation_ft, d.version,
+  d.revision::text as revision, c.elevation_ft as company_elevation_ft, to_char((now() at time zone c.timezone)::date, 'YYYY-MM-DD') as today, c.credits,
+  (select coalesce(json_agg(json_build_object('id', a.id, 'name', a.name, 'planned_days', a.planned_days, 'position', a.position) order by a.position), '[]')
+    from drying_areas a where a.log_id = d.id) as areas`;
+
+const logColumns = (db: Knex) => db.raw(LOG_COLUMNS);
+
+/**
+ * The job's log (`d`) joined to its company (`c`), within the caller's company; its parameters
+ * are the job's id and the company's. Written as text, not built with knex: the writes on a log
+ * send it every time, and compiling it cost more than the driver's whole share of the statement.
+ */
+const LOG_OF_JOB = 'from drying_logs d join companies c on c.id = d.company_id where d.job_id = ? and d.company_id = ? limit 1';
 
 /** Drivers hand json back parsed or as text. */
 export const parsedJson = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
 
 /** The job's log row with its areas and the company's credits, or null. */
-export async function findLog(db: Knex, caller: Caller, jobId: string): Promise<LogRow | null> {
-  const row = await logOfJob(db, caller, jobId).first(logColumns(db));
+export async function findLog(db: Knex.Transaction, caller: Caller, jobId: string): Promise<LogRow | null> {
+  const [row] = await runTogether<LogRow>(db, [{ sql: `select ${LOG_COLUMNS} ${LOG_OF_JOB}`, bindings: [jobId, caller.companyId] }]);
   return row ? { ...row, areas: parsedJson(row.areas) } : null;
-}
-
-/** The job's log (`d`) joined to its company (`c`), within the caller's company. */
-function logOfJob(db: Knex, caller: Caller, jobId: string): Knex.QueryBuilder {
-  return db('drying_logs as d').join('companies as c', 'c.id', 'd.company_id').where({ 'd.job_id': jobId, 'd.company_id': caller.companyId });
 }
 
 /** A reading that may set a dry goal: a reference, or one read in an unaffected place. */
@@ -146,21 +136,21 @@ export type GoalReading = Pick<ReadingRow, 'area_id' | 'day' | 'location' | 'met
  * As findLog, with the log's readings of these materials that may set a dry goal, oldest first
  * (by day, then as recorded): one round trip where a reading needs both.
  */
-export async function findLogWithGoals(db: Knex, caller: Caller, jobId: string, materials: string[]): Promise<(LogRow & { goalReadings: GoalReading[] }) | null> {
+export async function findLogWithGoals(db: Knex.Transaction, caller: Caller, jobId: string, materials: string[]): Promise<(LogRow & { goalReadings: GoalReading[] }) | null> {
   // The condition as the index drying_readings_goals has it, in literals, so that the planner can use it.
-  const goals = db.raw(
-    `(select coalesce(json_agg(json_build_object('area_id', r.area_id, 'day', r.day, 'location', r.location, 'metric', r.metric, 'value_x100', r.value_x100, 'point', r.point, 'reference', r.reference, 'meter', r.meter)
-       order by r.day, r.recorded_at, r.position), '[]')
-      from drying_readings r where r.log_id = d.id and r.metric = any(?::text[]) and (r.reference or r.location = 'unaffected')) as goal_readings`,
-    [materials],
-  );
-  // Sent by every reading: planned once per connection. (Its tables are analysed as they grow,
-  // which makes a new plan: one made while drying_readings was nearly empty does not stay.)
-  const row = await prepared(logOfJob(db, caller, jobId).first([...logColumns(db), goals]), 'drying_log_with_goals');
+  // Sent by every reading as a prepared statement: planned once per connection. (Its tables are
+  // analysed as they grow, which makes a new plan: one made while drying_readings was nearly empty does not stay.)
+  const [row] = await runTogether<LogRow & { goal_readings: unknown }>(db, [{ sql: LOG_WITH_GOALS, bindings: [materials, jobId, caller.companyId] }]);
   if (!row) return null;
   const { goal_readings: goalReadings, ...log } = row;
   return { ...log, areas: parsedJson(log.areas), goalReadings: parsedJson(goalReadings) };
 }
+
+const LOG_WITH_GOALS = `select ${LOG_COLUMNS},
+  (select coalesce(json_agg(json_build_object('area_id', r.area_id, 'day', r.day, 'location', r.location, 'metric', r.metric, 'value_x100', r.value_x100, 'point', r.point, 'reference', r.reference, 'meter', r.meter)
+     order by r.day, r.recorded_at, r.position), '[]')
+    from drying_readings r where r.log_id = d.id and r.metric = any(?::text[]) and (r.reference or r.location = 'unaffected')) as goal_readings
+  ${LOG_OF_JOB}`;
 
 export interface JobLog {
   job: JobRef;
@@ -182,7 +172,7 @@ export function jobLogQuery(db: Knex, caller: Caller, ref: string): { query: Kne
     .leftJoin('drying_logs as d', 'd.job_id', 'j.id')
     .where('j.company_id', caller.companyId)
     .where(jobNumber === null ? { 'j.id': ref } : { 'j.job_number': jobNumber })
-    .first('j.id as job_ref', 'j.job_number', ...logColumns(db), db.raw(`${billedLinesJson('j.id')} as billed`));
+    .first('j.id as job_ref', 'j.job_number', logColumns(db), db.raw(`${billedLinesJson('j.id')} as billed`));
   return { query, byNumber: jobNumber !== null };
 }
 
