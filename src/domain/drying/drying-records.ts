@@ -137,15 +137,18 @@ export type GoalReading = Pick<ReadingRow, 'area_id' | 'day' | 'location' | 'met
  * (by day, then as recorded): one round trip where a reading needs both.
  */
 export async function findLogWithGoals(db: Knex.Transaction, caller: Caller, jobId: string, materials: string[]): Promise<(LogRow & { goalReadings: GoalReading[] }) | null> {
-  // The condition as the index drying_readings_goals has it, in literals, so that the planner can use it.
-  // Sent by every reading as a prepared statement: planned once per connection. (Its tables are
-  // analysed as they grow, which makes a new plan: one made while drying_readings was nearly empty does not stay.)
   const [row] = await runTogether<LogRow & { goal_readings: unknown }>(db, [{ sql: LOG_WITH_GOALS, bindings: [materials, jobId, caller.companyId] }]);
   if (!row) return null;
   const { goal_readings: goalReadings, ...log } = row;
   return { ...log, areas: parsedJson(log.areas), goalReadings: parsedJson(goalReadings) };
 }
 
+/**
+ * Sent by every reading, as a prepared statement: planned once per connection. (Its tables are
+ * analysed as they grow, which makes a new plan: one made while drying_readings was nearly empty
+ * does not stay.) The goals' condition is the index drying_readings_goals's, in literals, so that
+ * the planner can use it. Parameters: the materials, then LOG_OF_JOB's.
+ */
 const LOG_WITH_GOALS = `select ${LOG_COLUMNS},
   (select coalesce(json_agg(json_build_object('area_id', r.area_id, 'day', r.day, 'location', r.location, 'metric', r.metric, 'value_x100', r.value_x100, 'point', r.point, 'reference', r.reference, 'meter', r.meter)
      order by r.day, r.recorded_at, r.position), '[]')
