@@ -47,7 +47,10 @@ const CREATE_IN_ONE_STATEMENT = `
   select * from job`;
 
 async function main(): Promise<void> {
-  const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL || undefined, dataDir: process.env.DATA_DIR || null });
+  const db = await openDatabase({
+    databaseUrl: process.env.DATABASE_URL || undefined,
+    dataDir: process.env.DATA_DIR || null,
+  });
   const caller = await findCaller(db, process.env.BASELINE_KEY ?? '');
   if (!caller) throw new Error('BASELINE_KEY is not a key of this database');
   const companyId = caller.companyId;
@@ -62,7 +65,10 @@ async function main(): Promise<void> {
     res.json(await loadJobDetail(db, caller, req.params.id));
   });
   app.get('/jobs/:id/row', async (req, res) => {
-    const { rows } = await db.raw('select * from jobs where id = ? and company_id = ?', [req.params.id, companyId]);
+    const { rows } = await db.raw('select * from jobs where id = ? and company_id = ?', [
+      req.params.id,
+      companyId,
+    ]);
     if (rows.length === 0) res.status(404).end();
     else res.json(rows[0]);
   });
@@ -71,9 +77,20 @@ async function main(): Promise<void> {
     const title = `${job.customer_name} - ${job.loss_type}`;
     const customer = { name: job.customer_name, phone: job.customer_phone, email: job.customer_email };
     const { rows } = await db.raw(CREATE_IN_ONE_STATEMENT, {
-      ...job, title, companyId, jobNumbers: jobNumbers(companyId), statusId: status.id, personId: caller.personId, keyId: caller.keyId,
-      jobId: newId('job'), contactId: newId('con'), linkId: newId('jc'), undoId: newId('undo'), operationId: job.operation_id,
-      phoneDigits: digitsOf(job.customer_phone), ...searchColumns({ ...job, title, people: [customer] }),
+      ...job,
+      title,
+      companyId,
+      jobNumbers: jobNumbers(companyId),
+      statusId: status.id,
+      personId: caller.personId,
+      keyId: caller.keyId,
+      jobId: newId('job'),
+      contactId: newId('con'),
+      linkId: newId('jc'),
+      undoId: newId('undo'),
+      operationId: job.operation_id,
+      phoneDigits: digitsOf(job.customer_phone),
+      ...searchColumns({ ...job, title, people: [customer] }),
     });
     res.status(201).json(rows[0]);
   });

@@ -16,7 +16,8 @@ function postgresCpu(): Map<number, number> {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') used.set(Number(entry), processCpu(Number(entry)));
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres')
+        used.set(Number(entry), processCpu(Number(entry)));
     } catch {
       // gone meanwhile
     }
@@ -26,7 +27,10 @@ function postgresCpu(): Map<number, number> {
 
 /** CPU ms (user + system) a process, or one of its threads, has used so far. */
 function processCpu(pid: number, thread?: number): number {
-  const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
+  const stat = readFileSync(
+    thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`,
+    'utf8',
+  );
   // Fields after the command name, which may itself hold spaces: utime and stime are the 12th and 13th.
   const fields = stat.split(') ')[1].split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
@@ -44,13 +48,25 @@ export async function withCpu(server: MeasuredServer, run: () => Promise<CaseRes
   // A Node server's main thread (its id is the process id) runs the event loop; its other
   // threads collect garbage and compile.
   const eventLoopCpu = () => processCpu(server.pid, server.pid);
-  const before = { server: processCpu(server.pid), eventLoop: eventLoopCpu(), database: databaseCpu(), own: process.cpuUsage() };
+  const before = {
+    server: processCpu(server.pid),
+    eventLoop: eventLoopCpu(),
+    database: databaseCpu(),
+    own: process.cpuUsage(),
+  };
   const result = await run();
   // The thread is read after the process before the case and before it after, so that the
   // thread's share can never come out larger than the process's.
-  const after = { eventLoop: eventLoopCpu(), server: processCpu(server.pid), own: process.cpuUsage(before.own) };
+  const after = {
+    eventLoop: eventLoopCpu(),
+    server: processCpu(server.pid),
+    own: process.cpuUsage(before.own),
+  };
   // Backends that started during the case count from zero.
-  const database = [...databaseCpu()].reduce((sum, [pid, ms]) => sum + ms - (before.database.get(pid) ?? 0), 0);
+  const database = [...databaseCpu()].reduce(
+    (sum, [pid, ms]) => sum + ms - (before.database.get(pid) ?? 0),
+    0,
+  );
   const perRequest = (ms: number) => Math.round((100 * ms) / Math.max(1, result.requests)) / 100;
   return {
     ...result,

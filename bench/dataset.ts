@@ -10,11 +10,82 @@ import { newApiKey, newId } from '../src/platform/ids';
 import { setLastJobNumber } from '../src/platform/counters';
 import { digitsOf, searchColumns } from '../src/domain/jobs/search-text';
 
-const FIRST = ['Maria', 'Tom', 'Grace', 'Ben', 'Priya', 'Luis', 'Hannah', 'Omar', 'Keisha', 'Dmitri', 'Aiko', 'Sean', 'Fatima', 'Caleb', 'Rosa', 'Wei', 'Noah', 'Ingrid', 'Tariq', 'Elena'];
-const LAST = ['Alvarez', 'Nguyen', 'Whitfield', 'Carter', 'Shah', 'Okafor', 'Kowalski', 'Haddad', 'Brooks', 'Ivanov', 'Tanaka', 'Murphy', 'Rahman', 'Lindqvist', 'Moreno', 'Chen', 'Fischer', 'Abbott', 'Delgado', 'Osei'];
-const STREETS = ['Birch Lane', 'Oak Street', 'Lakeview Dr', 'Mill St', 'Grand Ave', 'Cedar Ct', 'Maple Rd', 'Prairie Way', 'River Rd', 'Elm St'];
-const CITIES: [string, string][] = [['Springfield', 'IL'], ['Chatham', 'IL'], ['Austin', 'TX'], ['Plano', 'TX'], ['Fresno', 'CA'], ['Tacoma', 'WA'], ['Dayton', 'OH'], ['Tampa', 'FL']];
-const CARRIERS = ['State Farm', 'Allstate', 'Country Financial', 'Liberty Mutual', 'Travelers', 'USAA', 'Farmers', 'Nationwide'];
+const FIRST = [
+  'Maria',
+  'Tom',
+  'Grace',
+  'Ben',
+  'Priya',
+  'Luis',
+  'Hannah',
+  'Omar',
+  'Keisha',
+  'Dmitri',
+  'Aiko',
+  'Sean',
+  'Fatima',
+  'Caleb',
+  'Rosa',
+  'Wei',
+  'Noah',
+  'Ingrid',
+  'Tariq',
+  'Elena',
+];
+const LAST = [
+  'Alvarez',
+  'Nguyen',
+  'Whitfield',
+  'Carter',
+  'Shah',
+  'Okafor',
+  'Kowalski',
+  'Haddad',
+  'Brooks',
+  'Ivanov',
+  'Tanaka',
+  'Murphy',
+  'Rahman',
+  'Lindqvist',
+  'Moreno',
+  'Chen',
+  'Fischer',
+  'Abbott',
+  'Delgado',
+  'Osei',
+];
+const STREETS = [
+  'Birch Lane',
+  'Oak Street',
+  'Lakeview Dr',
+  'Mill St',
+  'Grand Ave',
+  'Cedar Ct',
+  'Maple Rd',
+  'Prairie Way',
+  'River Rd',
+  'Elm St',
+];
+const CITIES: [string, string][] = [
+  ['Springfield', 'IL'],
+  ['Chatham', 'IL'],
+  ['Austin', 'TX'],
+  ['Plano', 'TX'],
+  ['Fresno', 'CA'],
+  ['Tacoma', 'WA'],
+  ['Dayton', 'OH'],
+  ['Tampa', 'FL'],
+];
+const CARRIERS = [
+  'State Farm',
+  'Allstate',
+  'Country Financial',
+  'Liberty Mutual',
+  'Travelers',
+  'USAA',
+  'Farmers',
+  'Nationwide',
+];
 const LOSS = ['water', 'water', 'water', 'sewage', 'mold', 'storm', 'fire'];
 
 export interface BenchCompany {
@@ -80,18 +151,40 @@ export function newJobRequest(i: number, operationId: string) {
   };
 }
 
-async function createBenchCompany(db: Knex, index: number): Promise<BenchCompany & { personId: string; firstStatusId: string }> {
+async function createBenchCompany(
+  db: Knex,
+  index: number,
+): Promise<BenchCompany & { personId: string; firstStatusId: string }> {
   const company = await createCompany(db, { name: `Bench Restoration ${index + 1}`, credits: 1000 });
-  const [person] = await db('people').insert({ id: newId('per'), company_id: company.id, name: `Bench Owner ${index + 1}`, role: 'Owner' }).returning('id');
+  const [person] = await db('people')
+    .insert({ id: newId('per'), company_id: company.id, name: `Bench Owner ${index + 1}`, role: 'Owner' })
+    .returning('id');
   const keys = { write: newApiKey(), read: newApiKey() };
   for (const [scope, key] of Object.entries(keys)) {
-    await db('api_keys').insert({ id: newId('key'), company_id: company.id, person_id: person.id, scope, prefix: key.prefix, secret_hash: key.hash });
+    await db('api_keys').insert({
+      id: newId('key'),
+      company_id: company.id,
+      person_id: person.id,
+      scope,
+      prefix: key.prefix,
+      secret_hash: key.hash,
+    });
   }
   const status = await db('statuses').where({ company_id: company.id }).orderBy('position').first('id');
-  return { id: company.id, writeKey: keys.write.key, readKey: keys.read.key, personId: person.id, firstStatusId: status.id };
+  return {
+    id: company.id,
+    writeKey: keys.write.key,
+    readKey: keys.read.key,
+    personId: person.id,
+    firstStatusId: status.id,
+  };
 }
 
-export async function loadDataset(db: Knex, jobsPerCompany: number, log: (line: string) => void): Promise<Dataset> {
+export async function loadDataset(
+  db: Knex,
+  jobsPerCompany: number,
+  log: (line: string) => void,
+): Promise<Dataset> {
   const companies = [];
   const sample: Dataset['sample'] = [];
   const batch = 1000;
@@ -110,17 +203,58 @@ export async function loadDataset(db: Knex, jobsPerCompany: number, log: (line: 
         const jobId = newId('job');
         const contactId = newId('con');
         jobs.push({
-          id: jobId, company_id: company.id, job_number: n, title, status_id: company.firstStatusId, loss_type: loss,
-          address_line1: street, city, region, carrier, claim_number: claim, created_by: company.personId,
+          id: jobId,
+          company_id: company.id,
+          job_number: n,
+          title,
+          status_id: company.firstStatusId,
+          loss_type: loss,
+          address_line1: street,
+          city,
+          region,
+          carrier,
+          claim_number: claim,
+          created_by: company.personId,
           created_at: new Date(Date.UTC(2025, 0, 1) + n * 600_000),
-          ...searchColumns({ title, address_line1: street, city, claim_number: claim, carrier, people: [{ name, phone, email }] }),
+          ...searchColumns({
+            title,
+            address_line1: street,
+            city,
+            claim_number: claim,
+            carrier,
+            people: [{ name, phone, email }],
+          }),
         });
-        contacts.push({ id: contactId, company_id: company.id, name, phone, phone_digits: digitsOf(phone), email });
-        links.push({ id: newId('jc'), company_id: company.id, job_id: jobId, contact_id: contactId, role: 'customer' });
+        contacts.push({
+          id: contactId,
+          company_id: company.id,
+          name,
+          phone,
+          phone_digits: digitsOf(phone),
+          email,
+        });
+        links.push({
+          id: newId('jc'),
+          company_id: company.id,
+          job_id: jobId,
+          contact_id: contactId,
+          role: 'customer',
+        });
         if (n > jobsPerCompany - FEED_ENTRIES_PER_COMPANY) {
-          changes.push({ company_id: company.id, txid: db.raw('pg_current_xact_id()::text::bigint'), kind: 'changes', action: 'job.created', summary: `Created job #${n} ${title}`, job_id: jobId, job_number: n, person_id: company.personId, via_key: true });
+          changes.push({
+            company_id: company.id,
+            txid: db.raw('pg_current_xact_id()::text::bigint'),
+            kind: 'changes',
+            action: 'job.created',
+            summary: `Created job #${n} ${title}`,
+            job_id: jobId,
+            job_number: n,
+            person_id: company.personId,
+            via_key: true,
+          });
         }
-        if (c === 0 && n % Math.max(1, Math.floor(jobsPerCompany / 1000)) === 0) sample.push({ id: jobId, job_number: n, customer: name, phone, claim });
+        if (c === 0 && n % Math.max(1, Math.floor(jobsPerCompany / 1000)) === 0)
+          sample.push({ id: jobId, job_number: n, customer: name, phone, claim });
       }
       await db('jobs').insert(jobs);
       await db('contacts').insert(contacts);
@@ -134,5 +268,9 @@ export async function loadDataset(db: Knex, jobsPerCompany: number, log: (line: 
   // after a bulk load the trigram indexes still hold every new row in their pending lists, which
   // each search reads through (10 ms instead of 1 for a phone number).
   await db.raw('vacuum analyze');
-  return { companies: companies.map(({ id, writeKey, readKey }) => ({ id, writeKey, readKey })), loaded: 3 * jobsPerCompany, sample };
+  return {
+    companies: companies.map(({ id, writeKey, readKey }) => ({ id, writeKey, readKey })),
+    loaded: 3 * jobsPerCompany,
+    sample,
+  };
 }

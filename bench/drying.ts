@@ -43,7 +43,11 @@ function month(): { rows: unknown[] } {
 }
 
 async function post(base: string, key: string, path: string, body: unknown, method = 'POST'): Promise<void> {
-  const res = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
 }
 
@@ -51,29 +55,70 @@ async function post(base: string, key: string, path: string, body: unknown, meth
  * Starts a 30-day log with the 8 areas on each job, and fills the first FULL_LOGS with a month.
  * Returns the cases; the month case writes to the other logs, one job after another.
  */
-export async function dryingCases(base: string, key: string, jobIds: string[], quick: boolean): Promise<{ heavy: HttpCase; light: HttpCase[] }> {
+export async function dryingCases(
+  base: string,
+  key: string,
+  jobIds: string[],
+  quick: boolean,
+): Promise<{ heavy: HttpCase; light: HttpCase[] }> {
   for (const jobId of jobIds) {
-    await post(base, key, `/api/v1/jobs/${jobId}/drying-log`, { operation_id: randomUUID(), rooms: AREAS.map((name) => ({ name })), planned_days: DAYS, start_date: START_DATE });
+    await post(base, key, `/api/v1/jobs/${jobId}/drying-log`, {
+      operation_id: randomUUID(),
+      rooms: AREAS.map((name) => ({ name })),
+      planned_days: DAYS,
+      start_date: START_DATE,
+    });
   }
   const full = jobIds.slice(0, FULL_LOGS);
-  for (const jobId of full) await post(base, key, `/api/v1/jobs/${jobId}/drying-log/readings`, { operation_id: randomUUID(), ...month() });
+  for (const jobId of full)
+    await post(base, key, `/api/v1/jobs/${jobId}/drying-log/readings`, {
+      operation_id: randomUUID(),
+      ...month(),
+    });
   await equipAndPhotograph(base, key, full[0], quick ? READINESS_PHOTOS.quick : READINESS_PHOTOS.full);
 
   const cycle = (list: string[]) => {
     let i = 0;
     return () => list[i++ % list.length];
   };
-  const [monthJob, readingJob, noteJob, readJob] = [cycle(jobIds.slice(FULL_LOGS)), cycle(full), cycle(full), cycle(full)];
+  const [monthJob, readingJob, noteJob, readJob] = [
+    cycle(jobIds.slice(FULL_LOGS)),
+    cycle(full),
+    cycle(full),
+    cycle(full),
+  ];
   const body = month();
   return {
-    heavy: { name: MONTH_IN_ONE_REQUEST, method: 'POST', next: () => ({ path: `/api/v1/jobs/${monthJob()}/drying-log/readings`, body: { operation_id: randomUUID(), ...body } }) },
+    heavy: {
+      name: MONTH_IN_ONE_REQUEST,
+      method: 'POST',
+      next: () => ({
+        path: `/api/v1/jobs/${monthJob()}/drying-log/readings`,
+        body: { operation_id: randomUUID(), ...body },
+      }),
+    },
     light: [
       {
         name: ONE_READING,
         method: 'POST',
-        next: () => ({ path: `/api/v1/jobs/${readingJob()}/drying-log/readings`, body: { operation_id: randomUUID(), day: 12, area: 'Kitchen', readings: [{ metric: 'drywall', value: 14 }] } }),
+        next: () => ({
+          path: `/api/v1/jobs/${readingJob()}/drying-log/readings`,
+          body: {
+            operation_id: randomUUID(),
+            day: 12,
+            area: 'Kitchen',
+            readings: [{ metric: 'drywall', value: 14 }],
+          },
+        }),
       },
-      { name: ONE_NOTE, method: 'POST', next: () => ({ path: `/api/v1/jobs/${noteJob()}/notes`, body: { operation_id: randomUUID(), text: 'Moved two air movers to the hall.' } }) },
+      {
+        name: ONE_NOTE,
+        method: 'POST',
+        next: () => ({
+          path: `/api/v1/jobs/${noteJob()}/notes`,
+          body: { operation_id: randomUUID(), text: 'Moved two air movers to the hall.' },
+        }),
+      },
       { name: READ_FULL_LOG, next: () => ({ path: `/api/v1/jobs/${readJob()}/drying-log` }) },
       { name: READINESS, next: () => ({ path: `/api/v1/jobs/${full[0]}/claim-readiness` }) },
     ],
@@ -83,16 +128,45 @@ export async function dryingCases(base: string, key: string, jobIds: string[], q
 /** The readiness case's job: equipment in every area, two chambers, and `photos` small photos over its rooms. */
 async function equipAndPhotograph(base: string, key: string, jobId: string, photos: number): Promise<void> {
   for (const area of AREAS) {
-    await post(base, key, `/api/v1/jobs/${jobId}/drying-log/equipment`, { operation_id: randomUUID(), area, date: START_DATE, units: [{ kind: 'air_mover', count: 3 }, { kind: 'dehumidifier', dehumidifier_type: 'lgr', pints_per_day: 70 }] });
+    await post(base, key, `/api/v1/jobs/${jobId}/drying-log/equipment`, {
+      operation_id: randomUUID(),
+      area,
+      date: START_DATE,
+      units: [
+        { kind: 'air_mover', count: 3 },
+        { kind: 'dehumidifier', dehumidifier_type: 'lgr', pints_per_day: 70 },
+      ],
+    });
   }
-  const chambers = [AREAS.slice(0, 4), AREAS.slice(4)].map((areas, i) => ({ name: `Chamber ${i + 1}`, category: 2, areas: areas.map((name) => ({ name, wet_floor_sqft: 80 })) }));
-  await post(base, key, `/api/v1/jobs/${jobId}/drying-log/chambers`, { operation_id: randomUUID(), chambers }, 'PUT');
+  const chambers = [AREAS.slice(0, 4), AREAS.slice(4)].map((areas, i) => ({
+    name: `Chamber ${i + 1}`,
+    category: 2,
+    areas: areas.map((name) => ({ name, wet_floor_sqft: 80 })),
+  }));
+  await post(
+    base,
+    key,
+    `/api/v1/jobs/${jobId}/drying-log/chambers`,
+    { operation_id: randomUUID(), chambers },
+    'PUT',
+  );
   for (let sent = 0; sent < photos; sent += PHOTOS_AN_UPLOAD) {
     const form = new FormData();
-    const photos = Array.from({ length: PHOTOS_AN_UPLOAD }, (_, i) => ({ room: AREAS[(sent + i) % AREAS.length] }));
+    const photos = Array.from({ length: PHOTOS_AN_UPLOAD }, (_, i) => ({
+      room: AREAS[(sent + i) % AREAS.length],
+    }));
     form.append('meta', JSON.stringify({ operation_id: randomUUID(), photos }));
-    for (let i = 0; i < PHOTOS_AN_UPLOAD; i++) form.append('photo', new Blob([new Uint8Array(await jpegWith({ width: 64 + sent + i, height: 48 }))]), `p${sent + i}.jpg`);
-    const res = await fetch(`${base}/api/v1/jobs/${jobId}/photos`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    for (let i = 0; i < PHOTOS_AN_UPLOAD; i++)
+      form.append(
+        'photo',
+        new Blob([new Uint8Array(await jpegWith({ width: 64 + sent + i, height: 48 }))]),
+        `p${sent + i}.jpg`,
+      );
+    const res = await fetch(`${base}/api/v1/jobs/${jobId}/photos`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
     if (res.status !== 201) throw new Error(`photos: ${res.status} ${await res.text()}`);
   }
 }

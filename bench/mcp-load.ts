@@ -11,27 +11,44 @@ import { summarise, type CaseResult, type HttpCase } from './measure';
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
 
 /** A tools/call as a stateless POST to /mcp, for runHttpCase. */
-export function mcpPostCase(name: string, next: () => { tool: string; args: Record<string, unknown> }): HttpCase {
+export function mcpPostCase(
+  name: string,
+  next: () => { tool: string; args: Record<string, unknown> },
+): HttpCase {
   return {
     name,
     method: 'POST',
     headers: MCP_HEADERS,
     next: () => {
       const { tool, args } = next();
-      return { path: '/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } } };
+      return {
+        path: '/mcp',
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } },
+      };
     },
   };
 }
 
 /** A tool call's failure is a 200 with isError: one call first, so that a case cannot measure failures. */
-export async function checkToolCall(baseUrl: string, credential: string, tool: string, args: Record<string, unknown>): Promise<void> {
+export async function checkToolCall(
+  baseUrl: string,
+  credential: string,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<void> {
   const res = await fetch(`${baseUrl}/mcp`, {
     method: 'POST',
     headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json', ...MCP_HEADERS },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: tool, arguments: args },
+    }),
   });
   const answer = (await res.json()) as { result?: CallToolResult };
-  if (res.status !== 200 || !answer.result || answer.result.isError) throw new Error(`${tool} over MCP failed: ${res.status} ${JSON.stringify(answer).slice(0, 300)}`);
+  if (res.status !== 200 || !answer.result || answer.result.isError)
+    throw new Error(`${tool} over MCP failed: ${res.status} ${JSON.stringify(answer).slice(0, 300)}`);
 }
 
 export async function runMcpCase(
@@ -44,7 +61,11 @@ export async function runMcpCase(
   const clients = await Promise.all(
     Array.from({ length: options.connections }, async () => {
       const client = new Client({ name: 'jms-bench', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+          requestInit: { headers: { Authorization: `Bearer ${key}` } },
+        }),
+      );
       return client;
     }),
   );

@@ -29,7 +29,13 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-export function summarise(name: string, latencies: number[], seconds: number, errors: number, non2xx: number): CaseResult {
+export function summarise(
+  name: string,
+  latencies: number[],
+  seconds: number,
+  errors: number,
+  non2xx: number,
+): CaseResult {
   const sorted = [...latencies].sort((a, b) => a - b);
   const round = (ms: number) => Math.round(ms * 100) / 100;
   return {
@@ -54,7 +60,12 @@ export interface HttpCase {
 }
 
 /** Runs one case with autocannon and measures each response's latency itself. */
-export async function runHttpCase(baseUrl: string, key: string, spec: HttpCase, options: { connections: number; seconds: number }): Promise<CaseResult> {
+export async function runHttpCase(
+  baseUrl: string,
+  key: string,
+  spec: HttpCase,
+  options: { connections: number; seconds: number },
+): Promise<CaseResult> {
   const latencies: number[] = [];
   let non2xx = 0;
   const started = Date.now();
@@ -82,5 +93,11 @@ export async function runHttpCase(baseUrl: string, key: string, spec: HttpCase, 
       if (statusCode < 200 || statusCode >= 300) non2xx += 1;
     });
   });
-  return summarise(spec.name, latencies, (Date.now() - started) / 1000, result.errors + result.timeouts, non2xx);
+  return summarise(
+    spec.name,
+    latencies,
+    (Date.now() - started) / 1000,
+    result.errors + result.timeouts,
+    non2xx,
+  );
 }

@@ -13,7 +13,8 @@ const JOBS = 34_000;
 
 async function main(): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL;
-  if (!databaseUrl) throw new Error('bench:plans needs DATABASE_URL (a PostgreSQL server whose user may create databases)');
+  if (!databaseUrl)
+    throw new Error('bench:plans needs DATABASE_URL (a PostgreSQL server whose user may create databases)');
   const figures = await withDatabase(databaseUrl, 'jms_plans', (url) => measureCompany(url, JOBS));
   const lines = [
     '# Query plans of every tool',
@@ -27,7 +28,14 @@ async function main(): Promise<void> {
   ];
   for (const f of figures.values()) {
     lines.push(`## ${f.name}`, '');
-    for (const plan of f.plans) lines.push('```', plan.query.replace(/\s+/g, ' ').trim().slice(0, 600), ...planText(plan.plan), '```', '');
+    for (const plan of f.plans)
+      lines.push(
+        '```',
+        plan.query.replace(/\s+/g, ' ').trim().slice(0, 600),
+        ...planText(plan.plan),
+        '```',
+        '',
+      );
   }
   const file = path.resolve(__dirname, '..', 'docs', 'query-plans.md');
   writeFileSync(file, `${lines.join('\n')}\n`);

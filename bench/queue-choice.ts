@@ -68,7 +68,13 @@ async function measure(open: () => Promise<QueueUnderTest>): Promise<Figures> {
       await new Promise((resolve) => setTimeout(resolve, SPACING_MS));
     }
     waits.sort((a, b) => a - b);
-    return { name: queue.name, queuedPerSecond, ranPerSecond, waitP50: percentile(waits, 50), waitP95: percentile(waits, 95) };
+    return {
+      name: queue.name,
+      queuedPerSecond,
+      ranPerSecond,
+      waitP50: percentile(waits, 50),
+      waitP95: percentile(waits, 95),
+    };
   } finally {
     await queue.close();
   }
@@ -76,13 +82,26 @@ async function measure(open: () => Promise<QueueUnderTest>): Promise<Figures> {
 
 async function pgBoss(databaseUrl: string): Promise<QueueUnderTest> {
   const db: Knex = knex({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 10 } });
-  const settings = { pollMs: 1000, maintenanceSeconds: 60, perCompany: CONCURRENCY, schema: 'pgboss', databaseUrl };
+  const settings = {
+    pollMs: 1000,
+    maintenanceSeconds: 60,
+    perCompany: CONCURRENCY,
+    schema: 'pgboss',
+    databaseUrl,
+  };
   const queue = await JobQueue.start(db, settings, pino({ level: 'warn' }));
   let done: () => void = () => {};
-  const kind = { name: 'noop', concurrency: CONCURRENCY, expireInSeconds: 60, retryLimit: 0, retryDelaySeconds: 1, run: async () => done() };
+  const kind = {
+    name: 'noop',
+    concurrency: CONCURRENCY,
+    expireInSeconds: 60,
+    retryLimit: 0,
+    retryDelaySeconds: 1,
+    run: async () => done(),
+  };
   await queue.register(kind, { take: false });
   return {
-    name: 'pg-boss 10 (the service\'s JobQueue)',
+    name: "pg-boss 10 (the service's JobQueue)",
     send: async () => void (await queue.send('noop', { companyId: 'co_bench' })),
     work: async (handler) => {
       done = handler;
@@ -108,7 +127,14 @@ async function graphileWorker(databaseUrl: string): Promise<QueueUnderTest> {
     name: 'graphile-worker 0.16',
     send: async () => void (await utils.addJob('noop', { companyId: 'co_bench' })),
     work: async (handler) => {
-      runner = await run({ connectionString: databaseUrl, logger: quiet, concurrency: CONCURRENCY, noHandleSignals: true, pollInterval: 1000, taskList: { noop: async () => handler() } });
+      runner = await run({
+        connectionString: databaseUrl,
+        logger: quiet,
+        concurrency: CONCURRENCY,
+        noHandleSignals: true,
+        pollInterval: 1000,
+        taskList: { noop: async () => handler() },
+      });
     },
     close: async () => {
       await runner?.stop();
@@ -127,11 +153,17 @@ async function main(): Promise<void> {
       await target.cleanup();
     }
   }
-  console.log(`\nno-op jobs on PostgreSQL; ${QUEUED} queued one call at a time, then run ${CONCURRENCY} at once; then ${SPACED} sent ${SPACING_MS} ms apart to an idle queue`);
-  console.log('queue                                   queued/s   ran/s   wait p50 ms   wait p95 ms   runs on PGlite');
+  console.log(
+    `\nno-op jobs on PostgreSQL; ${QUEUED} queued one call at a time, then run ${CONCURRENCY} at once; then ${SPACED} sent ${SPACING_MS} ms apart to an idle queue`,
+  );
+  console.log(
+    'queue                                   queued/s   ran/s   wait p50 ms   wait p95 ms   runs on PGlite',
+  );
   for (const f of rows) {
     const pglite = f.name.startsWith('pg-boss') ? 'yes (SQL adapter)' : 'no (needs pg + LISTEN)';
-    console.log(`${f.name.padEnd(40)}${f.queuedPerSecond.toFixed(0).padStart(8)}${f.ranPerSecond.toFixed(0).padStart(8)}${f.waitP50.toFixed(1).padStart(14)}${f.waitP95.toFixed(1).padStart(14)}   ${pglite}`);
+    console.log(
+      `${f.name.padEnd(40)}${f.queuedPerSecond.toFixed(0).padStart(8)}${f.ranPerSecond.toFixed(0).padStart(8)}${f.waitP50.toFixed(1).padStart(14)}${f.waitP95.toFixed(1).padStart(14)}   ${pglite}`,
+    );
   }
 }
 

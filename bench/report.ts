@@ -42,24 +42,49 @@ export function targets(report: Report): Target[] {
   if (getJob) {
     const rowOnly = byName(report, 'baseline: the job row only');
     rows.push({
-      target: 'get_job HTTP ≥ 70% of the bare lookup\'s req/s',
+      target: "get_job HTTP ≥ 70% of the bare lookup's req/s",
       met: getJob.rps >= report.baseline.rps * 0.7,
       figure: `${getJob.rps} vs ${report.baseline.rps} (${percent(getJob.rps, report.baseline.rps)})${rowOnly ? `; a bare query of the job row alone: ${rowOnly.rps} (${percent(getJob.rps, rowOnly.rps)})` : ''}`,
     });
-    rows.push({ target: 'get_job HTTP p99 ≤ 2× baseline p99', met: getJob.p99 <= report.baseline.p99 * 2, figure: `${getJob.p99} vs ${report.baseline.p99} ms` });
+    rows.push({
+      target: 'get_job HTTP p99 ≤ 2× baseline p99',
+      met: getJob.p99 <= report.baseline.p99 * 2,
+      figure: `${getJob.p99} vs ${report.baseline.p99} ms`,
+    });
   }
   // #30: an assistant's MCP call, with a key or with an OAuth access token, at least 60% of HTTP's rate.
   for (const mcp of [mcpGet, mcpToken]) {
-    if (getJob && mcp) rows.push({ target: `${mcp.name} ≥ 60% of HTTP req/s`, met: mcp.rps >= getJob.rps * 0.6, figure: `${mcp.rps} vs ${getJob.rps} (${percent(mcp.rps, getJob.rps)})` });
+    if (getJob && mcp)
+      rows.push({
+        target: `${mcp.name} ≥ 60% of HTTP req/s`,
+        met: mcp.rps >= getJob.rps * 0.6,
+        figure: `${mcp.rps} vs ${getJob.rps} (${percent(mcp.rps, getJob.rps)})`,
+      });
   }
-  if (searches.length) rows.push({ target: 'find_jobs q p95 < 50 ms', met: worstSearchP95 < 50, figure: `worst p95 ${worstSearchP95} ms` });
+  if (searches.length)
+    rows.push({
+      target: 'find_jobs q p95 < 50 ms',
+      met: worstSearchP95 < 50,
+      figure: `worst p95 ${worstSearchP95} ms`,
+    });
   const bareCreate = byName(report, BARE_CREATE);
   if (create && bareCreate) {
     // The service answers on one thread: it cannot do more than one second of CPU a second.
-    const ceiling = create.cpu ? `; at ${create.cpu.eventLoopMs} ms of the event loop's CPU a create, the service does at most ${Math.floor(1000 / create.cpu.eventLoopMs)}/s` : '';
-    rows.push({ target: 'create_job ≥ 60% of the bare create\'s req/s', met: create.rps >= bareCreate.rps * 0.6, figure: `${create.rps} vs ${bareCreate.rps}/s (${percent(create.rps, bareCreate.rps)})${ceiling}` });
+    const ceiling = create.cpu
+      ? `; at ${create.cpu.eventLoopMs} ms of the event loop's CPU a create, the service does at most ${Math.floor(1000 / create.cpu.eventLoopMs)}/s`
+      : '';
+    rows.push({
+      target: "create_job ≥ 60% of the bare create's req/s",
+      met: create.rps >= bareCreate.rps * 0.6,
+      figure: `${create.rps} vs ${bareCreate.rps}/s (${percent(create.rps, bareCreate.rps)})${ceiling}`,
+    });
   }
-  if (replay && getJob) rows.push({ target: 'replay no slower than get_job', met: replay.p50 <= getJob.p50 * 1.1, figure: `p50 ${replay.p50} vs ${getJob.p50} ms` });
+  if (replay && getJob)
+    rows.push({
+      target: 'replay no slower than get_job',
+      met: replay.p50 <= getJob.p50 * 1.1,
+      figure: `p50 ${replay.p50} vs ${getJob.p50} ms`,
+    });
   rows.push(...dryingTargets(report));
   rows.push({ target: 'service RSS < 300 MB', met: report.maxRssMb < 300, figure: `${report.maxRssMb} MB` });
   return rows;
@@ -73,21 +98,58 @@ function dryingTargets(report: Report): Target[] {
   const log = byName(report, READ_FULL_LOG);
   const cost = (c: CaseResult) => (c.cpu ? c.cpu.serverMs + (c.cpu.databaseMs ?? 0) : null);
   const rows = [];
-  if (month) rows.push({ target: '1,200 readings in one request p95 < 250 ms', met: month.p95 < 250, figure: `p95 ${month.p95} ms` });
+  if (month)
+    rows.push({
+      target: '1,200 readings in one request p95 < 250 ms',
+      met: month.p95 < 250,
+      figure: `p95 ${month.p95} ms`,
+    });
   if (reading && note) {
     const [one, other] = [cost(reading), cost(note)];
-    const figure = one !== null && other !== null ? `${one.toFixed(2)} vs ${other.toFixed(2)} ms of CPU a request (${percent(one, other)})` : 'CPU not measured';
-    rows.push({ target: "one reading within 20% of add_note's cost", met: one !== null && other !== null && one <= other * 1.2, figure: `${figure}; ${reading.rps} vs ${note.rps}/s` });
+    const figure =
+      one !== null && other !== null
+        ? `${one.toFixed(2)} vs ${other.toFixed(2)} ms of CPU a request (${percent(one, other)})`
+        : 'CPU not measured';
+    rows.push({
+      target: "one reading within 20% of add_note's cost",
+      met: one !== null && other !== null && one <= other * 1.2,
+      figure: `${figure}; ${reading.rps} vs ${note.rps}/s`,
+    });
   }
-  if (log) rows.push({ target: 'get_drying_log of a 30-day log p95 < 30 ms', met: log.p95 < 30, figure: `p95 ${log.p95} ms, ${log.rps}/s` });
+  if (log)
+    rows.push({
+      target: 'get_drying_log of a 30-day log p95 < 30 ms',
+      met: log.p95 < 30,
+      figure: `p95 ${log.p95} ms, ${log.rps}/s`,
+    });
   const readiness = byName(report, READINESS);
-  if (readiness) rows.push({ target: 'check_claim_readiness (30 days, 8 areas, 300 photos) p95 < 100 ms', met: readiness.p95 < 100, figure: `p95 ${readiness.p95} ms, ${readiness.rps}/s` });
+  if (readiness)
+    rows.push({
+      target: 'check_claim_readiness (30 days, 8 areas, 300 photos) p95 < 100 ms',
+      met: readiness.p95 < 100,
+      figure: `p95 ${readiness.p95} ms, ${readiness.rps}/s`,
+    });
   return rows;
 }
 
 export function printReport(report: Report): void {
-  const header = ['case', 'req/s', 'p50 ms', 'p95 ms', 'p99 ms', 'errors', 'non-2xx', '× base rps', '× base p99', 'cpu ms: server', 'loop', 'db', 'load'];
-  const ms = (value: number | null | undefined) => (value === null || value === undefined ? '–' : value.toFixed(2));
+  const header = [
+    'case',
+    'req/s',
+    'p50 ms',
+    'p95 ms',
+    'p99 ms',
+    'errors',
+    'non-2xx',
+    '× base rps',
+    '× base p99',
+    'cpu ms: server',
+    'loop',
+    'db',
+    'load',
+  ];
+  const ms = (value: number | null | undefined) =>
+    value === null || value === undefined ? '–' : value.toFixed(2);
   const rows = [...report.cases, report.baseline].map((c) => [
     c.name,
     String(c.rps),
@@ -104,8 +166,11 @@ export function printReport(report: Report): void {
     ms(c.cpu?.loadGeneratorMs),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
-  console.log(`\n${report.db}${report.quick ? ' (quick)' : ''}, ${report.jobs} jobs, service max RSS ${report.maxRssMb} MB`);
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  console.log(
+    `\n${report.db}${report.quick ? ' (quick)' : ''}, ${report.jobs} jobs, service max RSS ${report.maxRssMb} MB`,
+  );
   console.log(line(header));
   for (const row of rows) console.log(line(row));
   const failures = [...report.cases, report.baseline].filter((c) => c.errors > 0 || c.non2xx > 0);
@@ -126,7 +191,10 @@ export function printTargets(checked: Target[]): void {
 export function writeReport(report: Report): string {
   const dir = path.resolve(__dirname, 'results');
   mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `${report.startedAt.replace(/[:.]/g, '-')}-${report.db}${report.quick ? '-quick' : ''}.json`);
+  const file = path.join(
+    dir,
+    `${report.startedAt.replace(/[:.]/g, '-')}-${report.db}${report.quick ? '-quick' : ''}.json`,
+  );
   writeFileSync(file, `${JSON.stringify({ ...report, targets: targets(report) }, null, 2)}\n`);
   return file;
 }

@@ -19,7 +19,15 @@ import { assistantToken } from './assistant-token';
 import { dryingCases } from './drying';
 import { withCpu, type MeasuredServer } from './cpu';
 import { BARE_CREATE, BASELINE, printReport, targets, writeReport, type Report } from './report';
-import { databaseEnv, freePort, freshDatabase, root, startProcess, stopProcess, type Target } from './service';
+import {
+  databaseEnv,
+  freePort,
+  freshDatabase,
+  root,
+  startProcess,
+  stopProcess,
+  type Target,
+} from './service';
 import { migrateToLatest } from '../src/database';
 
 /**
@@ -75,7 +83,9 @@ const cycle = <T>(list: T[]) => {
 function httpCases(data: Dataset, replayBody: unknown): HttpCase[] {
   const job = cycle(data.sample);
   const fragment = cycle(data.sample.map((s) => s.customer.split(' ')[1].slice(0, 5).toLowerCase()));
-  const phone = cycle(data.sample.map((s) => s.phone.replace(/\D/g, '').replace(/^(\d{3})(\d{3})(\d{4})$/, '$1-$2-$3')));
+  const phone = cycle(
+    data.sample.map((s) => s.phone.replace(/\D/g, '').replace(/^(\d{3})(\d{3})(\d{4})$/, '$1-$2-$3')),
+  );
   const claim = cycle(data.sample.map((s) => s.claim));
   return [
     { name: 'get_job by id (HTTP)', next: () => ({ path: `/api/v1/jobs/${job().id}` }) },
@@ -83,8 +93,15 @@ function httpCases(data: Dataset, replayBody: unknown): HttpCase[] {
     { name: 'find_jobs q=name fragment', next: () => ({ path: `/api/v1/jobs?q=${fragment()}&limit=25` }) },
     { name: 'find_jobs q=phone, other format', next: () => ({ path: `/api/v1/jobs?q=${phone()}` }) },
     { name: 'find_jobs q=claim number', next: () => ({ path: `/api/v1/jobs?q=${claim()}` }) },
-    { name: 'find_jobs status+created_from, paged', next: () => ({ path: '/api/v1/jobs?status=new&created_from=2025-03-01&limit=50' }) },
-    { name: 'create_job, replayed operation_id', method: 'POST', next: () => ({ path: '/api/v1/jobs', body: replayBody }) },
+    {
+      name: 'find_jobs status+created_from, paged',
+      next: () => ({ path: '/api/v1/jobs?status=new&created_from=2025-03-01&limit=50' }),
+    },
+    {
+      name: 'create_job, replayed operation_id',
+      method: 'POST',
+      next: () => ({ path: '/api/v1/jobs', body: replayBody }),
+    },
   ];
 }
 
@@ -93,8 +110,16 @@ function createCases(data: Dataset): { create: HttpCase; bareCreate: HttpCase } 
   let created = data.loaded;
   let bareCreated = 2 * data.loaded;
   return {
-    create: { name: 'create_job, new operation_id', method: 'POST', next: () => ({ path: '/api/v1/jobs', body: newJobRequest(++created, randomUUID()) }) },
-    bareCreate: { name: BARE_CREATE, method: 'POST', next: () => ({ path: '/jobs', body: newJobRequest(++bareCreated, randomUUID()) }) },
+    create: {
+      name: 'create_job, new operation_id',
+      method: 'POST',
+      next: () => ({ path: '/api/v1/jobs', body: newJobRequest(++created, randomUUID()) }),
+    },
+    bareCreate: {
+      name: BARE_CREATE,
+      method: 'POST',
+      next: () => ({ path: '/jobs', body: newJobRequest(++bareCreated, randomUUID()) }),
+    },
   };
 }
 
@@ -117,7 +142,11 @@ interface Baseline {
 async function startBaseline(target: Target, key: string): Promise<Baseline> {
   const port = await freePort();
   const child = await startProcess('bench/baseline.ts', port, { ...databaseEnv(target), BASELINE_KEY: key });
-  return { child, server: { pid: child.pid!, postgres: target.db === 'postgres' }, url: `http://127.0.0.1:${port}` };
+  return {
+    child,
+    server: { pid: child.pid!, postgres: target.db === 'postgres' },
+    url: `http://127.0.0.1:${port}`,
+  };
 }
 
 /** A case and the server that answers it. */
@@ -133,13 +162,21 @@ interface Served {
  * and 3.4 ms of CPU a request in three turns a minute apart, on one server and database), so
  * that measuring one of the two minutes after the other would compare the drift.
  */
-async function measureInTurns(pair: [Served, Served], load: Load, key: string, turns: number): Promise<[CaseResult, CaseResult]> {
+async function measureInTurns(
+  pair: [Served, Served],
+  load: Load,
+  key: string,
+  turns: number,
+): Promise<[CaseResult, CaseResult]> {
   const results: [CaseResult[], CaseResult[]] = [[], []];
   for (let turn = 0; turn < turns; turn++) {
-    for (const [i, { server, base, spec }] of pair.entries()) results[i].push(await measure(server, load, (options) => runHttpCase(base, key, spec, options)));
+    for (const [i, { server, base, spec }] of pair.entries())
+      results[i].push(await measure(server, load, (options) => runHttpCase(base, key, spec, options)));
   }
   const [a, b] = results.map(averageOf);
-  console.log(`  in ${turns} turns: ${a.name} ${a.rps} req/s, ${cpuOf(a)} ms of CPU a request; ${b.name} ${b.rps} req/s, ${cpuOf(b)} ms`);
+  console.log(
+    `  in ${turns} turns: ${a.name} ${a.rps} req/s, ${cpuOf(a)} ms of CPU a request; ${b.name} ${b.rps} req/s, ${cpuOf(b)} ms`,
+  );
   return [a, b];
 }
 
@@ -147,7 +184,8 @@ const cpuOf = (c: CaseResult) => ((c.cpu?.serverMs ?? 0) + (c.cpu?.databaseMs ??
 
 /** The turns of one case as one result: requests and errors added up, rates, latencies and CPU averaged. */
 function averageOf(turns: CaseResult[]): CaseResult {
-  const mean = (value: (c: CaseResult) => number) => Math.round((100 * turns.reduce((sum, c) => sum + value(c), 0)) / turns.length) / 100;
+  const mean = (value: (c: CaseResult) => number) =>
+    Math.round((100 * turns.reduce((sum, c) => sum + value(c), 0)) / turns.length) / 100;
   const sum = (value: (c: CaseResult) => number) => turns.reduce((total, c) => total + value(c), 0);
   const [first] = turns;
   return {
@@ -172,7 +210,9 @@ function averageOf(turns: CaseResult[]): CaseResult {
 async function measure(server: MeasuredServer, load: Load, run: Run): Promise<CaseResult> {
   await run({ connections: load.connections, seconds: load.warmUpSeconds });
   const result = await withCpu(server, () => run(load));
-  console.log(`  ${result.name}: ${result.rps} req/s, p99 ${result.p99} ms, CPU per request ${result.cpu?.serverMs} ms${result.cpu?.databaseMs === null ? '' : ` + database ${result.cpu?.databaseMs} ms`}${result.errors + result.non2xx ? `, ${result.errors + result.non2xx} ERRORS` : ''}`);
+  console.log(
+    `  ${result.name}: ${result.rps} req/s, p99 ${result.p99} ms, CPU per request ${result.cpu?.serverMs} ms${result.cpu?.databaseMs === null ? '' : ` + database ${result.cpu?.databaseMs} ms`}${result.errors + result.non2xx ? `, ${result.errors + result.non2xx} ERRORS` : ''}`,
+  );
   return result;
 }
 
@@ -208,29 +248,68 @@ async function main(): Promise<void> {
   let bare: Baseline | null = null;
   try {
     const replayBody = { operation_id: randomUUID(), customer_name: 'Replayed Customer' };
-    await fetch(`${base}/api/v1/jobs`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(replayBody) });
-    for (const spec of httpCases(data, replayBody)) cases.push(await measure(measured, load, (options) => runHttpCase(base, key, spec, options)));
+    await fetch(`${base}/api/v1/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(replayBody),
+    });
+    for (const spec of httpCases(data, replayBody))
+      cases.push(await measure(measured, load, (options) => runHttpCase(base, key, spec, options)));
     if (kind === 'postgres') {
       bare = await startBaseline(target, key);
-      cases.push(...(await measureInTurns([{ server: measured, base, spec: create }, { server: bare.server, base: bare.url, spec: bareCreate }], turnLoad, key, turns)));
+      cases.push(
+        ...(await measureInTurns(
+          [
+            { server: measured, base, spec: create },
+            { server: bare.server, base: bare.url, spec: bareCreate },
+          ],
+          turnLoad,
+          key,
+          turns,
+        )),
+      );
     } else cases.push(await measure(measured, load, (options) => runHttpCase(base, key, create, options)));
     await settle(target);
     // Polls from a point a little behind the start of the feed the data set has filled.
-    const head = (await fetch(`${base}/api/v1/changes?limit=100`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json())) as { next_cursor: string };
-    const polling: HttpCase = { name: 'list_changes polling with a cursor', next: () => ({ path: `/api/v1/changes?cursor=${head.next_cursor}&limit=25` }) };
+    const head = (await fetch(`${base}/api/v1/changes?limit=100`, {
+      headers: { authorization: `Bearer ${key}` },
+    }).then((r) => r.json())) as { next_cursor: string };
+    const polling: HttpCase = {
+      name: 'list_changes polling with a cursor',
+      next: () => ({ path: `/api/v1/changes?cursor=${head.next_cursor}&limit=25` }),
+    };
     cases.push(await measure(measured, load, (options) => runHttpCase(base, key, polling, options)));
-    const drying = await dryingCases(base, key, data.sample.slice(-(quick ? 60 : 300)).map((s) => s.id), quick);
+    const drying = await dryingCases(
+      base,
+      key,
+      data.sample.slice(-(quick ? 60 : 300)).map((s) => s.id),
+      quick,
+    );
     // The logs' setup wrote tens of thousands of readings: settled first, so that PostgreSQL's
     // writing them out is not counted against the next case.
     await settle(target);
     const [oneReading, oneNote, readLog, readiness] = drying.light;
-    cases.push(...(await measureInTurns([{ server: measured, base, spec: oneReading }, { server: measured, base, spec: oneNote }], turnLoad, key, turns)));
+    cases.push(
+      ...(await measureInTurns(
+        [
+          { server: measured, base, spec: oneReading },
+          { server: measured, base, spec: oneNote },
+        ],
+        turnLoad,
+        key,
+        turns,
+      )),
+    );
     cases.push(await measure(measured, load, (options) => runHttpCase(base, key, readLog, options)));
     cases.push(await measure(measured, load, (options) => runHttpCase(base, key, readiness, options)));
     // A whole month in one request is heavy (about 90 ms of CPU): its target is the request's own
     // latency, measured with a second one always under way beside it (two offices at once). With
     // 4 at once on these 2 cores, each waits for the others: p95 217–260 ms in two full runs.
-    cases.push(await measure(measured, { ...load, connections: 2 }, (options) => runHttpCase(base, key, drying.heavy, options)));
+    cases.push(
+      await measure(measured, { ...load, connections: 2 }, (options) =>
+        runHttpCase(base, key, drying.heavy, options),
+      ),
+    );
     await settle(target);
     const job = cycle(data.sample);
     const fragment = cycle(data.sample.map((s) => s.customer.split(' ')[0].toLowerCase()));
@@ -244,9 +323,17 @@ async function main(): Promise<void> {
     ] as const) {
       const { tool, args } = next();
       await checkToolCall(base, credential, tool, args);
-      cases.push(await measure(measured, load, (options) => runHttpCase(base, credential, mcpPostCase(name, next), options)));
+      cases.push(
+        await measure(measured, load, (options) =>
+          runHttpCase(base, credential, mcpPostCase(name, next), options),
+        ),
+      );
     }
-    cases.push(await measure(measured, load, (options) => runMcpCase(base, key, 'get_job (MCP, official client)', getJobCall, options)));
+    cases.push(
+      await measure(measured, load, (options) =>
+        runMcpCase(base, key, 'get_job (MCP, official client)', getJobCall, options),
+      ),
+    );
   } catch (error) {
     if (bare) await stopProcess(bare.child);
     throw error;
@@ -260,15 +347,36 @@ async function main(): Promise<void> {
   try {
     const job = cycle(data.sample);
     const { server, url } = bare;
-    baseline = await measure(server, load, (options) => runHttpCase(url, key, { name: BASELINE, next: () => ({ path: `/jobs/${job().id}` }) }, options));
-    cases.push(await measure(server, load, (options) => runHttpCase(url, key, { name: 'baseline: the job row only', next: () => ({ path: `/jobs/${job().id}/row` }) }, options)));
-    if (kind === 'pglite') cases.push(await measure(server, load, (options) => runHttpCase(url, key, bareCreate, options)));
+    baseline = await measure(server, load, (options) =>
+      runHttpCase(url, key, { name: BASELINE, next: () => ({ path: `/jobs/${job().id}` }) }, options),
+    );
+    cases.push(
+      await measure(server, load, (options) =>
+        runHttpCase(
+          url,
+          key,
+          { name: 'baseline: the job row only', next: () => ({ path: `/jobs/${job().id}/row` }) },
+          options,
+        ),
+      ),
+    );
+    if (kind === 'pglite')
+      cases.push(await measure(server, load, (options) => runHttpCase(url, key, bareCreate, options)));
   } finally {
     await stopProcess(bare.child);
   }
-  notes.push('The load generator, the service and the database share this machine\'s 2 cores.');
+  notes.push("The load generator, the service and the database share this machine's 2 cores.");
 
-  const report: Report = { db: kind, quick, jobs: 3 * jobsPerCompany, startedAt, cases, baseline, maxRssMb: rss, notes };
+  const report: Report = {
+    db: kind,
+    quick,
+    jobs: 3 * jobsPerCompany,
+    startedAt,
+    cases,
+    baseline,
+    maxRssMb: rss,
+    notes,
+  };
   console.log(`written: ${path.relative(root, writeReport(report))}`);
   await target.cleanup();
   printReport(report);

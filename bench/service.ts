@@ -43,17 +43,30 @@ export async function freePort(): Promise<number> {
 
 /** The Node options `npm start` gives the service (its heap limit, tsx), read from package.json. */
 function nodeOptionsOfStart(): string[] {
-  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const start = (
+    JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  ).scripts.start;
   return start.split(/\s+/).slice(1, -1);
 }
 
 /** Starts a server script of the project and waits until its /healthz answers. */
-export async function startProcess(script: string, port: number, env: Record<string, string>): Promise<ChildProcess> {
+export async function startProcess(
+  script: string,
+  port: number,
+  env: Record<string, string>,
+): Promise<ChildProcess> {
   // Logs are written as in production, then dropped: their cost is measured, not their text.
-  const child = spawn(process.execPath, [...nodeOptionsOfStart(), script], { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeOptionsOfStart(), script], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return child;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -71,19 +84,48 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
  */
 export const UNPACED = '0';
 
-export const databaseEnv = (target: Target) => ({ DATA_DIR: target.dataDir ?? '', DATABASE_URL: target.databaseUrl ?? '' });
-
+export const databaseEnv = (target: Target) => ({
+  DATA_DIR: target.dataDir ?? '',
+  DATABASE_URL: target.databaseUrl ?? '',
+});
 
 /** A company with one person and a write key for them, made through the admin API (`credits` for estimates). */
-export async function createWriteKey(base: string, adminToken: string, companyName: string, credits = 0): Promise<string> {
+export async function createWriteKey(
+  base: string,
+  adminToken: string,
+  companyName: string,
+  credits = 0,
+): Promise<string> {
   const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
-  const company = await (await fetch(`${base}/admin/v1/companies`, { method: 'POST', headers: admin, body: JSON.stringify({ name: companyName, credits }) })).json();
-  const person = await (await fetch(`${base}/admin/v1/companies/${company.id}/team`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Tech', role: 'Technician' }) })).json();
-  const key = await (await fetch(`${base}/admin/v1/companies/${company.id}/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ person_id: person.id, scope: 'write' }) })).json();
+  const company = await (
+    await fetch(`${base}/admin/v1/companies`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ name: companyName, credits }),
+    })
+  ).json();
+  const person = await (
+    await fetch(`${base}/admin/v1/companies/${company.id}/team`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ name: 'Tech', role: 'Technician' }),
+    })
+  ).json();
+  const key = await (
+    await fetch(`${base}/admin/v1/companies/${company.id}/keys`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ person_id: person.id, scope: 'write' }),
+    })
+  ).json();
   return key.key;
 }
 
 export async function createJob(base: string, key: string): Promise<string> {
-  const res = await fetch(`${base}/api/v1/jobs`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ operation_id: randomUUID(), customer_name: 'Bench' }) });
+  const res = await fetch(`${base}/api/v1/jobs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ operation_id: randomUUID(), customer_name: 'Bench' }),
+  });
   return (await res.json()).id;
 }

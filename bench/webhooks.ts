@@ -48,7 +48,11 @@ async function main(): Promise<number> {
   try {
     const key = await companyWithEndpoint(base, adminToken, receiver);
     const create = (name: string) =>
-      fetch(`${base}/api/v1/jobs`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ operation_id: randomUUID(), customer_name: name }) }).then(async (res) => {
+      fetch(`${base}/api/v1/jobs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ operation_id: randomUUID(), customer_name: name }),
+      }).then(async (res) => {
         if (res.status !== 201) throw new Error(`create_job answered ${res.status}`);
         return ((await res.json()) as { id: string }).id;
       });
@@ -73,8 +77,11 @@ async function main(): Promise<number> {
     const unverified = receiver.deliveries.filter((d) => d.verified !== true).length;
     const p50 = percentile(latencies, 50);
     const p95 = percentile(latencies, 95);
-    console.log(`paced ${RATE} writes/s for ${seconds} s (${kind}): ${latencies.length} events, write to delivery p50 ${p50} ms, p95 ${p95} ms, p99 ${percentile(latencies, 99)} ms; ${unverified} not verified`);
-    if (p95 >= TARGET_P95_MS) misses.push(`MISSED delivery p95 < ${TARGET_P95_MS} ms at ${RATE} writes/s: ${p95} ms`);
+    console.log(
+      `paced ${RATE} writes/s for ${seconds} s (${kind}): ${latencies.length} events, write to delivery p50 ${p50} ms, p95 ${p95} ms, p99 ${percentile(latencies, 99)} ms; ${unverified} not verified`,
+    );
+    if (p95 >= TARGET_P95_MS)
+      misses.push(`MISSED delivery p95 < ${TARGET_P95_MS} ms at ${RATE} writes/s: ${p95} ms`);
     if (unverified > 0) misses.push(`MISSED every delivery verified: ${unverified} were not`);
 
     // Burst: as fast as BURST_CONNECTIONS connections write.
@@ -107,7 +114,11 @@ async function main(): Promise<number> {
 /** A company, its write key, and one endpoint at the receiver (which learns its secret). */
 async function companyWithEndpoint(base: string, adminToken: string, receiver: Receiver): Promise<string> {
   const admin = async (path: string, body: unknown) => {
-    const res = await fetch(`${base}/admin/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${base}/admin/v1${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
     return (await res.json()) as Record<string, string>;
   };

@@ -28,8 +28,13 @@ export function toolsetOf(tag: string): string {
   return tag.toLowerCase().replace(/\s+/g, '-');
 }
 
-export function buildMcpTools(entries: OperationEntry[], tags: { name: string; description?: string }[]): string {
-  const toolsets = tags.filter((tag) => !NOT_TOOLSETS.has(tag.name)).map((tag) => ({ name: toolsetOf(tag.name), tag: tag.name, description: tag.description ?? '' }));
+export function buildMcpTools(
+  entries: OperationEntry[],
+  tags: { name: string; description?: string }[],
+): string {
+  const toolsets = tags
+    .filter((tag) => !NOT_TOOLSETS.has(tag.name))
+    .map((tag) => ({ name: toolsetOf(tag.name), tag: tag.name, description: tag.description ?? '' }));
   const order = new Map(toolsets.map((set, index) => [set.name, index]));
   const offered = entries.filter((entry) => entry.spec.mcp);
   const answers = answerHomes(offered);
@@ -88,11 +93,17 @@ function referredTo(name: string, field: string, schema: Json, tool: string, all
   if (!there) throw new Error(`${name}.${field}: x-mcp-as-in names ${tool}, which takes no ${field}`);
   const { description: _here, ...shape } = compactInput(schema);
   const { description: _there, ...shapeThere } = there;
-  if (JSON.stringify(shape) !== JSON.stringify(shapeThere)) throw new Error(`${name}.${field} differs from ${tool}.${field}: drop x-mcp-as-in or make them the same`);
+  if (JSON.stringify(shape) !== JSON.stringify(shapeThere))
+    throw new Error(`${name}.${field} differs from ${tool}.${field}: drop x-mcp-as-in or make them the same`);
   return { type: shape.type, description: `As in \`${tool}\`.` };
 }
 
-function toolOf(entry: OperationEntry, order: Map<string, number>, answers: Map<string, string>, all: Arguments) {
+function toolOf(
+  entry: OperationEntry,
+  order: Map<string, number>,
+  answers: Map<string, string>,
+  all: Arguments,
+) {
   const { spec, raw } = entry;
   const name = String(spec.name);
   const toolset = toolsetOf(String(spec.tag));
@@ -105,7 +116,8 @@ function toolOf(entry: OperationEntry, order: Map<string, number>, answers: Map<
   if (hidden.length > 0) throw new Error(`${name}: required ${hidden.join(', ')} cannot be x-mcp-omit`);
   const numberArguments: string[] = [];
   for (const [field, schema] of Object.entries(input.properties)) {
-    if (typeof schema['x-mcp-as-in'] === 'string') properties[field] = referredTo(name, field, schema, schema['x-mcp-as-in'], all);
+    if (typeof schema['x-mcp-as-in'] === 'string')
+      properties[field] = referredTo(name, field, schema, schema['x-mcp-as-in'], all);
     if (schema['x-mcp-accepts-number'] === true) numberArguments.push(field);
   }
   const annotations = spec.annotations as Json;
@@ -119,7 +131,9 @@ function toolOf(entry: OperationEntry, order: Map<string, number>, answers: Map<
     scope: spec.scope,
     title: String(annotations.title ?? spec.summary),
     description: oneLine(description),
-    inputSchema: withoutRepeatedDescriptions(withSharedParts({ type: 'object', properties, required: input.required, additionalProperties: false })),
+    inputSchema: withoutRepeatedDescriptions(
+      withSharedParts({ type: 'object', properties, required: input.required, additionalProperties: false }),
+    ),
     outputSchema: outputOf(name, spec.outputSchema as Json | null, answers),
     annotations: hints,
     numberArguments,
@@ -131,7 +145,20 @@ function toolOf(entry: OperationEntry, order: Map<string, number>, answers: Map<
  * meaning: a call past one gets a 400 naming the field (so do fields a nested object does not
  * have; the tool's own arguments still say `additionalProperties: false`).
  */
-const DROPPED = new Set(['example', 'examples', 'title', 'readOnly', 'writeOnly', '$comment', 'minLength', 'maxLength', 'minItems', 'maxItems', 'exclusiveMinimum', 'additionalProperties']);
+const DROPPED = new Set([
+  'example',
+  'examples',
+  'title',
+  'readOnly',
+  'writeOnly',
+  '$comment',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'exclusiveMinimum',
+  'additionalProperties',
+]);
 /** A number's bounds are shown when they say what the values are (a category 1–3, a percentage); wider ones only guard the database. */
 const WIDEST_SHOWN_RANGE = 100;
 /** A pattern that only refuses a blank value says nothing an assistant needs. */
@@ -159,13 +186,20 @@ function compactInput(schema: Json, described = false): Json {
   const out: Json = {};
   for (const [key, value] of Object.entries(schema)) {
     if (DROPPED.has(key) || key.startsWith('x-')) continue;
-    if (key === 'pattern' && (schema.format || String(value).length > LONGEST_PATTERN || value === NOT_BLANK)) continue;
+    if (key === 'pattern' && (schema.format || String(value).length > LONGEST_PATTERN || value === NOT_BLANK))
+      continue;
     if ((key === 'minimum' || key === 'maximum') && !shownRange(schema)) continue;
     if (key === 'description') {
       if (!described) out.description = oneLine(String(value));
-    } else if (key === 'properties') out.properties = mapValues(shownOf(value as Record<string, Json>), (property) => compactInput(property));
+    } else if (key === 'properties')
+      out.properties = mapValues(shownOf(value as Record<string, Json>), (property) =>
+        compactInput(property),
+      );
     else if (key === 'items') out[key] = compactInput(value as Json);
-    else if (key === 'anyOf' || key === 'oneOf' || key === 'allOf') out[key] = (value as Json[]).map((branch) => compactInput(branch, described || 'description' in schema));
+    else if (key === 'anyOf' || key === 'oneOf' || key === 'allOf')
+      out[key] = (value as Json[]).map((branch) =>
+        compactInput(branch, described || 'description' in schema),
+      );
     else out[key] = value;
   }
   return withoutTypeArray(out);
@@ -202,7 +236,8 @@ function withSharedParts(schema: Json): Json {
       const entry = seen.get(text) ?? { name: nullable ?? name, count: 0 };
       seen.set(text, { ...entry, count: entry.count + 1 });
     }
-    for (const [key, value] of Object.entries(node)) visit(value, key === 'properties' || key === 'items' ? name : key);
+    for (const [key, value] of Object.entries(node))
+      visit(value, key === 'properties' || key === 'items' ? name : key);
   };
   for (const [field, property] of Object.entries(schema.properties as Json)) visit(property, field);
   // The largest repeated parts first; a part inside one already shared goes with it.
@@ -268,8 +303,16 @@ function shownRange(schema: Json): boolean {
 function withoutTypeArray(schema: Json): Json {
   if (!Array.isArray(schema.type)) return schema;
   const { type, description, default: fallback, enum: values, ...keywords } = schema;
-  const branches = (type as string[]).map((one) => (one === 'null' ? { type: 'null' } : { type: one, ...keywordsFor(one, keywords), ...(values ? { enum: values } : {}) }));
-  return { ...(description ? { description } : {}), ...(fallback !== undefined ? { default: fallback } : {}), anyOf: branches };
+  const branches = (type as string[]).map((one) =>
+    one === 'null'
+      ? { type: 'null' }
+      : { type: one, ...keywordsFor(one, keywords), ...(values ? { enum: values } : {}) },
+  );
+  return {
+    ...(description ? { description } : {}),
+    ...(fallback !== undefined ? { default: fallback } : {}),
+    anyOf: branches,
+  };
 }
 
 const KEYWORDS_OF: Record<string, string[]> = {
@@ -281,7 +324,9 @@ const KEYWORDS_OF: Record<string, string[]> = {
 };
 
 function keywordsFor(type: string, keywords: Json): Json {
-  return Object.fromEntries(Object.entries(keywords).filter(([key]) => (KEYWORDS_OF[type] ?? []).includes(key)));
+  return Object.fromEntries(
+    Object.entries(keywords).filter(([key]) => (KEYWORDS_OF[type] ?? []).includes(key)),
+  );
 }
 
 /**
@@ -313,15 +358,25 @@ function outputOf(name: string, schema: Json | null, answers: Map<string, string
   const own = parts.filter((part) => !answers.has(JSON.stringify(part)) || !home);
   if (!home && !own.some((part) => part.type === 'object')) return null;
   const always = new Set(own.flatMap((part) => (part.required ?? []) as string[]));
-  const fields = Object.assign({}, ...own.map((part) => (part.properties ?? {}) as Json)) as Record<string, Json>;
+  const fields = Object.assign({}, ...own.map((part) => (part.properties ?? {}) as Json)) as Record<
+    string,
+    Json
+  >;
   const required = Object.keys(fields).filter((field) => always.has(field));
   // A field that may be missing is named as a property, typed: the inspector flags a bare `{}`.
   const optional = Object.entries(fields).filter(([field]) => !always.has(field));
   return {
     type: 'object',
-    ...(home ? { description: Object.keys(fields).length > 0 ? `What \`${home}\` answers, and:` : `What \`${home}\` answers.` } : {}),
+    ...(home
+      ? {
+          description:
+            Object.keys(fields).length > 0 ? `What \`${home}\` answers, and:` : `What \`${home}\` answers.`,
+        }
+      : {}),
     ...(required.length > 0 ? { required } : {}),
-    ...(optional.length > 0 ? { properties: Object.fromEntries(optional.map(([field, schema]) => [field, typeOnly(schema)])) } : {}),
+    ...(optional.length > 0
+      ? { properties: Object.fromEntries(optional.map(([field, schema]) => [field, typeOnly(schema)])) }
+      : {}),
   };
 }
 
@@ -335,7 +390,8 @@ function typeOnly(schema: Json): Json {
   };
   collect(schema);
   const list = [...types];
-  if (list.length === 0) throw new Error(`an answer's field has no type: ${JSON.stringify(schema).slice(0, 80)}`);
+  if (list.length === 0)
+    throw new Error(`an answer's field has no type: ${JSON.stringify(schema).slice(0, 80)}`);
   return list.length === 1 ? { type: list[0] } : { anyOf: list.map((one) => ({ type: one })) };
 }
 

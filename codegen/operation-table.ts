@@ -11,7 +11,14 @@ const SCOPES = ['read', 'write', 'admin'];
 const CREDITS = ['none', 'estimate', 'estimate_if_new_log'];
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
 
-interface Parameter { name: string; in: string; required?: boolean; description?: string; 'x-mcp-description'?: string; schema: Json }
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  description?: string;
+  'x-mcp-description'?: string;
+  schema: Json;
+}
 
 /** One operation: what the table says of it, and the operation as the spec has it (references resolved). */
 export interface OperationEntry {
@@ -33,10 +40,17 @@ export function describeOperations(resolved: { paths: Record<string, Json> }): O
 
 export function buildOperationTable(described: OperationEntry[]): string {
   // The schemas stay in the spec: the validator and the tests read them there.
-  const entries = described.map(({ spec: { inputSchema: _input, outputSchema: _output, ...entry } }) => entry);
+  const entries = described.map(
+    ({ spec: { inputSchema: _input, outputSchema: _output, ...entry } }) => entry,
+  );
   const union = (scope?: string): string =>
-    entries.filter((e) => !scope || e.scope === scope).map((e) => JSON.stringify(e.name)).join('\n  | ') || 'never';
-  const table = entries.map((e) => `  ${e.name}: ${JSON.stringify(e, null, 2).replace(/\n/g, '\n  ')},`).join('\n');
+    entries
+      .filter((e) => !scope || e.scope === scope)
+      .map((e) => JSON.stringify(e.name))
+      .join('\n  | ') || 'never';
+  const table = entries
+    .map((e) => `  ${e.name}: ${JSON.stringify(e, null, 2).replace(/\n/g, '\n  ')},`)
+    .join('\n');
   return `${PREAMBLE}
 export type OperationName =
   | ${union()};
@@ -76,7 +90,11 @@ function describeOperation(route: string, method: string, op: Json): Json {
   const requiredNames: string[] = [];
   for (const p of [...pathParams, ...queryParams]) {
     const short = p['x-mcp-description'];
-    properties[p.name] = { ...p.schema, ...(p.description ? { description: p.description } : {}), ...(short !== undefined ? { 'x-mcp-description': short } : {}) };
+    properties[p.name] = {
+      ...p.schema,
+      ...(p.description ? { description: p.description } : {}),
+      ...(short !== undefined ? { 'x-mcp-description': short } : {}),
+    };
     if (p.required) requiredNames.push(p.name);
   }
   for (const [field, schema] of Object.entries(bodyProperties)) {
@@ -85,9 +103,14 @@ function describeOperation(route: string, method: string, op: Json): Json {
   }
   if (body?.required) requiredNames.push(...((bodySchema.required ?? []) as string[]));
 
-  const success = Object.keys((op.responses ?? {}) as Json).filter((s) => /^2\d\d$/.test(s)).sort()[0];
+  const success = Object.keys((op.responses ?? {}) as Json)
+    .filter((s) => /^2\d\d$/.test(s))
+    .sort()[0];
   if (!success) throw new Error(`${name}: no 2xx response`);
-  const successContent = ((op.responses as Record<string, Json>)[success].content ?? {}) as Record<string, Json>;
+  const successContent = ((op.responses as Record<string, Json>)[success].content ?? {}) as Record<
+    string,
+    Json
+  >;
 
   return {
     name,
@@ -122,7 +145,8 @@ function jsonBody(op: Json): { schema: Json; required: boolean } | null {
 
 function checkedAnnotations(name: string, annotations: Json): Json {
   for (const hint of HINTS) {
-    if (typeof annotations[hint] !== 'boolean') throw new Error(`${name}: x-mcp-annotations.${hint} must be set`);
+    if (typeof annotations[hint] !== 'boolean')
+      throw new Error(`${name}: x-mcp-annotations.${hint} must be set`);
   }
   return annotations;
 }

@@ -18,7 +18,9 @@ import { migrateToLatest } from './database';
  * the keys must not end up among them.
  */
 function printWelcome(config: Config, demo: DemoKeys | null): void {
-  const lines = [`Job Management Service on ${config.publicUrl}  (HTTP ${config.publicUrl}/api/v1, MCP ${config.publicUrl}/mcp)`];
+  const lines = [
+    `Job Management Service on ${config.publicUrl}  (HTTP ${config.publicUrl}/api/v1, MCP ${config.publicUrl}/mcp)`,
+  ];
   if (demo) {
     lines.push(
       '',
@@ -30,7 +32,19 @@ function printWelcome(config: Config, demo: DemoKeys | null): void {
       `  curl -H "Authorization: Bearer ${demo.writeKey}" ${config.publicUrl}/api/v1/jobs`,
       '',
       'MCP client configuration:',
-      JSON.stringify({ mcpServers: { jobs: { type: 'http', url: `${config.publicUrl}/mcp`, headers: { Authorization: `Bearer ${demo.writeKey}` } } } }, null, 2)
+      JSON.stringify(
+        {
+          mcpServers: {
+            jobs: {
+              type: 'http',
+              url: `${config.publicUrl}/mcp`,
+              headers: { Authorization: `Bearer ${demo.writeKey}` },
+            },
+          },
+        },
+        null,
+        2,
+      )
         .split('\n')
         .map((line) => `  ${line}`)
         .join('\n'),
@@ -52,8 +66,10 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 
 function cannotListen(config: Config, error: NodeJS.ErrnoException): string {
   const where = `${config.host}:${config.port}`;
-  if (error.code === 'EADDRINUSE') return `Cannot listen on ${where}: the port is already in use (another copy of the service?). Stop it or choose another PORT. Nothing was created.`;
-  if (error.code === 'EACCES') return `Cannot listen on ${where}: permission denied. Choose a PORT above 1023. Nothing was created.`;
+  if (error.code === 'EADDRINUSE')
+    return `Cannot listen on ${where}: the port is already in use (another copy of the service?). Stop it or choose another PORT. Nothing was created.`;
+  if (error.code === 'EACCES')
+    return `Cannot listen on ${where}: permission denied. Choose a PORT above 1023. Nothing was created.`;
   return `Cannot listen on ${where}: ${error.message}. Nothing was created.`;
 }
 
@@ -61,13 +77,23 @@ async function main(): Promise<void> {
   const config = loadConfig();
   // Log lines are buffered and written in batches, not one write per request, but a quiet
   // service's lines must not wait for the buffer to fill: flushed every second and at exit.
-  const logger = pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: false, minLength: 4096 }));
+  const logger = pino(
+    { level: config.logLevel },
+    pino.destination({ dest: 1, sync: false, minLength: 4096 }),
+  );
   setInterval(() => logger.flush(), 1000).unref();
   const db = await openDatabase(config);
   await migrateToLatest(db);
 
   const node = await startNodeServices(db, config, logger, { deliverChat: true, deliverWebhooks: true });
-  const app = createApp({ db, config, logger, redis: node.redis, media: node.media, webhooks: node.webhooks });
+  const app = createApp({
+    db,
+    config,
+    logger,
+    redis: node.redis,
+    media: node.media,
+    webhooks: node.webhooks,
+  });
   const server = createHttpServer(app);
   const bound = await listen(server, config.port, config.host).then(
     () => null,

@@ -58,7 +58,12 @@ export interface NodeServices {
  * deliveries (the service does; a test that drives deliveries itself, or shares its database with
  * tests that do, leaves them queued).
  */
-export async function startNodeServices(db: Knex, config: Config, logger: Logger, options: { deliverChat?: boolean; deliverWebhooks?: boolean } = {}): Promise<NodeServices> {
+export async function startNodeServices(
+  db: Knex,
+  config: Config,
+  logger: Logger,
+  options: { deliverChat?: boolean; deliverWebhooks?: boolean } = {},
+): Promise<NodeServices> {
   const tempDir = useTempDir(config.tempDir);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : null;
   const keys = config.databaseUrl ? new KeyChangeListener(config.databaseUrl, logger) : null;
@@ -66,7 +71,9 @@ export async function startNodeServices(db: Knex, config: Config, logger: Logger
 
   const queue = await JobQueue.start(db, { ...config.queue, databaseUrl: config.databaseUrl }, logger);
   const { media, ocr } = await startMedia(db, config, logger, queue);
-  await queue.register(media.documents.ocrKind(config.ocrWorkers, Math.ceil(config.ocrPageTimeoutSeconds * 1.5)));
+  await queue.register(
+    media.documents.ocrKind(config.ocrWorkers, Math.ceil(config.ocrPageTimeoutSeconds * 1.5)),
+  );
   const chat = startChatDelivery({ db, config, logger }, { poll: false });
   await queue.register(chatDeliveryKind(chat, queue, db), { take: options.deliverChat ?? false });
   const webhooks = new WebhookDelivery({ db, config, logger, queue });
@@ -75,14 +82,24 @@ export async function startNodeServices(db: Knex, config: Config, logger: Logger
 
   // Packets are built as the tools answer: through a pipeline of this node's own, so that builds
   // do not take the slots of the company's calls (the queue shares the builds between companies).
-  const pipeline = toolPipeline({ db, config, slots: new CompanySlots(config.companyConcurrency), media, webhooks });
+  const pipeline = toolPipeline({
+    db,
+    config,
+    slots: new CompanySlots(config.companyConcurrency),
+    media,
+    webhooks,
+  });
   await queue.register(packetBuildKind({ db, config, pipeline, media }));
   await queue.register(maintenanceKind(db, media, config, logger));
   const hourly = async () => {
     // Every node asks; the queue runs one sweep an hour for them all, on whichever node takes it.
-    await queue.send(MAINTENANCE, { companyId: '' }, { singletonKey: 'sweep', onceIn: HOUR_SECONDS }).catch((error: unknown) => logger.warn({ err: error }, 'could not queue the sweep'));
+    await queue
+      .send(MAINTENANCE, { companyId: '' }, { singletonKey: 'sweep', onceIn: HOUR_SECONDS })
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not queue the sweep'));
     // Each node's temporary files are its own.
-    await sweepTempDir(tempDir, TEMP_MAX_AGE_MS).catch((error: unknown) => logger.warn({ err: error }, 'temporary files sweep failed'));
+    await sweepTempDir(tempDir, TEMP_MAX_AGE_MS).catch((error: unknown) =>
+      logger.warn({ err: error }, 'temporary files sweep failed'),
+    );
   };
   const timer = setInterval(() => void hourly(), HOUR_SECONDS * 1000);
   timer.unref();
@@ -108,16 +125,29 @@ export async function startNodeServices(db: Knex, config: Config, logger: Logger
   };
 }
 
-async function startMedia(db: Knex, config: Config, logger: Logger, queue: JobQueue): Promise<{ media: MediaServices; ocr: OcrPool }> {
+async function startMedia(
+  db: Knex,
+  config: Config,
+  logger: Logger,
+  queue: JobQueue,
+): Promise<{ media: MediaServices; ocr: OcrPool }> {
   const links = new LinkSigner(db, config.links.secret);
   await links.ready();
   const files = openFileStore(config.files);
-  const ocr = new OcrPool({ workers: config.ocrWorkers, pageTimeoutMs: config.ocrPageTimeoutSeconds * 1000, maxSidePixels: OCR_MAX_SIDE_PIXELS });
+  const ocr = new OcrPool({
+    workers: config.ocrWorkers,
+    pageTimeoutMs: config.ocrPageTimeoutSeconds * 1000,
+    maxSidePixels: OCR_MAX_SIDE_PIXELS,
+  });
   const media: MediaServices = {
     files,
     links,
     images: new DecodePool(config.mediaWorkers),
-    videos: new VideoTools({ concurrency: config.mediaWorkers, probeTimeoutMs: PROBE_TIMEOUT_MS, stillTimeoutMs: STILL_TIMEOUT_MS }),
+    videos: new VideoTools({
+      concurrency: config.mediaWorkers,
+      probeTimeoutMs: PROBE_TIMEOUT_MS,
+      stillTimeoutMs: STILL_TIMEOUT_MS,
+    }),
     documents: new DocumentReader(db, files, ocr, queue, logger),
     locations: new LocationRemover(config.mediaWorkers),
     packets: new PacketPool(config.pdfWorkers),
@@ -127,14 +157,26 @@ async function startMedia(db: Knex, config: Config, logger: Logger, queue: JobQu
 }
 
 function maintenanceKind(db: Knex, media: MediaServices, config: Config, logger: Logger): JobKind<JobData> {
-  return { name: MAINTENANCE, concurrency: 1, expireInSeconds: 30 * 60, retryLimit: 2, retryDelaySeconds: 60, run: () => sweepStorage(db, media, config, logger) };
+  return {
+    name: MAINTENANCE,
+    concurrency: 1,
+    expireInSeconds: 30 * 60,
+    retryLimit: 2,
+    retryDelaySeconds: 60,
+    run: () => sweepStorage(db, media, config, logger),
+  };
 }
 
 /**
  * Purges expired idempotency records and webhook delivery attempts, and sweeps the file store: files nothing uses any more,
  * files whose upload never finished, objects no row names, and packets nobody asked for lately.
  */
-export async function sweepStorage(db: Knex, media: Pick<MediaServices, 'files'>, config: Config, logger: Logger): Promise<void> {
+export async function sweepStorage(
+  db: Knex,
+  media: Pick<MediaServices, 'files'>,
+  config: Config,
+  logger: Logger,
+): Promise<void> {
   const deleted = await purgeExpiredAnswers(db, config.idempotencyRetentionDays);
   // Files nothing uses any more are kept as long as a replay could still show them.
   const unused = await sweepUnusedFiles(db, media.files, config.idempotencyRetentionDays);
@@ -142,13 +184,21 @@ export async function sweepStorage(db: Knex, media: Pick<MediaServices, 'files'>
   const orphans = await sweepObjectsWithoutRows(db, media.files, config.unfinishedFilesMinutes * 60_000);
   const packets = await sweepPacketBuilds(db, media.files, PACKET_KEPT_HOURS);
   const attempts = await purgeOldAttempts(db);
-  if (deleted + unused + unfinished + orphans + packets + attempts > 0) logger.info({ deleted, unused, unfinished, orphans, packets, attempts }, 'swept expired answers, stored files and packets, and the webhook log');
+  if (deleted + unused + unfinished + orphans + packets + attempts > 0)
+    logger.info(
+      { deleted, unused, unfinished, orphans, packets, attempts },
+      'swept expired answers, stored files and packets, and the webhook log',
+    );
 }
 
 /** Until Redis answers, each node counts on its own (the limiter's in-memory fallback). */
 async function connectRedis(url: string, logger: Logger): Promise<Redis> {
   const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   redis.on('error', (error) => logger.warn({ err: error }, 'redis'));
-  await redis.connect().catch((error: Error) => logger.warn({ err: error }, 'redis is not reachable yet; rate limits count per node meanwhile'));
+  await redis
+    .connect()
+    .catch((error: Error) =>
+      logger.warn({ err: error }, 'redis is not reachable yet; rate limits count per node meanwhile'),
+    );
   return redis;
 }

@@ -15,15 +15,25 @@ export interface WriteSubject {
   job: JobRow | null;
 }
 
-export async function lockSubject(trx: Knex.Transaction, caller: Caller, path: Record<string, unknown>): Promise<WriteSubject> {
+export async function lockSubject(
+  trx: Knex.Transaction,
+  caller: Caller,
+  path: Record<string, unknown>,
+): Promise<WriteSubject> {
   if (typeof path.job_id === 'string') return { job: await lockedJob(trx, caller.companyId, path.job_id) };
-  if (typeof path.estimate_id === 'string') await trx('estimates').where({ company_id: caller.companyId, id: path.estimate_id }).forNoKeyUpdate().select('id');
+  if (typeof path.estimate_id === 'string')
+    await trx('estimates')
+      .where({ company_id: caller.companyId, id: path.estimate_id })
+      .forNoKeyUpdate()
+      .select('id');
   return { job: null };
 }
 
 async function lockedJob(trx: Knex.Transaction, companyId: string, ref: string): Promise<JobRow> {
   const jobNumber = jobNumberOf(ref);
-  const jobs = trx('jobs').where({ company_id: companyId, ...(jobNumber === null ? { id: ref } : { job_number: jobNumber }) }).forNoKeyUpdate();
+  const jobs = trx('jobs')
+    .where({ company_id: companyId, ...(jobNumber === null ? { id: ref } : { job_number: jobNumber }) })
+    .forNoKeyUpdate();
   const job = (await withNames(trx, jobs).first()) as JobRow | undefined;
   if (!job) throw notFound('job');
   return job;

@@ -23,11 +23,19 @@ const TOKEN_FORMAT = /^jms_at_[0-9A-Za-z]{43}$/;
  * RFC 6750: the header's quoted values may not hold quotes or backslashes. A protected resource's
  * 401 also names its metadata (RFC 9728) and the scope that connects.
  */
-function unauthorized(detail: string, error: 'invalid_request' | 'invalid_token', protectedResource?: ProtectedResource): ApiError {
+function unauthorized(
+  detail: string,
+  error: 'invalid_request' | 'invalid_token',
+  protectedResource?: ProtectedResource,
+): ApiError {
   const description = detail.replace(/["\\]/g, "'");
-  const discovery = protectedResource ? `, resource_metadata="${protectedResource.metadataUrl}", scope="read write"` : '';
+  const discovery = protectedResource
+    ? `, resource_metadata="${protectedResource.metadataUrl}", scope="read write"`
+    : '';
   return new ApiError(401, 'unauthorized', detail, {
-    headers: { 'WWW-Authenticate': `Bearer realm="jms", error="${error}", error_description="${description}"${discovery}` },
+    headers: {
+      'WWW-Authenticate': `Bearer realm="jms", error="${error}", error_description="${description}"${discovery}`,
+    },
   });
 }
 
@@ -52,11 +60,18 @@ export async function findCallerOfKeyId(db: Knex, keyId: string): Promise<Caller
 
 /** The caller an access token acts as: its grant's person and scope, while the token, the grant and the key it was approved with stand. */
 export async function findCallerOfToken(db: Knex, token: string): Promise<Caller | null> {
-  const row = await db('oauth_tokens').where({ token_hash: hashSecret(token), kind: 'access' }).whereNull('revoked_at').first('grant_id', 'expires_at');
+  const row = await db('oauth_tokens')
+    .where({ token_hash: hashSecret(token), kind: 'access' })
+    .whereNull('revoked_at')
+    .first('grant_id', 'expires_at');
   return row ? grantCallerWhere(db, { 'g.id': row.grant_id }, new Date(row.expires_at).getTime()) : null;
 }
 
-async function grantCallerWhere(db: Knex, where: Record<string, string>, expiresAt: number): Promise<Caller | null> {
+async function grantCallerWhere(
+  db: Knex,
+  where: Record<string, string>,
+  expiresAt: number,
+): Promise<Caller | null> {
   const row = await db('oauth_grants as g')
     .join('people as p', 'p.id', 'g.person_id')
     .join('companies as c', 'c.id', 'g.company_id')
@@ -64,16 +79,35 @@ async function grantCallerWhere(db: Knex, where: Record<string, string>, expires
     .where(where)
     .whereNull('g.revoked_at')
     // Approved with a key: only while that key stands with the secret it had (a rotation ends it).
-    .where((q) => q.whereNull('g.key_id').orWhere((k) => k.whereNull('k.revoked_at').whereRaw('k.secret_hash = g.key_secret_hash')))
+    .where((q) =>
+      q
+        .whereNull('g.key_id')
+        .orWhere((k) => k.whereNull('k.revoked_at').whereRaw('k.secret_hash = g.key_secret_hash')),
+    )
     .first(
-      'g.id as grant_id', 'g.scope', 'g.client_name', 'g.toolsets', 'g.resource', 'g.last_used_at', 'p.id as person_id', 'p.name as person_name',
-      'p.role as person_role', 'c.id as company_id', 'c.name as company_name', 'c.timezone', 'c.chat_webhook_url', 'c.chat_new_note',
+      'g.id as grant_id',
+      'g.scope',
+      'g.client_name',
+      'g.toolsets',
+      'g.resource',
+      'g.last_used_at',
+      'p.id as person_id',
+      'p.name as person_name',
+      'p.role as person_role',
+      'c.id as company_id',
+      'c.name as company_name',
+      'c.timezone',
+      'c.chat_webhook_url',
+      'c.chat_new_note',
     );
   if (!row) return null;
   if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
     await db('oauth_grants').where({ id: row.grant_id }).update({ last_used_at: db.fn.now() });
   }
-  const toolsets = typeof row.toolsets === 'string' ? (JSON.parse(row.toolsets) as string[]) : (row.toolsets as string[] | null);
+  const toolsets =
+    typeof row.toolsets === 'string'
+      ? (JSON.parse(row.toolsets) as string[])
+      : (row.toolsets as string[] | null);
   return {
     ...callerOfRow({ ...row, key_id: row.grant_id, prefix: row.grant_id }),
     grant: { id: row.grant_id, clientName: row.client_name, toolsets, resource: row.resource, expiresAt },
@@ -87,8 +121,18 @@ async function callerWhere(db: Knex, where: Record<string, string>): Promise<Cal
     .where(where)
     .whereNull('k.revoked_at')
     .first(
-      'k.id as key_id', 'k.prefix', 'k.scope', 'k.last_used_at', 'p.id as person_id', 'p.name as person_name',
-      'p.role as person_role', 'c.id as company_id', 'c.name as company_name', 'c.timezone', 'c.chat_webhook_url', 'c.chat_new_note',
+      'k.id as key_id',
+      'k.prefix',
+      'k.scope',
+      'k.last_used_at',
+      'p.id as person_id',
+      'p.name as person_name',
+      'p.role as person_role',
+      'c.id as company_id',
+      'c.name as company_name',
+      'c.timezone',
+      'c.chat_webhook_url',
+      'c.chat_new_note',
     );
   if (!row) return null;
   if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
@@ -144,13 +188,17 @@ export interface ProtectedResource {
  * client finds the authorization server.
  */
 export function requireCredential(db: Knex, limiter: RateLimiter, protectedResource: ProtectedResource) {
-  const refuse = (detail: string, error: 'invalid_request' | 'invalid_token') => unauthorized(detail, error, protectedResource);
+  const refuse = (detail: string, error: 'invalid_request' | 'invalid_token') =>
+    unauthorized(detail, error, protectedResource);
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const secret = bearerToken(req);
     const address = addressOf(req);
     if (!secret) {
       await limiter.countFailure(address);
-      throw refuse('Send an API key as "Authorization: Bearer <key>", or authorize with OAuth (see the resource metadata).', 'invalid_request');
+      throw refuse(
+        'Send an API key as "Authorization: Bearer <key>", or authorize with OAuth (see the resource metadata).',
+        'invalid_request',
+      );
     }
     const hash = hashSecret(secret);
     const isToken = TOKEN_FORMAT.test(secret);
@@ -158,22 +206,35 @@ export function requireCredential(db: Knex, limiter: RateLimiter, protectedResou
     const caller = KEY_FORMAT.test(secret) || isToken ? await lookUp(hash, find, limiter, address) : null;
     if (!caller) {
       await limiter.countFailure(address);
-      throw refuse(isToken ? 'The access token is unknown or has been revoked.' : 'The API key is unknown or has been revoked.', 'invalid_token');
+      throw refuse(
+        isToken
+          ? 'The access token is unknown or has been revoked.'
+          : 'The API key is unknown or has been revoked.',
+        'invalid_token',
+      );
     }
     if (caller.grant && !sameResource(caller.grant.resource, protectedResource.resource)) {
-      throw refuse(`The access token was issued for ${caller.grant.resource}, not for this resource (${protectedResource.resource}).`, 'invalid_token');
+      throw refuse(
+        `The access token was issued for ${caller.grant.resource}, not for this resource (${protectedResource.resource}).`,
+        'invalid_token',
+      );
     }
-    if (caller.grant && caller.grant.expiresAt <= Date.now()) throw refuse('The access token has expired; refresh it.', 'invalid_token');
+    if (caller.grant && caller.grant.expiresAt <= Date.now())
+      throw refuse('The access token has expired; refresh it.', 'invalid_token');
     res.locals.caller = caller;
     next();
   };
 }
 
-async function lookUp(hash: string, find: () => Promise<Caller | null>, limiter: RateLimiter, address: string): Promise<Caller | null> {
+async function lookUp(
+  hash: string,
+  find: () => Promise<Caller | null>,
+  limiter: RateLimiter,
+  address: string,
+): Promise<Caller | null> {
   if (!isKnownKey(hash)) await limiter.refuseFailingAddress(address);
   return callerOfKey(hash, find);
 }
-
 
 /**
  * The admin API answers 404 when no ADMIN_TOKEN is configured, 401 for a wrong token (counted
@@ -181,7 +242,8 @@ async function lookUp(hash: string, find: () => Promise<Caller | null>, limiter:
  */
 export function requireAdminToken(adminToken: string | undefined, limiter: RateLimiter) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    if (!adminToken) throw new ApiError(404, 'admin_api_disabled', 'The admin API is off: set ADMIN_TOKEN to turn it on.');
+    if (!adminToken)
+      throw new ApiError(404, 'admin_api_disabled', 'The admin API is off: set ADMIN_TOKEN to turn it on.');
     const given = bearerToken(req);
     if (!given || !sameSecret(given, adminToken)) {
       await limiter.countFailure(addressOf(req));

@@ -69,12 +69,18 @@ export interface FeedRow extends StoredEntry {
 
 /** The company's feed entries with their person's name, for list_changes and webhook deliveries to narrow and order. */
 export function feedRows(db: Knex, companyId: string): Knex.QueryBuilder {
-  return db('change_entries as e').leftJoin('people as p', 'p.id', 'e.person_id').where('e.company_id', companyId).select('e.*', 'p.name as person_name');
+  return db('change_entries as e')
+    .leftJoin('people as p', 'p.id', 'e.person_id')
+    .where('e.company_id', companyId)
+    .select('e.*', 'p.name as person_name');
 }
 
 /** A feed entry as list_changes answers it, and as a webhook delivers it. */
 export function feedEntryAnswer(e: FeedRow, timezone: string) {
-  return { ...entryAnswer(e, timezone), job: e.job_id ? { id: e.job_id, job_number: Number(e.job_number) } : null };
+  return {
+    ...entryAnswer(e, timezone),
+    job: e.job_id ? { id: e.job_id, job_number: Number(e.job_number) } : null,
+  };
 }
 
 /**
@@ -99,13 +105,18 @@ export class ChangeLog {
   add(entry: ChangeInput, options: { undo?: boolean } = {}): void {
     this.entries.push(entry);
     if (!options.undo) return;
-    if (this.undoEntry) throw new Error(`two entries named for undo: "${this.undoEntry.summary}" and "${entry.summary}"`);
+    if (this.undoEntry)
+      throw new Error(`two entries named for undo: "${this.undoEntry.summary}" and "${entry.summary}"`);
     this.undoEntry = entry;
   }
 }
 
 /** The statement that appends the entries to the company's feed. */
-export function changeEntries(trx: Knex.Transaction, caller: Caller, entries: ChangeInput[]): Statement | null {
+export function changeEntries(
+  trx: Knex.Transaction,
+  caller: Caller,
+  entries: ChangeInput[],
+): Statement | null {
   if (entries.length === 0) return null;
   return insertSql(
     'change_entries',
@@ -135,10 +146,18 @@ export const SETTLED_TXID = 'pg_snapshot_xmin(pg_current_snapshot())::text::bigi
  * server (every database counts) hold back the entries of every transaction that began after
  * them. A stuck one shows here as a count and an age.
  */
-export async function feedHorizon(db: Knex): Promise<{ open_write_transactions: number; oldest_open_write_seconds: number }> {
+export async function feedHorizon(
+  db: Knex,
+): Promise<{ open_write_transactions: number; oldest_open_write_seconds: number }> {
   const row = await db('pg_stat_activity')
     .whereNotNull('backend_xid')
     .whereRaw('pid <> pg_backend_pid()')
-    .first(db.raw('count(*)::int as open'), db.raw('coalesce(extract(epoch from now() - min(xact_start)), 0)::float8 as oldest'));
-  return { open_write_transactions: Number(row.open), oldest_open_write_seconds: Math.round(Number(row.oldest) * 10) / 10 };
+    .first(
+      db.raw('count(*)::int as open'),
+      db.raw('coalesce(extract(epoch from now() - min(xact_start)), 0)::float8 as oldest'),
+    );
+  return {
+    open_write_transactions: Number(row.open),
+    oldest_open_write_seconds: Math.round(Number(row.oldest) * 10) / 10,
+  };
 }

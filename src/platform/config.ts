@@ -11,7 +11,12 @@ const positive = z.coerce.number().int().min(1);
 const list = (check: (value: string) => string | null, what: string) =>
   z
     .string()
-    .transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    )
     .refine((items) => items.every((item) => check(item) !== null), `must be comma-separated ${what}`)
     .default([]);
 
@@ -60,9 +65,24 @@ const schema = z.object({
   AWS_ACCESS_KEY_ID: z.string().min(1).optional(),
   AWS_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   LINK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  FILE_LINK_SECONDS: z.coerce.number().int().min(60).max(7 * 86400).default(3600),
-  UPLOAD_LINK_SECONDS: z.coerce.number().int().min(300).max(7 * 86400).default(86400),
-  EXPORT_LINK_SECONDS: z.coerce.number().int().min(60).max(30 * 86400).default(7 * 86400),
+  FILE_LINK_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 86400)
+    .default(3600),
+  UPLOAD_LINK_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(300)
+    .max(7 * 86400)
+    .default(86400),
+  EXPORT_LINK_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 86400)
+    .default(7 * 86400),
   PDF_WORKERS: positive.max(16).default(1),
   // A 300-photo packet takes about 2 minutes here; a build's job counts as dead (its node died) after this.
   PACKET_BUILD_SECONDS: positive.min(10).max(3600).default(600),
@@ -77,9 +97,17 @@ const schema = z.object({
   QUEUE_POLL_MS: positive.min(50).max(60_000).default(1000),
   QUEUE_MAINTENANCE_SECONDS: positive.max(3600).default(10),
   JOBS_PER_COMPANY: positive.max(64).default(2),
-  QUEUE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,40}$/, 'must be a lower-case SQL name').default('pgboss'),
+  QUEUE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,40}$/, 'must be a lower-case SQL name')
+    .default('pgboss'),
   TEMP_DIR: z.string().min(1).optional(),
-  UNFINISHED_FILES_MINUTES: z.coerce.number().int().min(0).max(7 * 24 * 60).default(60),
+  UNFINISHED_FILES_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 60)
+    .default(60),
   NODE_ENV: z.string().optional(),
 });
 
@@ -93,7 +121,12 @@ export interface Config {
   adminToken?: string;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
   /** Per key; for the admin token; failed authentications per client address. */
-  rateLimit: { perMinute: number; burst: number; admin: { perMinute: number; burst: number }; failedAuth: { perMinute: number; burst: number } };
+  rateLimit: {
+    perMinute: number;
+    burst: number;
+    admin: { perMinute: number; burst: number };
+    failedAuth: { perMinute: number; burst: number };
+  };
   /** Names and browser origins /mcp accepts besides the service's own (DNS-rebinding protection). */
   mcp: { allowedHosts: string[]; allowedOrigins: string[] };
   /** Proxies in front of the service whose X-Forwarded-For is believed (0: none). */
@@ -110,7 +143,13 @@ export interface Config {
   uploadBytesPerSecond: number | null;
   demoSeed: boolean;
   /** Chat webhooks: private/loopback targets allowed (tests only), first retry delay, polling, deliveries at once (per node, per webhook). */
-  chat: { allowPrivateTargets: boolean; retryBaseMs: number; pollMs: number; maxInFlight: number; maxInFlightPerTarget: number };
+  chat: {
+    allowPrivateTargets: boolean;
+    retryBaseMs: number;
+    pollMs: number;
+    maxInFlight: number;
+    maxInFlightPerTarget: number;
+  };
   /**
    * Webhook endpoints: http and private targets allowed (tests only), the waits before each retry
    * (seconds; the endpoint is disabled when the last retry fails), each attempt's deadline, and how
@@ -205,11 +244,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             endpoint: e.S3_ENDPOINT,
             region: e.S3_REGION,
             forcePathStyle: e.S3_FORCE_PATH_STYLE === 'true',
-            credentials: e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY ? { accessKeyId: e.AWS_ACCESS_KEY_ID, secretAccessKey: e.AWS_SECRET_ACCESS_KEY } : undefined,
+            credentials:
+              e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY
+                ? { accessKeyId: e.AWS_ACCESS_KEY_ID, secretAccessKey: e.AWS_SECRET_ACCESS_KEY }
+                : undefined,
           }
         : null,
     },
-    links: { secret: e.LINK_SECRET, fileSeconds: e.FILE_LINK_SECONDS, uploadSeconds: e.UPLOAD_LINK_SECONDS, exportSeconds: e.EXPORT_LINK_SECONDS },
+    links: {
+      secret: e.LINK_SECRET,
+      fileSeconds: e.FILE_LINK_SECONDS,
+      uploadSeconds: e.UPLOAD_LINK_SECONDS,
+      exportSeconds: e.EXPORT_LINK_SECONDS,
+    },
     pdfWorkers: e.PDF_WORKERS,
     packetBuildSeconds: e.PACKET_BUILD_SECONDS,
     mediaWorkers: e.MEDIA_WORKERS,
@@ -217,7 +264,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadIdleMs: e.UPLOAD_IDLE_SECONDS * 1000,
     ocrWorkers: e.OCR_WORKERS,
     ocrPageTimeoutSeconds: e.OCR_PAGE_TIMEOUT_SECONDS,
-    queue: { pollMs: e.QUEUE_POLL_MS, maintenanceSeconds: e.QUEUE_MAINTENANCE_SECONDS, perCompany: e.JOBS_PER_COMPANY, schema: e.QUEUE_SCHEMA },
+    queue: {
+      pollMs: e.QUEUE_POLL_MS,
+      maintenanceSeconds: e.QUEUE_MAINTENANCE_SECONDS,
+      perCompany: e.JOBS_PER_COMPANY,
+      schema: e.QUEUE_SCHEMA,
+    },
     tempDir: path.resolve(e.TEMP_DIR ?? path.join(tmpdir(), 'jms-service')),
     unfinishedFilesMinutes: e.UNFINISHED_FILES_MINUTES,
     validateResponses: e.NODE_ENV === 'test',

@@ -72,16 +72,27 @@ export class ApiError extends Error {
   }
 }
 
-export const notFound = (what: string): ApiError => new ApiError(404, 'not_found', `No ${what} with that id in this company.`);
+export const notFound = (what: string): ApiError =>
+  new ApiError(404, 'not_found', `No ${what} with that id in this company.`);
 
 export const invalidRequest = (errors: FieldError[]): ApiError =>
-  new ApiError(400, 'invalid_request', `The request does not match the API: ${describeCount(errors.length)} wrong.`, { errors });
+  new ApiError(
+    400,
+    'invalid_request',
+    `The request does not match the API: ${describeCount(errors.length)} wrong.`,
+    { errors },
+  );
 
 /** A 422 naming something the company does not have, with the names that would work. */
 export const unknownName = (code: ProblemCode, what: string, given: string, valid: string[]): ApiError =>
-  new ApiError(422, code, `No ${what} named "${given}". Valid: ${valid.length ? valid.join(', ') : '(none)'}.`, {
-    validValues: valid,
-  });
+  new ApiError(
+    422,
+    code,
+    `No ${what} named "${given}". Valid: ${valid.length ? valid.join(', ') : '(none)'}.`,
+    {
+      validValues: valid,
+    },
+  );
 
 function describeCount(count: number): string {
   return count === 1 ? '1 field is' : `${count} fields are`;

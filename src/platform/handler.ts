@@ -19,7 +19,8 @@ type Never<T> = [T] extends [never] ? Record<string, never> : T extends undefine
 export type PathOf<N extends OperationName> = Never<Op<N>['parameters']['path']>;
 export type QueryOf<N extends OperationName> = Never<NonNullable<Op<N>['parameters']['query']>>;
 /** The JSON body of the operation's request (an empty object when it has none). */
-export type JsonBodyOf<N extends OperationName> = Op<N> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : Record<string, never>;
+export type JsonBodyOf<N extends OperationName> =
+  Op<N> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : Record<string, never>;
 
 /** Path, query and body of one call, already validated against the spec. */
 export interface ToolInput<N extends OperationName, Body = JsonBodyOf<N>> {
@@ -32,9 +33,12 @@ type SuccessStatus = 200 | 201 | 202 | 204;
 type Responses<N extends OperationName> = Op<N>['responses'];
 /** The JSON body of the operation's success answer (`undefined` for 204). */
 export type Output<N extends OperationName> = {
-  [S in keyof Responses<N> & SuccessStatus]: Responses<N>[S] extends { content: { 'application/json': infer B } } ? B : undefined;
+  [S in keyof Responses<N> & SuccessStatus]: Responses<N>[S] extends {
+    content: { 'application/json': infer B };
+  }
+    ? B
+    : undefined;
 }[keyof Responses<N> & SuccessStatus];
-
 
 /**
  * Tells the caller how far a long call has come (`done` of `total`, growing). Over MCP a client

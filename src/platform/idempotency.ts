@@ -25,7 +25,9 @@ interface IdempotencyRecord {
 
 /** The same tool with the same inputs, whatever the order of their keys. */
 export function fingerprint(tool: string, input: unknown): string {
-  return createHash('sha256').update(`${tool}\n${canonicalJson(input)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${tool}\n${canonicalJson(input)}`)
+    .digest('hex');
 }
 
 function canonicalJson(value: unknown): string {
@@ -45,23 +47,39 @@ function canonicalJson(value: unknown): string {
  * rows reads it whole. On a server whose table went unanalysed while growing, every create_job's
  * look-up grew slower: PostgreSQL's CPU per create rose from 1 to 4 ms within a minute of creates.
  */
-export async function findAnswer(db: Knex, caller: Caller, operationId: string, print: string): Promise<StoredAnswer | null> {
+export async function findAnswer(
+  db: Knex,
+  caller: Caller,
+  operationId: string,
+  print: string,
+): Promise<StoredAnswer | null> {
   // Written as text: asked before every write, and knex's query builder costs more than the look-up.
-  const { rows } = (await db.raw('select fingerprint, status, body, undone_at from idempotency_records where company_id = ? and operation_id = ?', [caller.companyId, operationId])) as { rows: IdempotencyRecord[] };
+  const { rows } = (await db.raw(
+    'select fingerprint, status, body, undone_at from idempotency_records where company_id = ? and operation_id = ?',
+    [caller.companyId, operationId],
+  )) as { rows: IdempotencyRecord[] };
   return rows[0] ? answerOf(rows[0], print) : null;
 }
 
 /** The statement that stores the answer under the operation_id, before commit. */
-export function storedAnswer(caller: Caller, tool: string, operationId: string, print: string, answer: StoredAnswer): Statement {
-  return insertSql('idempotency_records', [{
-    company_id: caller.companyId,
-    operation_id: operationId,
-    tool,
-    fingerprint: print,
-    key_id: caller.keyId,
-    status: answer.status,
-    body: answer.body === undefined ? null : JSON.stringify(answer.body),
-  }]);
+export function storedAnswer(
+  caller: Caller,
+  tool: string,
+  operationId: string,
+  print: string,
+  answer: StoredAnswer,
+): Statement {
+  return insertSql('idempotency_records', [
+    {
+      company_id: caller.companyId,
+      operation_id: operationId,
+      tool,
+      fingerprint: print,
+      key_id: caller.keyId,
+      status: answer.status,
+      body: answer.body === undefined ? null : JSON.stringify(answer.body),
+    },
+  ]);
 }
 
 function answerOf(record: IdempotencyRecord, print: string): StoredAnswer {
@@ -83,8 +101,14 @@ function answerOf(record: IdempotencyRecord, print: string): StoredAnswer {
 }
 
 /** After undo took the write back: its operation_id answers 409 operation_undone from now on. */
-export async function markUndone(trx: Knex.Transaction, companyId: string, operationId: string): Promise<void> {
-  await trx('idempotency_records').where({ company_id: companyId, operation_id: operationId }).update({ undone_at: trx.fn.now() });
+export async function markUndone(
+  trx: Knex.Transaction,
+  companyId: string,
+  operationId: string,
+): Promise<void> {
+  await trx('idempotency_records')
+    .where({ company_id: companyId, operation_id: operationId })
+    .update({ undone_at: trx.fn.now() });
 }
 
 const PURGE_BATCH = 500;
@@ -103,7 +127,10 @@ export async function purgeExpiredAnswers(db: Knex, retentionDays: number): Prom
       .skipLocked()
       .select('company_id', 'operation_id');
     // The rows, not the count: PGlite's driver does not answer a DELETE with a number.
-    const gone = await db('idempotency_records').whereIn(['company_id', 'operation_id'], expired).delete().returning('operation_id');
+    const gone = await db('idempotency_records')
+      .whereIn(['company_id', 'operation_id'], expired)
+      .delete()
+      .returning('operation_id');
     deleted += gone.length;
     if (gone.length < PURGE_BATCH) return deleted;
   }

@@ -8,7 +8,38 @@ function base62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'co' | 'per' | 'key' | 'st' | 'ref' | 'job' | 'con' | 'jc' | 'asg' | 'note' | 'dry' | 'undo' | 'req' | 'nv' | 'chat' | 'est' | 'room' | 'line' | 'area' | 'rdg' | 'dnote' | 'skip' | 'pho' | 'vid' | 'doc' | 'jroom' | 'pkb' | 'eqp' | 'chb' | 'agr' | 'whk';
+export type IdPrefix =
+  | 'co'
+  | 'per'
+  | 'key'
+  | 'st'
+  | 'ref'
+  | 'job'
+  | 'con'
+  | 'jc'
+  | 'asg'
+  | 'note'
+  | 'dry'
+  | 'undo'
+  | 'req'
+  | 'nv'
+  | 'chat'
+  | 'est'
+  | 'room'
+  | 'line'
+  | 'area'
+  | 'rdg'
+  | 'dnote'
+  | 'skip'
+  | 'pho'
+  | 'vid'
+  | 'doc'
+  | 'jroom'
+  | 'pkb'
+  | 'eqp'
+  | 'chb'
+  | 'agr'
+  | 'whk';
 
 /** A prefixed id such as `job_7Qm2KxR9aB1c`: the prefix says what it names. */
 export function newId(prefix: IdPrefix): string {
@@ -37,4 +68,3 @@ export function newWebhookSecret(): string {
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
-

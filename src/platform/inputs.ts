@@ -21,14 +21,16 @@ function escapePointer(key: string): string {
 
 function collect(value: unknown, pointer: string, errors: FieldError[]): unknown {
   if (typeof value === 'string') {
-    if (value.includes(NUL)) errors.push({ path: pointer || '/', message: 'must not contain the NUL character (U+0000)' });
+    if (value.includes(NUL))
+      errors.push({ path: pointer || '/', message: 'must not contain the NUL character (U+0000)' });
     return value.isWellFormed() ? value : value.toWellFormed();
   }
   if (Array.isArray(value)) {
     value.forEach((item, index) => (value[index] = collect(item, `${pointer}/${index}`, errors)));
   } else if (value !== null && typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    for (const [key, item] of Object.entries(record)) record[key] = collect(item, `${pointer}/${escapePointer(key)}`, errors);
+    for (const [key, item] of Object.entries(record))
+      record[key] = collect(item, `${pointer}/${escapePointer(key)}`, errors);
   }
   return value;
 }

@@ -82,7 +82,10 @@ export async function changeKeys<T>(db: Knex, change: (trx: Knex.Transaction) =>
     });
     forgetKnownKeys();
     if (listener && acknowledged) {
-      const [row] = await db('pg_stat_activity').where({ application_name: LISTENER_NAME }).whereRaw('datname = current_database()').count<{ n: number }[]>('* as n');
+      const [row] = await db('pg_stat_activity')
+        .where({ application_name: LISTENER_NAME })
+        .whereRaw('datname = current_database()')
+        .count<{ n: number }[]>('* as n');
       await acknowledged(Number(row.n));
     }
     return result;
@@ -140,7 +143,10 @@ export class KeyChangeListener {
     return (needed) =>
       new Promise((resolve) => {
         const timer = setTimeout(() => {
-          this.logger.warn({ needed, heard: wait.count }, 'not every node acknowledged a key change within 2 s');
+          this.logger.warn(
+            { needed, heard: wait.count },
+            'not every node acknowledged a key change within 2 s',
+          );
           resolve();
         }, ACK_TIMEOUT_MS);
         wait.needed = needed;
@@ -178,7 +184,10 @@ export class KeyChangeListener {
     connected.delete(this);
     disconnected.add(this);
     forgetKnownKeys();
-    this.logger.warn({ err: error }, 'key change listener lost; keys are looked up on every request until it is back');
+    this.logger.warn(
+      { err: error },
+      'key change listener lost; keys are looked up on every request until it is back',
+    );
     void client.end().catch(() => undefined);
     setTimeout(() => {
       if (!this.stopped) void this.start();

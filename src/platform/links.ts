@@ -40,18 +40,33 @@ export class LinkSigner {
   }
 
   async sign(facts: LinkFacts): Promise<string> {
-    return createHmac('sha256', await this.key()).update(message(facts)).digest('base64url').slice(0, 32);
+    return createHmac('sha256', await this.key())
+      .update(message(facts))
+      .digest('base64url')
+      .slice(0, 32);
   }
 
   /** Throws `link_invalid` (403) for a link the service did not sign as it reads, `link_expired` (410) for one past its time. */
   async check(facts: LinkFacts, signature: unknown): Promise<void> {
     const expected = Buffer.from(await this.sign(facts));
     const given = Buffer.from(typeof signature === 'string' ? signature : '');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected) || !Number.isSafeInteger(facts.expires)) {
-      throw new ApiError(403, 'link_invalid', 'This link is not valid: it may have been cut short or changed. Ask for a new link.');
+    if (
+      given.length !== expected.length ||
+      !timingSafeEqual(given, expected) ||
+      !Number.isSafeInteger(facts.expires)
+    ) {
+      throw new ApiError(
+        403,
+        'link_invalid',
+        'This link is not valid: it may have been cut short or changed. Ask for a new link.',
+      );
     }
     if (facts.expires * 1000 < Date.now()) {
-      throw new ApiError(410, 'link_expired', `This link expired on ${new Date(facts.expires * 1000).toUTCString()}. Ask for a new link.`);
+      throw new ApiError(
+        410,
+        'link_expired',
+        `This link expired on ${new Date(facts.expires * 1000).toUTCString()}. Ask for a new link.`,
+      );
     }
   }
 
@@ -72,7 +87,10 @@ function message(facts: LinkFacts): string {
 
 /** The first node to start makes the secret; every node reads the one that was kept. */
 async function sharedSecret(db: Knex): Promise<Buffer> {
-  await db('service_secrets').insert({ name: SECRET_NAME, value: randomBytes(32).toString('base64') }).onConflict('name').ignore();
+  await db('service_secrets')
+    .insert({ name: SECRET_NAME, value: randomBytes(32).toString('base64') })
+    .onConflict('name')
+    .ignore();
   const row = await db('service_secrets').where({ name: SECRET_NAME }).first('value');
   return Buffer.from(row.value, 'base64');
 }

@@ -8,7 +8,11 @@ export function fileStamp(at: Date, timezone: string): string {
 
 /** `Nov 20, 2026, 2:03 PM` */
 export function readableMoment(at: Date, timezone: string): string {
-  return new Intl.DateTimeFormat('en-US', { timeZone: timezone, dateStyle: 'medium', timeStyle: 'short' }).format(at);
+  return new Intl.DateTimeFormat('en-US', {
+    timeZone: timezone,
+    dateStyle: 'medium',
+    timeStyle: 'short',
+  }).format(at);
 }
 
 /** `November 25, 2026` */
@@ -22,16 +26,35 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatterOf(timezone: string): Intl.DateTimeFormat {
   let format = formatters.get(timezone);
   if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone: timezone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    });
     formatters.set(timezone, format);
   }
   return format;
 }
 
-function partsOf(at: Date, timezone: string): Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', string> {
+function partsOf(
+  at: Date,
+  timezone: string,
+): Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', string> {
   const format = formatterOf(timezone);
   const parts = Object.fromEntries(format.formatToParts(at).map((p) => [p.type, p.value]));
-  return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
+  return {
+    year: parts.year,
+    month: parts.month,
+    day: parts.day,
+    hour: parts.hour,
+    minute: parts.minute,
+    second: parts.second,
+  };
 }
 
 /** The calendar date in the zone: `2026-11-25`. */
@@ -43,7 +66,14 @@ export function localDate(at: Date, timezone: string): string {
 /** The wall-clock time in the zone with its offset: `2026-11-25T11:04:05-06:00`. */
 export function localTimeWithOffset(at: Date, timezone: string): string {
   const part = partsOf(at, timezone);
-  const wall = Date.UTC(Number(part.year), Number(part.month) - 1, Number(part.day), Number(part.hour), Number(part.minute), Number(part.second));
+  const wall = Date.UTC(
+    Number(part.year),
+    Number(part.month) - 1,
+    Number(part.day),
+    Number(part.hour),
+    Number(part.minute),
+    Number(part.second),
+  );
   const minutes = Math.round((wall - Math.floor(at.getTime() / 1000) * 1000) / 60_000);
   const sign = minutes < 0 ? '-' : '+';
   const offset = `${sign}${String(Math.floor(Math.abs(minutes) / 60)).padStart(2, '0')}:${String(Math.abs(minutes) % 60).padStart(2, '0')}`;

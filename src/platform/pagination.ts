@@ -49,8 +49,16 @@ export function decodeCursor<S extends CursorSlots>(cursor: string, slots: S): P
 }
 
 /** Cuts a page from `limit + 1` rows: the extra row only tells that there is a next page. */
-export function pageOf<Row, T>(rows: Row[], limit: number, toItem: (row: Row) => T, cursorOf: (row: Row) => string): Page<T> {
+export function pageOf<Row, T>(
+  rows: Row[],
+  limit: number,
+  toItem: (row: Row) => T,
+  cursorOf: (row: Row) => string,
+): Page<T> {
   const hasMore = rows.length > limit;
   const pageRows = hasMore ? rows.slice(0, limit) : rows;
-  return { data: pageRows.map(toItem), next_cursor: hasMore ? cursorOf(pageRows[pageRows.length - 1]) : null };
+  return {
+    data: pageRows.map(toItem),
+    next_cursor: hasMore ? cursorOf(pageRows[pageRows.length - 1]) : null,
+  };
 }

@@ -27,21 +27,50 @@ export interface PersonLink<P extends string> {
  * parameter a kind gained later (`whenSet`) is signed only when set, as `name=value`, so that
  * the links made before it still check.
  */
-function factsOf<P extends string>(link: PersonLink<P>, names: readonly P[], whenSet: readonly P[]): LinkFacts {
+function factsOf<P extends string>(
+  link: PersonLink<P>,
+  names: readonly P[],
+  whenSet: readonly P[],
+): LinkFacts {
   const always = names.filter((name) => !whenSet.includes(name)).map((name) => link.params[name]);
-  const added = whenSet.filter((name) => link.params[name] !== '').map((name) => `${name}=${link.params[name]}`);
-  return { purpose: link.purpose, companyId: link.companyId, object: link.jobId, extra: [link.keyId, ...always, ...added].join('\n'), expires: link.expires };
+  const added = whenSet
+    .filter((name) => link.params[name] !== '')
+    .map((name) => `${name}=${link.params[name]}`);
+  return {
+    purpose: link.purpose,
+    companyId: link.companyId,
+    object: link.jobId,
+    extra: [link.keyId, ...always, ...added].join('\n'),
+    expires: link.expires,
+  };
 }
 
 /** The signed query of a link (`c`, `k`, its parameters that are set, `e`, `s`). */
-export async function personLinkQuery<P extends string>(signer: LinkSigner, link: PersonLink<P>, names: readonly P[], whenSet: readonly P[] = []): Promise<string> {
+export async function personLinkQuery<P extends string>(
+  signer: LinkSigner,
+  link: PersonLink<P>,
+  names: readonly P[],
+  whenSet: readonly P[] = [],
+): Promise<string> {
   const signature = await signer.sign(factsOf(link, names, whenSet));
-  const params = Object.fromEntries(names.filter((name) => link.params[name] !== '').map((name) => [name, link.params[name]]));
-  return new URLSearchParams({ c: link.companyId, k: link.keyId, ...params, e: String(link.expires), s: signature }).toString();
+  const params = Object.fromEntries(
+    names.filter((name) => link.params[name] !== '').map((name) => [name, link.params[name]]),
+  );
+  return new URLSearchParams({
+    c: link.companyId,
+    k: link.keyId,
+    ...params,
+    e: String(link.expires),
+    s: signature,
+  }).toString();
 }
 
 /** The link a request was opened with (the job from the path's `job_id`), not yet checked. */
-export function personLinkOf<P extends string>(req: Request, purpose: LinkPurpose, names: readonly P[]): PersonLink<P> {
+export function personLinkOf<P extends string>(
+  req: Request,
+  purpose: LinkPurpose,
+  names: readonly P[],
+): PersonLink<P> {
   const text = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : '');
   return {
     purpose,
@@ -62,13 +91,26 @@ export interface LinkHolder {
  * Checks a link's signature and expiry (403, 410), then finds the person it acts for and its
  * job: a revoked key's links answer 403, a job no longer there 404.
  */
-export async function holderOfLink<P extends string>(db: Knex, signer: LinkSigner, link: PersonLink<P>, names: readonly P[], signature: unknown, whenSet: readonly P[] = []): Promise<LinkHolder> {
+export async function holderOfLink<P extends string>(
+  db: Knex,
+  signer: LinkSigner,
+  link: PersonLink<P>,
+  names: readonly P[],
+  signature: unknown,
+  whenSet: readonly P[] = [],
+): Promise<LinkHolder> {
   await signer.check(factsOf(link, names, whenSet), signature);
   const caller = await findCallerOfKeyId(db, link.keyId);
   if (!caller || caller.companyId !== link.companyId) {
-    throw new ApiError(403, 'link_invalid', 'This link no longer works: the key that made it was revoked. Ask for a new link.');
+    throw new ApiError(
+      403,
+      'link_invalid',
+      'This link no longer works: the key that made it was revoked. Ask for a new link.',
+    );
   }
-  const job = await db('jobs').where({ id: link.jobId, company_id: caller.companyId }).first('id', 'job_number', 'title', 'photo_count');
+  const job = await db('jobs')
+    .where({ id: link.jobId, company_id: caller.companyId })
+    .first('id', 'job_number', 'title', 'photo_count');
   if (!job) throw notFound('job');
   return { caller, job };
 }

@@ -6,7 +6,12 @@
  * the platform's own; it imports neither.
  */
 import type { Knex } from 'knex';
-import { operations, type OperationName, type ReadOperationName, type WriteOperationName } from '../generated/operations';
+import {
+  operations,
+  type OperationName,
+  type ReadOperationName,
+  type WriteOperationName,
+} from '../generated/operations';
 import type { Config } from './config';
 import { ApiError } from './errors';
 import type { Output, Progress, ReadContext, ToolInput, WriteContext } from './handler';
@@ -30,7 +35,11 @@ type AnyInput = ToolInput<OperationName, unknown>;
 type AnyHandler = (ctx: ReadContext, input: AnyInput) => Promise<unknown>;
 
 /** Locks what a write's path names, first (./locks.ts says why), and gives it to the handler. */
-export type LockSubject<Subject> = (trx: Knex.Transaction, caller: Caller, path: Record<string, unknown>) => Promise<Subject>;
+export type LockSubject<Subject> = (
+  trx: Knex.Transaction,
+  caller: Caller,
+  path: Record<string, unknown>,
+) => Promise<Subject>;
 
 export interface PipelineOptions<Services extends object, Subject> {
   db: Knex;
@@ -60,13 +69,20 @@ export type CheckedWrite = { replay: ToolAnswer } | { run(): Promise<ToolAnswer>
 /** A read key may call read tools only. */
 export function checkScope(name: ToolName, caller: Caller): void {
   if (operations[name].scope === 'write' && caller.scope !== 'write') {
-    throw new ApiError(403, 'write_key_required', `${name} changes data and needs a write key; this key is read-only.`);
+    throw new ApiError(
+      403,
+      'write_key_required',
+      `${name} changes data and needs a write key; this key is read-only.`,
+    );
   }
 }
 
 /** Writes with a body carry operation_id in it; DELETEs, which have none, in the query. */
 function operationIdOf(input: AnyInput): string | undefined {
-  return (input.body as { operation_id?: string }).operation_id ?? (input.query as { operation_id?: string }).operation_id;
+  return (
+    (input.body as { operation_id?: string }).operation_id ??
+    (input.query as { operation_id?: string }).operation_id
+  );
 }
 
 /**
@@ -105,7 +121,9 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
       check: async (input) => {
         const checked = await this.replayOf(name, caller, input);
         if ('replay' in checked) return checked;
-        return { run: () => this.options.slots.run(caller.companyId, () => this.write(name, caller, input, checked)) };
+        return {
+          run: () => this.options.slots.run(caller.companyId, () => this.write(name, caller, input, checked)),
+        };
       },
     };
   }
@@ -116,10 +134,19 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
    * It has no operation_id and no undo record: it is not a call of the key, and export_pdf's
    * description says why a finalisation is not taken back.
    */
-  linkWrite<T>(caller: Caller, jobId: string, write: (ctx: WriteContext<Subject> & Services) => Promise<T>): Promise<T> {
+  linkWrite<T>(
+    caller: Caller,
+    jobId: string,
+    write: (ctx: WriteContext<Subject> & Services) => Promise<T>,
+  ): Promise<T> {
     return this.options.slots.run(caller.companyId, () =>
       inTransaction(this.options.db, async (trx) => {
-        const ctx = this.writeContext(trx, caller, noProgress, await this.options.lockSubject(trx, caller, { job_id: jobId }));
+        const ctx = this.writeContext(
+          trx,
+          caller,
+          noProgress,
+          await this.options.lockSubject(trx, caller, { job_id: jobId }),
+        );
         const result = await write(ctx);
         await runTogether(trx, [...ctx.rows.atCommit, changeEntries(trx, caller, ctx.changes.entries)]);
         return { result, entries: ctx.changes.entries.length };
@@ -132,37 +159,73 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
 
   private context(caller: Caller, progress: Progress): ReadContext & Services {
     const { db, config, links, slots } = this.options;
-    return { ...this.options.services(caller), db, caller, config, progress, links, waitAside: (work) => slots.aside(caller.companyId, work) };
+    return {
+      ...this.options.services(caller),
+      db,
+      caller,
+      config,
+      progress,
+      links,
+      waitAside: (work) => slots.aside(caller.companyId, work),
+    };
   }
 
-  private writeContext(trx: Knex.Transaction, caller: Caller, progress: Progress, subject: Subject): WriteContext<Subject> & Services {
-    return { ...this.context(caller, progress), db: trx, rows: new RecordedWrites(trx, caller.companyId), changes: new ChangeLog(), subject };
+  private writeContext(
+    trx: Knex.Transaction,
+    caller: Caller,
+    progress: Progress,
+    subject: Subject,
+  ): WriteContext<Subject> & Services {
+    return {
+      ...this.context(caller, progress),
+      db: trx,
+      rows: new RecordedWrites(trx, caller.companyId),
+      changes: new ChangeLog(),
+      subject,
+    };
   }
 
   private handler(name: ToolName): AnyHandler {
     return this.options.handlers[name] as AnyHandler;
   }
 
-  private async runInSlot(name: ToolName, caller: Caller, input: AnyInput, progress: Progress): Promise<ToolAnswer> {
+  private async runInSlot(
+    name: ToolName,
+    caller: Caller,
+    input: AnyInput,
+    progress: Progress,
+  ): Promise<ToolAnswer> {
     const op = operations[name];
     checkScope(name, caller);
     if (op.scope === 'write') {
       const checked = await this.replayOf(name as WriteOperationName, caller, input);
-      return 'replay' in checked ? checked.replay : this.write(name as WriteOperationName, caller, input, checked, progress);
+      return 'replay' in checked
+        ? checked.replay
+        : this.write(name as WriteOperationName, caller, input, checked, progress);
     }
     const body = await this.handler(name)(this.context(caller, progress), input);
     return { status: op.successStatus, body, replayed: false };
   }
 
   /** The answer of an earlier same request, found without opening a transaction; else what identifies this one. */
-  private async replayOf(name: WriteOperationName, caller: Caller, input: AnyInput): Promise<{ replay: ToolAnswer } | Identified> {
+  private async replayOf(
+    name: WriteOperationName,
+    caller: Caller,
+    input: AnyInput,
+  ): Promise<{ replay: ToolAnswer } | Identified> {
     const operationId = operationIdOf(input);
     const print = fingerprint(name, input);
     const earlier = operationId ? await findAnswer(this.options.db, caller, operationId, print) : null;
     return earlier ? { replay: { ...earlier, replayed: true } } : { operationId, print };
   }
 
-  private async write(name: WriteOperationName, caller: Caller, input: AnyInput, { operationId, print }: Identified, progress = noProgress): Promise<ToolAnswer> {
+  private async write(
+    name: WriteOperationName,
+    caller: Caller,
+    input: AnyInput,
+    { operationId, print }: Identified,
+    progress = noProgress,
+  ): Promise<ToolAnswer> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.writeOnce(name, caller, input, operationId, print, progress);
@@ -177,13 +240,26 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
     }
   }
 
-  private async writeOnce(name: WriteOperationName, caller: Caller, input: AnyInput, operationId: string | undefined, print: string, progress: Progress): Promise<ToolAnswer> {
+  private async writeOnce(
+    name: WriteOperationName,
+    caller: Caller,
+    input: AnyInput,
+    operationId: string | undefined,
+    print: string,
+    progress: Progress,
+  ): Promise<ToolAnswer> {
     const { answer, tail, entries } = await inTransaction(this.options.db, async (trx) => {
-      const ctx = this.writeContext(trx, caller, progress, await this.options.lockSubject(trx, caller, input.path));
+      const ctx = this.writeContext(
+        trx,
+        caller,
+        progress,
+        await this.options.lockSubject(trx, caller, input.path),
+      );
       const body = await this.handler(name)(ctx, input);
       const answer = { status: operations[name].successStatus, body };
       const described = ctx.changes.undoEntry;
-      if (ctx.rows.changes.length > 0 && !described && !ctx.rows.outOfUndo) throw new Error(`${name} recorded rows without naming the feed entry undo shows`);
+      if (ctx.rows.changes.length > 0 && !described && !ctx.rows.outOfUndo)
+        throw new Error(`${name} recorded rows without naming the feed entry undo shows`);
       // The inserts held for it, the undo record, the stored answer and the feed entries go in one
       // statement, sent just ahead of COMMIT. The answer is stored under the operation_id's unique
       // key: a same request running alongside waits on it, and fails once this one commits.

@@ -15,7 +15,12 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import { ApiError, invalidRequest } from './errors';
 import { callerOf } from './caller';
 
@@ -56,15 +61,26 @@ class Budget {
   }
 
   /** Takes `points` in every window; the answer describes the window nearest its end, or the one that refused. */
-  async consume(id: string, points: number): Promise<{ allowed: boolean; header: string; retryAfter: number }> {
+  async consume(
+    id: string,
+    points: number,
+  ): Promise<{ allowed: boolean; header: string; retryAfter: number }> {
     const outcomes = await Promise.allSettled(this.windows.map((w) => w.limiter.consume(id, points)));
     const states = outcomes.map((outcome, i) => {
-      if (outcome.status === 'fulfilled') return { window: this.windows[i], res: outcome.value, allowed: true };
-      if (outcome.reason instanceof RateLimiterRes) return { window: this.windows[i], res: outcome.reason, allowed: false };
+      if (outcome.status === 'fulfilled')
+        return { window: this.windows[i], res: outcome.value, allowed: true };
+      if (outcome.reason instanceof RateLimiterRes)
+        return { window: this.windows[i], res: outcome.reason, allowed: false };
       throw outcome.reason;
     });
-    const refused = states.filter((s) => !s.allowed).sort((a, b) => b.res.msBeforeNext - a.res.msBeforeNext)[0];
-    const shown = refused ?? states.sort((a, b) => a.res.remainingPoints / a.window.limit - b.res.remainingPoints / b.window.limit)[0];
+    const refused = states
+      .filter((s) => !s.allowed)
+      .sort((a, b) => b.res.msBeforeNext - a.res.msBeforeNext)[0];
+    const shown =
+      refused ??
+      states.sort(
+        (a, b) => a.res.remainingPoints / a.window.limit - b.res.remainingPoints / b.window.limit,
+      )[0];
     const reset = Math.max(1, Math.ceil(shown.res.msBeforeNext / 1000));
     return {
       allowed: !refused,
@@ -80,12 +96,24 @@ class Budget {
   }
 }
 
-function limiterOf(keyPrefix: string, points: number, duration: number, redis: Redis | null): RateLimiterAbstract {
+function limiterOf(
+  keyPrefix: string,
+  points: number,
+  duration: number,
+  redis: Redis | null,
+): RateLimiterAbstract {
   // Once a window is used up, further requests of that id are refused from memory, without
   // asking Redis, until the window ends.
   const inMemory = new RateLimiterMemory({ keyPrefix, points, duration });
   if (!redis) return inMemory;
-  return new RateLimiterRedis({ storeClient: redis, keyPrefix: `jms:rl:${keyPrefix}`, points, duration, inMemoryBlockOnConsumed: points + 1, insuranceLimiter: inMemory });
+  return new RateLimiterRedis({
+    storeClient: redis,
+    keyPrefix: `jms:rl:${keyPrefix}`,
+    points,
+    duration,
+    inMemoryBlockOnConsumed: points + 1,
+    insuranceLimiter: inMemory,
+  });
 }
 
 export type BudgetName = 'work' | 'protocol' | 'admin';
@@ -95,7 +123,10 @@ export class RateLimiter {
   private readonly failures: Budget;
 
   constructor(settings: RateLimitSettings, redis: Redis | null) {
-    const protocol = { perMinute: settings.perMinute * PROTOCOL_FACTOR, burst: settings.burst * PROTOCOL_FACTOR };
+    const protocol = {
+      perMinute: settings.perMinute * PROTOCOL_FACTOR,
+      burst: settings.burst * PROTOCOL_FACTOR,
+    };
     this.budgets = {
       work: new Budget('work', settings, redis),
       protocol: new Budget('protocol', protocol, redis),
@@ -108,16 +139,23 @@ export class RateLimiter {
   async charge(res: Response, budgetName: BudgetName, id: string, points: number): Promise<void> {
     const budget = this.budgets[budgetName];
     if (points > budget.burst) {
-      throw invalidRequest([{ path: '/body', message: `carries ${points} calls; at most ${budget.burst} fit in one request` }]);
+      throw invalidRequest([
+        { path: '/body', message: `carries ${points} calls; at most ${budget.burst} fit in one request` },
+      ]);
     }
     const outcome = await budget.consume(id, points);
     res.setHeader('RateLimit-Policy', budget.policy);
     res.setHeader('RateLimit', outcome.header);
     if (!outcome.allowed) {
       const what = budgetName === 'protocol' ? 'MCP protocol messages' : 'requests';
-      throw new ApiError(429, 'rate_limited', `Too many ${what} with this key; try again in ${outcome.retryAfter} s.`, {
-        headers: { 'Retry-After': String(outcome.retryAfter) },
-      });
+      throw new ApiError(
+        429,
+        'rate_limited',
+        `Too many ${what} with this key; try again in ${outcome.retryAfter} s.`,
+        {
+          headers: { 'Retry-After': String(outcome.retryAfter) },
+        },
+      );
     }
   }
 
@@ -133,9 +171,14 @@ export class RateLimiter {
   }
 
   private tooManyFailures(retryAfter: number): ApiError {
-    return new ApiError(429, 'rate_limited', `Too many failed authentications from this address; try again in ${retryAfter} s.`, {
-      headers: { 'Retry-After': String(retryAfter) },
-    });
+    return new ApiError(
+      429,
+      'rate_limited',
+      `Too many failed authentications from this address; try again in ${retryAfter} s.`,
+      {
+        headers: { 'Retry-After': String(retryAfter) },
+      },
+    );
   }
 }
 
@@ -159,12 +202,20 @@ export function chargeMcpMessages(limiter: RateLimiter) {
     const batch = Array.isArray(req.body);
     const version = req.headers['mcp-protocol-version'];
     if (batch && typeof version === 'string' && version >= FIRST_VERSION_WITHOUT_BATCHES) {
-      throw invalidRequest([{ path: '/body', message: `is a JSON-RPC batch, which MCP ${version} does not have: send one message per request` }]);
+      throw invalidRequest([
+        {
+          path: '/body',
+          message: `is a JSON-RPC batch, which MCP ${version} does not have: send one message per request`,
+        },
+      ]);
     }
     const messages: unknown[] = batch ? req.body : [req.body];
-    const toolCalls = messages.filter((m) => (m as { method?: unknown } | null)?.method === 'tools/call').length;
+    const toolCalls = messages.filter(
+      (m) => (m as { method?: unknown } | null)?.method === 'tools/call',
+    ).length;
     const keyId = callerOf(res).keyId;
-    if (messages.length > toolCalls) await limiter.charge(res, 'protocol', keyId, messages.length - toolCalls);
+    if (messages.length > toolCalls)
+      await limiter.charge(res, 'protocol', keyId, messages.length - toolCalls);
     if (toolCalls > 0) await limiter.charge(res, 'work', keyId, toolCalls);
     next();
   };

@@ -72,7 +72,11 @@ export class RecordedWrites {
   ) {}
 
   /** Inserts a row and returns it as saved, with `alsoReturn` (values computed from it) added. */
-  async insert<T extends { id: string }>(table: UndoableTable, row: NewRow['row'], alsoReturn: Knex.Raw[] = []): Promise<T> {
+  async insert<T extends { id: string }>(
+    table: UndoableTable,
+    row: NewRow['row'],
+    alsoReturn: Knex.Raw[] = [],
+  ): Promise<T> {
     return this.insertTogether<T>([{ table, row }], alsoReturn);
   }
 
@@ -83,10 +87,17 @@ export class RecordedWrites {
    * keys are checked once all of them are in.
    */
   async insertTogether<T extends { id: string }>(inserts: NewRow[], alsoReturn: Knex.Raw[] = []): Promise<T> {
-    const [first, ...others] = inserts.map(({ table, row }) => ({ table, row: { ...row, company_id: this.companyId, version: 1 } }));
+    const [first, ...others] = inserts.map(({ table, row }) => ({
+      table,
+      row: { ...row, company_id: this.companyId, version: 1 },
+    }));
     const statements = others.map(({ table, row }) => insertSql(table, [row]));
-    const [saved] = await runTogether<T>(this.trx, [...statements, insertSql(first.table, [first.row], ['*', ...alsoReturn])]);
-    for (const { table, row } of inserts) this.changes.push({ table, id: row.id, before: null, afterVersion: 1 });
+    const [saved] = await runTogether<T>(this.trx, [
+      ...statements,
+      insertSql(first.table, [first.row], ['*', ...alsoReturn]),
+    ]);
+    for (const { table, row } of inserts)
+      this.changes.push({ table, id: row.id, before: null, afterVersion: 1 });
     return saved;
   }
 
@@ -111,7 +122,11 @@ export class RecordedWrites {
     return rows.length <= FEW_ROWS ? insertSql(table, full) : insertJsonRowsSql(table, full);
   }
 
-  async update<T extends { id: string }>(table: UndoableTable, id: string, patch: Record<string, unknown>): Promise<T> {
+  async update<T extends { id: string }>(
+    table: UndoableTable,
+    id: string,
+    patch: Record<string, unknown>,
+  ): Promise<T> {
     const before = await this.lockRow(table, id, 'update');
     const touched = 'updated_at' in before ? { updated_at: this.trx.fn.now() } : {};
     const [after] = await this.trx(table)
@@ -146,19 +161,21 @@ export function undoRecord(
   operationId: string | undefined,
 ): Statement | null {
   if (writes.changes.length === 0) return null;
-  return insertSql('undo_actions', [{
-    id: newId('undo'),
-    company_id: caller.companyId,
-    key_id: caller.keyId,
-    tool,
-    kind: described.kind,
-    summary: described.summary,
-    job_id: described.job?.id ?? null,
-    job_number: described.job?.job_number ?? null,
-    rows: JSON.stringify(writes.changes),
-    credits_used: writes.creditsUsed,
-    operation_id: operationId ?? null,
-  }]);
+  return insertSql('undo_actions', [
+    {
+      id: newId('undo'),
+      company_id: caller.companyId,
+      key_id: caller.keyId,
+      tool,
+      kind: described.kind,
+      summary: described.summary,
+      job_id: described.job?.id ?? null,
+      job_number: described.job?.job_number ?? null,
+      rows: JSON.stringify(writes.changes),
+      credits_used: writes.creditsUsed,
+      operation_id: operationId ?? null,
+    },
+  ]);
 }
 
 export interface UndoneAction {
@@ -180,10 +197,18 @@ export interface UndoDescription {
 }
 
 /** The domain's wording of an undo (src/domain/undo/undo-effects.ts). */
-export type DescribeUndo = (trx: Knex.Transaction, changes: RowChange[], jobNumber: number | null) => Promise<UndoDescription>;
+export type DescribeUndo = (
+  trx: Knex.Transaction,
+  changes: RowChange[],
+  jobNumber: number | null,
+) => Promise<UndoDescription>;
 
 /** Takes back the key's newest action that is not undone yet. */
-export async function undoLastAction(trx: Knex.Transaction, caller: Caller, describe: DescribeUndo): Promise<UndoneAction> {
+export async function undoLastAction(
+  trx: Knex.Transaction,
+  caller: Caller,
+  describe: DescribeUndo,
+): Promise<UndoneAction> {
   const action = await trx('undo_actions')
     .where({ key_id: caller.keyId, undone_at: null })
     .orderBy('position', 'desc')
@@ -199,7 +224,8 @@ export async function undoLastAction(trx: Knex.Transaction, caller: Caller, desc
   await trx('undo_actions').where({ id: action.id }).update({ undone_at: trx.fn.now() });
   if (action.operation_id) await markUndone(trx, caller.companyId, action.operation_id);
   const creditsRefunded = Number(action.credits_used ?? 0);
-  if (creditsRefunded > 0) await trx('companies').where({ id: caller.companyId }).increment('credits', creditsRefunded);
+  if (creditsRefunded > 0)
+    await trx('companies').where({ id: caller.companyId }).increment('credits', creditsRefunded);
 
   const entry = await takenBackEntry(trx, caller.companyId, action.key_id, action.id);
   return {
@@ -210,7 +236,12 @@ export async function undoLastAction(trx: Knex.Transaction, caller: Caller, desc
     job,
     effect: await described.effect(),
     creditsRefunded,
-    change: { kind: action.kind, data: { action: 'action.undone', undone: entry }, summary: `Undid: ${action.summary}`, job },
+    change: {
+      kind: action.kind,
+      data: { action: 'action.undone', undone: entry },
+      summary: `Undid: ${action.summary}`,
+      job,
+    },
   };
 }
 
@@ -219,7 +250,12 @@ export async function undoLastAction(trx: Knex.Transaction, caller: Caller, desc
  * one transaction, whose `now()` stamped the entry's `at` and the record's `created_at` alike, so
  * key and time find it, also for actions recorded before entries carried anything more.
  */
-async function takenBackEntry(trx: Knex.Transaction, companyId: string, keyId: string, actionId: string): Promise<{ id: string; action: string }> {
+async function takenBackEntry(
+  trx: Knex.Transaction,
+  companyId: string,
+  keyId: string,
+  actionId: string,
+): Promise<{ id: string; action: string }> {
   const entry = await trx('change_entries as e')
     .join('undo_actions as u', function () {
       this.on('u.key_id', 'e.key_id').andOn('u.created_at', 'e.at').andOn('u.summary', 'e.summary');
@@ -231,13 +267,22 @@ async function takenBackEntry(trx: Knex.Transaction, companyId: string, keyId: s
   return { id: String(entry.seq), action: entry.action };
 }
 
-async function restore(trx: Knex.Transaction, companyId: string, change: RowChange, summary: string): Promise<void> {
+async function restore(
+  trx: Knex.Transaction,
+  companyId: string,
+  change: RowChange,
+  summary: string,
+): Promise<void> {
   const row = trx(change.table).where({ id: change.id, company_id: companyId });
   // Deleting the row the change created needs FOR UPDATE; putting earlier content back does not.
   const current = await (change.before === null ? row.forUpdate() : row.forNoKeyUpdate()).first();
   const unchanged = change.afterVersion === null ? !current : current?.version === change.afterVersion;
   if (!unchanged) {
-    throw new ApiError(409, 'undo_not_possible', `"${summary}" cannot be undone: the record was changed since.`);
+    throw new ApiError(
+      409,
+      'undo_not_possible',
+      `"${summary}" cannot be undone: the record was changed since.`,
+    );
   }
   try {
     if (change.before === null) await trx(change.table).where({ id: change.id }).delete();
@@ -247,6 +292,10 @@ async function restore(trx: Knex.Transaction, companyId: string, change: RowChan
     // Another record now depends on this one (23503), or took its place (23505).
     const code = (error as { code?: string }).code;
     if (code !== '23503' && code !== '23505') throw error;
-    throw new ApiError(409, 'undo_not_possible', `"${summary}" cannot be undone: other records were changed or added since.`);
+    throw new ApiError(
+      409,
+      'undo_not_possible',
+      `"${summary}" cannot be undone: other records were changed or added since.`,
+    );
   }
 }

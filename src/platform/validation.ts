@@ -14,7 +14,11 @@ export type Part = 'path' | 'query' | 'body';
 export type RequestParts = Record<Part, Record<string, unknown>>;
 
 type Json = Record<string, unknown>;
-interface Parameter { name: string; in: string; required?: boolean }
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+}
 
 function engine(options: Options): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: true, strict: false, ...options });
@@ -35,7 +39,13 @@ function refTo(...segments: string[]): string {
 function resolved(node: Json): { value: Json; ref: string | null } {
   const local = typeof node.$ref === 'string' ? node.$ref : null;
   if (!local) return { value: node, ref: null };
-  const value = local.slice(2).split('/').reduce<Json>((at, key) => at[key.replace(/~1/g, '/').replace(/~0/g, '~')] as Json, spec as unknown as Json);
+  const value = local
+    .slice(2)
+    .split('/')
+    .reduce<Json>(
+      (at, key) => at[key.replace(/~1/g, '/').replace(/~0/g, '~')] as Json,
+      spec as unknown as Json,
+    );
   return { value, ref: `spec${local}` };
 }
 
@@ -57,7 +67,10 @@ function checksOf(name: OperationName): OperationChecks {
   const params: OperationChecks['params'] = { path: objectOf([], []), query: objectOf([], []) };
   const declared = ((operation.parameters ?? []) as Json[]).map((node, i) => {
     const { value, ref } = resolved(node);
-    return { parameter: value as unknown as Parameter, schemaRef: `${ref ?? refTo('paths', op.path, method, 'parameters', String(i))}/schema` };
+    return {
+      parameter: value as unknown as Parameter,
+      schemaRef: `${ref ?? refTo('paths', op.path, method, 'parameters', String(i))}/schema`,
+    };
   });
   for (const part of ['path', 'query'] as const) {
     const mine = declared.filter((d) => d.parameter.in === part);
@@ -66,12 +79,19 @@ function checksOf(name: OperationName): OperationChecks {
       mine.filter((d) => d.parameter.required).map((d) => d.parameter.name),
     );
   }
-  if (operation['x-query-schema']) params.query = { allOf: [params.query, { $ref: `${refTo('paths', op.path, method)}/x-query-schema` }] };
+  if (operation['x-query-schema'])
+    params.query = { allOf: [params.query, { $ref: `${refTo('paths', op.path, method)}/x-query-schema` }] };
   const requestBody = operation.requestBody ? resolved(operation.requestBody as Json) : null;
-  const jsonBody = requestBody && ((requestBody.value.content as Json | undefined)?.['application/json'] as Json | undefined);
+  const jsonBody =
+    requestBody &&
+    ((requestBody.value.content as Json | undefined)?.['application/json'] as Json | undefined);
   checks = {
     params,
-    body: jsonBody ? { $ref: `${requestBody.ref ?? refTo('paths', op.path, method, 'requestBody')}/content/application~1json/schema` } : null,
+    body: jsonBody
+      ? {
+          $ref: `${requestBody.ref ?? refTo('paths', op.path, method, 'requestBody')}/content/application~1json/schema`,
+        }
+      : null,
     bodyRequired: requestBody?.value.required === true,
   };
   described.set(name, checks);
@@ -79,7 +99,12 @@ function checksOf(name: OperationName): OperationChecks {
 }
 
 function objectOf(properties: [string, Json][], required: string[]): Json {
-  return { type: 'object', properties: Object.fromEntries(properties), required, additionalProperties: false };
+  return {
+    type: 'object',
+    properties: Object.fromEntries(properties),
+    required,
+    additionalProperties: false,
+  };
 }
 
 const compiled = new Map<string, ValidateFunction>();
@@ -93,7 +118,10 @@ function compiledFor(key: string, ajv: Ajv2020, schema: Json): ValidateFunction 
  * Checks an HTTP request's parts and converts the parameters to their types in place. `body` is
  * undefined when none was sent.
  */
-export function checkHttpRequest(name: OperationName, parts: { path: Json; query: Json; body: unknown }): void {
+export function checkHttpRequest(
+  name: OperationName,
+  parts: { path: Json; query: Json; body: unknown },
+): void {
   const checks = checksOf(name);
   const errors: FieldError[] = [];
   for (const part of ['path', 'query'] as const) {
@@ -112,13 +140,20 @@ export function checkHttpRequest(name: OperationName, parts: { path: Json; query
  * Errors name the argument (`/limit`), as the tool's input schema does.
  */
 export function checkToolArguments(name: OperationName, args: unknown): RequestParts {
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) throw invalidRequest([{ path: '/', message: 'must be object' }]);
+  if (typeof args !== 'object' || args === null || Array.isArray(args))
+    throw invalidRequest([{ path: '/', message: 'must be object' }]);
   const op = operations[name];
   const sent = args as Json;
   const parts: RequestParts = { path: {}, query: {}, body: {} };
   const errors: FieldError[] = [];
   for (const [key, value] of Object.entries(sent)) {
-    const part = op.pathParams.includes(key) ? 'path' : op.queryParams.includes(key) ? 'query' : op.bodyParams.includes(key) ? 'body' : null;
+    const part = op.pathParams.includes(key)
+      ? 'path'
+      : op.queryParams.includes(key)
+        ? 'query'
+        : op.bodyParams.includes(key)
+          ? 'body'
+          : null;
     if (part) parts[part][key] = value;
     else errors.push({ path: pointer('', key), message: 'must NOT have additional properties' });
   }
@@ -150,16 +185,30 @@ export function checkAnswer(name: OperationName, status: number, body: unknown):
   const method = op.method.toLowerCase();
   const operation = (spec.paths as unknown as Record<string, Record<string, Json>>)[op.path][method];
   const response = (operation.responses as Record<string, Json>)[String(status)];
-  if (!response) throw new ApiError(500, 'internal_error', `${name} answered ${status}, which its responses do not list.`);
+  if (!response)
+    throw new ApiError(500, 'internal_error', `${name} answered ${status}, which its responses do not list.`);
   const content = resolved(response).value.content as Json | undefined;
   if (!content?.['application/json']) {
-    if (body !== undefined) throw new ApiError(500, 'internal_error', `${name} answered ${status} with a body its response does not have.`);
+    if (body !== undefined)
+      throw new ApiError(
+        500,
+        'internal_error',
+        `${name} answered ${status} with a body its response does not have.`,
+      );
     return;
   }
-  const validate = compiledFor(`${name} answer ${status}`, asSent, { $ref: `${refTo('paths', op.path, method, 'responses', String(status))}/content/application~1json/schema` });
+  const validate = compiledFor(`${name} answer ${status}`, asSent, {
+    $ref: `${refTo('paths', op.path, method, 'responses', String(status))}/content/application~1json/schema`,
+  });
   if (!validate(body)) {
-    const where = fieldErrors('/response', validate.errors).map((e) => `${e.path} ${e.message}`).join('; ');
-    throw new ApiError(500, 'internal_error', `${name}'s answer does not match its response schema: ${where}`);
+    const where = fieldErrors('/response', validate.errors)
+      .map((e) => `${e.path} ${e.message}`)
+      .join('; ');
+    throw new ApiError(
+      500,
+      'internal_error',
+      `${name}'s answer does not match its response schema: ${where}`,
+    );
   }
 }
 
@@ -173,9 +222,12 @@ export function fieldErrors(prefix: string, errors: ErrorObject[] | null | undef
   const result: FieldError[] = [];
   for (const e of errors ?? []) {
     let path = `${prefix}${e.instancePath}`;
-    if (e.keyword === 'required' || e.keyword === 'dependentRequired') path = pointer(path, (e.params as { missingProperty: string }).missingProperty);
-    if (e.keyword === 'additionalProperties') path = pointer(path, (e.params as { additionalProperty: string }).additionalProperty);
-    const allowed = e.keyword === 'enum' ? `: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` : '';
+    if (e.keyword === 'required' || e.keyword === 'dependentRequired')
+      path = pointer(path, (e.params as { missingProperty: string }).missingProperty);
+    if (e.keyword === 'additionalProperties')
+      path = pointer(path, (e.params as { additionalProperty: string }).additionalProperty);
+    const allowed =
+      e.keyword === 'enum' ? `: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` : '';
     const message = `${e.message ?? 'is invalid'}${allowed}`;
     const key = `${path} ${message}`;
     if (seen.has(key)) continue;

@@ -51,7 +51,9 @@ export function nonPublicReason(address: string): string | null {
   if (range === 'unicast' && (parsed.kind() === 'ipv4' || parsed.match(GLOBAL_UNICAST_V6))) return null;
   if (range === 'unicast') return 'not a global unicast address';
   const description = DESCRIPTIONS[range] ?? `a special-purpose address (${range})`;
-  return net.isIPv6(address) && parsed.kind() === 'ipv4' ? `${description}, IPv4 ${parsed.toString()}` : description;
+  return net.isIPv6(address) && parsed.kind() === 'ipv4'
+    ? `${description}, IPv4 ${parsed.toString()}`
+    : description;
 }
 
 /** Parses a webhook URL; what can never be posted to is a ForbiddenTarget. */
@@ -63,7 +65,8 @@ function parseWebhookUrl(url: string): URL {
     // Among others http://[::1%25lo]/: WHATWG URL takes no IPv6 zone id.
     throw new ForbiddenTarget('the URL cannot be parsed (an IPv6 zone id is not supported)');
   }
-  if (!['http:', 'https:'].includes(target.protocol)) throw new ForbiddenTarget('the webhook must be an http or https URL');
+  if (!['http:', 'https:'].includes(target.protocol))
+    throw new ForbiddenTarget('the webhook must be an http or https URL');
   return target;
 }
 
@@ -93,7 +96,8 @@ export async function checkWebhookTarget(url: string, allowPrivate: boolean): Pr
   try {
     await resolveTarget(parseWebhookUrl(url), allowPrivate);
   } catch (error) {
-    const reason = error instanceof ForbiddenTarget ? error.message : `${new URL(url).hostname} cannot be resolved`;
+    const reason =
+      error instanceof ForbiddenTarget ? error.message : `${new URL(url).hostname} cannot be resolved`;
     throw new ApiError(422, 'webhook_not_allowed', `The webhook target is not allowed: ${reason}.`);
   }
 }
@@ -101,7 +105,8 @@ export async function checkWebhookTarget(url: string, allowPrivate: boolean): Pr
 /** A lookup that answers with the addresses already checked, so a second DNS answer cannot differ. */
 function pinnedLookup(addresses: LookupAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
-    if (options.all) return (callback as unknown as (error: null, all: LookupAddress[]) => void)(null, addresses);
+    if (options.all)
+      return (callback as unknown as (error: null, all: LookupAddress[]) => void)(null, addresses);
     return callback(null, addresses[0].address, addresses[0].family);
   };
 }
@@ -111,9 +116,17 @@ function pinnedLookup(addresses: LookupAddress[]): LookupFunction {
  * besides; resolves with the status code. The whole exchange has a deadline (not just an idle
  * timeout), so that a receiver that trickles bytes cannot hold a delivery past its lease.
  */
-export async function postJson(url: string, body: unknown, options: TargetOptions & { headers?: Record<string, string> }): Promise<number> {
+export async function postJson(
+  url: string,
+  body: unknown,
+  options: TargetOptions & { headers?: Record<string, string> },
+): Promise<number> {
   const payload = typeof body === 'string' ? body : JSON.stringify(body);
-  const headers = { ...options.headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) };
+  const headers = {
+    ...options.headers,
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(payload)),
+  };
   return (await guardedRequest(url, 'POST', headers, payload, { ...options, maxBytes: 0 })).status;
 }
 
@@ -122,7 +135,10 @@ export async function postJson(url: string, body: unknown, options: TargetOption
  * document): at most `maxBytes`, within the deadline, no redirect followed. `ca` adds a trusted
  * certificate authority (tests serve their documents over https with one of their own).
  */
-export async function getJson(url: string, options: TargetOptions & { maxBytes: number; ca?: string }): Promise<{ status: number; body: unknown }> {
+export async function getJson(
+  url: string,
+  options: TargetOptions & { maxBytes: number; ca?: string },
+): Promise<{ status: number; body: unknown }> {
   const { status, text } = await guardedRequest(url, 'GET', { Accept: 'application/json' }, null, options);
   if (status !== 200) return { status, body: null };
   try {
@@ -164,15 +180,21 @@ async function guardedRequest(
         response.on('data', (chunk: Buffer) => {
           size += chunk.length;
           if (size > options.maxBytes) {
-            if (options.maxBytes > 0) request.destroy(new Error(`the answer is over ${options.maxBytes} bytes`));
+            if (options.maxBytes > 0)
+              request.destroy(new Error(`the answer is over ${options.maxBytes} bytes`));
             return;
           }
           chunks.push(chunk);
         });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
       },
     );
-    const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    const deadline = setTimeout(
+      () => request.destroy(new Error(`no answer within ${options.timeoutMs} ms`)),
+      options.timeoutMs,
+    );
     request.on('close', () => clearTimeout(deadline));
     // A second guard behind the pinned addresses: 'socket' comes before the request is flushed,
     // so this runs ahead of the write queued for 'connect' and a refused peer gets no request

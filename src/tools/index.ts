@@ -178,7 +178,13 @@ export const handlers: HandlerTable = {
 };
 
 /** The pipeline that runs these tools on this node, with the services they get. */
-export function toolPipeline(options: { db: Knex; config: Config; slots: CompanySlots; media: MediaServices; webhooks?: WebhookDelivery }): Pipeline<ToolServices, WriteSubject> {
+export function toolPipeline(options: {
+  db: Knex;
+  config: Config;
+  slots: CompanySlots;
+  media: MediaServices;
+  webhooks?: WebhookDelivery;
+}): Pipeline<ToolServices, WriteSubject> {
   const { db, config, slots, media, webhooks } = options;
   return new Pipeline<ToolServices, WriteSubject>({
     db,

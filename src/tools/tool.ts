@@ -3,12 +3,28 @@
  * handler.ts) with the services tools get beside it, the input of its operation (an upload's
  * body as its intake prepared it) and its output, all typed from the spec.
  */
-import type { AdminOperationName, OperationName, ReadOperationName, WriteOperationName } from '../generated/operations';
-import type { AdminContext, JsonBodyOf, Output, ReadContext as CallContext, ToolInput, WriteContext as WriteCallContext } from '../platform/handler';
+import type {
+  AdminOperationName,
+  OperationName,
+  ReadOperationName,
+  WriteOperationName,
+} from '../generated/operations';
+import type {
+  AdminContext,
+  JsonBodyOf,
+  Output,
+  ReadContext as CallContext,
+  ToolInput,
+  WriteContext as WriteCallContext,
+} from '../platform/handler';
 import type { ToolServices } from '../domain/services';
 import type { WriteSubject } from '../domain/write-subject';
 import type { JobRow } from '../domain/jobs/job-records';
-import type { PreparedDocumentUpload, PreparedUpload, PreparedVideoUpload } from '../domain/media/prepared-upload';
+import type {
+  PreparedDocumentUpload,
+  PreparedUpload,
+  PreparedVideoUpload,
+} from '../domain/media/prepared-upload';
 
 export type ReadContext = CallContext & ToolServices;
 export type WriteContext = WriteCallContext<WriteSubject> & ToolServices;
@@ -24,11 +40,22 @@ export type BodyOf<N extends OperationName> = N extends 'upload_job_photos'
 
 export type Input<N extends OperationName> = ToolInput<N, BodyOf<N>>;
 
-export type ReadHandler<N extends ReadOperationName> = (ctx: ReadContext, input: Input<N>) => Promise<Output<N>>;
-export type WriteHandler<N extends WriteOperationName> = (ctx: WriteContext, input: Input<N>) => Promise<Output<N>>;
-export type AdminHandler<N extends AdminOperationName> = (ctx: AdminContext, input: Input<N>) => Promise<Output<N>>;
+export type ReadHandler<N extends ReadOperationName> = (
+  ctx: ReadContext,
+  input: Input<N>,
+) => Promise<Output<N>>;
+export type WriteHandler<N extends WriteOperationName> = (
+  ctx: WriteContext,
+  input: Input<N>,
+) => Promise<Output<N>>;
+export type AdminHandler<N extends AdminOperationName> = (
+  ctx: AdminContext,
+  input: Input<N>,
+) => Promise<Output<N>>;
 
-export type HandlerTable = { [N in ReadOperationName]: ReadHandler<N> } & { [N in WriteOperationName]: WriteHandler<N> } & {
+export type HandlerTable = { [N in ReadOperationName]: ReadHandler<N> } & {
+  [N in WriteOperationName]: WriteHandler<N>;
+} & {
   [N in AdminOperationName]: AdminHandler<N>;
 };
 

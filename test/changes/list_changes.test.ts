@@ -37,7 +37,6 @@ async function page(key: string, params: Record<string, string | number | undefi
   return res.body as Page;
 }
 
-
 /** Every entry of the feed, following next_cursor. */
 async function everything(key: string, params: Record<string, string | number> = {}): Promise<Entry[]> {
   await feedSettled(t);
@@ -51,8 +50,13 @@ async function everything(key: string, params: Record<string, string | number> =
   }
 }
 
-async function createJob(key: string, name: string): Promise<{ id: string; job_number: number; title: string }> {
-  return (await as(t, key).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: name }).expect(201)).body;
+async function createJob(
+  key: string,
+  name: string,
+): Promise<{ id: string; job_number: number; title: string }> {
+  return (
+    await as(t, key).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: name }).expect(201)
+  ).body;
 }
 
 async function callerOf(key: string): Promise<Caller> {
@@ -68,16 +72,18 @@ function testEntry(kind: ChangeKind, summary: string, job?: { id: string; job_nu
 
 /** A tool called over HTTP with MCP-style merged arguments, split by the operation table. */
 function httpTool(key: string): CallTool {
-  return async <T,>(tool: string, args: Record<string, unknown>): Promise<T> => {
+  return async <T>(tool: string, args: Record<string, unknown>): Promise<T> => {
     const op = operations[tool as OperationName];
     const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(args[name])));
-    const pick = (names: string[]) => Object.fromEntries(names.filter((n) => args[n] !== undefined).map((n) => [n, args[n]]));
+    const pick = (names: string[]) =>
+      Object.fromEntries(names.filter((n) => args[n] !== undefined).map((n) => [n, args[n]]));
     const client = as(t, key);
     const method = op.method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';
     let req = client[method](path).query(pick(op.queryParams));
     if (op.hasBody) req = req.send(pick(op.bodyParams));
     const res = await req;
-    if (res.status !== op.successStatus) throw new Error(`${tool} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    if (res.status !== op.successStatus)
+      throw new Error(`${tool} answered ${res.status}: ${JSON.stringify(res.body)}`);
     return res.body as T;
   };
 }
@@ -91,7 +97,11 @@ async function append(caller: Caller, entries: ChangeInput[]): Promise<void> {
 
 async function expectBadRequest(key: string, query: string, path: string): Promise<void> {
   const res = await as(t, key).get(`/api/v1/changes?${query}`);
-  expect({ query, status: res.status, code: res.body.code }).toEqual({ query, status: 400, code: 'invalid_request' });
+  expect({ query, status: res.status, code: res.body.code }).toEqual({
+    query,
+    status: 400,
+    code: 'invalid_request',
+  });
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
 }
@@ -163,7 +173,9 @@ describe('list_changes', () => {
     expect([...times].sort((x, y) => x - y)).toEqual(times);
     for (const entry of feed.data) expect(entry.at).toBe(new Date(entry.at).toISOString());
     // The same moment on the company's clock (to the second), with the offset get_context gives.
-    const offset = (await as(t, co.readKey).get('/api/v1/context').expect(200)).body.company.local_time.slice(-6);
+    const offset = (await as(t, co.readKey).get('/api/v1/context').expect(200)).body.company.local_time.slice(
+      -6,
+    );
     for (const entry of feed.data as { at: string; at_local: string }[]) {
       expect(entry.at_local).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/);
       expect(entry.at_local.slice(-6)).toBe(offset);
@@ -179,13 +191,13 @@ describe('list_changes', () => {
     const job = await createJob(co.writeKey, 'Kind Kim');
     const ref = { id: job.id, job_number: job.job_number };
     for (const kind of KINDS) {
-      await append(caller, [
-        testEntry(kind, `${kind} 1`, ref),
-        testEntry(kind, `${kind} 2`),
-      ]);
+      await append(caller, [testEntry(kind, `${kind} 1`, ref), testEntry(kind, `${kind} 2`)]);
     }
     const all = await everything(co.readKey);
-    expect(all.map((e) => e.summary)).toEqual([`Created job #${job.job_number} Kind Kim`, ...KINDS.flatMap((kind) => [`${kind} 1`, `${kind} 2`])]);
+    expect(all.map((e) => e.summary)).toEqual([
+      `Created job #${job.job_number} Kind Kim`,
+      ...KINDS.flatMap((kind) => [`${kind} 1`, `${kind} 2`]),
+    ]);
 
     for (const kind of KINDS) {
       const only = await page(co.readKey, { kind });
@@ -242,7 +254,9 @@ describe('list_changes', () => {
     for (let i = 0; i < 7; i++) await createJob(i % 2 ? co.otherWriteKey : co.writeKey, `Pager ${i}`);
     await feedSettled(t);
     const all = (await page(co.readKey, { limit: 100 })).data;
-    expect(all.map((e) => e.summary)).toEqual(Array.from({ length: 7 }, (_, i) => `Created job #${i + 1} Pager ${i}`));
+    expect(all.map((e) => e.summary)).toEqual(
+      Array.from({ length: 7 }, (_, i) => `Created job #${i + 1} Pager ${i}`),
+    );
 
     const p1 = await page(co.readKey, { limit: 3 });
     const p2 = await page(co.readKey, { limit: 3, cursor: p1.next_cursor });
@@ -288,14 +302,16 @@ describe('list_changes', () => {
       b64('{"txid":99999999999999999999999,"seq":1}'),
       'x'.repeat(201),
     ];
-    for (const cursor of bad) await expectBadRequest(co.readKey, `cursor=${encodeURIComponent(cursor)}`, '/query/cursor');
+    for (const cursor of bad)
+      await expectBadRequest(co.readKey, `cursor=${encodeURIComponent(cursor)}`, '/query/cursor');
     // The feed itself is unaffected.
     expect((await page(co.readKey)).data).toHaveLength(1);
   });
 
   it('answers 400 for an unknown kind or parameter', async () => {
     const co = await createCompany(t);
-    for (const kind of ['gossip', 'Notes', 'NOTES', 'note', '']) await expectBadRequest(co.readKey, `kind=${kind}`, '/query/kind');
+    for (const kind of ['gossip', 'Notes', 'NOTES', 'note', ''])
+      await expectBadRequest(co.readKey, `kind=${kind}`, '/query/kind');
     await expectBadRequest(co.readKey, 'after=2020-01-01', '/query/after');
     await expectBadRequest(co.readKey, 'since=yesterday', '/query/since');
   });
@@ -306,23 +322,32 @@ describe('list_changes', () => {
     const myJob = await createJob(mine.writeKey, 'Mine Moe');
     const theirCaller = await callerOf(theirs.writeKey);
     const theirJob = await createJob(theirs.writeKey, 'Secret Sue');
-    await append(theirCaller, [testEntry('notes', 'Their secret note', { id: theirJob.id, job_number: theirJob.job_number })]);
+    await append(theirCaller, [
+      testEntry('notes', 'Their secret note', { id: theirJob.id, job_number: theirJob.job_number }),
+    ]);
     await createJob(theirs.otherWriteKey, 'Secret Sam');
 
     const seenByMe = await everything(mine.readKey);
     expect(seenByMe.map((e) => e.summary)).toEqual([`Created job #${myJob.job_number} Mine Moe`]);
     for (const kind of KINDS) {
-      for (const entry of (await page(mine.readKey, { kind })).data) expect(entry.person?.id).not.toBe(theirs.people[0].id);
+      for (const entry of (await page(mine.readKey, { kind })).data)
+        expect(entry.person?.id).not.toBe(theirs.people[0].id);
     }
     expect((await page(mine.readKey, { kind: 'notes' })).data).toEqual([]);
 
     const seenByThem = await everything(theirs.readKey);
-    expect(seenByThem.map((e) => e.summary)).toEqual([`Created job #1 Secret Sue`, 'Their secret note', 'Created job #2 Secret Sam']);
+    expect(seenByThem.map((e) => e.summary)).toEqual([
+      `Created job #1 Secret Sue`,
+      'Their secret note',
+      'Created job #2 Secret Sam',
+    ]);
     // Their cursor, used with my key, still shows only my feed.
     const theirFirst = await page(theirs.readKey, { limit: 1 });
     const mixed = await everything(mine.readKey, { cursor: theirFirst.next_cursor });
     for (const entry of mixed) expect(entry.job?.id).not.toBe(theirJob.id);
-    expect(mixed.every((e) => e.person?.id === mine.people[0].id || e.person?.id === mine.people[1].id)).toBe(true);
+    expect(mixed.every((e) => e.person?.id === mine.people[0].id || e.person?.id === mine.people[1].id)).toBe(
+      true,
+    );
   });
 });
 
@@ -340,7 +365,11 @@ describe('a poller following next_cursor', () => {
     let writing = true;
 
     /** Follows next_cursor while writes go on; then until the whole feed has been seen. */
-    async function poll(into: Entry[], params: Record<string, string | number>, until: () => boolean): Promise<void> {
+    async function poll(
+      into: Entry[],
+      params: Record<string, string | number>,
+      until: () => boolean,
+    ): Promise<void> {
       let cursor: string | undefined;
       const deadline = Date.now() + 20_000;
       for (;;) {
@@ -354,7 +383,11 @@ describe('a poller following next_cursor', () => {
       }
     }
     const poller = poll(polled, { limit: 4 }, () => polled.length >= expectedTotal);
-    const notesPoller = poll(polledNotes, { limit: 1, kind: 'notes' }, () => polledNotes.length >= SLOW_ENTRIES);
+    const notesPoller = poll(
+      polledNotes,
+      { limit: 1, kind: 'notes' },
+      () => polledNotes.length >= SLOW_ENTRIES,
+    );
 
     const create = (i: number) =>
       as(t, i % 2 ? co.writeKey : co.otherWriteKey)
@@ -384,7 +417,10 @@ describe('a poller following next_cursor', () => {
     expect(all).toHaveLength(expectedTotal);
     expect(new Set(all.map((e) => e.id)).size).toBe(expectedTotal);
     expect(all.filter((e) => e.action === 'job.created')).toHaveLength(CREATES);
-    expect(all.filter((e) => e.summary.startsWith('slow entry')).map((e) => e.summary)).toEqual(['slow entry 1', 'slow entry 2']);
+    expect(all.filter((e) => e.summary.startsWith('slow entry')).map((e) => e.summary)).toEqual([
+      'slow entry 1',
+      'slow entry 2',
+    ]);
 
     // The union of what the poller saw is the whole feed, in order, each entry once.
     expect(polled.map((e) => e.id)).toEqual(all.map((e) => e.id));

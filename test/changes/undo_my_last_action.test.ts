@@ -21,8 +21,6 @@ interface JobDetail {
 
 type Entry = components['schemas']['ChangeEntry'];
 
-
-
 async function feed(key: string): Promise<Entry[]> {
   await feedSettled(t);
   return (await as(t, key).get('/api/v1/changes?limit=100').expect(200)).body.data as Entry[];
@@ -32,17 +30,30 @@ async function createJob(key: string, name: string): Promise<JobDetail> {
   return (
     await as(t, key)
       .post('/api/v1/jobs')
-      .send({ operation_id: opId(), customer_name: name, customer_phone: '555-0100', customer_email: 'c@example.com', assignee: 'Sam Okafor' })
+      .send({
+        operation_id: opId(),
+        customer_name: name,
+        customer_phone: '555-0100',
+        customer_email: 'c@example.com',
+        assignee: 'Sam Okafor',
+      })
       .expect(201)
   ).body;
 }
 
-const undo = (key: string, body: Record<string, unknown> = {}) => as(t, key).post('/api/v1/undo').send({ operation_id: opId(), ...body });
+const undo = (key: string, body: Record<string, unknown> = {}) =>
+  as(t, key)
+    .post('/api/v1/undo')
+    .send({ operation_id: opId(), ...body });
 
 function expectUndoRefused(res: Response): void {
   expect(res.status).toBe(409);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(res.body).toMatchObject({ code: 'undo_not_possible', status: 409, type: 'https://jms.dev/problems/undo_not_possible' });
+  expect(res.body).toMatchObject({
+    code: 'undo_not_possible',
+    status: 409,
+    type: 'https://jms.dev/problems/undo_not_possible',
+  });
   expect(res.body.detail.length).toBeGreaterThan(0);
 }
 
@@ -50,18 +61,30 @@ function expectUndoRefused(res: Response): void {
 async function rowsOf(job: JobDetail) {
   const jobRow = await t.db('jobs').where({ id: job.id }).first();
   const links = await t.db('job_contacts').where({ job_id: job.id }).orderBy('id');
-  const contacts = await t.db('contacts').whereIn('id', job.people.map((p) => p.id)).orderBy('id');
+  const contacts = await t
+    .db('contacts')
+    .whereIn(
+      'id',
+      job.people.map((p) => p.id),
+    )
+    .orderBy('id');
   const assignees = await t.db('job_assignees').where({ job_id: job.id }).orderBy('id');
   return { jobRow, links, contacts, assignees };
 }
 
 async function jobIds(key: string, q?: string): Promise<string[]> {
-  const res = await as(t, key).get(`/api/v1/jobs${q ? `?q=${encodeURIComponent(q)}` : ''}`).expect(200);
+  const res = await as(t, key)
+    .get(`/api/v1/jobs${q ? `?q=${encodeURIComponent(q)}` : ''}`)
+    .expect(200);
   return (res.body.data as { id: string }[]).map((j) => j.id);
 }
 
 async function pendingUndo(companyId: string): Promise<number> {
-  const [row] = await t.db('undo_actions').where({ company_id: companyId }).whereNull('undone_at').count<{ n: string | number }[]>('* as n');
+  const [row] = await t
+    .db('undo_actions')
+    .where({ company_id: companyId })
+    .whereNull('undone_at')
+    .count<{ n: string | number }[]>('* as n');
   return Number(row.n);
 }
 
@@ -107,7 +130,10 @@ describe('undo after create_job', () => {
     expect(await jobIds(co.readKey, '555-0100')).toEqual([keep.id]);
     expect(await rowsOf(job)).toEqual({ jobRow: undefined, links: [], contacts: [], assignees: [] });
     // The job kept is untouched.
-    expect((await as(t, co.readKey).get(`/api/v1/jobs/${keep.id}`).expect(200)).body).toMatchObject({ people: [{ name: 'Keep Kara' }], assignees: [{ name: 'Sam Okafor' }] });
+    expect((await as(t, co.readKey).get(`/api/v1/jobs/${keep.id}`).expect(200)).body).toMatchObject({
+      people: [{ name: 'Keep Kara' }],
+      assignees: [{ name: 'Sam Okafor' }],
+    });
   });
 
   it('appears in the change feed as action.undone, by the key owner, after the entry it takes back', async () => {
@@ -140,11 +166,17 @@ describe('undo after create_job', () => {
     const second = await createJob(co.writeKey, 'Two Tove');
     const third = await createJob(co.writeKey, 'Three Thea');
 
-    expect((await undo(co.writeKey).expect(200)).body.undone.summary).toBe(`Created job #${third.job_number} Three Thea`);
+    expect((await undo(co.writeKey).expect(200)).body.undone.summary).toBe(
+      `Created job #${third.job_number} Three Thea`,
+    );
     expect((await jobIds(co.readKey)).sort()).toEqual([first.id, second.id].sort());
-    expect((await undo(co.writeKey).expect(200)).body.undone.summary).toBe(`Created job #${second.job_number} Two Tove`);
+    expect((await undo(co.writeKey).expect(200)).body.undone.summary).toBe(
+      `Created job #${second.job_number} Two Tove`,
+    );
     expect(await jobIds(co.readKey)).toEqual([first.id]);
-    expect((await undo(co.writeKey).expect(200)).body.undone.summary).toBe(`Created job #${first.job_number} One Oona`);
+    expect((await undo(co.writeKey).expect(200)).body.undone.summary).toBe(
+      `Created job #${first.job_number} One Oona`,
+    );
     expect(await jobIds(co.readKey)).toEqual([]);
 
     const before = await feed(co.readKey);
@@ -152,9 +184,21 @@ describe('undo after create_job', () => {
     expectUndoRefused(await undo(co.writeKey, { operation_id: opId() }));
     // A refused undo writes nothing to the feed.
     expect(await feed(co.readKey)).toEqual(before);
-    expect(before.map((e) => e.action)).toEqual(['job.created', 'job.created', 'job.created', 'action.undone', 'action.undone', 'action.undone']);
+    expect(before.map((e) => e.action)).toEqual([
+      'job.created',
+      'job.created',
+      'job.created',
+      'action.undone',
+      'action.undone',
+      'action.undone',
+    ]);
     // Each undo names the entry it took back, newest first.
-    expect(before.slice(3).map((e) => e.data)).toEqual([2, 1, 0].map((i) => ({ action: 'action.undone', undone: { id: before[i].id, action: 'job.created' } })));
+    expect(before.slice(3).map((e) => e.data)).toEqual(
+      [2, 1, 0].map((i) => ({
+        action: 'action.undone',
+        undone: { id: before[i].id, action: 'job.created' },
+      })),
+    );
 
     // An undone create leaves its number unused; a new job gets the next one.
     const again = await createJob(co.writeKey, 'Four Fia');
@@ -180,13 +224,26 @@ describe('undo after create_job', () => {
     await undo(co.writeKey).expect(200);
     for (const key of [co.writeKey, co.otherWriteKey]) {
       const resent = await as(t, key).post('/api/v1/jobs').send(body).expect(409);
-      expect(resent.body).toMatchObject({ code: 'operation_undone', detail: expect.stringContaining('new operation_id') });
+      expect(resent.body).toMatchObject({
+        code: 'operation_undone',
+        detail: expect.stringContaining('new operation_id'),
+      });
       expect(resent.headers['idempotent-replayed']).toBeUndefined();
     }
     // Other details under that operation_id are still a conflict, not an undone operation.
-    expect((await as(t, co.writeKey).post('/api/v1/jobs').send({ ...body, customer_name: 'Other' }).expect(409)).body.code).toBe('operation_id_conflict');
+    expect(
+      (
+        await as(t, co.writeKey)
+          .post('/api/v1/jobs')
+          .send({ ...body, customer_name: 'Other' })
+          .expect(409)
+      ).body.code,
+    ).toBe('operation_id_conflict');
     expect(await jobIds(co.readKey)).toEqual([]);
-    const again = await as(t, co.writeKey).post('/api/v1/jobs').send({ ...body, operation_id: opId() }).expect(201);
+    const again = await as(t, co.writeKey)
+      .post('/api/v1/jobs')
+      .send({ ...body, operation_id: opId() })
+      .expect(201);
     expect(await jobIds(co.readKey)).toEqual([again.body.id]);
   });
 
@@ -200,10 +257,18 @@ describe('undo after create_job', () => {
       .post('/mcp')
       .set('Authorization', `Bearer ${co.writeKey}`)
       .set('Accept', 'application/json, text/event-stream')
-      .send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add_note', arguments: { job_id: job.id, ...body } } })
+      .send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'add_note', arguments: { job_id: job.id, ...body } },
+      })
       .expect(200);
     expect(resent.body.result.isError).toBe(true);
-    expect(JSON.parse(resent.body.result.content[0].text)).toMatchObject({ status: 409, code: 'operation_undone' });
+    expect(JSON.parse(resent.body.result.content[0].text)).toMatchObject({
+      status: 409,
+      code: 'operation_undone',
+    });
   });
 
   it('with an operation_id, a repeated undo is replayed and takes back nothing more', async () => {
@@ -226,7 +291,10 @@ describe('undo after create_job', () => {
     await createJob(co.writeKey, 'Parallel Two');
     const answers = await Promise.all([undo(co.writeKey), undo(co.writeKey)]);
     expect(answers.map((a) => a.status)).toEqual([200, 200]);
-    expect(answers.map((a) => a.body.undone.summary as string).sort()).toEqual(['Created job #2 Parallel One', 'Created job #3 Parallel Two']);
+    expect(answers.map((a) => a.body.undone.summary as string).sort()).toEqual([
+      'Created job #2 Parallel One',
+      'Created job #3 Parallel Two',
+    ]);
     expect(await jobIds(co.readKey)).toEqual([keep.id]);
   });
 });
@@ -242,10 +310,14 @@ describe('whose actions', () => {
     // Interleaved actions of two keys: each undo takes back the caller's own newest action.
     const danas = await createJob(co.otherWriteKey, 'Dana Job');
     const averys = await createJob(co.writeKey, 'Avery Job 2');
-    expect((await undo(co.otherWriteKey).expect(200)).body.undone.summary).toBe(`Created job #${danas.job_number} Dana Job`);
+    expect((await undo(co.otherWriteKey).expect(200)).body.undone.summary).toBe(
+      `Created job #${danas.job_number} Dana Job`,
+    );
     expect((await jobIds(co.readKey)).sort()).toEqual([mine.id, averys.id].sort());
     expectUndoRefused(await undo(co.otherWriteKey));
-    expect((await undo(co.writeKey).expect(200)).body.undone.summary).toBe(`Created job #${averys.job_number} Avery Job 2`);
+    expect((await undo(co.writeKey).expect(200)).body.undone.summary).toBe(
+      `Created job #${averys.job_number} Avery Job 2`,
+    );
     expect(await jobIds(co.readKey)).toEqual([mine.id]);
   });
 
@@ -275,7 +347,11 @@ describe('undo refused', () => {
     const before = await rowsOf(job);
     // Another person's change, made the way every write tool makes it (it bumps the version).
     await t.db.transaction(async (trx) => {
-      const changed = await new RecordedWrites(trx, co.id).update<{ id: string; version: number }>('jobs', job.id, { carrier: 'Allstate' });
+      const changed = await new RecordedWrites(trx, co.id).update<{ id: string; version: number }>(
+        'jobs',
+        job.id,
+        { carrier: 'Allstate' },
+      );
       expect(changed.version).toBe(before.jobRow.version + 1);
     });
     const changed = await rowsOf(job);
@@ -288,9 +364,16 @@ describe('undo refused', () => {
     // rows (taken back before the job row in the same undo) are all still there.
     expect(await rowsOf(job)).toEqual(changed);
     expect(changed.jobRow.carrier).toBe('Allstate');
-    expect({ ...changed, jobRow: { ...changed.jobRow, carrier: null, version: 1, updated_at: null } }).toEqual({ ...before, jobRow: { ...before.jobRow, updated_at: null } });
+    expect({
+      ...changed,
+      jobRow: { ...changed.jobRow, carrier: null, version: 1, updated_at: null },
+    }).toEqual({ ...before, jobRow: { ...before.jobRow, updated_at: null } });
     const detail = (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}`).expect(200)).body;
-    expect(detail).toMatchObject({ people: [{ name: 'Changed Since' }], assignees: [{ name: 'Sam Okafor' }], claim: { carrier: 'Allstate' } });
+    expect(detail).toMatchObject({
+      people: [{ name: 'Changed Since' }],
+      assignees: [{ name: 'Sam Okafor' }],
+      claim: { carrier: 'Allstate' },
+    });
     expect(await pendingUndo(co.id)).toBe(1);
     expect(await feed(co.readKey)).toEqual(feedBefore);
     // It stays refused: trying again changes nothing either.
@@ -313,7 +396,15 @@ describe('undo refused', () => {
     const co = await createCompany(t);
     const job = await createJob(co.writeKey, 'Has Notes');
     const noteId = newId('note');
-    await t.db('notes').insert({ id: noteId, company_id: co.id, job_id: job.id, author_id: co.people[1].id, text: 'Depends on the job' });
+    await t
+      .db('notes')
+      .insert({
+        id: noteId,
+        company_id: co.id,
+        job_id: job.id,
+        author_id: co.people[1].id,
+        text: 'Depends on the job',
+      });
     const before = await rowsOf(job);
     const feedBefore = await feed(co.readKey);
 
@@ -321,7 +412,10 @@ describe('undo refused', () => {
     expectUndoRefused(res);
     expect(res.body.detail).toMatch(/other records/);
     expect(await rowsOf(job)).toEqual(before);
-    expect(await t.db('notes').where({ id: noteId }).first()).toMatchObject({ job_id: job.id, text: 'Depends on the job' });
+    expect(await t.db('notes').where({ id: noteId }).first()).toMatchObject({
+      job_id: job.id,
+      text: 'Depends on the job',
+    });
     expect((await as(t, co.readKey).get(`/api/v1/jobs/${job.id}`).expect(200)).body).toMatchObject({
       people: [{ name: 'Has Notes' }],
       assignees: [{ name: 'Sam Okafor' }],

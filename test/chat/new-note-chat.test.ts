@@ -16,7 +16,15 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { startChatDelivery, type ChatDelivery } from '../../src/domain/chat/delivery';
 import type { Config } from '../../src/platform/config';
-import { ADMIN_TOKEN, as, createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
+import {
+  ADMIN_TOKEN,
+  as,
+  createCompany,
+  opId,
+  startApp,
+  type TestApp,
+  type TestCompany,
+} from '../support/app';
 
 interface Receiver {
   /** Base URL; any path is accepted, so that `${url}/a` and `${url}/b` are two lanes of one server. */
@@ -35,7 +43,13 @@ interface Receiver {
 
 async function startReceiver(options: { delayMs?: number } = {}): Promise<Receiver> {
   const open = new Map<string, number>();
-  const receiver = { received: [], held: [], hold: false, failNext: 0, mostAtOnce: new Map() } as unknown as Receiver;
+  const receiver = {
+    received: [],
+    held: [],
+    hold: false,
+    failNext: 0,
+    mostAtOnce: new Map(),
+  } as unknown as Receiver;
   const server = http.createServer((req, res) => {
     const path = req.url ?? '/';
     open.set(path, (open.get(path) ?? 0) + 1);
@@ -77,15 +91,26 @@ const CHAT_ENV = { CHAT_ALLOW_PRIVATE_TARGETS: 'true', CHAT_RETRY_BASE_MS: '20',
 const quiet = pino({ level: 'silent' });
 
 function connectChat(t: TestApp, co: TestCompany, url: string | null, newNote = true) {
-  return t.http.put(`/admin/v1/companies/${co.id}/chat`).set('Authorization', `Bearer ${ADMIN_TOKEN}`).send({ webhook_url: url, new_note: newNote });
+  return t.http
+    .put(`/admin/v1/companies/${co.id}/chat`)
+    .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+    .send({ webhook_url: url, new_note: newNote });
 }
 
 async function newJob(t: TestApp, co: TestCompany): Promise<string> {
-  return (await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Lena Fischer' }).expect(201)).body.id;
+  return (
+    await as(t, co.writeKey)
+      .post('/api/v1/jobs')
+      .send({ operation_id: opId(), customer_name: 'Lena Fischer' })
+      .expect(201)
+  ).body.id;
 }
 
 function addNote(t: TestApp, co: TestCompany, jobId: string, text: string) {
-  return as(t, co.writeKey).post(`/api/v1/jobs/${jobId}/notes`).send({ operation_id: opId(), text }).expect(201);
+  return as(t, co.writeKey)
+    .post(`/api/v1/jobs/${jobId}/notes`)
+    .send({ operation_id: opId(), text })
+    .expect(201);
 }
 
 async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
@@ -132,7 +157,10 @@ async function receiver(options: { delayMs?: number } = {}): Promise<Receiver> {
 
 /** A delivery worker on the test app's database, as a node would run it (polling unless told). */
 function worker(chat: Partial<Config['chat']> = {}, options: { poll?: boolean } = {}): ChatDelivery {
-  const started = startChatDelivery({ db: t.db, config: { ...t.config, chat: { ...t.config.chat, ...chat } }, logger: quiet }, options);
+  const started = startChatDelivery(
+    { db: t.db, config: { ...t.config, chat: { ...t.config.chat, ...chat } }, logger: quiet },
+    options,
+  );
   workers.push(started);
   return started;
 }
@@ -144,7 +172,12 @@ describe('chat notification of new notes', () => {
 
   beforeAll(async () => {
     co = await createCompany(t);
-    jobId = (await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Maria Alvarez', loss_type: 'water' }).expect(201)).body.id;
+    jobId = (
+      await as(t, co.writeKey)
+        .post('/api/v1/jobs')
+        .send({ operation_id: opId(), customer_name: 'Maria Alvarez', loss_type: 'water' })
+        .expect(201)
+    ).body.id;
   });
 
   it('sends nothing while the New note switch is off (the default)', async () => {
@@ -152,7 +185,10 @@ describe('chat notification of new notes', () => {
     await connectChat(t, co, hook(chat), false).expect(200);
     const context = await as(t, co.readKey).get('/api/v1/context').expect(200);
     expect(context.body.chat).toEqual({ connected: true, new_note: false });
-    await as(t, co.writeKey).post(`/api/v1/jobs/${jobId}/notes`).send({ operation_id: opId(), text: 'Quiet note' }).expect(201);
+    await as(t, co.writeKey)
+      .post(`/api/v1/jobs/${jobId}/notes`)
+      .send({ operation_id: opId(), text: 'Quiet note' })
+      .expect(201);
     await drain(worker({}, { poll: false }), 3);
     expect(chat.received).toEqual([]);
   });
@@ -162,7 +198,11 @@ describe('chat notification of new notes', () => {
     await connectChat(t, co, hook(chat), true).expect(200);
     const body = { operation_id: opId(), text: 'Moisture readings are down to 12% in the kitchen.' };
     await as(t, co.writeKey).post(`/api/v1/jobs/${jobId}/notes`).send(body).expect(201);
-    await as(t, co.writeKey).post(`/api/v1/jobs/${jobId}/notes`).send(body).expect(201).expect('Idempotent-Replayed', 'true');
+    await as(t, co.writeKey)
+      .post(`/api/v1/jobs/${jobId}/notes`)
+      .send(body)
+      .expect(201)
+      .expect('Idempotent-Replayed', 'true');
     await drain(worker({}, { poll: false }), 3);
     expect(chat.received).toHaveLength(1);
     expect(chat.received[0].text).toContain('#1');
@@ -175,10 +215,16 @@ describe('chat notification of new notes', () => {
     const chat = await receiver();
     await connectChat(t, co, hook(chat), true).expect(200);
     chat.failNext = 2;
-    await as(t, co.writeKey).post(`/api/v1/jobs/${jobId}/notes`).send({ operation_id: opId(), text: 'Third time lucky' }).expect(201);
+    await as(t, co.writeKey)
+      .post(`/api/v1/jobs/${jobId}/notes`)
+      .send({ operation_id: opId(), text: 'Third time lucky' })
+      .expect(201);
     await drain(worker({}, { poll: false }));
     expect(chat.received.map(noteText)).toEqual(['Third time lucky']);
-    const row = await t.db('chat_outbox').where({ webhook_url: hook(chat) }).first();
+    const row = await t
+      .db('chat_outbox')
+      .where({ webhook_url: hook(chat) })
+      .first();
     expect(row.attempts).toBe(3);
     expect(row.delivered_at).not.toBeNull();
   });
@@ -186,7 +232,10 @@ describe('chat notification of new notes', () => {
   it('does not post a note whose write failed', async () => {
     const chat = await receiver();
     await connectChat(t, co, hook(chat), true).expect(200);
-    await as(t, co.writeKey).post('/api/v1/jobs/%23999/notes').send({ operation_id: opId(), text: 'On no job' }).expect(404);
+    await as(t, co.writeKey)
+      .post('/api/v1/jobs/%23999/notes')
+      .send({ operation_id: opId(), text: 'On no job' })
+      .expect(404);
     await drain(worker({}, { poll: false }), 2);
     expect(chat.received).toEqual([]);
   });
@@ -200,13 +249,22 @@ describe('the chat outbox survives a restart', () => {
       const first = await startApp(CHAT_ENV, { dataDir });
       const co = await createCompany(first);
       await connectChat(first, co, `${chat.url}/hooks/restart`, true).expect(200);
-      const job = await as(first, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Tom Nguyen' }).expect(201);
-      await as(first, co.writeKey).post(`/api/v1/jobs/${job.body.id}/notes`).send({ operation_id: opId(), text: 'Written before the restart' }).expect(201);
+      const job = await as(first, co.writeKey)
+        .post('/api/v1/jobs')
+        .send({ operation_id: opId(), customer_name: 'Tom Nguyen' })
+        .expect(201);
+      await as(first, co.writeKey)
+        .post(`/api/v1/jobs/${job.body.id}/notes`)
+        .send({ operation_id: opId(), text: 'Written before the restart' })
+        .expect(201);
       await first.close();
       expect(chat.received).toEqual([]);
 
       const second = await startApp(CHAT_ENV, { dataDir });
-      await drain(startChatDelivery({ db: second.db, config: second.config, logger: quiet }, { poll: false }), 3);
+      await drain(
+        startChatDelivery({ db: second.db, config: second.config, logger: quiet }, { poll: false }),
+        3,
+      );
       await second.close();
       expect(chat.received.filter((m) => m.text.includes('Written before the restart'))).toHaveLength(1);
     } finally {
@@ -234,7 +292,8 @@ describe('a slow webhook delays only its own company', () => {
     expect(await waitFor(() => fast.received.length > 0, 15_000)).toBe(true);
     const delay = Date.now() - written;
     // `REPORT_CHAT_DELAY=1 npm run -s jest -- test/chat/new-note-chat.test.ts -t promptly` prints the figure.
-    if (process.env.REPORT_CHAT_DELAY) process.stderr.write(`\nfast company's note arrived ${delay} ms after it was written\n`);
+    if (process.env.REPORT_CHAT_DELAY)
+      process.stderr.write(`\nfast company's note arrived ${delay} ms after it was written\n`);
 
     expect(delay).toBeLessThan(1500);
     expect(fast.received.map(noteText)).toEqual(['Fast one']);
@@ -276,7 +335,10 @@ describe('lanes: order, per-webhook limit, global cap, several nodes', () => {
     worker();
     expect(await waitFor(() => chat.received.length === 3, 10_000)).toBe(true);
     expect(chat.received.map(noteText)).toEqual(['Before', 'Behind', 'Last']);
-    const rows = await t.db('chat_outbox').where({ webhook_url: `${chat.url}/hooks/retried` }).orderBy('created_at');
+    const rows = await t
+      .db('chat_outbox')
+      .where({ webhook_url: `${chat.url}/hooks/retried` })
+      .orderBy('created_at');
     expect(rows.map((row) => row.attempts)).toEqual([3, 1, 1]);
   });
 
@@ -358,7 +420,11 @@ describe('webhook targets that are not public addresses', () => {
 
   it('accepts public literal addresses, IPv4 and IPv6 (no lookup is needed for them)', async () => {
     const co = await strictCompany();
-    for (const url of ['http://93.184.215.14/hook', 'https://[2606:4700:4700::1111]/hook', 'http://[::ffff:93.184.215.14]/hook']) {
+    for (const url of [
+      'http://93.184.215.14/hook',
+      'https://[2606:4700:4700::1111]/hook',
+      'http://[::ffff:93.184.215.14]/hook',
+    ]) {
       const res = await connectChat(strict, co, url).expect(200);
       expect(res.body.webhook_url).toBe(url);
     }
@@ -376,7 +442,17 @@ describe('webhook targets that are not public addresses', () => {
   it('does not post to a private address saved under the permissive setting, once delivery is strict', async () => {
     const chat = await receiver();
     const port = new URL(chat.url).port;
-    const forms = ['127.0.0.1', '[::1]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '2130706433', '0x7f.1', '017700000001', '127.1', 'localhost'];
+    const forms = [
+      '127.0.0.1',
+      '[::1]',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+      '2130706433',
+      '0x7f.1',
+      '017700000001',
+      '127.1',
+      'localhost',
+    ];
     for (const host of forms) {
       const co = await createCompany(t);
       const url = `http://${host}:${port}/hooks/${encodeURIComponent(host)}`;
@@ -395,7 +471,9 @@ describe('webhook targets that are not public addresses', () => {
       const row = await t.db('chat_outbox').where({ webhook_url: url }).whereNull('delivered_at').first();
       expect(row.failed_at).not.toBeNull();
       expect(row.attempts).toBe(1);
-      expect(row.last_error).toMatch(/^target refused: .*a loopback address.*CHAT_ALLOW_PRIVATE_TARGETS is off/);
+      expect(row.last_error).toMatch(
+        /^target refused: .*a loopback address.*CHAT_ALLOW_PRIVATE_TARGETS is off/,
+      );
     }
   });
 
@@ -404,7 +482,14 @@ describe('webhook targets that are not public addresses', () => {
     const co = await createCompany(t);
     const id = 'chat_zoneid000001';
     const port = new URL(chat.url).port;
-    await t.db('chat_outbox').insert({ id, company_id: co.id, webhook_url: `http://[::1%25lo]:${port}/hook`, payload: JSON.stringify({ text: 'Zone\nid' }) });
+    await t
+      .db('chat_outbox')
+      .insert({
+        id,
+        company_id: co.id,
+        webhook_url: `http://[::1%25lo]:${port}/hook`,
+        payload: JSON.stringify({ text: 'Zone\nid' }),
+      });
     await worker({}, { poll: false }).runOnce();
     expect(chat.received).toEqual([]);
     const row = await t.db('chat_outbox').where({ id }).first();

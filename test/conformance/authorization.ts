@@ -30,7 +30,11 @@ async function registerClient(serviceUrl: string, redirectUri: string): Promise<
   const res = await fetch(`${serviceUrl}/register`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ client_name: 'MCP conformance suite', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
+    body: JSON.stringify({
+      client_name: 'MCP conformance suite',
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: 'none',
+    }),
   });
   if (res.status !== 201) throw new Error(`POST /register answered ${res.status}: ${await res.text()}`);
   return String(((await res.json()) as { client_id: string }).client_id);
@@ -38,7 +42,11 @@ async function registerClient(serviceUrl: string, redirectUri: string): Promise<
 
 /** Approves in Chromium: the key, write, Approve; the suite's callback receives the code. */
 async function approve(url: string, key: string): Promise<void> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
   try {
     const page = await browser.newPage();
     await page.goto(url);
@@ -61,11 +69,31 @@ function savedChecks(dir: string): Map<string, Check[]> {
   return found;
 }
 
-export async function runAuthorizationScenarios(options: { node24: string; cli: string; serviceUrl: string; key: string; callbackPort: number; work: string }): Promise<AuthorizationOutcome[]> {
+export async function runAuthorizationScenarios(options: {
+  node24: string;
+  cli: string;
+  serviceUrl: string;
+  key: string;
+  callbackPort: number;
+  work: string;
+}): Promise<AuthorizationOutcome[]> {
   const { node24, cli, serviceUrl, key, callbackPort, work } = options;
   const clientId = await registerClient(serviceUrl, `http://127.0.0.1:${callbackPort}/callback`);
   const dir = path.join(work, 'authorization');
-  const args = [cli, 'authorization', '--url', `${serviceUrl}/`, '--client-id', clientId, '--resource', `${serviceUrl}/mcp`, '--port', String(callbackPort), '-o', dir];
+  const args = [
+    cli,
+    'authorization',
+    '--url',
+    `${serviceUrl}/`,
+    '--client-id',
+    clientId,
+    '--resource',
+    `${serviceUrl}/mcp`,
+    '--port',
+    String(callbackPort),
+    '-o',
+    dir,
+  ];
   const child = spawn(node24, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const log = createWriteStream(path.join(work, 'authorization.log'));
   let output = '';
@@ -76,7 +104,8 @@ export async function runAuthorizationScenarios(options: { node24: string; cli: 
       output += chunk.toString();
       log.write(chunk);
       const url = /^(http\S+\/authorize\?\S+)$/m.exec(output)?.[1];
-      if (url && !approving) approving = approve(url, key).catch((error: Error) => void approvals.push(error));
+      if (url && !approving)
+        approving = approve(url, key).catch((error: Error) => void approvals.push(error));
     });
   }
   const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
@@ -87,8 +116,13 @@ export async function runAuthorizationScenarios(options: { node24: string; cli: 
   const outcomes = [...savedChecks(dir)].map(([name, checks]) => ({
     scenario: name.replace(/^authorization-server-/, '').replace(/-\d{4}-\d{2}-\d{2}T.*$/, ''),
     passed: checks.filter((check) => check.status === 'SUCCESS').length,
-    failed: checks.filter((check) => check.status === 'FAILURE').map((check) => `${check.name ?? check.id}: ${check.errorMessage ?? 'failed'}`),
+    failed: checks
+      .filter((check) => check.status === 'FAILURE')
+      .map((check) => `${check.name ?? check.id}: ${check.errorMessage ?? 'failed'}`),
   }));
-  if (outcomes.length === 0) throw new Error(`the authorization scenarios saved no results (exit ${code}; see authorization.log)${approvals.length ? `; approving failed: ${approvals[0].message}` : ''}`);
+  if (outcomes.length === 0)
+    throw new Error(
+      `the authorization scenarios saved no results (exit ${code}; see authorization.log)${approvals.length ? `; approving failed: ${approvals[0].message}` : ''}`,
+    );
   return outcomes;
 }

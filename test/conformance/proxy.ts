@@ -21,7 +21,11 @@ function endToEnd(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name)));
 }
 
-export async function startHeaderProxy(target: string, add: Record<string, string>, port = 0): Promise<HeaderProxy> {
+export async function startHeaderProxy(
+  target: string,
+  add: Record<string, string>,
+  port = 0,
+): Promise<HeaderProxy> {
   const upstream = new URL(target);
   const statuses = new Map<number, number>();
   const server = http.createServer((req, res) => {

@@ -18,7 +18,15 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -65,7 +73,12 @@ async function freePort(): Promise<number> {
 }
 
 /** Runs a command to its end (or kills it after `timeoutMs`); its output goes to `log`. */
-function run(command: string, args: string[], log: string, timeoutMs: number): Promise<{ code: number | null; output: string; timedOut: boolean }> {
+function run(
+  command: string,
+  args: string[],
+  log: string,
+  timeoutMs: number,
+): Promise<{ code: number | null; output: string; timedOut: boolean }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -104,21 +117,33 @@ async function waitForHealth(url: string, service: ChildProcess): Promise<void> 
   throw new Error('the service did not answer /healthz within 90 s');
 }
 
-async function admin(url: string, token: string, route: string, body: unknown): Promise<Record<string, unknown>> {
+async function admin(
+  url: string,
+  token: string,
+  route: string,
+  body: unknown,
+): Promise<Record<string, unknown>> {
   const res = await fetch(`${url}/admin/v1${route}`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
     body: JSON.stringify(body),
   });
-  if (res.status !== 201) throw new Error(`POST /admin/v1${route} answered ${res.status}: ${await res.text()}`);
+  if (res.status !== 201)
+    throw new Error(`POST /admin/v1${route} answered ${res.status}: ${await res.text()}`);
   return (await res.json()) as Record<string, unknown>;
 }
 
 /** A write key of a new company's first team member, made as an operator would. */
 async function writeKey(url: string, token: string): Promise<string> {
   const company = await admin(url, token, '/companies', { name: 'Conformance Restoration', credits: 5 });
-  const person = await admin(url, token, `/companies/${company.id}/team`, { name: 'Casey Conformance', role: 'Owner' });
-  const key = await admin(url, token, `/companies/${company.id}/keys`, { person_id: person.id, scope: 'write' });
+  const person = await admin(url, token, `/companies/${company.id}/team`, {
+    name: 'Casey Conformance',
+    role: 'Owner',
+  });
+  const key = await admin(url, token, `/companies/${company.id}/keys`, {
+    person_id: person.id,
+    scope: 'write',
+  });
   return String(key.key);
 }
 
@@ -130,12 +155,27 @@ function savedChecks(dir: string): Check[] | null {
 }
 
 /** The inspector's tool-schema portability findings (`--strict` prints each one on stderr). */
-async function portabilityFindings(node24: string, inspector: string, url: string, work: string): Promise<string[]> {
-  const listed = await run(node24, [inspector, '--cli', url, '--transport', 'http', '--method', 'tools/list', '--strict'], path.join(work, 'inspector.log'), SCENARIO_TIMEOUT_MS);
-  const findings = [...listed.output.matchAll(/^(Error|Warning): tool "([^"]+)"[\s\S]*?Issue: (.*)$/gm)].map((match) => `${match[1]} in ${match[2]}: ${match[3]}`);
+async function portabilityFindings(
+  node24: string,
+  inspector: string,
+  url: string,
+  work: string,
+): Promise<string[]> {
+  const listed = await run(
+    node24,
+    [inspector, '--cli', url, '--transport', 'http', '--method', 'tools/list', '--strict'],
+    path.join(work, 'inspector.log'),
+    SCENARIO_TIMEOUT_MS,
+  );
+  const findings = [...listed.output.matchAll(/^(Error|Warning): tool "([^"]+)"[\s\S]*?Issue: (.*)$/gm)].map(
+    (match) => `${match[1]} in ${match[2]}: ${match[3]}`,
+  );
   const tools = (listed.output.match(/"name":/g) ?? []).length;
-  console.log(`inspector: tools/list --strict: ${findings.length} portability finding(s)${listed.code === 0 ? '' : `, exit ${listed.code}`}`);
-  if (listed.code !== 0 && findings.length === 0) return [`the inspector exited with ${listed.code} (see inspector.log)`];
+  console.log(
+    `inspector: tools/list --strict: ${findings.length} portability finding(s)${listed.code === 0 ? '' : `, exit ${listed.code}`}`,
+  );
+  if (listed.code !== 0 && findings.length === 0)
+    return [`the inspector exited with ${listed.code} (see inspector.log)`];
   if (tools === 0) return ['the inspector listed no tools (see inspector.log)'];
   return findings.map((finding) => `inspector: ${finding}`);
 }
@@ -144,7 +184,10 @@ async function main(): Promise<number> {
   const node24 = required('CONFORMANCE_NODE');
   const cli = required('CONFORMANCE_CLI');
   const inspector = required('CONFORMANCE_INSPECTOR');
-  const expected = JSON.parse(readFileSync(path.join(__dirname, 'expected-failures.json'), 'utf8')) as Record<string, string>;
+  const expected = JSON.parse(readFileSync(path.join(__dirname, 'expected-failures.json'), 'utf8')) as Record<
+    string,
+    string
+  >;
   const work = mkdtempSync(path.join(os.tmpdir(), 'jms-conformance-'));
   const dataDir = path.join(work, 'data');
   const resultsDir = path.join(work, 'results');
@@ -152,11 +195,13 @@ async function main(): Promise<number> {
 
   const listed = await run(node24, [cli, 'list', '--server'], path.join(work, 'list.log'), 30_000);
   const scenarios = [...listed.output.matchAll(/^\s+- (\S+)/gm)].map((match) => match[1]);
-  if (listed.code !== 0 || scenarios.length === 0) throw new Error(`cannot list the scenarios:\n${listed.output}`);
+  if (listed.code !== 0 || scenarios.length === 0)
+    throw new Error(`cannot list the scenarios:\n${listed.output}`);
 
   const problems: string[] = [];
   for (const name of Object.keys(expected)) {
-    if (!scenarios.includes(name)) problems.push(`expected-failures.json names "${name}", which the suite does not have`);
+    if (!scenarios.includes(name))
+      problems.push(`expected-failures.json names "${name}", which the suite does not have`);
     if (REQUIRED.includes(name)) problems.push(`expected-failures.json lists "${name}", which must pass`);
   }
 
@@ -181,7 +226,11 @@ async function main(): Promise<number> {
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'MCP_ALLOWED_ORIGINS']) delete env[name];
 
   const serviceLog = path.join(work, 'service.log');
-  const service = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const service = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const serviceOut = createWriteStream(serviceLog);
   service.stdout.pipe(serviceOut);
   service.stderr.pipe(serviceOut);
@@ -198,7 +247,12 @@ async function main(): Promise<number> {
     for (const scenario of scenarios) {
       const before = proxy.statuses.get(429) ?? 0;
       const dir = path.join(resultsDir, scenario);
-      const ran = await run(node24, [cli, 'server', '--url', `${proxy.url}/mcp`, '--scenario', scenario, '-o', dir], path.join(work, `${scenario}.log`), SCENARIO_TIMEOUT_MS);
+      const ran = await run(
+        node24,
+        [cli, 'server', '--url', `${proxy.url}/mcp`, '--scenario', scenario, '-o', dir],
+        path.join(work, `${scenario}.log`),
+        SCENARIO_TIMEOUT_MS,
+      );
       const checks = savedChecks(dir);
       const count = (status: string) => (checks ?? []).filter((check) => check.status === status).length;
       const failedChecks = (checks ?? []).filter((check) => check.status === 'FAILURE');
@@ -216,11 +270,24 @@ async function main(): Promise<number> {
         failed: failedChecks.length,
         warnings: count('WARNING'),
         status429: (proxy.statuses.get(429) ?? 0) - before,
-        note: ok ? (reason ? 'passes now: remove it from expected-failures.json' : '') : reason ? reason : why,
+        note: ok
+          ? reason
+            ? 'passes now: remove it from expected-failures.json'
+            : ''
+          : reason
+            ? reason
+            : why,
       });
     }
     problems.push(...(await portabilityFindings(node24, inspector, `${proxy.url}/mcp`, work)));
-    authorization = await runAuthorizationScenarios({ node24, cli: required('CONFORMANCE_AUTHORIZATION_CLI'), serviceUrl, key, callbackPort: await freePort(), work });
+    authorization = await runAuthorizationScenarios({
+      node24,
+      cli: required('CONFORMANCE_AUTHORIZATION_CLI'),
+      serviceUrl,
+      key,
+      callbackPort: await freePort(),
+      work,
+    });
   } finally {
     await proxy?.close();
     if (service.exitCode === null) {
@@ -245,19 +312,26 @@ async function main(): Promise<number> {
       `${with429} scenario(s) saw a 429; ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
   writeFileSync(path.join(work, 'summary.json'), JSON.stringify(outcomes, null, 2));
-  for (const o of authorization) console.log(`authorization: ${o.scenario}  ${o.failed.length ? 'fail' : 'pass'}  ${o.passed}✓ ${o.failed.length}✗  ${o.failed.join('; ')}`);
+  for (const o of authorization)
+    console.log(
+      `authorization: ${o.scenario}  ${o.failed.length ? 'fail' : 'pass'}  ${o.passed}✓ ${o.failed.length}✗  ${o.failed.join('; ')}`,
+    );
   for (const name of AUTHORIZATION_SCENARIOS) {
     const outcome = authorization.find((o) => o.scenario === name);
     if (!outcome) problems.push(`authorization scenario ${name} did not run`);
-    else if (outcome.failed.length > 0 || outcome.passed === 0) problems.push(`authorization scenario ${name} failed: ${outcome.failed.join('; ')}`);
+    else if (outcome.failed.length > 0 || outcome.passed === 0)
+      problems.push(`authorization scenario ${name} failed: ${outcome.failed.join('; ')}`);
   }
 
   for (const o of outcomes) {
     if (o.result === 'fail') problems.push(`${o.scenario} failed: ${o.note}`);
-    if (o.result === 'unexpected pass') problems.push(`${o.scenario} passes but expected-failures.json lists it: remove it there`);
+    if (o.result === 'unexpected pass')
+      problems.push(`${o.scenario} passes but expected-failures.json lists it: remove it there`);
   }
   if (problems.length > 0) {
-    console.error(`\nconformance FAILED:\n${problems.map((p) => `  - ${p}`).join('\n')}\nlogs and results: ${work}`);
+    console.error(
+      `\nconformance FAILED:\n${problems.map((p) => `  - ${p}`).join('\n')}\nlogs and results: ${work}`,
+    );
     return 1;
   }
   if (!process.env.CONFORMANCE_KEEP) rmSync(work, { recursive: true, force: true });

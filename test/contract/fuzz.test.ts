@@ -17,7 +17,15 @@ import { mcpTools } from '../../src/generated/mcp-tools';
 import { startApp, type TestApp } from '../support/app';
 import { loadOperations, type FuzzOperation } from '../support/fuzz/operations';
 import { operationSchemas, type OperationSchemas } from '../support/operation-schemas';
-import { describeRequest, bodyOf, invalidRequestArb, Picker, urlOf, validRequestArb, type FuzzRequest } from '../support/fuzz/requests';
+import {
+  describeRequest,
+  bodyOf,
+  invalidRequestArb,
+  Picker,
+  urlOf,
+  validRequestArb,
+  type FuzzRequest,
+} from '../support/fuzz/requests';
 import { answerProblems, requestAllowed } from '../support/fuzz/oracle';
 import { buildWorld, type FuzzWorld } from '../support/fuzz/fixtures';
 import { closeConnections, send } from '../support/fuzz/send';
@@ -59,7 +67,8 @@ interface Failure {
 function headersFor(world: FuzzWorld, req: FuzzRequest): Record<string, string> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (req.auth !== 'none') headers.Authorization = world.authorization[req.auth];
-  if (req.rawBody !== undefined || req.body !== undefined) headers['Content-Type'] = req.contentType ?? 'application/json';
+  if (req.rawBody !== undefined || req.body !== undefined)
+    headers['Content-Type'] = req.contentType ?? 'application/json';
   return headers;
 }
 
@@ -79,7 +88,10 @@ function grouped(failures: Failure[]): string {
     groups.set(key, [...(groups.get(key) ?? []), failure]);
   }
   return [...groups.entries()]
-    .map(([key, list]) => `${list.length}× ${key}\n    e.g. ${list[0].request}\n    fault: ${list[0].mutation ?? '(valid request)'}\n    answer: ${list[0].answer}`)
+    .map(
+      ([key, list]) =>
+        `${list.length}× ${key}\n    e.g. ${list[0].request}\n    fault: ${list[0].mutation ?? '(valid request)'}\n    answer: ${list[0].answer}`,
+    )
     .join('\n');
 }
 
@@ -102,7 +114,8 @@ describe('fuzzing the HTTP API from the spec', () => {
     // Failed authentication is limited per client address: a few 401s are enough to test it.
     let unauthenticated = 0;
     for (const req of requests) {
-      if ((req.auth === 'none' || req.auth === 'wrong') && ++unauthenticated > MAX_UNAUTHENTICATED) req.auth = req.op.startsWith('admin_') ? 'admin' : 'write';
+      if ((req.auth === 'none' || req.auth === 'wrong') && ++unauthenticated > MAX_UNAUTHENTICATED)
+        req.auth = req.op.startsWith('admin_') ? 'admin' : 'write';
     }
 
     const byName = new Map(ops.map((op) => [op.name, op]));
@@ -112,27 +125,43 @@ describe('fuzzing the HTTP API from the spec', () => {
     const statusesByOp: Record<string, Record<number, number>> = {};
     await inPool(requests, async (req) => {
       const op = byName.get(req.op)!;
-      const answer = await send(t.url, op.method, urlOf(op, req), headersFor(world, req), bodyOf(req)).catch((error: Error) => ({ status: 0, contentType: '', text: `no answer: ${error.message}` }));
-      statusClasses[`${String(answer.status)[0]}xx`] = (statusClasses[`${String(answer.status)[0]}xx`] ?? 0) + 1;
+      const answer = await send(t.url, op.method, urlOf(op, req), headersFor(world, req), bodyOf(req)).catch(
+        (error: Error) => ({ status: 0, contentType: '', text: `no answer: ${error.message}` }),
+      );
+      statusClasses[`${String(answer.status)[0]}xx`] =
+        (statusClasses[`${String(answer.status)[0]}xx`] ?? 0) + 1;
       if (answer.status < 300) succeeded.add(op.name);
       const perOp = (statusesByOp[op.name] ??= {});
       perOp[answer.status] = (perOp[answer.status] ?? 0) + 1;
       const problems = answerProblems(op, answer);
-      if (WRITES.has(op.method) && answer.status < 300 && !requestAllowed(op, req)) problems.push('a write the spec does not allow was answered 2xx');
+      if (WRITES.has(op.method) && answer.status < 300 && !requestAllowed(op, req))
+        problems.push('a write the spec does not allow was answered 2xx');
       for (const problem of problems) {
-        failures.push({ op: op.name, problem, request: describeRequest(op, req), mutation: req.mutation, answer: `${answer.status} ${answer.text.slice(0, 300)}` });
+        failures.push({
+          op: op.name,
+          problem,
+          request: describeRequest(op, req),
+          mutation: req.mutation,
+          answer: `${answer.status} ${answer.text.slice(0, 300)}`,
+        });
       }
     });
 
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    const classes = Object.entries(statusClasses).sort().map(([k, v]) => `${k} ${v}`).join(', ');
+    const classes = Object.entries(statusClasses)
+      .sort()
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
     const notReached = ops.filter((op) => !succeeded.has(op.name)).map((op) => op.name);
     console.log(
       `fuzz: seed ${SEED} (FUZZ_SEED), ${requests.length} requests over ${ops.length} operations in ${seconds} s; ${classes}; ` +
         `${succeeded.size}/${ops.length} operations answered 2xx at least once${notReached.length ? ` (not: ${notReached.join(', ')})` : ''}; ${failures.length} failures`,
     );
     if (ONLY) console.log(`statuses by operation: ${JSON.stringify(statusesByOp)}`);
-    if (failures.length) throw new Error(`${failures.length} of ${requests.length} requests failed (seed ${SEED}):\n${grouped(failures)}`);
+    if (failures.length)
+      throw new Error(
+        `${failures.length} of ${requests.length} requests failed (seed ${SEED}):\n${grouped(failures)}`,
+      );
     // The default run is at least 5,000 requests; FUZZ_PER_OP and FUZZ_OPS make shorter ones.
     if (!ONLY && !process.env.FUZZ_PER_OP) expect(requests.length).toBeGreaterThanOrEqual(5000);
   }, 600_000);
@@ -142,24 +171,45 @@ describe('fuzzing the HTTP API from the spec', () => {
 function jobNumbersAsText(tool: string, args: unknown): unknown {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return args;
   const numbered = mcpTools.find((t) => t.name === tool)!.numberArguments;
-  return Object.fromEntries(Object.entries(args).map(([name, value]) => [name, numbered.includes(name) && Number.isInteger(value) ? String(value) : value]));
+  return Object.fromEntries(
+    Object.entries(args).map(([name, value]) => [
+      name,
+      numbered.includes(name) && Number.isInteger(value) ? String(value) : value,
+    ]),
+  );
 }
 
 describe('fuzzing MCP tools/call', () => {
-  const problemSchema = () => ops.find((op) => op.responses['400'])!.responses['400']['application/problem+json']!;
+  const problemSchema = () =>
+    ops.find((op) => op.responses['400'])!.responses['400']['application/problem+json']!;
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   addFormats(ajv);
 
   it('answers bad arguments (arrays, strings, NUL, wrong types, …) with an invalid_request problem, never an internal error', async () => {
     const started = Date.now();
-    const mcpOps = Object.values(operations).filter((op) => op.mcp && op.scope !== 'admin' && (!ONLY || ONLY.includes(op.name)));
+    const mcpOps = Object.values(operations).filter(
+      (op) => op.mcp && op.scope !== 'admin' && (!ONLY || ONLY.includes(op.name)),
+    );
     const calls: { tool: string; args: unknown; label: string }[] = [];
     for (const [index, op] of mcpOps.entries()) {
       // The tool's input schema is its own "operation": one JSON object of arguments.
-      const asOperation: FuzzOperation = { name: op.name, method: 'POST', path: '/mcp', scope: op.scope, mcp: true, pathParams: [], queryParams: [], body: { schema: schemas.get(op.name)!.inputSchema, required: true }, responses: {} };
+      const asOperation: FuzzOperation = {
+        name: op.name,
+        method: 'POST',
+        path: '/mcp',
+        scope: op.scope,
+        mcp: true,
+        pathParams: [],
+        queryParams: [],
+        body: { schema: schemas.get(op.name)!.inputSchema, required: true },
+        responses: {},
+      };
       const seed = SEED + 104729 + index * 7919;
       const valid = fc.sample(validRequestArb(asOperation, world.hints), { seed, numRuns: MCP_PER_TOOL });
-      const invalid = fc.sample(invalidRequestArb(asOperation, world.hints), { seed: seed + 1, numRuns: MCP_PER_TOOL });
+      const invalid = fc.sample(invalidRequestArb(asOperation, world.hints), {
+        seed: seed + 1,
+        numRuns: MCP_PER_TOOL,
+      });
       for (const req of [...valid, ...invalid]) {
         let args: unknown = req.body;
         if (req.rawBody !== undefined) {
@@ -172,7 +222,17 @@ describe('fuzzing MCP tools/call', () => {
         if (JSON.stringify(args ?? null).length > 512 * 1024) continue;
         calls.push({ tool: op.name, args, label: req.mutation ?? 'valid' });
       }
-      for (const args of [[], ['x'], 'x', 42, true, [{ job_id: '#1' }], { job_id: '#1\u0000' }, { nested: ['a\u0000'] }, { q: 'x'.repeat(100_000) }]) {
+      for (const args of [
+        [],
+        ['x'],
+        'x',
+        42,
+        true,
+        [{ job_id: '#1' }],
+        { job_id: '#1\u0000' },
+        { nested: ['a\u0000'] },
+        { q: 'x'.repeat(100_000) },
+      ]) {
         calls.push({ tool: op.name, args, label: `arguments ${JSON.stringify(args).slice(0, 30)}` });
       }
     }
@@ -184,31 +244,68 @@ describe('fuzzing MCP tools/call', () => {
         t.url,
         'POST',
         '/mcp',
-        { Authorization: world.authorization.write, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-        JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: call.tool, arguments: call.args } }),
+        {
+          Authorization: world.authorization.write,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+        },
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: ++id,
+          method: 'tools/call',
+          params: { name: call.tool, arguments: call.args },
+        }),
       ).catch((error: Error) => ({ status: 0, contentType: '', text: `no answer: ${error.message}` }));
       const fail = (problem: string): void =>
-        void failures.push({ op: call.tool, problem, mutation: call.label, request: `arguments ${JSON.stringify(call.args)?.slice(0, 300)}`, answer: `${answer.status} ${answer.text.slice(0, 300)}` });
+        void failures.push({
+          op: call.tool,
+          problem,
+          mutation: call.label,
+          request: `arguments ${JSON.stringify(call.args)?.slice(0, 300)}`,
+          answer: `${answer.status} ${answer.text.slice(0, 300)}`,
+        });
       if (answer.status !== 200) return fail(`HTTP ${answer.status}`);
-      const message = JSON.parse(answer.text) as { error?: { code: number }; result?: { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: unknown } };
+      const message = JSON.parse(answer.text) as {
+        error?: { code: number };
+        result?: {
+          isError?: boolean;
+          content: { type: string; text: string }[];
+          structuredContent?: unknown;
+        };
+      };
       if (message.error) return fail(`JSON-RPC error ${message.error.code}`);
       const result = message.result!;
       const { inputSchema, outputSchema } = schemas.get(call.tool)!;
       // `arguments: null` is taken as no arguments, as the MCP server does; the arguments are
       // judged as they arrive, after JSON (1e999 is sent as null).
-      const allowed = ajv.validate(inputSchema, JSON.parse(JSON.stringify(jobNumbersAsText(call.tool, call.args ?? {}))));
+      const allowed = ajv.validate(
+        inputSchema,
+        JSON.parse(JSON.stringify(jobNumbersAsText(call.tool, call.args ?? {}))),
+      );
       if (result.isError) {
-        const problem = JSON.parse(result.content[0].text) as { code: string; status: number; errors?: unknown[] };
-        if (!ajv.validate(problemSchema(), problem)) fail(`the problem does not match the spec: ${ajv.errorsText()}`);
+        const problem = JSON.parse(result.content[0].text) as {
+          code: string;
+          status: number;
+          errors?: unknown[];
+        };
+        if (!ajv.validate(problemSchema(), problem))
+          fail(`the problem does not match the spec: ${ajv.errorsText()}`);
         if (result.structuredContent !== undefined) fail('an error result with structuredContent');
         if (problem.code === 'internal_error' || problem.status >= 500) return fail('internal error');
-        if (!allowed && (problem.code !== 'invalid_request' || !problem.errors?.length)) fail(`arguments that break the schema answered ${problem.code}, not invalid_request with errors`);
+        if (!allowed && (problem.code !== 'invalid_request' || !problem.errors?.length))
+          fail(`arguments that break the schema answered ${problem.code}, not invalid_request with errors`);
         return;
       }
       if (!allowed) return fail('arguments that break the schema were accepted');
-      if (outputSchema && !ajv.validate(outputSchema, result.structuredContent)) fail(`structuredContent does not match the output schema: ${ajv.errorsText()}`);
+      if (outputSchema && !ajv.validate(outputSchema, result.structuredContent))
+        fail(`structuredContent does not match the output schema: ${ajv.errorsText()}`);
     });
-    console.log(`fuzz (MCP): seed ${SEED}, ${calls.length} tools/call over ${mcpOps.length} tools in ${((Date.now() - started) / 1000).toFixed(1)} s; ${failures.length} failures`);
-    if (failures.length) throw new Error(`${failures.length} of ${calls.length} tool calls failed (seed ${SEED}):\n${grouped(failures)}`);
+    console.log(
+      `fuzz (MCP): seed ${SEED}, ${calls.length} tools/call over ${mcpOps.length} tools in ${((Date.now() - started) / 1000).toFixed(1)} s; ${failures.length} failures`,
+    );
+    if (failures.length)
+      throw new Error(
+        `${failures.length} of ${calls.length} tool calls failed (seed ${SEED}):\n${grouped(failures)}`,
+      );
   }, 300_000);
 });

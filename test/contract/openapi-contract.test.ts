@@ -15,17 +15,22 @@ describe('the OpenAPI contract', () => {
   });
 
   it('lints clean with Redocly', async () => {
-    const { stdout, stderr } = await run(bin('redocly'), ['lint', '--config', 'openapi/redocly.yaml', 'src/generated/openapi.json'], {
-      cwd: root,
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-    });
+    const { stdout, stderr } = await run(
+      bin('redocly'),
+      ['lint', '--config', 'openapi/redocly.yaml', 'src/generated/openapi.json'],
+      {
+        cwd: root,
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      },
+    );
     expect(`${stdout}${stderr}`).toMatch(/valid/i);
     expect(`${stdout}${stderr}`).not.toMatch(/You have \d+ warning/);
   });
 
   it('every operation has a handler and every handler an operation', () => {
     expect(Object.keys(handlers).sort()).toEqual(Object.keys(operations).sort());
-    for (const name of Object.keys(operations) as OperationName[]) expect(typeof handlers[name]).toBe('function');
+    for (const name of Object.keys(operations) as OperationName[])
+      expect(typeof handlers[name]).toBe('function');
   });
 
   it('every tool is described for an assistant and carries its scope, credit rule and MCP flag', () => {
@@ -44,9 +49,22 @@ describe('the OpenAPI contract', () => {
   });
 
   it('offers the tools of this stage over MCP, and administration only over HTTP', () => {
-    const mcpTools = Object.values(operations).filter((op) => op.mcp).map((op) => op.name);
+    const mcpTools = Object.values(operations)
+      .filter((op) => op.mcp)
+      .map((op) => op.name);
     expect(mcpTools).toEqual(
-      expect.arrayContaining(['get_context', 'get_guide', 'list_team', 'list_job_statuses', 'list_referral_sources', 'create_job', 'get_job', 'find_jobs', 'list_changes', 'undo_my_last_action']),
+      expect.arrayContaining([
+        'get_context',
+        'get_guide',
+        'list_team',
+        'list_job_statuses',
+        'list_referral_sources',
+        'create_job',
+        'get_job',
+        'find_jobs',
+        'list_changes',
+        'undo_my_last_action',
+      ]),
     );
     expect(mcpTools.filter((name) => name.startsWith('admin_'))).toEqual([]);
   });

@@ -24,12 +24,26 @@ describe('insertSql', () => {
     const theirs = db('notes').insert(rows).toSQL();
     expect(ours.sql).toBe(theirs.sql);
     expect(ours.bindings).toEqual(theirs.bindings);
-    expect(ours.sql).toBe('insert into "notes" ("author_id", "id", "job_id", "text") values (?, ?, ?, ?), (?, ?, ?, ?)');
-    expect(ours.bindings).toEqual(['per_1', 'note_1', 'job_1', 'Set 3 air movers', 'per_2', 'note_2', 'job_1', null]);
+    expect(ours.sql).toBe(
+      'insert into "notes" ("author_id", "id", "job_id", "text") values (?, ?, ?, ?), (?, ?, ?, ?)',
+    );
+    expect(ours.bindings).toEqual([
+      'per_1',
+      'note_1',
+      'job_1',
+      'Set 3 air movers',
+      'per_2',
+      'note_2',
+      'job_1',
+      null,
+    ]);
   });
 
   it('takes the columns of every row in the order first seen; a value a row lacks is the default, a null is a null', () => {
-    const rows: Record<string, unknown>[] = [{ a: 1, b: undefined }, { c: 3, a: null }];
+    const rows: Record<string, unknown>[] = [
+      { a: 1, b: undefined },
+      { c: 3, a: null },
+    ];
     const ours = insertSql('t', rows);
     expect(ours.sql).toBe('insert into "t" ("a", "b", "c") values (?, default, default), (?, default, ?)');
     expect(ours.bindings).toEqual([1, null, 3]);
@@ -47,7 +61,9 @@ describe('insertSql', () => {
         title: 'Birch Lane',
       },
     ]);
-    expect(ours.sql).toBe('insert into "jobs" ("id", "job_number", "status_id", "title") values (?, (nextval(?)), (select "id" from "statuses" where "company_id" = ? and "position" = ?), ?)');
+    expect(ours.sql).toBe(
+      'insert into "jobs" ("id", "job_number", "status_id", "title") values (?, (nextval(?)), (select "id" from "statuses" where "company_id" = ? and "position" = ?), ?)',
+    );
     expect(ours.bindings).toEqual(['job_1', 'job_numbers', 'co_1', 0, 'Birch Lane']);
   });
 

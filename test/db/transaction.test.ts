@@ -22,7 +22,7 @@ afterAll(async () => {
   await db.destroy();
 });
 
-const ids = async () => ((await db(table).orderBy('id').pluck('id')) as string[]);
+const ids = async () => (await db(table).orderBy('id').pluck('id')) as string[];
 
 beforeEach(() => db(table).delete());
 
@@ -32,7 +32,11 @@ describe('inTransaction', () => {
       await trx(table).insert({ id: 'a' });
       await trx.raw(`insert into ${table} (id, note) values (?, ?)`, ['b', 'by raw']);
       // The transaction sees its own rows; other connections do not, yet (PGlite has only the one).
-      expect(await trx(table).count<{ count: number }[]>('* as count').then((rows) => Number(rows[0].count))).toBe(2);
+      expect(
+        await trx(table)
+          .count<{ count: number }[]>('* as count')
+          .then((rows) => Number(rows[0].count)),
+      ).toBe(2);
       if (process.env.DATABASE_URL) expect(await ids()).toEqual([]);
       return 'done';
     });
@@ -60,7 +64,11 @@ describe('inTransaction', () => {
     ).rejects.toMatchObject({ code: '23505' });
     expect(await ids()).toEqual([]);
     // Every pooled connection is out of the failed transaction.
-    await Promise.all(Array.from({ length: 12 }, (_, i) => inTransaction(db, (trx) => trx(table).insert({ id: `n${String(i).padStart(2, '0')}` }))));
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        inTransaction(db, (trx) => trx(table).insert({ id: `n${String(i).padStart(2, '0')}` })),
+      ),
+    );
     expect(await ids()).toHaveLength(12);
   });
 

@@ -25,7 +25,15 @@ onPostgres('OCR when its node dies', () => {
   const work = mkdtempSync(path.join(tmpdir(), 'jms-ocr-nodes-'));
   const schema = `queue_n${randomUUID().slice(0, 8)}`;
   // Both nodes share the database, the queue and the file store, as behind a load balancer.
-  const env = { FILES_DIR: path.join(work, 'files'), TEMP_DIR: path.join(work, 'tmp'), QUEUE_SCHEMA: schema, QUEUE_MAINTENANCE_SECONDS: '1', QUEUE_POLL_MS: '200', OCR_WORKERS: '1', OCR_PAGE_TIMEOUT_SECONDS: String(PAGE_TIMEOUT_S) };
+  const env = {
+    FILES_DIR: path.join(work, 'files'),
+    TEMP_DIR: path.join(work, 'tmp'),
+    QUEUE_SCHEMA: schema,
+    QUEUE_MAINTENANCE_SECONDS: '1',
+    QUEUE_POLL_MS: '200',
+    OCR_WORKERS: '1',
+    OCR_PAGE_TIMEOUT_SECONDS: String(PAGE_TIMEOUT_S),
+  };
   const db = knex({ client: 'pg', connection: process.env.DATABASE_URL });
   let a: Node | undefined;
   let b: Node | undefined;
@@ -41,25 +49,59 @@ onPostgres('OCR when its node dies', () => {
     a = await startNode(env);
     const co = await companyOnNode(a, 'OCR Nodes Co', 'Ola OCR');
     const { key } = co;
-    const job = (await request(a.url).post('/api/v1/jobs').set('Authorization', `Bearer ${key}`).send({ operation_id: randomUUID(), customer_name: 'Nodes Nell' }).expect(201)).body;
+    const job = (
+      await request(a.url)
+        .post('/api/v1/jobs')
+        .set('Authorization', `Bearer ${key}`)
+        .send({ operation_id: randomUUID(), customer_name: 'Nodes Nell' })
+        .expect(201)
+    ).body;
     const scan = await scannedPdf([['NODE page one'], ['NODE page two'], ['NODE page three']]);
-    const doc = (await request(a.url).post(`/api/v1/jobs/${job.id}/documents`).set('Authorization', `Bearer ${key}`).field('meta', JSON.stringify({ operation_id: randomUUID() })).attach('document', scan, 'scan.pdf').expect(201)).body.documents[0];
-    const asked = await request(a.url).get(`/api/v1/documents/${doc.id}?wait_seconds=0`).set('Authorization', `Bearer ${key}`).expect(200);
+    const doc = (
+      await request(a.url)
+        .post(`/api/v1/jobs/${job.id}/documents`)
+        .set('Authorization', `Bearer ${key}`)
+        .field('meta', JSON.stringify({ operation_id: randomUUID() }))
+        .attach('document', scan, 'scan.pdf')
+        .expect(201)
+    ).body.documents[0];
+    const asked = await request(a.url)
+      .get(`/api/v1/documents/${doc.id}?wait_seconds=0`)
+      .set('Authorization', `Bearer ${key}`)
+      .expect(200);
     expect(asked.body.pending).toEqual([1, 2, 3]);
 
     // A has taken a page; B starts, then A dies with the page half read.
-    const running = async () => Number((await db.raw(`select count(*)::int as n from ??.job where name = 'ocr.page' and state = 'active'`, [schema])).rows[0].n);
+    const running = async () =>
+      Number(
+        (
+          await db.raw(`select count(*)::int as n from ??.job where name = 'ocr.page' and state = 'active'`, [
+            schema,
+          ])
+        ).rows[0].n,
+      );
     while ((await running()) === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     b = await startNode(env);
     const deadPid = a.child.pid!;
     await stopNodes([a], 'SIGKILL');
     const killedAt = Date.now();
 
-    const kept = async () => Number((await db('document_pages').where({ company_id: co.id, sha256: doc.sha256 }).count<{ n: string }[]>('* as n'))[0].n);
-    while ((await kept()) < 3 && Date.now() - killedAt < BOUND_MS + 20_000) await new Promise((resolve) => setTimeout(resolve, 200));
+    const kept = async () =>
+      Number(
+        (
+          await db('document_pages')
+            .where({ company_id: co.id, sha256: doc.sha256 })
+            .count<{ n: string }[]>('* as n')
+        )[0].n,
+      );
+    while ((await kept()) < 3 && Date.now() - killedAt < BOUND_MS + 20_000)
+      await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await kept()).toBe(3);
     expect(Date.now() - killedAt).toBeLessThan(BOUND_MS);
-    const read = await request(b.url).get(`/api/v1/documents/${doc.id}?wait_seconds=0`).set('Authorization', `Bearer ${key}`).expect(200);
+    const read = await request(b.url)
+      .get(`/api/v1/documents/${doc.id}?wait_seconds=0`)
+      .set('Authorization', `Bearer ${key}`)
+      .expect(200);
     expect(read.body.pending).toEqual([]);
     expect(read.body.pages.map((p: { text: string }) => /NODE/i.test(p.text))).toEqual([true, true, true]);
 

@@ -22,8 +22,17 @@ afterAll(async () => {
   await t.close();
 });
 
-async function uploadDocument(company: TestCompany, data: Buffer, name: string): Promise<{ id: string; sha256: string }> {
-  const job = (await as(t, company.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Scan Sam' }).expect(201)).body;
+async function uploadDocument(
+  company: TestCompany,
+  data: Buffer,
+  name: string,
+): Promise<{ id: string; sha256: string }> {
+  const job = (
+    await as(t, company.writeKey)
+      .post('/api/v1/jobs')
+      .send({ operation_id: opId(), customer_name: 'Scan Sam' })
+      .expect(201)
+  ).body;
   const sent = await t.http
     .post(`/api/v1/jobs/${job.id}/documents`)
     .set('Authorization', `Bearer ${company.writeKey}`)
@@ -38,7 +47,9 @@ const readNow = async (company: TestCompany, id: string, query = ''): Promise<Do
 
 /** Pages of this content whose text is kept (read by OCR). */
 async function keptPages(companyId: string, sha256: string): Promise<number[]> {
-  return (await t.db('document_pages').where({ company_id: companyId, sha256 }).orderBy('page').pluck('page')).map(Number);
+  return (
+    await t.db('document_pages').where({ company_id: companyId, sha256 }).orderBy('page').pluck('page')
+  ).map(Number);
 }
 
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
@@ -50,7 +61,11 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60
 }
 
 it("reads another company's page right after the page under way, then the rest of a long scan, each page once", async () => {
-  const scan = await uploadDocument(co, await scannedPdf([['SHARE page one'], ['SHARE page two'], ['SHARE page three'], ['SHARE page four']]), 'scan.pdf');
+  const scan = await uploadDocument(
+    co,
+    await scannedPdf([['SHARE page one'], ['SHARE page two'], ['SHARE page three'], ['SHARE page four']]),
+    'scan.pdf',
+  );
   const receipt = await uploadDocument(other, await photographedPage(['RECEIPT for fans']), 'receipt.jpg');
 
   expect((await readNow(co, scan.id)).pending).toEqual([1, 2, 3, 4]);
@@ -58,7 +73,10 @@ it("reads another company's page right after the page under way, then the rest o
   expect((await readNow(co, scan.id)).pending).toEqual([1, 2, 3, 4]);
   expect((await readNow(other, receipt.id)).pending).toEqual([1]);
 
-  await until(async () => (await keptPages(other.id, receipt.sha256)).length === 1, "the other company's page");
+  await until(
+    async () => (await keptPages(other.id, receipt.sha256)).length === 1,
+    "the other company's page",
+  );
   // Read behind at most the page under way and the one fetched with it, not the whole scan.
   expect((await keptPages(co.id, scan.sha256)).length).toBeLessThanOrEqual(2);
 
@@ -66,6 +84,9 @@ it("reads another company's page right after the page under way, then the rest o
   const done = await readNow(co, scan.id);
   expect(done.pending).toEqual([]);
   expect(done.pages?.map((p) => p.text.toUpperCase().includes('SHARE'))).toEqual([true, true, true, true]);
-  const pages = await t.db('document_pages').where({ company_id: co.id, sha256: scan.sha256 }).count<{ n: string }[]>('* as n');
+  const pages = await t
+    .db('document_pages')
+    .where({ company_id: co.id, sha256: scan.sha256 })
+    .count<{ n: string }[]>('* as n');
   expect(Number(pages[0].n)).toBe(4);
 }, 120_000);

@@ -5,7 +5,15 @@
  * and conflicts, read keys, other companies and bad bodies.
  */
 import type { components } from '../../sdk/src/schema';
-import { as, createCompany, feedSettled, opId, startApp, type TestApp, type TestCompany } from '../support/app';
+import {
+  as,
+  createCompany,
+  feedSettled,
+  opId,
+  startApp,
+  type TestApp,
+  type TestCompany,
+} from '../support/app';
 import { callTool, connectMcp } from '../support/mcp';
 
 type Schemas = components['schemas'];
@@ -29,16 +37,46 @@ const read = (company = co) => as(t, company.readKey);
 
 /** A job whose estimate sizes the Kitchen (12 × 10 × 8 ft) and the Hall (10 × 4 × 8 ft), and whose log dries both and a Porch of unknown size. */
 async function sizedJob(company = co): Promise<{ id: string; job_number: number }> {
-  const job = (await write(company).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Chamber Chen' }).expect(201)).body;
-  const rooms = [{ name: 'Kitchen', length: 12, width: 10, height: 8 }, { name: 'Hall', length: 10, width: 4, height: 8 }, { name: 'Porch' }];
-  await write(company).post(`/api/v1/jobs/${job.id}/estimates`).send({ operation_id: opId(), label: 'Mitigation', rooms, line_items: [{ description: 'Extraction', room: 'Kitchen', unit: 'SF', quantity: 120, unit_price_cents: 100 }] }).expect(201);
-  await write(company).post(`/api/v1/jobs/${job.id}/drying-log`).send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }, { name: 'Hall' }, { name: 'Porch' }] }).expect(201);
+  const job = (
+    await write(company)
+      .post('/api/v1/jobs')
+      .send({ operation_id: opId(), customer_name: 'Chamber Chen' })
+      .expect(201)
+  ).body;
+  const rooms = [
+    { name: 'Kitchen', length: 12, width: 10, height: 8 },
+    { name: 'Hall', length: 10, width: 4, height: 8 },
+    { name: 'Porch' },
+  ];
+  await write(company)
+    .post(`/api/v1/jobs/${job.id}/estimates`)
+    .send({
+      operation_id: opId(),
+      label: 'Mitigation',
+      rooms,
+      line_items: [
+        { description: 'Extraction', room: 'Kitchen', unit: 'SF', quantity: 120, unit_price_cents: 100 },
+      ],
+    })
+    .expect(201);
+  await write(company)
+    .post(`/api/v1/jobs/${job.id}/drying-log`)
+    .send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }, { name: 'Hall' }, { name: 'Porch' }] })
+    .expect(201);
   return job;
 }
 
 const chambersOf = (jobId: string) => `/api/v1/jobs/${jobId}/drying-log/chambers`;
-const setChambers = (jobId: string, chambers: unknown[], company = co) => write(company).put(chambersOf(jobId)).send({ operation_id: opId(), chambers });
-const MAIN = { name: 'Main floor', category: 2, areas: [{ name: 'kitchen', wet_floor_sqft: 120, wet_wall_sqft: 40 }, { name: 'Hall', wet_floor_sqft: 40 }] };
+const setChambers = (jobId: string, chambers: unknown[], company = co) =>
+  write(company).put(chambersOf(jobId)).send({ operation_id: opId(), chambers });
+const MAIN = {
+  name: 'Main floor',
+  category: 2,
+  areas: [
+    { name: 'kitchen', wet_floor_sqft: 120, wet_wall_sqft: 40 },
+    { name: 'Hall', wet_floor_sqft: 40 },
+  ],
+};
 
 describe('drying chambers', () => {
   it('computes the class from the wet share and an S500 plan, and compares it with the equipment on site', async () => {
@@ -46,7 +84,13 @@ describe('drying chambers', () => {
     const set = (await setChambers(job.id, [MAIN]).expect(200)).body as ChambersSet;
     // Surfaces: Kitchen 120 + 120 + 352, Hall 40 + 40 + 224 = 896 sq ft, 200 of them wet: 22.3%.
     expect(set.chambers[0]).toMatchObject({
-      name: 'Main floor', category: 2, class: 2, class_source: 'computed', wet_share_pct: 22.3, cubic_ft: 1280, note: null,
+      name: 'Main floor',
+      category: 2,
+      class: 2,
+      class_source: 'computed',
+      wet_share_pct: 22.3,
+      cubic_ft: 1280,
+      note: null,
       // Air movers: Kitchen 1 + 120/70..50 (2..3) + 40/150..100 (1..1), Hall 1 + 40/70..50 (1..1).
       // Dehumidification: 1,280 cu ft / 50 (LGR, class 2) and / 40 (conventional).
       plan: { air_movers: { min: 6, max: 7 }, dehumidifier_pints: { lgr: 26, conventional: 32 } },
@@ -54,36 +98,102 @@ describe('drying chambers', () => {
       air_movers_vs_plan: 'under',
       dehumidification_vs_plan: 'under',
     });
-    expect(set.chambers[0].areas.map((a) => [a.name, a.size_known])).toEqual([['Kitchen', true], ['Hall', true]]);
+    expect(set.chambers[0].areas.map((a) => [a.name, a.size_known])).toEqual([
+      ['Kitchen', true],
+      ['Hall', true],
+    ]);
     expect(set.chambers[0].flags).toHaveLength(2);
 
     const equipment = `/api/v1/jobs/${job.id}/drying-log/equipment`;
-    await write().post(equipment).send({ operation_id: opId(), area: 'Kitchen', units: [{ kind: 'air_mover', count: 6 }] }).expect(201);
-    await write().post(equipment).send({ operation_id: opId(), area: 'Hall', units: [{ kind: 'dehumidifier', dehumidifier_type: 'lgr', pints_per_day: 70 }, { kind: 'dehumidifier', dehumidifier_type: 'desiccant' }] }).expect(201);
-    await write().post(equipment).send({ operation_id: opId(), area: 'Porch', units: [{ kind: 'air_mover', count: 2 }] }).expect(201);
+    await write()
+      .post(equipment)
+      .send({ operation_id: opId(), area: 'Kitchen', units: [{ kind: 'air_mover', count: 6 }] })
+      .expect(201);
+    await write()
+      .post(equipment)
+      .send({
+        operation_id: opId(),
+        area: 'Hall',
+        units: [
+          { kind: 'dehumidifier', dehumidifier_type: 'lgr', pints_per_day: 70 },
+          { kind: 'dehumidifier', dehumidifier_type: 'desiccant' },
+        ],
+      })
+      .expect(201);
+    await write()
+      .post(equipment)
+      .send({ operation_id: opId(), area: 'Porch', units: [{ kind: 'air_mover', count: 2 }] })
+      .expect(201);
     const log = (await read().get(`/api/v1/jobs/${job.id}/drying-log`).expect(200)).body as DryingLog;
     // The porch is in no chamber: its air movers are not the main floor's; desiccants are sized by airflow.
-    expect(log.chambers[0]).toMatchObject({ placed: { air_movers: 6, dehumidifier_pints: 70 }, air_movers_vs_plan: 'within', dehumidification_vs_plan: 'within', flags: [] });
+    expect(log.chambers[0]).toMatchObject({
+      placed: { air_movers: 6, dehumidifier_pints: 70 },
+      air_movers_vs_plan: 'within',
+      dehumidification_vs_plan: 'within',
+      flags: [],
+    });
 
     // Too many air movers, with a note saying why: not flagged. Class 4 is given only, and has no conventional sizing.
-    await write().post(equipment).send({ operation_id: opId(), area: 'Hall', units: [{ kind: 'air_mover', count: 3 }] }).expect(201);
-    expect((await read().get(`/api/v1/jobs/${job.id}/drying-log`).expect(200)).body.chambers[0]).toMatchObject({ air_movers_vs_plan: 'over', flags: [expect.stringContaining('9 air movers on site; the S500 plan calls for 6–7')] });
-    const noted = (await setChambers(job.id, [{ ...MAIN, class: 4, note: 'Hardwood floor: extra air movers for the dense material' }]).expect(200)).body as ChambersSet;
-    expect(noted.chambers[0]).toMatchObject({ class: 4, class_source: 'given', plan: { dehumidifier_pints: { lgr: 26, conventional: null } }, air_movers_vs_plan: 'over', flags: [] });
+    await write()
+      .post(equipment)
+      .send({ operation_id: opId(), area: 'Hall', units: [{ kind: 'air_mover', count: 3 }] })
+      .expect(201);
+    expect(
+      (await read().get(`/api/v1/jobs/${job.id}/drying-log`).expect(200)).body.chambers[0],
+    ).toMatchObject({
+      air_movers_vs_plan: 'over',
+      flags: [expect.stringContaining('9 air movers on site; the S500 plan calls for 6–7')],
+    });
+    const noted = (
+      await setChambers(job.id, [
+        { ...MAIN, class: 4, note: 'Hardwood floor: extra air movers for the dense material' },
+      ]).expect(200)
+    ).body as ChambersSet;
+    expect(noted.chambers[0]).toMatchObject({
+      class: 4,
+      class_source: 'given',
+      plan: { dehumidifier_pints: { lgr: 26, conventional: null } },
+      air_movers_vs_plan: 'over',
+      flags: [],
+    });
   });
 
   it("shows each chamber's air beside the building's outside and unaffected air, with GPP and dew point", async () => {
     const job = await sizedJob();
     await setChambers(job.id, [MAIN, { name: 'Porch', category: 1, areas: [{ name: 'Porch' }] }]).expect(200);
-    const air = (temp: number, rh: number) => [{ metric: 'temp_f', value: temp }, { metric: 'rh_pct', value: rh }];
+    const air = (temp: number, rh: number) => [
+      { metric: 'temp_f', value: temp },
+      { metric: 'rh_pct', value: rh },
+    ];
     await write()
       .post(`/api/v1/jobs/${job.id}/drying-log/readings`)
-      .send({ operation_id: opId(), day: 1, rows: [{ area: 'Kitchen', readings: air(75, 60) }, { area: 'Hall', readings: air(72, 55) }, { location: 'outside', readings: air(50, 90) }, { location: 'unaffected', readings: air(70, 40) }] })
+      .send({
+        operation_id: opId(),
+        day: 1,
+        rows: [
+          { area: 'Kitchen', readings: air(75, 60) },
+          { area: 'Hall', readings: air(72, 55) },
+          { location: 'outside', readings: air(50, 90) },
+          { location: 'unaffected', readings: air(70, 40) },
+        ],
+      })
       .expect(201);
-    const log = (await read().get(`/api/v1/jobs/${job.id}/drying-log`).expect(200)).body as components['schemas']['DryingLog'];
-    const pick = (c: components['schemas']['AirCondition'] | null) => c && [c.area, c.location, c.temp_f, c.rh_pct, c.gpp !== null && c.gpp > 0, c.dew_point_f !== null];
-    expect(log.chamber_air.map((c) => [c.chamber, c.areas.map(pick), pick(c.outside), pick(c.unaffected)])).toEqual([
-      ['Main floor', [['Kitchen', 'affected', 75, 60, true, true], ['Hall', 'affected', 72, 55, true, true]], [null, 'outside', 50, 90, true, true], [null, 'unaffected', 70, 40, true, true]],
+    const log = (await read().get(`/api/v1/jobs/${job.id}/drying-log`).expect(200))
+      .body as components['schemas']['DryingLog'];
+    const pick = (c: components['schemas']['AirCondition'] | null) =>
+      c && [c.area, c.location, c.temp_f, c.rh_pct, c.gpp !== null && c.gpp > 0, c.dew_point_f !== null];
+    expect(
+      log.chamber_air.map((c) => [c.chamber, c.areas.map(pick), pick(c.outside), pick(c.unaffected)]),
+    ).toEqual([
+      [
+        'Main floor',
+        [
+          ['Kitchen', 'affected', 75, 60, true, true],
+          ['Hall', 'affected', 72, 55, true, true],
+        ],
+        [null, 'outside', 50, 90, true, true],
+        [null, 'unaffected', 70, 40, true, true],
+      ],
       ['Porch', [], [null, 'outside', 50, 90, true, true], [null, 'unaffected', 70, 40, true, true]],
     ]);
     // The same figures as the areas' own.
@@ -92,28 +202,52 @@ describe('drying chambers', () => {
 
   it('leaves class and volume unknown without sizes, replaces and removes chambers, and undo puts them back', async () => {
     const job = await sizedJob();
-    const first = (await setChambers(job.id, [{ name: 'Outside', category: 3, areas: [{ name: 'Porch', wet_floor_sqft: 30 }] }]).expect(200)).body as ChambersSet;
-    expect(first.chambers[0]).toMatchObject({ class: null, class_source: null, wet_share_pct: null, cubic_ft: null, plan: { air_movers: { min: 2, max: 2 }, dehumidifier_pints: null }, dehumidification_vs_plan: null, areas: [{ name: 'Porch', size_known: false }] });
+    const first = (
+      await setChambers(job.id, [
+        { name: 'Outside', category: 3, areas: [{ name: 'Porch', wet_floor_sqft: 30 }] },
+      ]).expect(200)
+    ).body as ChambersSet;
+    expect(first.chambers[0]).toMatchObject({
+      class: null,
+      class_source: null,
+      wet_share_pct: null,
+      cubic_ft: null,
+      plan: { air_movers: { min: 2, max: 2 }, dehumidifier_pints: null },
+      dehumidification_vs_plan: null,
+      areas: [{ name: 'Porch', size_known: false }],
+    });
     // Set again: Outside is gone, Main floor is new; the Porch leaves its chamber.
     const second = (await setChambers(job.id, [MAIN]).expect(200)).body as ChambersSet;
     expect(second.chambers.map((c) => c.name)).toEqual(['Main floor']);
     const undone = (await write().post('/api/v1/undo').send({ operation_id: opId() }).expect(200)).body;
     expect(undone.undone).toMatchObject({ tool: 'set_drying_chambers' });
     const back = (await read().get(`/api/v1/jobs/${job.id}/drying-log`).expect(200)).body as DryingLog;
-    expect(back.chambers.map((c) => [c.id, c.name, c.areas.map((a) => [a.name, a.wet_floor_sqft])])).toEqual([[first.chambers[0].id, 'Outside', [['Porch', 30]]]]);
+    expect(back.chambers.map((c) => [c.id, c.name, c.areas.map((a) => [a.name, a.wet_floor_sqft])])).toEqual([
+      [first.chambers[0].id, 'Outside', [['Porch', 30]]],
+    ]);
     // An empty list removes them; asking for the same again changes nothing and writes no entry.
     expect((await setChambers(job.id, []).expect(200)).body.chambers).toEqual([]);
     await setChambers(job.id, []).expect(200);
     await feedSettled(t);
-    const entries = ((await read().get('/api/v1/changes?kind=schedule&limit=100').expect(200)).body.data as Entry[]).filter((e) => e.job?.job_number === job.job_number && e.action === 'drying.chambers_set');
+    const entries = (
+      (await read().get('/api/v1/changes?kind=schedule&limit=100').expect(200)).body.data as Entry[]
+    ).filter((e) => e.job?.job_number === job.job_number && e.action === 'drying.chambers_set');
     expect(entries.map((e) => e.data)).toEqual([
-      { action: 'drying.chambers_set', log_id: first.log_id, chambers: [{ name: 'Outside', category: 3, class: null, areas: ['Porch'] }] },
-      { action: 'drying.chambers_set', log_id: first.log_id, chambers: [{ name: 'Main floor', category: 2, class: 2, areas: ['Kitchen', 'Hall'] }] },
+      {
+        action: 'drying.chambers_set',
+        log_id: first.log_id,
+        chambers: [{ name: 'Outside', category: 3, class: null, areas: ['Porch'] }],
+      },
+      {
+        action: 'drying.chambers_set',
+        log_id: first.log_id,
+        chambers: [{ name: 'Main floor', category: 2, class: 2, areas: ['Kitchen', 'Hall'] }],
+      },
       { action: 'drying.chambers_set', log_id: first.log_id, chambers: [] },
     ]);
   });
 
-  it('refuses bad bodies, unknown areas, read keys, other companies\' jobs; replays and conflicts', async () => {
+  it("refuses bad bodies, unknown areas, read keys, other companies' jobs; replays and conflicts", async () => {
     const job = await sizedJob();
     for (const chambers of [
       [{ ...MAIN, category: 4 }],
@@ -126,11 +260,22 @@ describe('drying chambers', () => {
     ]) {
       expect((await setChambers(job.id, chambers).expect(400)).body.code).toBe('invalid_request');
     }
-    expect((await setChambers(job.id, [{ name: 'X', category: 1, areas: [{ name: 'Attic' }] }]).expect(422)).body).toMatchObject({ code: 'unknown_area', valid_values: ['Kitchen', 'Hall', 'Porch'] });
-    expect((await read().put(chambersOf(job.id)).send({ operation_id: opId(), chambers: [MAIN] }).expect(403)).body.code).toBe('write_key_required');
+    expect(
+      (await setChambers(job.id, [{ name: 'X', category: 1, areas: [{ name: 'Attic' }] }]).expect(422)).body,
+    ).toMatchObject({ code: 'unknown_area', valid_values: ['Kitchen', 'Hall', 'Porch'] });
+    expect(
+      (
+        await read()
+          .put(chambersOf(job.id))
+          .send({ operation_id: opId(), chambers: [MAIN] })
+          .expect(403)
+      ).body.code,
+    ).toBe('write_key_required');
     const theirs = await sizedJob(other);
     await setChambers(theirs.id, [MAIN]).expect(404);
-    const bare = (await write().post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'No Log' }).expect(201)).body;
+    const bare = (
+      await write().post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'No Log' }).expect(201)
+    ).body;
     await setChambers(bare.id, [MAIN]).expect(404);
     expect((await read().get(`/api/v1/jobs/${job.id}/drying-log`).expect(200)).body.chambers).toEqual([]);
 
@@ -138,16 +283,30 @@ describe('drying chambers', () => {
     const first = await write().put(chambersOf(job.id)).send(body).expect(200);
     const again = await write().put(chambersOf(job.id)).send(body).expect(200);
     expect([again.headers['idempotent-replayed'], again.body]).toEqual(['true', first.body]);
-    expect((await write().put(chambersOf(job.id)).send({ ...body, chambers: [] }).expect(409)).body.code).toBe('operation_id_conflict');
+    expect(
+      (
+        await write()
+          .put(chambersOf(job.id))
+          .send({ ...body, chambers: [] })
+          .expect(409)
+      ).body.code,
+    ).toBe('operation_id_conflict');
   });
 
   it('works over MCP', async () => {
     const job = await sizedJob();
     const client = await connectMcp(t, co.writeKey);
     try {
-      const result = await callTool(client, 'set_drying_chambers', { job_id: job.id, operation_id: opId(), chambers: [MAIN] });
+      const result = await callTool(client, 'set_drying_chambers', {
+        job_id: job.id,
+        operation_id: opId(),
+        chambers: [MAIN],
+      });
       expect(result.isError).toBeFalsy();
-      expect((result.structuredContent as ChambersSet).chambers[0]).toMatchObject({ class: 2, plan: { air_movers: { min: 6, max: 7 } } });
+      expect((result.structuredContent as ChambersSet).chambers[0]).toMatchObject({
+        class: 2,
+        plan: { air_movers: { min: 6, max: 7 } },
+      });
     } finally {
       await client.close();
     }

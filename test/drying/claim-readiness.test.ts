@@ -4,7 +4,15 @@
  * through the named tool; a job without a log; read keys, other companies and unknown jobs.
  */
 import type { components } from '../../sdk/src/schema';
-import { as, companyDate, createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
+import {
+  as,
+  companyDate,
+  createCompany,
+  opId,
+  startApp,
+  type TestApp,
+  type TestCompany,
+} from '../support/app';
 import { callTool, connectMcp } from '../support/mcp';
 import { jpegWith } from '../support/photo-files';
 
@@ -23,27 +31,55 @@ afterAll(() => t.close());
 
 const write = () => as(t, co.writeKey);
 const read = (company = co) => as(t, company.readKey);
-const readinessOf = async (jobId: string): Promise<Readiness> => (await read().get(`/api/v1/jobs/${jobId}/claim-readiness`).expect(200)).body;
-const post = (path: string, body: Record<string, unknown>) => write().post(path).send({ operation_id: opId(), ...body });
+const readinessOf = async (jobId: string): Promise<Readiness> =>
+  (await read().get(`/api/v1/jobs/${jobId}/claim-readiness`).expect(200)).body;
+const post = (path: string, body: Record<string, unknown>) =>
+  write()
+    .post(path)
+    .send({ operation_id: opId(), ...body });
 const day = (n: number) => companyDate(co, n - 5); // day 5 is today
 
 let photosMade = 0;
 
 /** Photos of a room, each a different image (the same bytes on one job are one photo). */
 async function addPhotos(jobId: string, room: string, count: number): Promise<void> {
-  const req = t.http.post(`/api/v1/jobs/${jobId}/photos`).set('Authorization', `Bearer ${co.writeKey}`).field('meta', JSON.stringify({ operation_id: opId(), room }));
-  for (let i = 0; i < count; i++) req.attach('photo', await jpegWith({ width: 640 + photosMade++, height: 480 }), { filename: `${room}-${i}.jpg`, contentType: 'image/jpeg' });
+  const req = t.http
+    .post(`/api/v1/jobs/${jobId}/photos`)
+    .set('Authorization', `Bearer ${co.writeKey}`)
+    .field('meta', JSON.stringify({ operation_id: opId(), room }));
+  for (let i = 0; i < count; i++)
+    req.attach('photo', await jpegWith({ width: 640 + photosMade++, height: 480 }), {
+      filename: `${room}-${i}.jpg`,
+      contentType: 'image/jpeg',
+    });
   await req.expect(201);
 }
 
 /** A job with every fault: the loss 8 days ago, a 5-day log started 4 days ago, one chamber of category 1. */
 async function faultyJob(): Promise<{ id: string; estimateId: string; lines: Record<string, string> }> {
-  const job = (await post('/api/v1/jobs', { customer_name: 'Rita Review', date_of_loss: companyDate(co, -8) }).expect(201)).body;
+  const job = (
+    await post('/api/v1/jobs', { customer_name: 'Rita Review', date_of_loss: companyDate(co, -8) }).expect(
+      201,
+    )
+  ).body;
   const base = `/api/v1/jobs/${job.id}/drying-log`;
-  const log = (await post(base, { start_date: day(1), planned_days: 5, rooms: [{ name: 'Kitchen' }, { name: 'Hall' }] }).expect(201)).body.log;
+  const log = (
+    await post(base, {
+      start_date: day(1),
+      planned_days: 5,
+      rooms: [{ name: 'Kitchen' }, { name: 'Hall' }],
+    }).expect(201)
+  ).body.log;
   await post(`${base}/readings`, {
     rows: [
-      { day: 1, area: 'Kitchen', readings: [{ metric: 'drywall', value: 30 }, { metric: 'drywall', value: 11, reference: true }] },
+      {
+        day: 1,
+        area: 'Kitchen',
+        readings: [
+          { metric: 'drywall', value: 30 },
+          { metric: 'drywall', value: 11, reference: true },
+        ],
+      },
       { day: 1, area: 'Hall', readings: [{ metric: 'drywall', value: 25 }] },
       { day: 2, area: 'Kitchen', readings: [{ metric: 'drywall', value: 24 }] },
       { day: 4, area: 'Kitchen', readings: [{ metric: 'drywall', value: 18 }] },
@@ -51,11 +87,33 @@ async function faultyJob(): Promise<{ id: string; estimateId: string; lines: Rec
     ],
   }).expect(201);
   await post(`${base}/skip-day`, { day: 3 }).expect(201);
-  await post(`${base}/equipment`, { area: 'Kitchen', day: 1, units: [{ kind: 'air_mover', count: 2 }] }).expect(201);
-  await write().put(`${base}/chambers`).send({ operation_id: opId(), chambers: [{ name: 'Main floor', category: 1, areas: [{ name: 'Kitchen', wet_floor_sqft: 120 }, { name: 'Hall' }] }] }).expect(200);
-  await post(`/api/v1/estimates/${log.estimate_id}/line-items`, { line_items: [{ code: 'DRY-AM-STD', units_per_day: 1, room: 'Kitchen' }, { code: 'DRY-DH-LGR', units_per_day: 1, room: 'Hall' }] }).expect(200);
+  await post(`${base}/equipment`, {
+    area: 'Kitchen',
+    day: 1,
+    units: [{ kind: 'air_mover', count: 2 }],
+  }).expect(201);
+  await write()
+    .put(`${base}/chambers`)
+    .send({
+      operation_id: opId(),
+      chambers: [
+        {
+          name: 'Main floor',
+          category: 1,
+          areas: [{ name: 'Kitchen', wet_floor_sqft: 120 }, { name: 'Hall' }],
+        },
+      ],
+    })
+    .expect(200);
+  await post(`/api/v1/estimates/${log.estimate_id}/line-items`, {
+    line_items: [
+      { code: 'DRY-AM-STD', units_per_day: 1, room: 'Kitchen' },
+      { code: 'DRY-DH-LGR', units_per_day: 1, room: 'Hall' },
+    ],
+  }).expect(200);
   await addPhotos(job.id, 'Kitchen', 1);
-  const estimate = (await read().get(`/api/v1/estimates/${log.estimate_id}`).expect(200)).body as components['schemas']['Estimate'];
+  const estimate = (await read().get(`/api/v1/estimates/${log.estimate_id}`).expect(200))
+    .body as components['schemas']['Estimate'];
   const lines = Object.fromEntries(estimate.rooms.flatMap((r) => r.lines ?? []).map((l) => [l.code, l.id]));
   return { id: job.id, estimateId: log.estimate_id, lines };
 }
@@ -64,7 +122,16 @@ describe('check_claim_readiness', () => {
   it('lists what a desk reviewer would question, most severe first, and nothing once each is fixed', async () => {
     const job = await faultyJob();
     const before = await readinessOf(job.id);
-    expect(before.findings.map((f) => [f.check, f.severity, f.record.type, f.record.name, f.record.day, f.fix.tool])).toEqual([
+    expect(
+      before.findings.map((f) => [
+        f.check,
+        f.severity,
+        f.record.type,
+        f.record.name,
+        f.record.day,
+        f.fix.tool,
+      ]),
+    ).toEqual([
       ['monitored_day_without_readings', 'high', 'day', null, 2, 'add_drying_readings'],
       ['billed_not_placed', 'high', 'area', 'Hall', null, 'update_line_item'],
       ['category_not_reviewed', 'high', 'chamber', 'Main floor', 1, 'set_drying_chambers'],
@@ -76,37 +143,98 @@ describe('check_claim_readiness', () => {
       ['room_with_few_photos', 'low', 'room', 'Kitchen', null, 'get_photo_upload_link'],
     ]);
     expect(before).toMatchObject({ ready: false, counts: { high: 3, medium: 5, low: 1 } });
-    expect(before.findings[0]).toMatchObject({ record: { date: day(2) }, message: expect.stringContaining('no readings in Hall') });
+    expect(before.findings[0]).toMatchObject({
+      record: { date: day(2) },
+      message: expect.stringContaining('no readings in Hall'),
+    });
     expect(before.findings[1].record.id).toBe(job.lines['DRY-DH-LGR']);
     expect(before.findings[2].message).toContain('4 days after the loss');
 
     // Each fix through the tool the finding names.
     const base = `/api/v1/jobs/${job.id}/drying-log`;
-    await post(`${base}/readings`, { rows: [{ day: 2, area: 'Hall', readings: [{ metric: 'drywall', value: 23 }] }, { day: 2, location: 'unaffected', readings: [{ metric: 'drywall', value: 12 }] }] }).expect(201);
+    await post(`${base}/readings`, {
+      rows: [
+        { day: 2, area: 'Hall', readings: [{ metric: 'drywall', value: 23 }] },
+        { day: 2, location: 'unaffected', readings: [{ metric: 'drywall', value: 12 }] },
+      ],
+    }).expect(201);
     await post(`${base}/skip-day`, { day: 3, reason: 'Homeowner away' }).expect(201);
-    expect((await post(`${base}/skip-day`, { day: 3, reason: 'Again' }).expect(409)).body.code).toBe('invalid_state');
-    await post(`${base}/equipment`, { area: 'Hall', day: 1, units: [{ kind: 'dehumidifier', dehumidifier_type: 'lgr', pints_per_day: 70 }] }).expect(201);
-    await write().patch(`/api/v1/estimates/${job.estimateId}/line-items/${job.lines['DRY-AM-STD']}`).send({ operation_id: opId(), units_per_day: 2 }).expect(200);
-    await write().put(`${base}/chambers`).send({ operation_id: opId(), chambers: [{ name: 'Main floor', category: 2, category_reviewed_on: day(2), note: 'Cabinets pulled; two movers under the toe kicks do the work.', areas: [{ name: 'Kitchen', wet_floor_sqft: 120 }, { name: 'Hall' }] }] }).expect(200);
+    expect((await post(`${base}/skip-day`, { day: 3, reason: 'Again' }).expect(409)).body.code).toBe(
+      'invalid_state',
+    );
+    await post(`${base}/equipment`, {
+      area: 'Hall',
+      day: 1,
+      units: [{ kind: 'dehumidifier', dehumidifier_type: 'lgr', pints_per_day: 70 }],
+    }).expect(201);
+    await write()
+      .patch(`/api/v1/estimates/${job.estimateId}/line-items/${job.lines['DRY-AM-STD']}`)
+      .send({ operation_id: opId(), units_per_day: 2 })
+      .expect(200);
+    await write()
+      .put(`${base}/chambers`)
+      .send({
+        operation_id: opId(),
+        chambers: [
+          {
+            name: 'Main floor',
+            category: 2,
+            category_reviewed_on: day(2),
+            note: 'Cabinets pulled; two movers under the toe kicks do the work.',
+            areas: [{ name: 'Kitchen', wet_floor_sqft: 120 }, { name: 'Hall' }],
+          },
+        ],
+      })
+      .expect(200);
     await addPhotos(job.id, 'Hall', 2);
     await addPhotos(job.id, 'kitchen', 1);
     const after = await readinessOf(job.id);
-    expect(after).toEqual({ job: expect.objectContaining({ id: job.id }), ready: true, counts: { high: 0, medium: 0, low: 0 }, findings: [] });
+    expect(after).toEqual({
+      job: expect.objectContaining({ id: job.id }),
+      ready: true,
+      counts: { high: 0, medium: 0, low: 0 },
+      findings: [],
+    });
   });
 
   it('says when readings stop before the billed days and when lines bill past the dry day', async () => {
     const job = (await post('/api/v1/jobs', { customer_name: 'Bill Early' }).expect(201)).body;
     const base = `/api/v1/jobs/${job.id}/drying-log`;
-    const log = (await post(base, { start_date: day(1), planned_days: 4, rooms: [{ name: 'Kitchen' }, { name: 'Bath' }] }).expect(201)).body.log;
+    const log = (
+      await post(base, {
+        start_date: day(1),
+        planned_days: 4,
+        rooms: [{ name: 'Kitchen' }, { name: 'Bath' }],
+      }).expect(201)
+    ).body.log;
     await post(`${base}/readings`, {
       rows: [1, 2].flatMap((n) => [
-        { day: n, area: 'Kitchen', readings: [{ metric: 'drywall', value: 40 - n }, { metric: 'drywall', value: 12, reference: true }] },
-        { day: n, area: 'Bath', readings: [{ metric: 'drywall', value: 14 - n }, { metric: 'drywall', value: 12, reference: true }] },
+        {
+          day: n,
+          area: 'Kitchen',
+          readings: [
+            { metric: 'drywall', value: 40 - n },
+            { metric: 'drywall', value: 12, reference: true },
+          ],
+        },
+        {
+          day: n,
+          area: 'Bath',
+          readings: [
+            { metric: 'drywall', value: 14 - n },
+            { metric: 'drywall', value: 12, reference: true },
+          ],
+        },
       ]),
     }).expect(201);
     await post(`${base}/skip-day`, { day: 3, area: 'Kitchen', reason: 'No access' }).expect(201);
     await post(`${base}/skip-day`, { day: 4, area: 'Kitchen', reason: 'No access' }).expect(201);
-    await post(`/api/v1/estimates/${log.estimate_id}/line-items`, { line_items: [{ code: 'MON-DAILY', units_per_day: 1, room: 'Kitchen' }, { code: 'MON-DAILY', units_per_day: 1, room: 'Bath' }] }).expect(200);
+    await post(`/api/v1/estimates/${log.estimate_id}/line-items`, {
+      line_items: [
+        { code: 'MON-DAILY', units_per_day: 1, room: 'Kitchen' },
+        { code: 'MON-DAILY', units_per_day: 1, room: 'Bath' },
+      ],
+    }).expect(200);
     const findings = (await readinessOf(job.id)).findings.filter((f) => f.severity === 'high');
     // Kitchen is still wet, read to day 2 of 4 billed; Bath read dry on day 2 but bills 4.
     expect(findings.map((f) => [f.check, f.record.name, f.record.day])).toEqual([
@@ -121,8 +249,13 @@ describe('check_claim_readiness', () => {
     await post(`/api/v1/jobs/${job.id}/estimates`, { rooms: [{ name: 'Den' }] }).expect(201);
     const client = await connectMcp(t, co.readKey);
     try {
-      const answer = (await callTool(client, 'check_claim_readiness', { job_id: job.job_number })).structuredContent as Readiness;
-      expect(answer).toMatchObject({ ready: true, counts: { high: 0, medium: 0, low: 1 }, findings: [{ check: 'room_with_few_photos', record: { type: 'room', name: 'Den' } }] });
+      const answer = (await callTool(client, 'check_claim_readiness', { job_id: job.job_number }))
+        .structuredContent as Readiness;
+      expect(answer).toMatchObject({
+        ready: true,
+        counts: { high: 0, medium: 0, low: 1 },
+        findings: [{ check: 'room_with_few_photos', record: { type: 'room', name: 'Den' } }],
+      });
     } finally {
       await client.close();
     }
@@ -130,7 +263,9 @@ describe('check_claim_readiness', () => {
 
   it("answers 404 for another company's job and an unknown one, and 401 without a key", async () => {
     const job = (await post('/api/v1/jobs', { customer_name: 'Private' }).expect(201)).body;
-    expect((await read(other).get(`/api/v1/jobs/${job.id}/claim-readiness`).expect(404)).body.code).toBe('not_found');
+    expect((await read(other).get(`/api/v1/jobs/${job.id}/claim-readiness`).expect(404)).body.code).toBe(
+      'not_found',
+    );
     await read().get('/api/v1/jobs/job_doesNotExist1/claim-readiness').expect(404);
     await read().get('/api/v1/jobs/999999/claim-readiness').expect(404);
     await t.http.get(`/api/v1/jobs/${job.id}/claim-readiness`).expect(401);

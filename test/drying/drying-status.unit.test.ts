@@ -5,8 +5,18 @@
  * log's elevation, the days of the plan with skipped days, and equipment billed past the dry day.
  * Logs are built here as rows, with no database.
  */
-import { toDryingLog, withBilledWarnings, type DryingLogWithoutEquipment } from '../../src/domain/drying/drying-status';
-import type { AreaRow, BilledLine, DryingRecord, ReadingRow, SkipRow } from '../../src/domain/drying/drying-records';
+import {
+  toDryingLog,
+  withBilledWarnings,
+  type DryingLogWithoutEquipment,
+} from '../../src/domain/drying/drying-status';
+import type {
+  AreaRow,
+  BilledLine,
+  DryingRecord,
+  ReadingRow,
+  SkipRow,
+} from '../../src/domain/drying/drying-records';
 import type { ReadingLocation, StoredMetric } from '../../src/domain/drying/metrics';
 
 const START = '2026-03-02';
@@ -38,7 +48,12 @@ const areaId = (name: string): string => `area_${name.toLowerCase()}`;
 /** A log as its rows: areas by name, readings in the order given (by day, as the database reads them). */
 function record(parts: LogParts = {}): DryingRecord {
   const names = parts.areas ?? ['Kitchen', 'Hall'];
-  const areas: AreaRow[] = names.map((name, position) => ({ id: areaId(name), name, planned_days: parts.areaPlans?.[name] ?? null, position }));
+  const areas: AreaRow[] = names.map((name, position) => ({
+    id: areaId(name),
+    name,
+    planned_days: parts.areaPlans?.[name] ?? null,
+    position,
+  }));
   const readings: ReadingRow[] = (parts.readings ?? []).map((r, i) => ({
     id: `rd_${i}`,
     area_id: r.area === null ? null : areaId(r.area),
@@ -57,7 +72,12 @@ function record(parts: LogParts = {}): DryingRecord {
     on_site_by_name: null,
     recorded_at: RECORDED_AT,
   }));
-  const skips: SkipRow[] = (parts.skips ?? []).map((s, i) => ({ id: `skip_${i}`, area_id: s.area === null ? null : areaId(s.area), day: s.day, reason: null }));
+  const skips: SkipRow[] = (parts.skips ?? []).map((s, i) => ({
+    id: `skip_${i}`,
+    area_id: s.area === null ? null : areaId(s.area),
+    day: s.day,
+    reason: null,
+  }));
   return {
     job: { id: 'job_1', job_number: 16 },
     log: {
@@ -103,7 +123,8 @@ describe('dry goals', () => {
         ],
       }),
     );
-    const goals = (name: string) => areaOf(log, name).materials.map((m) => [m.metric, m.goal, m.goal_source, m.dry]);
+    const goals = (name: string) =>
+      areaOf(log, name).materials.map((m) => [m.metric, m.goal, m.goal_source, m.dry]);
     expect(goals('Kitchen')).toEqual([['drywall', 11, 'area_reference', false]]);
     expect(goals('Hall')).toEqual([
       ['drywall', 13, 'unaffected_reference', true],
@@ -126,8 +147,12 @@ describe('dry goals', () => {
         ],
       }),
     );
-    expect(areaOf(log, 'Kitchen').materials.map((m) => [m.value, m.goal, m.goal_source, m.dry])).toEqual([[13, 14, 'area_reference', true]]);
-    expect(areaOf(log, 'Hall').materials.map((m) => [m.value, m.goal, m.goal_source, m.dry])).toEqual([[9.5, 9, 'area_reference', false]]);
+    expect(areaOf(log, 'Kitchen').materials.map((m) => [m.value, m.goal, m.goal_source, m.dry])).toEqual([
+      [13, 14, 'area_reference', true],
+    ]);
+    expect(areaOf(log, 'Hall').materials.map((m) => [m.value, m.goal, m.goal_source, m.dry])).toEqual([
+      [9.5, 9, 'area_reference', false],
+    ]);
   });
 });
 
@@ -148,7 +173,10 @@ describe('the dry day', () => {
     );
     // Kitchen: dry on day 2 (both points at or below 17), wet again on day 3, dry from day 4.
     expect([areaOf(log, 'Kitchen').dry, areaOf(log, 'Kitchen').dry_day]).toEqual([true, 4]);
-    expect(areaOf(log, 'Kitchen').materials.map((m) => [m.point, m.day, m.value])).toEqual([['north wall', 2, 17], ['east wall', 4, 15]]);
+    expect(areaOf(log, 'Kitchen').materials.map((m) => [m.point, m.day, m.value])).toEqual([
+      ['north wall', 2, 17],
+      ['east wall', 4, 15],
+    ]);
     expect([areaOf(log, 'Hall').dry, areaOf(log, 'Hall').dry_day]).toEqual([true, 1]);
     expect(log.wet_areas).toEqual([]);
   });
@@ -182,7 +210,9 @@ describe('the dry day', () => {
     const dayTwo = toDryingLog(record(parts), { detail: 'readings', toDay: 2 });
     expect(areaOf(now, 'Kitchen')).toMatchObject({ dry: true, dry_day: 1, latest_day: 3 });
     expect(areaOf(dayTwo, 'Kitchen')).toMatchObject({ dry: false, dry_day: null, latest_day: 2 });
-    expect(areaOf(dayTwo, 'Kitchen').materials).toEqual([expect.objectContaining({ day: 2, value: 20, goal: 15, goal_source: 'default' })]);
+    expect(areaOf(dayTwo, 'Kitchen').materials).toEqual([
+      expect.objectContaining({ day: 2, value: 20, goal: 15, goal_source: 'default' }),
+    ]);
     expect(dayTwo.reading_count).toBe(2);
     expect(dayTwo.readings!.map((r) => r.day)).toEqual([1, 2]);
   });
@@ -204,8 +234,26 @@ describe('air', () => {
       { detail: 'readings' },
     );
     expect(log.conditions).toEqual([
-      { area: 'Kitchen', day: 1, location: 'affected', temp_f: 70, rh_pct: 50, gpp: 54.7, dew_point_f: 50.5, vapor_pressure_inhg: 0.371 },
-      { area: 'Kitchen', day: 2, location: 'affected', temp_f: 72, rh_pct: null, gpp: null, dew_point_f: null, vapor_pressure_inhg: null },
+      {
+        area: 'Kitchen',
+        day: 1,
+        location: 'affected',
+        temp_f: 70,
+        rh_pct: 50,
+        gpp: 54.7,
+        dew_point_f: 50.5,
+        vapor_pressure_inhg: 0.371,
+      },
+      {
+        area: 'Kitchen',
+        day: 2,
+        location: 'affected',
+        temp_f: 72,
+        rh_pct: null,
+        gpp: null,
+        dew_point_f: null,
+        vapor_pressure_inhg: null,
+      },
       expect.objectContaining({ area: null, location: 'outside', temp_f: 40, rh_pct: 80 }),
     ]);
     // The area's air is the latest with both values; the building's outside air has no area.
@@ -219,15 +267,28 @@ describe('air', () => {
       { day, area: 'Kitchen', metric: 'temp_f', value: temp, location },
       { day, area: 'Kitchen', metric: 'rh_pct', value: rh, location },
     ];
-    const log = toDryingLog(record({ readings: [...air(1, 'affected', 75, 40), ...air(1, 'dehumidifier_exhaust', 80, 60), ...air(2, 'affected', 75, 60), ...air(2, 'dehumidifier_exhaust', 95, 20)] }), { detail: 'readings' });
+    const log = toDryingLog(
+      record({
+        readings: [
+          ...air(1, 'affected', 75, 40),
+          ...air(1, 'dehumidifier_exhaust', 80, 60),
+          ...air(2, 'affected', 75, 60),
+          ...air(2, 'dehumidifier_exhaust', 95, 20),
+        ],
+      }),
+      { detail: 'readings' },
+    );
     const [dayOne, dayTwo] = log.grain_depression!;
     expect(dayOne).toMatchObject({ area: 'Kitchen', day: 1 });
     expect(dayOne.value).toBeLessThan(0);
     expect(dayTwo.value).toBeGreaterThan(0);
-    const gpp = (day: number, location: ReadingLocation) => log.conditions!.find((c) => c.day === day && c.location === location)!.gpp!;
+    const gpp = (day: number, location: ReadingLocation) =>
+      log.conditions!.find((c) => c.day === day && c.location === location)!.gpp!;
     expect(dayTwo.value).toBeCloseTo(gpp(2, 'affected') - gpp(2, 'dehumidifier_exhaust'), 1);
     expect(areaOf(log, 'Kitchen').grain_depression).toBe(dayTwo.value);
-    expect(log.warnings).toEqual([expect.objectContaining({ code: 'negative_grain_depression', area: 'Kitchen', day: 1 })]);
+    expect(log.warnings).toEqual([
+      expect.objectContaining({ code: 'negative_grain_depression', area: 'Kitchen', day: 1 }),
+    ]);
   });
 
   it("is computed at the pressure of the log's elevation, else the company's", () => {
@@ -238,9 +299,17 @@ describe('air', () => {
     const seaLevel = toDryingLog(record({ readings: air }));
     const own = toDryingLog(record({ readings: air, elevationFt: 5000, companyElevationFt: 1000 }));
     const company = toDryingLog(record({ readings: air, elevationFt: null, companyElevationFt: 5000 }));
-    expect([seaLevel.elevation_ft, seaLevel.elevation_source, seaLevel.pressure_inhg]).toEqual([0, 'company', 29.92]);
+    expect([seaLevel.elevation_ft, seaLevel.elevation_source, seaLevel.pressure_inhg]).toEqual([
+      0,
+      'company',
+      29.92,
+    ]);
     expect([own.elevation_ft, own.elevation_source, own.pressure_inhg]).toEqual([5000, 'log', 24.9]);
-    expect([company.elevation_ft, company.elevation_source, company.pressure_inhg]).toEqual([5000, 'company', 24.9]);
+    expect([company.elevation_ft, company.elevation_source, company.pressure_inhg]).toEqual([
+      5000,
+      'company',
+      24.9,
+    ]);
     expect(areaOf(own, 'Kitchen').air!.gpp).toBe(areaOf(company, 'Kitchen').air!.gpp);
     expect(areaOf(own, 'Kitchen').air!.gpp! / areaOf(seaLevel, 'Kitchen').air!.gpp!).toBeCloseTo(1.2, 1);
   });
@@ -265,7 +334,11 @@ describe('days', () => {
       }),
       { detail: 'readings' },
     );
-    expect({ start: log.start_date, end: log.end_date, today: log.today_day }).toEqual({ start: START, end: '2026-03-04', today: 3 });
+    expect({ start: log.start_date, end: log.end_date, today: log.today_day }).toEqual({
+      start: START,
+      end: '2026-03-04',
+      today: 3,
+    });
     expect(log.days.map((d) => [d.day, d.date, d.monitored, d.skipped_areas, d.readings])).toEqual([
       [1, '2026-03-02', true, [], 0],
       [2, '2026-03-03', false, ['Kitchen', 'Hall'], 1],
@@ -273,10 +346,13 @@ describe('days', () => {
       [4, '2026-03-05', false, ['Kitchen', 'Hall'], 0],
       [5, '2026-03-06', true, [], 1],
     ]);
-    expect(log.readings!.map((r) => [r.day, r.on_skipped_day])).toEqual([[2, true], [5, false]]);
+    expect(log.readings!.map((r) => [r.day, r.on_skipped_day])).toEqual([
+      [2, true],
+      [5, false],
+    ]);
   });
 
-  it("follows the longest area plan, and narrows to one area and a range of days", () => {
+  it('follows the longest area plan, and narrows to one area and a range of days', () => {
     const log = toDryingLog(
       record({
         plannedDays: 2,
@@ -290,7 +366,10 @@ describe('days', () => {
     );
     expect(log.areas.map((a) => [a.name, a.planned_days, a.own_planned_days])).toEqual([['Hall', 4, 4]]);
     expect(log.days.map((d) => d.day)).toEqual([2, 3]);
-    expect(log.readings!.map((r) => [r.area, r.day])).toEqual([['Hall', 2], ['Hall', 3]]);
+    expect(log.readings!.map((r) => [r.area, r.day])).toEqual([
+      ['Hall', 2],
+      ['Hall', 3],
+    ]);
     expect(log.reading_count).toBe(2);
     expect(log.wet_areas).toEqual(['Hall']);
   });
@@ -307,12 +386,32 @@ describe('equipment billed past the dry day', () => {
         ],
       }),
     );
-  const line = (room: string, days: number, id: string): BilledLine => ({ estimate_id: 'est_1', line_id: id, room, drying_days: days, code: null, unit_days_x100: 0 });
+  const line = (room: string, days: number, id: string): BilledLine => ({
+    estimate_id: 'est_1',
+    line_id: id,
+    room,
+    drying_days: days,
+    code: null,
+    unit_days_x100: 0,
+  });
 
   it("warns of each day-billed line of a dry area's room billed for more days than it took", () => {
-    const log = withBilledWarnings(dryOnDayTwo(), [line('kitchen', 5, 'line_a'), line('Kitchen', 2, 'line_b'), line('Hall', 9, 'line_c'), line('Bath', 9, 'line_d')]);
+    const log = withBilledWarnings(dryOnDayTwo(), [
+      line('kitchen', 5, 'line_a'),
+      line('Kitchen', 2, 'line_b'),
+      line('Hall', 9, 'line_c'),
+      line('Bath', 9, 'line_d'),
+    ]);
     expect(log.warnings).toEqual([
-      expect.objectContaining({ code: 'billed_past_dry', area: 'Kitchen', day: 2, estimate_id: 'est_1', line_id: 'line_a', billed_days: 5, dry_day: 2 }),
+      expect.objectContaining({
+        code: 'billed_past_dry',
+        area: 'Kitchen',
+        day: 2,
+        estimate_id: 'est_1',
+        line_id: 'line_a',
+        billed_days: 5,
+        dry_day: 2,
+      }),
     ]);
   });
 

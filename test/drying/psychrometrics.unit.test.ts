@@ -22,17 +22,20 @@ const ASHRAE_SATURATION: [number, number, number][] = [
 ];
 
 describe('air at saturation (RH 100%) at sea level', () => {
-  it.each(ASHRAE_SATURATION)('at %d °C holds what ASHRAE tabulates: GPP within 0.3 or 0.2%%, the dew point at the dry bulb', (celsius, ws, pws) => {
-    const air = airProperties(celsiusToF(celsius), 100, SEA_LEVEL_KPA);
-    const gpp = ws * 7000;
-    expect(Math.abs(air.gpp - gpp)).toBeLessThanOrEqual(Math.max(0.3, gpp * 0.002));
-    expect(air.dewPointF).not.toBeNull();
-    expect(Math.abs(air.dewPointF! - celsiusToF(celsius))).toBeLessThanOrEqual(0.01);
-    // Moist air's vapour pressure is pure water's times the enhancement factor, about 1.004 here.
-    const ratio = (air.vaporPressureInHg * KPA_PER_INHG) / pws;
-    expect(ratio).toBeGreaterThan(1.002);
-    expect(ratio).toBeLessThan(1.006);
-  });
+  it.each(ASHRAE_SATURATION)(
+    'at %d °C holds what ASHRAE tabulates: GPP within 0.3 or 0.2%%, the dew point at the dry bulb',
+    (celsius, ws, pws) => {
+      const air = airProperties(celsiusToF(celsius), 100, SEA_LEVEL_KPA);
+      const gpp = ws * 7000;
+      expect(Math.abs(air.gpp - gpp)).toBeLessThanOrEqual(Math.max(0.3, gpp * 0.002));
+      expect(air.dewPointF).not.toBeNull();
+      expect(Math.abs(air.dewPointF! - celsiusToF(celsius))).toBeLessThanOrEqual(0.01);
+      // Moist air's vapour pressure is pure water's times the enhancement factor, about 1.004 here.
+      const ratio = (air.vaporPressureInHg * KPA_PER_INHG) / pws;
+      expect(ratio).toBeGreaterThan(1.002);
+      expect(ratio).toBeLessThan(1.006);
+    },
+  );
 });
 
 describe('air at common conditions', () => {

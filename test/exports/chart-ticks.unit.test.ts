@@ -56,7 +56,17 @@ describe('niceTicks', () => {
 });
 
 describe('gppChart', () => {
-  const series = [{ label: 'Kitchen', color: '#1a73e8', points: [{ day: 1, value: 82.4 }, { day: 2, value: 61.3 }, { day: 3, value: 44.9 }] }];
+  const series = [
+    {
+      label: 'Kitchen',
+      color: '#1a73e8',
+      points: [
+        { day: 1, value: 82.4 },
+        { day: 2, value: 61.3 },
+        { day: 3, value: 44.9 },
+      ],
+    },
+  ];
   const labels = (svg: string): string[] => [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
 
   it('labels the y axis with the ticks of the values and the x axis with the days', () => {
@@ -71,7 +81,9 @@ describe('gppChart', () => {
 
   it('labels only round days on a long log, and bands the skipped days shown', () => {
     const svg = gppChart(series, 1, 30, [2, 40]);
-    const days = labels(svg).filter((t) => /^\d+$/.test(t) && Number(t) <= 30 && !niceTicks(44.9, 82.4).includes(Number(t)));
+    const days = labels(svg).filter(
+      (t) => /^\d+$/.test(t) && Number(t) <= 30 && !niceTicks(44.9, 82.4).includes(Number(t)),
+    );
     expect(days.every((d) => Number(d) % 2 === 0)).toBe(true);
     expect(svg.match(/<rect [^>]*fill="#eceff1"\/>/g)).toHaveLength(2); // day 2's band and the legend's
     expect(labels(svg)).toContain('Skipped day');

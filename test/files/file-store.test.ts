@@ -73,7 +73,13 @@ describe.each(['disk', 's3'] as const)('file store on %s', (kind) => {
     const file = path.join(work, 'three-mib.bin');
     // Three distinct MiB blocks plus an odd tail, so a range in the wrong place shows.
     await writeFile(file, Buffer.concat([randomBytes(3 * MiB), randomBytes(12_345)]));
-    big = { file, sha: createHash('sha256').update(await slice(file, 0, 3 * MiB + 12_344)).digest('hex'), size: 3 * MiB + 12_345 };
+    big = {
+      file,
+      sha: createHash('sha256')
+        .update(await slice(file, 0, 3 * MiB + 12_344))
+        .digest('hex'),
+      size: 3 * MiB + 12_345,
+    };
   });
 
   afterAll(async () => {
@@ -104,7 +110,13 @@ describe.each(['disk', 's3'] as const)('file store on %s', (kind) => {
     const key = 'co_range/photos/abc/original';
     await store.putFile(key, big.file, 'application/octet-stream');
     const last = big.size - 1;
-    const ranges: [number, number][] = [[0, 99], [MiB - 7, 2 * MiB + 5], [last, last], [0, 1], [17, 17]];
+    const ranges: [number, number][] = [
+      [0, 99],
+      [MiB - 7, 2 * MiB + 5],
+      [last, last],
+      [0, 1],
+      [17, 17],
+    ];
     // s3rver answers bytes=0-0 with the whole object; the S3 store refuses such an answer.
     if (kind === 'disk') ranges.push([0, 0]);
     for (const [start, end] of ranges) {
@@ -156,16 +168,19 @@ describe.each(['disk', 's3'] as const)('file store on %s', (kind) => {
   });
 
   // s3rver truncates and rewrites an object in place, so only disk can show it here (S3 itself is atomic).
-  (kind === 'disk' ? it : it.skip)('lets a reader that opened a file read it whole while a put replaces it', async () => {
-    const key = 'co_atomic/photos/abc/original';
-    const other = path.join(work, 'other.bin');
-    await writeFile(other, randomBytes(2 * MiB));
-    await store.putFile(key, big.file, 'application/octet-stream');
-    const before = await store.open(key);
-    await store.putFile(key, other, 'application/octet-stream');
-    expect(await sha256Of(before!.stream)).toBe(big.sha);
-    expect(await store.size(key)).toBe(2 * MiB);
-  });
+  (kind === 'disk' ? it : it.skip)(
+    'lets a reader that opened a file read it whole while a put replaces it',
+    async () => {
+      const key = 'co_atomic/photos/abc/original';
+      const other = path.join(work, 'other.bin');
+      await writeFile(other, randomBytes(2 * MiB));
+      await store.putFile(key, big.file, 'application/octet-stream');
+      const before = await store.open(key);
+      await store.putFile(key, other, 'application/octet-stream');
+      expect(await sha256Of(before!.stream)).toBe(big.sha);
+      expect(await store.size(key)).toBe(2 * MiB);
+    },
+  );
 
   it('deletes objects; absent keys and an empty list are fine', async () => {
     await putText('co_del/a', 'a');
@@ -186,7 +201,13 @@ describe.each(['disk', 's3'] as const)('file store on %s', (kind) => {
   });
 
   it('lists every key under a prefix', async () => {
-    const keys = ['co_ls/photos/h1/original', 'co_ls/photos/h1/thumb', 'co_ls/photos/h2/original', 'co_ls/docs/d1/original', 'co_ls2/photos/h3/original'];
+    const keys = [
+      'co_ls/photos/h1/original',
+      'co_ls/photos/h1/thumb',
+      'co_ls/photos/h2/original',
+      'co_ls/docs/d1/original',
+      'co_ls2/photos/h3/original',
+    ];
     for (const key of keys) await putText(key, key);
     const sorted = async (prefix: string): Promise<string[]> => (await store.list(prefix)).sort();
     expect(await sorted('co_ls/')).toEqual(keys.slice(0, 4).sort());
@@ -201,7 +222,22 @@ describe.each(['disk', 's3'] as const)('file store on %s', (kind) => {
   });
 
   it('refuses keys that could escape the store', async () => {
-    const bad = ['', '..', '.', '../x', 'a/../b', 'a/./b', '/abs', 'a//b', 'a/', 'a b', 'a\\b', 'é', 'a/b?c', 'x'.repeat(1025)];
+    const bad = [
+      '',
+      '..',
+      '.',
+      '../x',
+      'a/../b',
+      'a/./b',
+      '/abs',
+      'a//b',
+      'a/',
+      'a b',
+      'a\\b',
+      'é',
+      'a/b?c',
+      'x'.repeat(1025),
+    ];
     const file = path.join(work, 'bad.txt');
     await writeFile(file, 'bad');
     for (const key of bad) {

@@ -8,7 +8,10 @@ import { runProgram } from '../../src/infrastructure/programs/programs';
 
 it('runs a program at niceness 10 while the service keeps its own', async () => {
   // `nice` without a command prints the niceness it runs at; the sleep lets the lowering land first.
-  const run = await runProgram('/bin/sh', ['-c', 'sleep 0.2; nice'], { timeoutMs: 5_000, maxOutputBytes: 1024 });
+  const run = await runProgram('/bin/sh', ['-c', 'sleep 0.2; nice'], {
+    timeoutMs: 5_000,
+    maxOutputBytes: 1024,
+  });
   expect(run.code).toBe(0);
   expect(Number(run.stdout.toString().trim())).toBe(10);
   expect(getPriority()).toBe(0);

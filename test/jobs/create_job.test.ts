@@ -38,7 +38,9 @@ describe('create_job', () => {
       address: '412 Birch Lane, Springfield, IL 62704',
       referral_source: 'Plumber',
       claim: { carrier: 'State Farm', claim_number: 'SF-22-118734', policy_number: 'HO-1', adjuster: null },
-      people: [{ name: 'Maria Alvarez', role: 'customer', phone: '(555) 201-3344', email: 'maria@example.com' }],
+      people: [
+        { name: 'Maria Alvarez', role: 'customer', phone: '(555) 201-3344', email: 'maria@example.com' },
+      ],
       assignees: [{ name: 'Dana Brooks' }],
       created_by: { name: 'Avery Stone' },
       cancellation: null,
@@ -49,12 +51,23 @@ describe('create_job', () => {
 
   it('answers exactly what get_job then reads back, with or without a customer and assignee', async () => {
     const bodies = [
-      { customer_name: 'Priya Shah', customer_phone: '555.301.4455', city: 'Tacoma', region: 'WA', loss_type: 'mold', assignee: 'Sam', claim_number: 'AL-9' },
+      {
+        customer_name: 'Priya Shah',
+        customer_phone: '555.301.4455',
+        city: 'Tacoma',
+        region: 'WA',
+        loss_type: 'mold',
+        assignee: 'Sam',
+        claim_number: 'AL-9',
+      },
       { customer_email: 'someone@example.com' },
       { title: 'Warehouse roof', address_line1: '9 Mill St', referral_source: 'plumber' },
     ];
     for (const body of bodies) {
-      const created = await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), ...body }).expect(201);
+      const created = await as(t, co.writeKey)
+        .post('/api/v1/jobs')
+        .send({ operation_id: opId(), ...body })
+        .expect(201);
       const read = await as(t, co.readKey).get(`/api/v1/jobs/${created.body.id}`).expect(200);
       const { possible_duplicates: duplicates, ...job } = created.body;
       expect(job).toEqual(read.body);
@@ -64,7 +77,10 @@ describe('create_job', () => {
 
   it('is taken back whole by undo: job, customer, link and assignee', async () => {
     const own = await createCompany(t);
-    const created = await as(t, own.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Undo Me', assignee: 'Sam' }).expect(201);
+    const created = await as(t, own.writeKey)
+      .post('/api/v1/jobs')
+      .send({ operation_id: opId(), customer_name: 'Undo Me', assignee: 'Sam' })
+      .expect(201);
     await as(t, own.writeKey).post('/api/v1/undo').send({ operation_id: opId() }).expect(200);
     await as(t, own.readKey).get(`/api/v1/jobs/${created.body.id}`).expect(404);
     for (const table of ['jobs', 'contacts', 'job_contacts', 'job_assignees']) {

@@ -20,11 +20,44 @@ beforeAll(async () => {
   t = await startApp();
   co = await createCompany(t);
   const jobs = [
-    { key: 'alvarez', customer_name: 'Maria Alvarez', customer_phone: '(555) 201-3344', address_line1: '412 Birch Lane', city: 'Springfield', carrier: 'State Farm', claim_number: 'SF-22-118734', loss_type: 'water' },
-    { key: 'nguyen', customer_name: 'Tom Nguyen', customer_phone: '555.777.1212', customer_email: 'tom@example.com', address_line1: '88 Lakeview Dr', carrier: 'Allstate', claim_number: '0712-4455-21', title: 'Basement sewage backup' },
-    { key: 'whitfield', customer_name: 'Grace Whitfield', customer_phone: '+1 555 888 9999', address_line1: '19 Oak Street', city: 'Chatham', loss_type: 'mold', claim_number: 'HO8841207', policy_number: 'PLC 77-0912' },
+    {
+      key: 'alvarez',
+      customer_name: 'Maria Alvarez',
+      customer_phone: '(555) 201-3344',
+      address_line1: '412 Birch Lane',
+      city: 'Springfield',
+      carrier: 'State Farm',
+      claim_number: 'SF-22-118734',
+      loss_type: 'water',
+    },
+    {
+      key: 'nguyen',
+      customer_name: 'Tom Nguyen',
+      customer_phone: '555.777.1212',
+      customer_email: 'tom@example.com',
+      address_line1: '88 Lakeview Dr',
+      carrier: 'Allstate',
+      claim_number: '0712-4455-21',
+      title: 'Basement sewage backup',
+    },
+    {
+      key: 'whitfield',
+      customer_name: 'Grace Whitfield',
+      customer_phone: '+1 555 888 9999',
+      address_line1: '19 Oak Street',
+      city: 'Chatham',
+      loss_type: 'mold',
+      claim_number: 'HO8841207',
+      policy_number: 'PLC 77-0912',
+    },
   ];
-  for (const { key, ...body } of jobs) numbers[key] = (await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), ...body }).expect(201)).body.job_number;
+  for (const { key, ...body } of jobs)
+    numbers[key] = (
+      await as(t, co.writeKey)
+        .post('/api/v1/jobs')
+        .send({ operation_id: opId(), ...body })
+        .expect(201)
+    ).body.job_number;
 });
 afterAll(() => t.close());
 
@@ -84,13 +117,24 @@ describe('find_jobs filters', () => {
   it('filters by photos and drying log', async () => {
     const jobId = (await find(`q=%23${numbers.alvarez}`))[0].id;
     await t.db('jobs').where({ id: jobId }).update({ photo_count: 4 });
-    await t.db('drying_logs').insert({ id: 'dry_test1', company_id: co.id, job_id: jobId, start_date: t.db.raw('current_date - 1'), planned_days: 5 });
+    await t
+      .db('drying_logs')
+      .insert({
+        id: 'dry_test1',
+        company_id: co.id,
+        job_id: jobId,
+        start_date: t.db.raw('current_date - 1'),
+        planned_days: 5,
+      });
     expect(numbersOf(await find('photos=with'))).toEqual([numbers.alvarez]);
     expect(numbersOf(await find('photos=without'))).toEqual([numbers.whitfield, numbers.nguyen]);
     expect(numbersOf(await find('drying=with'))).toEqual([numbers.alvarez]);
     expect(numbersOf(await find('drying=active'))).toEqual([numbers.alvarez]);
     expect(numbersOf(await find('drying=without'))).toEqual([numbers.whitfield, numbers.nguyen]);
-    await t.db('drying_logs').where({ id: 'dry_test1' }).update({ start_date: t.db.raw('current_date - 10') });
+    await t
+      .db('drying_logs')
+      .where({ id: 'dry_test1' })
+      .update({ start_date: t.db.raw('current_date - 10') });
     expect(await find('drying=active')).toEqual([]);
   });
 
@@ -98,13 +142,26 @@ describe('find_jobs filters', () => {
     const [a, b] = await find('q=nguyen').then(async (n) => [n[0].id, (await find('q=whitfield'))[0].id]);
     await t.db('jobs').where({ id: a }).update({ created_at: '2026-01-10T05:30:00Z' }); // 23:30 on the 9th in Chicago
     await t.db('jobs').where({ id: b }).update({ created_at: '2026-01-10T06:30:00Z' }); // 00:30 on the 10th
-    expect(numbersOf(await find('created_from=2026-01-10&created_to=2026-01-10'))).toEqual([numbers.whitfield]);
+    expect(numbersOf(await find('created_from=2026-01-10&created_to=2026-01-10'))).toEqual([
+      numbers.whitfield,
+    ]);
     expect(numbersOf(await find('created_to=2026-01-09'))).toEqual([numbers.nguyen]);
   });
 
   it('refuses bad filter values', async () => {
-    for (const query of ['limit=0', 'limit=101', 'limit=ten', 'photos=some', 'drying=maybe', 'created_from=yesterday', 'cursor=nope', 'sort=name']) {
-      expect((await as(t, co.readKey).get(`/api/v1/jobs?${query}`).expect(400)).body.code).toBe('invalid_request');
+    for (const query of [
+      'limit=0',
+      'limit=101',
+      'limit=ten',
+      'photos=some',
+      'drying=maybe',
+      'created_from=yesterday',
+      'cursor=nope',
+      'sort=name',
+    ]) {
+      expect((await as(t, co.readKey).get(`/api/v1/jobs?${query}`).expect(400)).body.code).toBe(
+        'invalid_request',
+      );
     }
   });
 });
@@ -112,14 +169,23 @@ describe('find_jobs filters', () => {
 describe('paging', () => {
   it('pages without duplicates or gaps while jobs are being created', async () => {
     const company = await createCompany(t);
-    for (let i = 0; i < 20; i++) await as(t, company.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: `Pager ${i}` }).expect(201);
+    for (let i = 0; i < 20; i++)
+      await as(t, company.writeKey)
+        .post('/api/v1/jobs')
+        .send({ operation_id: opId(), customer_name: `Pager ${i}` })
+        .expect(201);
     const seen: number[] = [];
     let cursor: string | null = '';
     while (cursor !== null) {
-      const res: { body: { data: Summary[]; next_cursor: string | null } } = await as(t, company.readKey).get(`/api/v1/jobs?limit=6${cursor ? `&cursor=${cursor}` : ''}`).expect(200);
+      const res: { body: { data: Summary[]; next_cursor: string | null } } = await as(t, company.readKey)
+        .get(`/api/v1/jobs?limit=6${cursor ? `&cursor=${cursor}` : ''}`)
+        .expect(200);
       seen.push(...numbersOf(res.body.data));
       cursor = res.body.next_cursor;
-      await as(t, company.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Arrived while paging' }).expect(201);
+      await as(t, company.writeKey)
+        .post('/api/v1/jobs')
+        .send({ operation_id: opId(), customer_name: 'Arrived while paging' })
+        .expect(201);
     }
     expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => 20 - i));
   });

@@ -12,16 +12,33 @@ async function find(query: string): Promise<{ id: string }[]> {
 beforeAll(async () => {
   t = await startApp();
   co = await createCompany(t);
-  const body = { customer_name: 'Maria Alvarez', customer_phone: '(555) 201-3344', address_line1: '412 Birch Lane', city: 'Springfield', carrier: 'State Farm', claim_number: 'SF-22-118734', loss_type: 'water' };
-  alvarez = (await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), ...body }).expect(201)).body;
+  const body = {
+    customer_name: 'Maria Alvarez',
+    customer_phone: '(555) 201-3344',
+    address_line1: '412 Birch Lane',
+    city: 'Springfield',
+    carrier: 'State Farm',
+    claim_number: 'SF-22-118734',
+    loss_type: 'water',
+  };
+  alvarez = (
+    await as(t, co.writeKey)
+      .post('/api/v1/jobs')
+      .send({ operation_id: opId(), ...body })
+      .expect(201)
+  ).body;
 });
 afterAll(() => t.close());
 
 describe('get_job', () => {
   it('reads a job by id, by number and by #number, the same way', async () => {
     const byId = await as(t, co.readKey).get(`/api/v1/jobs/${alvarez.id}`).expect(200);
-    expect((await as(t, co.readKey).get(`/api/v1/jobs/${alvarez.job_number}`).expect(200)).body).toEqual(byId.body);
-    expect((await as(t, co.readKey).get(`/api/v1/jobs/%23${alvarez.job_number}`).expect(200)).body).toEqual(byId.body);
+    expect((await as(t, co.readKey).get(`/api/v1/jobs/${alvarez.job_number}`).expect(200)).body).toEqual(
+      byId.body,
+    );
+    expect((await as(t, co.readKey).get(`/api/v1/jobs/%23${alvarez.job_number}`).expect(200)).body).toEqual(
+      byId.body,
+    );
     expect(byId.body).toMatchObject({
       title: 'Maria Alvarez - water',
       status: 'New',
@@ -35,7 +52,12 @@ describe('get_job', () => {
 
   it('answers 404 for a missing job and for another company’s job, by id or number, the same way', async () => {
     const other = await createCompany(t);
-    const theirs = (await as(t, other.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Secret' }).expect(201)).body;
+    const theirs = (
+      await as(t, other.writeKey)
+        .post('/api/v1/jobs')
+        .send({ operation_id: opId(), customer_name: 'Secret' })
+        .expect(201)
+    ).body;
     const missing = await as(t, co.readKey).get('/api/v1/jobs/job_doesnotexist').expect(404);
     const foreign = await as(t, co.readKey).get(`/api/v1/jobs/${theirs.id}`).expect(404);
     const { request_id: _a, ...missingProblem } = missing.body;
@@ -46,6 +68,8 @@ describe('get_job', () => {
   });
 
   it('refuses an id of another kind', async () => {
-    expect((await as(t, co.readKey).get('/api/v1/jobs/est_abc').expect(400)).body.errors[0].path).toBe('/path/job_id');
+    expect((await as(t, co.readKey).get('/api/v1/jobs/est_abc').expect(400)).body.errors[0].path).toBe(
+      '/path/job_id',
+    );
   });
 });

@@ -20,7 +20,20 @@ describe('jobNumberOf: a {job_id} in a path or argument', () => {
     expect(jobNumberOf(ref)).toBe(number);
   });
 
-  it.each([['job_5Tq8KmR2xA9b'], ['job_16'], [''], ['#'], ['##16'], [' 16'], ['16 '], ['16a'], ['-1'], ['1.5'], ['1e3'], ['#١٦']])('reads %j as an id, not a number', (ref) => {
+  it.each([
+    ['job_5Tq8KmR2xA9b'],
+    ['job_16'],
+    [''],
+    ['#'],
+    ['##16'],
+    [' 16'],
+    ['16 '],
+    ['16a'],
+    ['-1'],
+    ['1.5'],
+    ['1e3'],
+    ['#١٦'],
+  ])('reads %j as an id, not a number', (ref) => {
     expect(jobNumberOf(ref)).toBeNull();
   });
 });
@@ -48,7 +61,17 @@ describe('jobNumberIn: a job number in a find_jobs query', () => {
     expect(jobNumberIn(q)).toEqual({ number, exact: false });
   });
 
-  it.each([['1234'], ['5552013344'], ['jobs 1'], ['job'], ['#-1'], ['#1234567890'], ['job 1 2'], ['maria 1'], ['']])('%j names no job number (a phone, a word, or too long)', (q) => {
+  it.each([
+    ['1234'],
+    ['5552013344'],
+    ['jobs 1'],
+    ['job'],
+    ['#-1'],
+    ['#1234567890'],
+    ['job 1 2'],
+    ['maria 1'],
+    [''],
+  ])('%j names no job number (a phone, a word, or too long)', (q) => {
     expect(jobNumberIn(q)).toBeNull();
   });
 });
@@ -98,7 +121,13 @@ describe('matchedOn', () => {
     updated_at: new Date('2026-03-02T15:00:00Z'),
   };
   // The digits of the claim and policy numbers and of the people's phones, as the job row keeps them.
-  const job = { ...row, search_digits: searchColumns({ ...row, people: [{ name: 'Maria Alvarez', phone: '(555) 201-3344', email: null }] }).search_digits };
+  const job = {
+    ...row,
+    search_digits: searchColumns({
+      ...row,
+      people: [{ name: 'Maria Alvarez', phone: '(555) 201-3344', email: null }],
+    }).search_digits,
+  };
 
   it.each([
     ['alvarez', ['customer']],

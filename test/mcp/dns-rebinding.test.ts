@@ -32,12 +32,19 @@ const INITIALIZE = {
   jsonrpc: '2.0',
   id: 1,
   method: 'initialize',
-  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'transport-test', version: '1.0.0' } },
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'transport-test', version: '1.0.0' },
+  },
 };
 
 /** An initialize as a browser (or an attacker's page) would send it. */
 function initialize(headers: Record<string, string>, options: { key?: string | null; body?: string } = {}) {
-  let req = t.http.post('/mcp').set('Content-Type', 'application/json').set('Accept', 'application/json, text/event-stream');
+  let req = t.http
+    .post('/mcp')
+    .set('Content-Type', 'application/json')
+    .set('Accept', 'application/json, text/event-stream');
   if (options.key !== null) req = req.set('Authorization', `Bearer ${options.key ?? co.writeKey}`);
   for (const [name, value] of Object.entries(headers)) req = req.set(name, value);
   return req.send(options.body ?? JSON.stringify(INITIALIZE));
@@ -46,19 +53,35 @@ function initialize(headers: Record<string, string>, options: { key?: string | n
 function expectRefused(res: Response, code: 'forbidden_host' | 'forbidden_origin'): void {
   expect(res.status).toBe(403);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json(;|$)/);
-  expect(res.body).toEqual(expect.objectContaining({ status: 403, code, type: `https://jms.dev/problems/${code}`, title: expect.any(String) }));
+  expect(res.body).toEqual(
+    expect.objectContaining({
+      status: 403,
+      code,
+      type: `https://jms.dev/problems/${code}`,
+      title: expect.any(String),
+    }),
+  );
   // Refused before the key: nothing was counted against it.
   expect(res.headers['ratelimit']).toBeUndefined();
 }
 
 function expectInitialized(res: Response): void {
   expect(res.status).toBe(200);
-  expect(res.body).toEqual(expect.objectContaining({ jsonrpc: '2.0', id: 1, result: expect.objectContaining({ serverInfo: expect.any(Object) }) }));
+  expect(res.body).toEqual(
+    expect.objectContaining({
+      jsonrpc: '2.0',
+      id: 1,
+      result: expect.objectContaining({ serverInfo: expect.any(Object) }),
+    }),
+  );
 }
 
 describe('a foreign Host or Origin is refused', () => {
   test('the dns-rebinding attack: Host and Origin of another site', async () => {
-    expectRefused(await initialize({ Host: 'evil.example', Origin: 'http://evil.example' }), 'forbidden_host');
+    expectRefused(
+      await initialize({ Host: 'evil.example', Origin: 'http://evil.example' }),
+      'forbidden_host',
+    );
   });
 
   test('a foreign Host alone, even with a valid key', async () => {
@@ -72,7 +95,10 @@ describe('a foreign Host or Origin is refused', () => {
   });
 
   test('before the key and before the body: no key and a broken body still get the 403', async () => {
-    expectRefused(await initialize({ Host: 'evil.example' }, { key: null, body: '{not json' }), 'forbidden_host');
+    expectRefused(
+      await initialize({ Host: 'evil.example' }, { key: null, body: '{not json' }),
+      'forbidden_host',
+    );
   });
 
   test('GET and DELETE are refused too (not a 405 that confirms the endpoint)', async () => {
@@ -81,13 +107,24 @@ describe('a foreign Host or Origin is refused', () => {
   });
 
   test('our own Host with a foreign Origin', async () => {
-    expectRefused(await initialize({ Host: `127.0.0.1:${port}`, Origin: 'http://evil.example' }), 'forbidden_origin');
-    expectRefused(await initialize({ Host: `127.0.0.1:${port}`, Origin: `http://evil.example:${port}` }), 'forbidden_origin');
+    expectRefused(
+      await initialize({ Host: `127.0.0.1:${port}`, Origin: 'http://evil.example' }),
+      'forbidden_origin',
+    );
+    expectRefused(
+      await initialize({ Host: `127.0.0.1:${port}`, Origin: `http://evil.example:${port}` }),
+      'forbidden_origin',
+    );
   });
 
   test('an Origin of another local site (same name, other port), "null", or not an origin', async () => {
     const other = port === '1' ? '2' : '1';
-    for (const origin of [`http://localhost:${other}`, 'null', 'file://', 'http://127.0.0.1:' + port + '/path']) {
+    for (const origin of [
+      `http://localhost:${other}`,
+      'null',
+      'file://',
+      'http://127.0.0.1:' + port + '/path',
+    ]) {
       expectRefused(await initialize({ Host: `127.0.0.1:${port}`, Origin: origin }), 'forbidden_origin');
     }
   });
@@ -108,14 +145,20 @@ describe('the service own names work', () => {
   test('hosts and origins added with MCP_ALLOWED_HOSTS and MCP_ALLOWED_ORIGINS', async () => {
     expectInitialized(await initialize({ Host: 'mcp.internal:8443', Origin: 'https://mcp.internal:8443' }));
     expectInitialized(await initialize({ Host: 'proxy.local' }));
-    expectInitialized(await initialize({ Host: `localhost:${port}`, Origin: 'https://inspector.example.com' }));
+    expectInitialized(
+      await initialize({ Host: `localhost:${port}`, Origin: 'https://inspector.example.com' }),
+    );
     // An allowed origin is not an allowed Host.
     expectRefused(await initialize({ Host: 'inspector.example.com' }), 'forbidden_host');
   });
 
   test('the official client (no Origin) lists the tools', async () => {
     const client = new Client({ name: 'transport-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${co.writeKey}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${co.writeKey}` } },
+      }),
+    );
     try {
       expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     } finally {
@@ -129,11 +172,18 @@ describe('settings', () => {
     expect(() => loadConfig({ MCP_ALLOWED_HOSTS: 'good.example,http://bad.example/' })).toThrow(ConfigError);
     expect(() => loadConfig({ MCP_ALLOWED_HOSTS: 'a b' })).toThrow(/MCP_ALLOWED_HOSTS/);
     expect(() => loadConfig({ MCP_ALLOWED_ORIGINS: 'app.example.com' })).toThrow(/MCP_ALLOWED_ORIGINS/);
-    expect(() => loadConfig({ MCP_ALLOWED_ORIGINS: 'https://app.example.com/path' })).toThrow(/MCP_ALLOWED_ORIGINS/);
+    expect(() => loadConfig({ MCP_ALLOWED_ORIGINS: 'https://app.example.com/path' })).toThrow(
+      /MCP_ALLOWED_ORIGINS/,
+    );
   });
 
   test('lists are split on commas, blanks ignored; both default to empty', () => {
-    expect(loadConfig({ MCP_ALLOWED_HOSTS: ' a.example , b.example:8080,', MCP_ALLOWED_ORIGINS: 'https://c.example' }).mcp).toEqual({
+    expect(
+      loadConfig({
+        MCP_ALLOWED_HOSTS: ' a.example , b.example:8080,',
+        MCP_ALLOWED_ORIGINS: 'https://c.example',
+      }).mcp,
+    ).toEqual({
       allowedHosts: ['a.example', 'b.example:8080'],
       allowedOrigins: ['https://c.example'],
     });

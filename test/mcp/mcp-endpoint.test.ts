@@ -10,12 +10,27 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { operations, type OperationSpec } from '../../src/generated/operations';
 import { operationSchemas, type OperationSchemas } from '../support/operation-schemas';
-import { ADMIN_TOKEN, as, createCompany, feedSettled, opId, startApp, type TestApp, type TestCompany } from '../support/app';
+import {
+  ADMIN_TOKEN,
+  as,
+  createCompany,
+  feedSettled,
+  opId,
+  startApp,
+  type TestApp,
+  type TestCompany,
+} from '../support/app';
 import { expectChangeData, type CallTool } from '../support/change-data';
 import type { components } from '../../sdk/src/schema';
 
@@ -34,9 +49,16 @@ type FeedEntry = components['schemas']['ChangeEntry'];
 
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
 /** What a client must take a hint to be when the tool leaves it out (the MCP specification's defaults). */
-const HINT_DEFAULTS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+const HINT_DEFAULTS = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+};
 
-const mcpOps: OperationSpec[] = Object.values(operations).filter((op) => op.mcp && (op.scope === 'read' || op.scope === 'write'));
+const mcpOps: OperationSpec[] = Object.values(operations).filter(
+  (op) => op.mcp && (op.scope === 'read' || op.scope === 'write'),
+);
 const readOps = mcpOps.filter((op) => op.scope === 'read');
 const opByName = new Map<string, OperationSpec>(Object.values(operations).map((op) => [op.name, op]));
 let schemas: Map<string, OperationSchemas>;
@@ -51,7 +73,11 @@ const clients: Client[] = [];
 
 async function connect(key: string, options: { list?: boolean } = {}): Promise<Client> {
   const client = new Client({ name: 'jms-mcp-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    }),
+  );
   clients.push(client);
   // Listing caches each tool's outputSchema in the client, which turns on its output validation.
   if (options.list !== false) await client.listTools();
@@ -70,7 +96,11 @@ function textOf(result: CallToolResult): string {
 }
 
 /** A success: text and structuredContent hold the same JSON, which matches the tool's outputSchema. */
-async function ok<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown>): Promise<T> {
+async function ok<T = Record<string, unknown>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<T> {
   const result = await call(client, name, args);
   if (result.isError) throw new Error(`${name} failed: ${textOf(result)}`);
   expect(result.structuredContent).toBeDefined();
@@ -78,7 +108,8 @@ async function ok<T = Record<string, unknown>>(client: Client, name: string, arg
   const schema = schemas.get(name)?.outputSchema;
   if (schema) {
     const validate = ajv.compile(schema);
-    if (!validate(result.structuredContent)) throw new Error(`${name} answer does not match its outputSchema: ${ajv.errorsText(validate.errors)}`);
+    if (!validate(result.structuredContent))
+      throw new Error(`${name} answer does not match its outputSchema: ${ajv.errorsText(validate.errors)}`);
   }
   return result.structuredContent as T;
 }
@@ -89,13 +120,21 @@ async function problem(client: Client, name: string, args: Record<string, unknow
   expect(result.isError).toBe(true);
   expect(result.structuredContent).toBeUndefined();
   const body = JSON.parse(textOf(result)) as Problem;
-  expect(body).toMatchObject({ type: `https://jms.dev/problems/${body.code}`, title: expect.any(String), detail: expect.any(String), request_id: expect.any(String) });
+  expect(body).toMatchObject({
+    type: `https://jms.dev/problems/${body.code}`,
+    title: expect.any(String),
+    detail: expect.any(String),
+    request_id: expect.any(String),
+  });
   expect(body.title.length).toBeGreaterThan(0);
   return body;
 }
 
 async function jobCount(companyId: string): Promise<number> {
-  const [row] = await t.db('jobs').where({ company_id: companyId }).count<{ n: string | number }[]>({ n: '*' });
+  const [row] = await t
+    .db('jobs')
+    .where({ company_id: companyId })
+    .count<{ n: string | number }[]>({ n: '*' });
   return Number(row.n);
 }
 
@@ -104,7 +143,11 @@ async function feed(client: Client, args: Record<string, unknown> = {}): Promise
   const entries: FeedEntry[] = [];
   let cursor: string | undefined;
   for (;;) {
-    const page = await ok<{ data: FeedEntry[]; next_cursor: string }>(client, 'list_changes', { ...args, limit: 100, ...(cursor ? { cursor } : {}) });
+    const page = await ok<{ data: FeedEntry[]; next_cursor: string }>(client, 'list_changes', {
+      ...args,
+      limit: 100,
+      ...(cursor ? { cursor } : {}),
+    });
     entries.push(...page.data);
     if (page.data.length === 0) return entries;
     cursor = page.next_cursor;
@@ -112,7 +155,11 @@ async function feed(client: Client, args: Record<string, unknown> = {}): Promise
 }
 
 /** A new key through the admin API (isolated undo history). */
-async function newKey(company: TestCompany, personIndex: number, scope: 'read' | 'write'): Promise<{ id: string; key: string }> {
+async function newKey(
+  company: TestCompany,
+  personIndex: number,
+  scope: 'read' | 'write',
+): Promise<{ id: string; key: string }> {
   const res = await t.http
     .post(`/admin/v1/companies/${company.id}/keys`)
     .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
@@ -163,7 +210,9 @@ describe('tools/list', () => {
     expect(tool.inputSchema.type).toBe('object');
     expect(tool.inputSchema.additionalProperties).toBe(false);
     const specInput = inputSchema.properties as Record<string, Record<string, unknown>>;
-    const shown = [...op.pathParams, ...op.queryParams, ...op.bodyParams].filter((field) => specInput[field]['x-mcp-omit'] !== true);
+    const shown = [...op.pathParams, ...op.queryParams, ...op.bodyParams].filter(
+      (field) => specInput[field]['x-mcp-omit'] !== true,
+    );
     expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual(shown.sort());
     expect(tool.inputSchema.required).toEqual(inputSchema.required);
     for (const param of op.pathParams) expect(tool.inputSchema.required).toContain(param);
@@ -171,19 +220,29 @@ describe('tools/list', () => {
     for (const [field, schema] of Object.entries(specInput)) {
       const other = schema['x-mcp-as-in'];
       if (typeof other !== 'string') continue;
-      expect(tool.inputSchema.properties![field]).toEqual({ type: schema.type, description: `As in \`${other}\`.` });
+      expect(tool.inputSchema.properties![field]).toEqual({
+        type: schema.type,
+        description: `As in \`${other}\`.`,
+      });
       expect(schemas.get(other)!.inputSchema.properties).toHaveProperty(field);
     }
 
     // The answer's top-level fields (required when always there), or the read tool that spells
     // the answer out, with the fields this one adds (an allOf).
     expect(outputSchema).not.toBeNull();
-    const listed = tool.outputSchema as { type: string; description?: string; required?: string[]; properties?: object };
+    const listed = tool.outputSchema as {
+      type: string;
+      description?: string;
+      required?: string[];
+      properties?: object;
+    };
     expect(listed.type).toBe('object');
     type Part = { properties?: object; required?: string[]; allOf?: Part[] };
     const parts = [outputSchema as Part, ...((outputSchema as Part).allOf ?? [])];
     const home = /^What `(\w+)` answers/.exec(listed.description ?? '')?.[1];
-    const own = home ? parts.filter((part) => JSON.stringify(part) !== JSON.stringify(schemas.get(home)!.outputSchema)) : parts;
+    const own = home
+      ? parts.filter((part) => JSON.stringify(part) !== JSON.stringify(schemas.get(home)!.outputSchema))
+      : parts;
     if (home) {
       expect(opByName.get(home)?.scope).toBe('read');
       expect(own.length).toBeLessThan(parts.length);
@@ -211,7 +270,17 @@ describe('tools/list', () => {
     expect(new Set(names).size).toBe(names.length);
     expect([...names].sort()).toEqual(mcpOps.map((op) => op.name).sort());
     expect(names.filter((name) => name.startsWith('admin_'))).toEqual([]);
-    expect(names).toEqual(expect.arrayContaining(['get_context', 'get_guide', 'create_job', 'get_job', 'find_jobs', 'list_changes', 'undo_my_last_action']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'get_context',
+        'get_guide',
+        'create_job',
+        'get_job',
+        'find_jobs',
+        'list_changes',
+        'undo_my_last_action',
+      ]),
+    );
     for (const tool of tools) checkTool(tool);
 
     const getJob = tools.find((tool) => tool.name === 'get_job')!;
@@ -219,10 +288,18 @@ describe('tools/list', () => {
     expect(Object.keys(getJob.inputSchema.properties!)).toEqual(['job_id']);
     const createJob = tools.find((tool) => tool.name === 'create_job')!;
     expect(createJob.inputSchema.required).toEqual(['operation_id']);
-    expect(Object.keys(createJob.inputSchema.properties!)).toEqual(expect.arrayContaining(['operation_id', 'customer_name', 'assignee', 'referral_source']));
-    expect(createJob.annotations).toEqual({ destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(Object.keys(createJob.inputSchema.properties!)).toEqual(
+      expect.arrayContaining(['operation_id', 'customer_name', 'assignee', 'referral_source']),
+    );
+    expect(createJob.annotations).toEqual({
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
     const findJobs = tools.find((tool) => tool.name === 'find_jobs')!;
-    expect(Object.keys(findJobs.inputSchema.properties!)).toEqual(expect.arrayContaining(['q', 'limit', 'cursor']));
+    expect(Object.keys(findJobs.inputSchema.properties!)).toEqual(
+      expect.arrayContaining(['q', 'limit', 'cursor']),
+    );
     expect(findJobs.inputSchema.required ?? []).toEqual([]);
     const undo = tools.find((tool) => tool.name === 'undo_my_last_action')!;
     expect(undo.annotations).toEqual({ destructiveHint: true, openWorldHint: false });
@@ -245,23 +322,39 @@ describe('tools/call', () => {
     expect(context).toMatchObject({
       person: { id: co.people[0].id, name: 'Avery Stone', role: 'Owner' },
       company: { id: co.id, name: co.name },
-      key: { scope: 'write', prefix: co.writeKey.slice(0, (context.key as { prefix: string }).prefix.length) },
+      key: {
+        scope: 'write',
+        prefix: co.writeKey.slice(0, (context.key as { prefix: string }).prefix.length),
+      },
       chat: { connected: false, new_note: false },
       credits: { remaining: 5 },
     });
     const overHttp = await as(t, co.writeKey).get('/api/v1/context').expect(200);
     // The same answer, the company's clock aside (a second may pass between the two calls).
     const company = context.company as Record<string, unknown>;
-    expect(overHttp.body).toEqual({ ...context, company: { ...company, local_time: overHttp.body.company.local_time } });
+    expect(overHttp.body).toEqual({
+      ...context,
+      company: { ...company, local_time: overHttp.body.company.local_time },
+    });
 
     const reader = await connect(co.readKey);
-    expect(await ok(reader, 'get_context', {})).toMatchObject({ person: { name: 'Avery Stone' }, key: { scope: 'read' } });
+    expect(await ok(reader, 'get_context', {})).toMatchObject({
+      person: { name: 'Avery Stone' },
+      key: { scope: 'read' },
+    });
     const other = await connect(co.otherWriteKey);
-    expect(await ok(other, 'get_context', {})).toMatchObject({ person: { id: co.people[1].id, name: 'Dana Brooks' }, key: { scope: 'write' } });
+    expect(await ok(other, 'get_context', {})).toMatchObject({
+      person: { id: co.people[1].id, name: 'Dana Brooks' },
+      key: { scope: 'write' },
+    });
   });
 
   it('get_guide returns the live guide for the key: as data, and once as Markdown text', async () => {
-    type Guide = { toolsets: { name: string; tools: string[] }[]; naming: string[]; recipes: { title: string; steps: string }[] };
+    type Guide = {
+      toolsets: { name: string; tools: string[] }[];
+      naming: string[];
+      recipes: { title: string; steps: string }[];
+    };
     const guideOf = async (key: string) => {
       const result = await call(await connect(key), 'get_guide', {});
       expect(result.isError).toBeFalsy();
@@ -283,18 +376,37 @@ describe('tools/call', () => {
     expect(text).not.toContain(operations.find_jobs.summary);
 
     const read = await guideOf(co.readKey);
-    expect(read.guide.toolsets.flatMap((set) => set.tools).sort()).toEqual(readOps.map((op) => op.name).sort());
+    expect(read.guide.toolsets.flatMap((set) => set.tools).sort()).toEqual(
+      readOps.map((op) => op.name).sort(),
+    );
     expect(read.text).toContain('This key is read-only');
   });
 
   it('update_estimate names the estimate an assistant found on the job, without a credit', async () => {
     const writer = await connect(co.writeKey);
-    const job = await ok<{ id: string }>(writer, 'create_job', { operation_id: opId(), customer_name: 'Erin Estimate' });
-    const made = await ok<{ estimate: { id: string }; credits: { remaining: number } }>(writer, 'create_estimate', { job_id: job.id, operation_id: opId() });
-    const named = await ok<{ label: string; scope_summary: string | null }>(writer, 'update_estimate', { estimate_id: made.estimate.id, operation_id: opId(), label: 'Water mitigation', scope_summary: 'Kitchen and hall' });
+    const job = await ok<{ id: string }>(writer, 'create_job', {
+      operation_id: opId(),
+      customer_name: 'Erin Estimate',
+    });
+    const made = await ok<{ estimate: { id: string }; credits: { remaining: number } }>(
+      writer,
+      'create_estimate',
+      { job_id: job.id, operation_id: opId() },
+    );
+    const named = await ok<{ label: string; scope_summary: string | null }>(writer, 'update_estimate', {
+      estimate_id: made.estimate.id,
+      operation_id: opId(),
+      label: 'Water mitigation',
+      scope_summary: 'Kitchen and hall',
+    });
     expect(named).toMatchObject({ label: 'Water mitigation', scope_summary: 'Kitchen and hall' });
-    expect((await ok<{ credits: { remaining: number } }>(writer, 'get_context', {})).credits.remaining).toBe(made.credits.remaining);
-    const refused = await call(await connect(co.readKey), 'update_estimate', { estimate_id: made.estimate.id, label: 'No' });
+    expect((await ok<{ credits: { remaining: number } }>(writer, 'get_context', {})).credits.remaining).toBe(
+      made.credits.remaining,
+    );
+    const refused = await call(await connect(co.readKey), 'update_estimate', {
+      estimate_id: made.estimate.id,
+      label: 'No',
+    });
     expect(refused.isError).toBe(true);
   });
 
@@ -338,14 +450,30 @@ describe('tools/call', () => {
     expect(await ok(reader, 'get_job', { job_id: String(job.job_number) })).toEqual(created);
     expect(await ok(reader, 'get_job', { job_id: job.id })).toEqual(created);
 
-    await ok(writer, 'create_job', { operation_id: opId(), customer_name: 'Tomas Brandt', loss_type: 'fire' });
-    const byPhone = await ok<{ data: { id: string; title: string }[]; next_cursor: string | null }>(reader, 'find_jobs', { q: '217.555.0199', limit: 5 });
+    await ok(writer, 'create_job', {
+      operation_id: opId(),
+      customer_name: 'Tomas Brandt',
+      loss_type: 'fire',
+    });
+    const byPhone = await ok<{ data: { id: string; title: string }[]; next_cursor: string | null }>(
+      reader,
+      'find_jobs',
+      { q: '217.555.0199', limit: 5 },
+    );
     expect(byPhone.data.map((found) => found.id)).toEqual([job.id]);
-    const byName = await ok<{ data: { id: string; customer_name: string }[]; next_cursor: string | null }>(reader, 'find_jobs', { q: 'tomas', limit: 1 });
+    const byName = await ok<{ data: { id: string; customer_name: string }[]; next_cursor: string | null }>(
+      reader,
+      'find_jobs',
+      { q: 'tomas', limit: 1 },
+    );
     expect(byName.data).toHaveLength(1);
     expect(byName.data[0].customer_name).toBe('Tomas Brandt'); // newest first
     expect(byName.next_cursor).toEqual(expect.any(String));
-    const next = await ok<{ data: { id: string }[]; next_cursor: string | null }>(reader, 'find_jobs', { q: 'tomas', limit: 1, cursor: byName.next_cursor });
+    const next = await ok<{ data: { id: string }[]; next_cursor: string | null }>(reader, 'find_jobs', {
+      q: 'tomas',
+      limit: 1,
+      cursor: byName.next_cursor,
+    });
     expect(next.data.map((found) => found.id)).toEqual([job.id]);
     const httpFind = await as(t, co.readKey).get('/api/v1/jobs').query({ q: 'tomas', limit: 1 }).expect(200);
     expect(httpFind.body).toEqual(byName);
@@ -354,14 +482,26 @@ describe('tools/call', () => {
   it('find_jobs without limit pages by 25, as over HTTP (MCP arguments get no schema defaults)', async () => {
     const reader = await connect(co.readKey);
     const word = `Paging${randomUUID().slice(0, 6)}`;
-    for (let i = 0; i < 26; i++) await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: `${word} ${i}` }).expect(201);
-    const page = await ok<{ data: { customer_name: string }[]; next_cursor: string | null }>(reader, 'find_jobs', { q: word });
+    for (let i = 0; i < 26; i++)
+      await as(t, co.writeKey)
+        .post('/api/v1/jobs')
+        .send({ operation_id: opId(), customer_name: `${word} ${i}` })
+        .expect(201);
+    const page = await ok<{ data: { customer_name: string }[]; next_cursor: string | null }>(
+      reader,
+      'find_jobs',
+      { q: word },
+    );
     expect(page.data).toHaveLength(25);
     expect(page.data[0].customer_name).toBe(`${word} 25`);
     expect(page.next_cursor).toEqual(expect.any(String));
     const overHttp = await as(t, co.readKey).get('/api/v1/jobs').query({ q: word }).expect(200);
     expect(overHttp.body).toEqual(page);
-    const rest = await ok<{ data: { customer_name: string }[]; next_cursor: string | null }>(reader, 'find_jobs', { q: word, cursor: page.next_cursor });
+    const rest = await ok<{ data: { customer_name: string }[]; next_cursor: string | null }>(
+      reader,
+      'find_jobs',
+      { q: word, cursor: page.next_cursor },
+    );
     expect(rest.data.map((job) => job.customer_name)).toEqual([`${word} 0`]);
     expect(rest.next_cursor).toBeNull();
   });
@@ -370,10 +510,17 @@ describe('tools/call', () => {
     const avery = await connect(co.writeKey);
     const dana = await connect(co.otherWriteKey);
     const reader = await connect(co.readKey);
-    const start = await ok<{ data: FeedEntry[]; next_cursor: string }>(reader, 'list_changes', { kind: 'changes', limit: 100 });
+    const start = await ok<{ data: FeedEntry[]; next_cursor: string }>(reader, 'list_changes', {
+      kind: 'changes',
+      limit: 100,
+    });
     let cursor = start.next_cursor;
     for (;;) {
-      const page = await ok<{ data: FeedEntry[]; next_cursor: string }>(reader, 'list_changes', { kind: 'changes', limit: 100, cursor });
+      const page = await ok<{ data: FeedEntry[]; next_cursor: string }>(reader, 'list_changes', {
+        kind: 'changes',
+        limit: 100,
+        cursor,
+      });
       if (page.data.length === 0) break;
       cursor = page.next_cursor;
     }
@@ -382,7 +529,10 @@ describe('tools/call', () => {
     const byDana = await ok(dana, 'create_job', { operation_id: opId(), customer_name: 'Feed Dana' });
     // On PostgreSQL another test file's open write can hold a fresh entry back for a moment.
     await feedSettled(t);
-    const page = await ok<{ data: FeedEntry[]; next_cursor: string }>(reader, 'list_changes', { kind: 'changes', cursor });
+    const page = await ok<{ data: FeedEntry[]; next_cursor: string }>(reader, 'list_changes', {
+      kind: 'changes',
+      cursor,
+    });
     expect(page.data).toHaveLength(2);
     expect(page.data[0]).toMatchObject({
       kind: 'changes',
@@ -399,7 +549,10 @@ describe('tools/call', () => {
       via_key: true,
     });
     expect(page.next_cursor).not.toBe(cursor);
-    const empty = await ok<{ data: FeedEntry[]; next_cursor: string }>(reader, 'list_changes', { kind: 'changes', cursor: page.next_cursor });
+    const empty = await ok<{ data: FeedEntry[]; next_cursor: string }>(reader, 'list_changes', {
+      kind: 'changes',
+      cursor: page.next_cursor,
+    });
     expect(empty.data).toEqual([]);
     expect(empty.next_cursor).toEqual(expect.any(String));
 
@@ -414,11 +567,17 @@ describe('tools/call', () => {
     const { key } = await newKey(co, 3, 'write');
     const sam = await connect(key);
     const reader = await connect(co.readKey);
-    expect((await problem(sam, 'undo_my_last_action', { operation_id: opId() })).code).toBe('undo_not_possible');
+    expect((await problem(sam, 'undo_my_last_action', { operation_id: opId() })).code).toBe(
+      'undo_not_possible',
+    );
 
     const job = await ok(sam, 'create_job', { operation_id: opId(), customer_name: 'Undo Me' });
     const before = await jobCount(co.id);
-    const undone = await ok<{ undone: { tool: string; summary: string; at: string } }>(sam, 'undo_my_last_action', { operation_id: opId() });
+    const undone = await ok<{ undone: { tool: string; summary: string; at: string } }>(
+      sam,
+      'undo_my_last_action',
+      { operation_id: opId() },
+    );
     expect(undone.undone.tool).toBe('create_job');
     expect(undone.undone.summary).toContain(`#${job.job_number}`);
     expect(await jobCount(co.id)).toBe(before - 1);
@@ -427,14 +586,28 @@ describe('tools/call', () => {
 
     const entries = await feed(reader, { kind: 'changes' });
     const last = entries.at(-1)!;
-    expect(last).toMatchObject({ action: 'action.undone', person: { id: co.people[3].id, name: 'Sam Okafor' }, via_key: true });
-    expect((await problem(sam, 'undo_my_last_action', { operation_id: opId() })).code).toBe('undo_not_possible');
+    expect(last).toMatchObject({
+      action: 'action.undone',
+      person: { id: co.people[3].id, name: 'Sam Okafor' },
+      via_key: true,
+    });
+    expect((await problem(sam, 'undo_my_last_action', { operation_id: opId() })).code).toBe(
+      'undo_not_possible',
+    );
   });
 
   it('list_changes and get_job_activity give each action its details as data, checked against the output schemas', async () => {
     const fresh = await createCompany(t);
-    const tool = (client: Client): CallTool => async <T,>(name: string, args: Record<string, unknown>) => ok<T & Record<string, unknown>>(client, name, args);
-    await expectChangeData(fresh, tool(await connect(fresh.writeKey)), tool(await connect(fresh.readKey)), () => feedSettled(t));
+    const tool =
+      (client: Client): CallTool =>
+      async <T>(name: string, args: Record<string, unknown>) =>
+        ok<T & Record<string, unknown>>(client, name, args);
+    await expectChangeData(
+      fresh,
+      tool(await connect(fresh.writeKey)),
+      tool(await connect(fresh.readKey)),
+      () => feedSettled(t),
+    );
   });
 });
 
@@ -450,7 +623,9 @@ describe('problems', () => {
     const before = await jobCount(co.id);
     const refused = await problem(reader, 'create_job', { operation_id: opId(), customer_name: 'Read Only' });
     expect(refused).toMatchObject({ code: 'write_key_required', status: 403 });
-    expect((await problem(reader, 'undo_my_last_action', { operation_id: opId() })).code).toBe('write_key_required');
+    expect((await problem(reader, 'undo_my_last_action', { operation_id: opId() })).code).toBe(
+      'write_key_required',
+    );
     expect(await jobCount(co.id)).toBe(before);
   });
 
@@ -475,17 +650,27 @@ describe('problems', () => {
     const zero = await problem(reader, 'find_jobs', { limit: 0 });
     expect(zero.code).toBe('invalid_request');
     expect(zero.errors!.map((e) => e.path)).toEqual(['/limit']);
-    expect((await problem(reader, 'find_jobs', { limit: 101 })).errors!.map((e) => e.path)).toEqual(['/limit']);
-    expect((await problem(reader, 'get_job', { job_id: 'est_abc' })).errors!.map((e) => e.path)).toEqual(['/job_id']);
+    expect((await problem(reader, 'find_jobs', { limit: 101 })).errors!.map((e) => e.path)).toEqual([
+      '/limit',
+    ]);
+    expect((await problem(reader, 'get_job', { job_id: 'est_abc' })).errors!.map((e) => e.path)).toEqual([
+      '/job_id',
+    ]);
     expect((await problem(reader, 'get_job', {})).errors!.map((e) => e.path)).toEqual(['/job_id']);
     expect(await jobCount(co.id)).toBe(before);
   });
 
   it('answers not_found for an unknown job and for another company’s job', async () => {
-    expect(await problem(reader, 'get_job', { job_id: '#987654' })).toMatchObject({ code: 'not_found', status: 404 });
+    expect(await problem(reader, 'get_job', { job_id: '#987654' })).toMatchObject({
+      code: 'not_found',
+      status: 404,
+    });
     expect((await problem(reader, 'get_job', { job_id: 'job_doesNotExist1' })).code).toBe('not_found');
 
-    const theirs = await as(t, rival.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Rival Customer' }).expect(201);
+    const theirs = await as(t, rival.writeKey)
+      .post('/api/v1/jobs')
+      .send({ operation_id: opId(), customer_name: 'Rival Customer' })
+      .expect(201);
     await as(t, rival.readKey).get(`/api/v1/jobs/${theirs.body.id}`).expect(200);
     expect((await problem(reader, 'get_job', { job_id: theirs.body.id as string })).code).toBe('not_found');
     expect((await problem(writer, 'get_job', { job_id: theirs.body.id as string })).code).toBe('not_found');
@@ -494,16 +679,27 @@ describe('problems', () => {
   });
 
   it('answers an unknown tool name with the JSON-RPC error -32602 (invalid params), as the MCP specification has it', async () => {
-    await expect(call(writer, 'no_such_tool', {})).rejects.toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining('no_such_tool') });
+    await expect(call(writer, 'no_such_tool', {})).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+      message: expect.stringContaining('no_such_tool'),
+    });
     // Admin operations are not tools, whatever the key.
-    await expect(call(writer, 'admin_create_company', { name: 'Sneaky', credits: 1 })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+    await expect(call(writer, 'admin_create_company', { name: 'Sneaky', credits: 1 })).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+    });
   });
 
   it('answers unknown_teammate with the valid names, saving nothing', async () => {
     const before = await jobCount(co.id);
-    const unknown = await problem(writer, 'create_job', { operation_id: opId(), customer_name: 'Who', assignee: 'Nobody Known' });
+    const unknown = await problem(writer, 'create_job', {
+      operation_id: opId(),
+      customer_name: 'Who',
+      assignee: 'Nobody Known',
+    });
     expect(unknown).toMatchObject({ code: 'unknown_teammate', status: 422 });
-    expect(unknown.valid_values).toEqual(expect.arrayContaining(['Avery Stone', 'Dana Brooks', 'Sam Okafor']));
+    expect(unknown.valid_values).toEqual(
+      expect.arrayContaining(['Avery Stone', 'Dana Brooks', 'Sam Okafor']),
+    );
     expect(await jobCount(co.id)).toBe(before);
   });
 });
@@ -512,7 +708,12 @@ describe('idempotency shared with HTTP', () => {
   it('replays the same create_job over MCP and over HTTP, and refuses other details', async () => {
     const writer = await connect(co.writeKey);
     const claim = `CL-${randomUUID().slice(0, 8)}`;
-    const args = { operation_id: opId(), customer_name: 'Ben Carter', loss_type: 'water', claim_number: claim };
+    const args = {
+      operation_id: opId(),
+      customer_name: 'Ben Carter',
+      loss_type: 'water',
+      claim_number: claim,
+    };
     const before = await jobCount(co.id);
 
     const first = await ok(writer, 'create_job', args);
@@ -530,7 +731,10 @@ describe('idempotency shared with HTTP', () => {
 
     const conflict = await problem(writer, 'create_job', { ...args, claim_number: `${claim}-X` });
     expect(conflict).toMatchObject({ code: 'operation_id_conflict', status: 409 });
-    const httpConflict = await as(t, co.writeKey).post('/api/v1/jobs').send({ ...args, customer_name: 'Someone Else' }).expect(409);
+    const httpConflict = await as(t, co.writeKey)
+      .post('/api/v1/jobs')
+      .send({ ...args, customer_name: 'Someone Else' })
+      .expect(409);
     expect(httpConflict.body.code).toBe('operation_id_conflict');
     expect(await jobCount(co.id)).toBe(before + 1);
 
@@ -557,7 +761,11 @@ describe('idempotency shared with HTTP', () => {
     await as(t, co.writeKey).post('/api/v1/jobs').send(args).expect(201);
     const entries = (await feed(reader, { kind: 'changes' })).filter((entry) => entry.job?.id === job.id);
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ action: 'job.created', person: { name: 'Avery Stone' }, via_key: true });
+    expect(entries[0]).toMatchObject({
+      action: 'job.created',
+      person: { name: 'Avery Stone' },
+      via_key: true,
+    });
   });
 });
 
@@ -571,12 +779,20 @@ describe('the /mcp endpoint over plain HTTP', () => {
   const post = (headers: Record<string, string>) =>
     fetch(`${t.url}/mcp`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        ...headers,
+      },
       body: JSON.stringify(initialize),
     });
 
   it('answers 401 with WWW-Authenticate: Bearer without a valid key', async () => {
-    const attempts: Record<string, string>[] = [{}, { Authorization: 'Bearer jms_thisKeyDoesNotExist0000000000000000000000' }, { Authorization: `Basic ${co.writeKey}` }];
+    const attempts: Record<string, string>[] = [
+      {},
+      { Authorization: 'Bearer jms_thisKeyDoesNotExist0000000000000000000000' },
+      { Authorization: `Basic ${co.writeKey}` },
+    ];
     for (const headers of attempts) {
       const res = await post(headers);
       expect(res.status).toBe(401);
@@ -590,7 +806,10 @@ describe('the /mcp endpoint over plain HTTP', () => {
   it('answers initialize with a valid key', async () => {
     const res = await post({ Authorization: `Bearer ${co.readKey}` });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { id: number; result: { serverInfo: { name: string }; instructions: string } };
+    const body = (await res.json()) as {
+      id: number;
+      result: { serverInfo: { name: string }; instructions: string };
+    };
     expect(body.id).toBe(1);
     expect(body.result.serverInfo.name).toBe('job-management-service');
     expect(body.result.instructions).toContain('get_guide');
@@ -600,10 +819,20 @@ describe('the /mcp endpoint over plain HTTP', () => {
     const rpc = (body: object, headers: Record<string, string> = {}) =>
       fetch(`${t.url}/mcp`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${co.readKey}`, ...headers },
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          Authorization: `Bearer ${co.readKey}`,
+          ...headers,
+        },
         body: JSON.stringify(body),
       });
-    const agreed = async (asked: string) => ((await (await rpc({ ...initialize, params: { ...initialize.params, protocolVersion: asked } })).json()) as { result: { protocolVersion: string } }).result.protocolVersion;
+    const agreed = async (asked: string) =>
+      (
+        (await (
+          await rpc({ ...initialize, params: { ...initialize.params, protocolVersion: asked } })
+        ).json()) as { result: { protocolVersion: string } }
+      ).result.protocolVersion;
     for (const revision of SUPPORTED_PROTOCOL_VERSIONS) expect(await agreed(revision)).toBe(revision);
     // A revision the server does not know (a client newer than the SDK): the server offers its newest.
     expect(await agreed('2099-01-01')).toBe(LATEST_PROTOCOL_VERSION);
@@ -621,22 +850,39 @@ describe('the /mcp endpoint over plain HTTP', () => {
     const rpc = (body: unknown, headers: Record<string, string> = {}) =>
       fetch(`${t.url}/mcp`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${co.readKey}`, 'MCP-Protocol-Version': LATEST_PROTOCOL_VERSION, ...headers },
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          Authorization: `Bearer ${co.readKey}`,
+          'MCP-Protocol-Version': LATEST_PROTOCOL_VERSION,
+          ...headers,
+        },
         body: JSON.stringify(body),
       });
-    const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_context', arguments: {} } };
+    const call = {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'get_context', arguments: {} },
+    };
     const single = await rpc(call);
     expect(single.status).toBe(200);
     expect(single.headers.get('content-type')).toMatch(/^application\/json/);
     const alone = (await single.json()) as { id: number; result: { structuredContent: object } };
-    expect(alone).toMatchObject({ jsonrpc: '2.0', id: 7, result: { structuredContent: { person: { name: 'Avery Stone' } } } });
+    expect(alone).toMatchObject({
+      jsonrpc: '2.0',
+      id: 7,
+      result: { structuredContent: { person: { name: 'Avery Stone' } } },
+    });
     // A batch of one (the SDK's transport answers it; revisions before 2025-06-18 have batches) gets the same answer.
     const list = { jsonrpc: '2.0', id: 8, method: 'tools/list' };
     const listed = await (await rpc(list)).json();
     expect(listed).toMatchObject({ id: 8, result: { tools: expect.any(Array) } });
     expect(await (await rpc([list], { 'MCP-Protocol-Version': '2025-03-26' })).json()).toEqual(listed);
     // Unknown tools are a JSON-RPC error in the answer, as the SDK gives them.
-    const unknown = (await (await rpc({ ...call, params: { name: 'no_such_tool', arguments: {} } })).json()) as { error: { code: number } };
+    const unknown = (await (
+      await rpc({ ...call, params: { name: 'no_such_tool', arguments: {} } })
+    ).json()) as { error: { code: number } };
     expect(unknown.error.code).toBe(-32602);
     // Sent unlike an assistant's call, it gets the SDK transport's answer.
     expect((await rpc(call, { Accept: 'application/json' })).status).toBe(406);
@@ -659,7 +905,10 @@ describe('the /mcp endpoint over plain HTTP', () => {
     for (const method of ['GET', 'DELETE']) {
       const attempts: Record<string, string>[] = [{}, { Authorization: `Bearer ${co.writeKey}` }];
       for (const headers of attempts) {
-        const res = await fetch(`${t.url}/mcp`, { method, headers: { Accept: 'text/event-stream', ...headers } });
+        const res = await fetch(`${t.url}/mcp`, {
+          method,
+          headers: { Accept: 'text/event-stream', ...headers },
+        });
         expect(res.status).toBe(405);
         expect(((await res.json()) as Problem).code).toBe('method_not_allowed');
       }

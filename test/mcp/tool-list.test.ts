@@ -22,10 +22,17 @@ let t: TestApp;
 let co: TestCompany;
 const clients: Client[] = [];
 
-async function connect(key: string, options: { headers?: Record<string, string>; query?: string } = {}): Promise<Client> {
+async function connect(
+  key: string,
+  options: { headers?: Record<string, string>; query?: string } = {},
+): Promise<Client> {
   const client = new Client({ name: 'jms-tool-list-test', version: '1.0.0' });
   const url = new URL(`${t.url}/mcp${options.query ?? ''}`);
-  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${key}`, ...options.headers } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { Authorization: `Bearer ${key}`, ...options.headers } },
+    }),
+  );
   clients.push(client);
   return client;
 }
@@ -67,12 +74,16 @@ describe('what a tool list costs', () => {
     const readTokens = countTokens(JSON.stringify({ tools: readTools }));
     const guide = await (await connect(co.writeKey)).callTool({ name: 'get_guide', arguments: {} });
     const guideTokens = countTokens(textOf(guide as CallToolResult));
-    const perTool = writeTools.map((tool) => ({ name: tool.name, tokens: countTokens(JSON.stringify(tool)) })).sort((a, b) => b.tokens - a.tokens);
+    const perTool = writeTools
+      .map((tool) => ({ name: tool.name, tokens: countTokens(JSON.stringify(tool)) }))
+      .sort((a, b) => b.tokens - a.tokens);
     console.log(
       `tools/list: write key ${writeTools.length} tools ${writeTokens} tokens (${Math.round(writeTokens / writeTools.length)} a tool; largest ${perTool
         .slice(0, 3)
         .map((tool) => `${tool.name} ${tool.tokens}`)
-        .join(', ')}); read key ${readTools.length} tools ${readTokens} tokens; get_guide ${guideTokens} tokens`,
+        .join(
+          ', ',
+        )}); read key ${readTools.length} tools ${readTokens} tokens; get_guide ${guideTokens} tokens`,
     );
     expect(perTool.filter((tool) => tool.tokens > TOKENS_A_TOOL)).toEqual([]);
     expect(writeTokens).toBeLessThanOrEqual(WRITE_TOKENS_IN_ALL);
@@ -80,7 +91,7 @@ describe('what a tool list costs', () => {
     expect(guideTokens).toBeLessThanOrEqual(GUIDE_TOKENS);
   });
 
-  it('has no type arrays in any schema (the inspector\'s portability rule), and descriptions without line breaks and not cut short', async () => {
+  it("has no type arrays in any schema (the inspector's portability rule), and descriptions without line breaks and not cut short", async () => {
     const tools = await listed(await connect(co.writeKey));
     const found: string[] = [];
     const walk = (node: unknown, where: string): void => {
@@ -88,9 +99,11 @@ describe('what a tool list costs', () => {
       else if (node && typeof node === 'object') {
         for (const [key, value] of Object.entries(node)) {
           if (key === 'type' && Array.isArray(value)) found.push(where);
-          if (key === 'description' && typeof value === 'string' && value.includes('\n')) found.push(`${where} (line break)`);
+          if (key === 'description' && typeof value === 'string' && value.includes('\n'))
+            found.push(`${where} (line break)`);
           // A YAML plain scalar ends at " #": "(id, 16 or #16)" once reached assistants as "(id, 16 or".
-          if (key === 'description' && typeof value === 'string' && !balanced(value)) found.push(`${where} (unbalanced parentheses: ${value})`);
+          if (key === 'description' && typeof value === 'string' && !balanced(value))
+            found.push(`${where} (unbalanced parentheses: ${value})`);
           walk(value, `${where}/${key}`);
         }
       }
@@ -103,14 +116,16 @@ describe('what a tool list costs', () => {
     expect(found).toEqual([]);
   });
 
-  it('lists tools in the documented order: by toolset in the order of the spec\'s tags, then by name', async () => {
+  it("lists tools in the documented order: by toolset in the order of the spec's tags, then by name", async () => {
     const tags = spec.tags.map((tag) => tag.name);
     const expected = Object.values(operations)
       .filter((op) => op.mcp)
       .sort((a, b) => tags.indexOf(a.tag) - tags.indexOf(b.tag) || a.name.localeCompare(b.name))
       .map((op) => op.name);
     expect((await listed(await connect(co.writeKey))).map((tool) => tool.name)).toEqual(expected);
-    expect((await listed(await connect(co.readKey))).map((tool) => tool.name)).toEqual(expected.filter((name) => operations[name as keyof typeof operations].scope === 'read'));
+    expect((await listed(await connect(co.readKey))).map((tool) => tool.name)).toEqual(
+      expected.filter((name) => operations[name as keyof typeof operations].scope === 'read'),
+    );
   });
 });
 
@@ -122,7 +137,9 @@ describe('toolsets and read-only', () => {
       .sort();
 
   it('shows only the toolsets asked for by header or by query, with the context tools always', async () => {
-    const byHeader = await listed(await connect(co.writeKey, { headers: { 'X-MCP-Toolsets': 'jobs, Estimates' } }));
+    const byHeader = await listed(
+      await connect(co.writeKey, { headers: { 'X-MCP-Toolsets': 'jobs, Estimates' } }),
+    );
     expect(byHeader.map((tool) => tool.name).sort()).toEqual(inToolsets(['Jobs', 'Estimates']));
     const byQuery = await listed(await connect(co.writeKey, { query: '?toolsets=notes' }));
     expect(byQuery.map((tool) => tool.name).sort()).toEqual(inToolsets(['Notes']));
@@ -132,71 +149,129 @@ describe('toolsets and read-only', () => {
 
   it('shows only read tools when asked for read-only, and refuses a call of a tool it did not show', async () => {
     // This company's notes: on PostgreSQL other test files write notes at the same time.
-    const notes = async () => Number((await t.db('notes').where({ company_id: co.id }).count<{ n: string }[]>({ n: '*' }))[0].n);
+    const notes = async () =>
+      Number((await t.db('notes').where({ company_id: co.id }).count<{ n: string }[]>({ n: '*' }))[0].n);
     const notesBefore = await notes();
-    for (const options of [{ headers: { 'X-MCP-Readonly': 'true' } }, { query: '?readonly=true&toolsets=jobs,notes' }]) {
+    for (const options of [
+      { headers: { 'X-MCP-Readonly': 'true' } },
+      { query: '?readonly=true&toolsets=jobs,notes' },
+    ]) {
       const client = await connect(co.writeKey, options);
       const tools = await listed(client);
       expect(tools.length).toBeGreaterThan(0);
-      expect(tools.every((tool) => operations[tool.name as keyof typeof operations].scope === 'read')).toBe(true);
-      const refused = (await client.callTool({ name: 'add_note', arguments: { job_id: '1', operation_id: opId(), text: 'x' } })) as CallToolResult;
+      expect(tools.every((tool) => operations[tool.name as keyof typeof operations].scope === 'read')).toBe(
+        true,
+      );
+      const refused = (await client.callTool({
+        name: 'add_note',
+        arguments: { job_id: '1', operation_id: opId(), text: 'x' },
+      })) as CallToolResult;
       expect(refused.isError).toBe(true);
-      expect(JSON.parse(textOf(refused))).toMatchObject({ code: 'not_found', detail: expect.stringContaining('read-only tools') });
+      expect(JSON.parse(textOf(refused))).toMatchObject({
+        code: 'not_found',
+        detail: expect.stringContaining('read-only tools'),
+      });
     }
     expect(await notes()).toBe(notesBefore);
 
     const jobsOnly = await connect(co.writeKey, { headers: { 'X-MCP-Toolsets': 'jobs' } });
-    const outside = (await jobsOnly.callTool({ name: 'search_price_list', arguments: { q: 'dehumidifier' } })) as CallToolResult;
-    expect(JSON.parse(textOf(outside))).toMatchObject({ code: 'not_found', detail: expect.stringContaining('the toolsets jobs') });
+    const outside = (await jobsOnly.callTool({
+      name: 'search_price_list',
+      arguments: { q: 'dehumidifier' },
+    })) as CallToolResult;
+    expect(JSON.parse(textOf(outside))).toMatchObject({
+      code: 'not_found',
+      detail: expect.stringContaining('the toolsets jobs'),
+    });
     // The context toolset is always there.
-    expect(((await jobsOnly.callTool({ name: 'get_guide', arguments: {} })) as CallToolResult).isError).toBeFalsy();
+    expect(
+      ((await jobsOnly.callTool({ name: 'get_guide', arguments: {} })) as CallToolResult).isError,
+    ).toBeFalsy();
   });
 
   it('answers an unknown toolset or a readonly that is not true or false with a 400 naming the valid values', async () => {
     const post = (headers: Record<string, string>, query = '') =>
       fetch(`${t.url}/mcp${query}`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${co.writeKey}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+        headers: {
+          Authorization: `Bearer ${co.writeKey}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          ...headers,
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
     const unknown = await post({ 'X-MCP-Toolsets': 'jobs,billing' });
     expect(unknown.status).toBe(400);
-    const problem = (await unknown.json()) as { code: string; detail: string; valid_values: string[]; errors: { path: string }[] };
+    const problem = (await unknown.json()) as {
+      code: string;
+      detail: string;
+      valid_values: string[];
+      errors: { path: string }[];
+    };
     expect(problem).toMatchObject({ code: 'invalid_request', errors: [{ path: '/headers/x-mcp-toolsets' }] });
     expect(problem.detail).toContain('"billing"');
     expect(problem.valid_values).toEqual(expect.arrayContaining(['context', 'jobs', 'estimates', 'all']));
     const badQuery = await post({}, '?readonly=yes');
     expect(badQuery.status).toBe(400);
-    expect(await badQuery.json()).toMatchObject({ code: 'invalid_request', errors: [{ path: '/query/readonly' }] });
+    expect(await badQuery.json()).toMatchObject({
+      code: 'invalid_request',
+      errors: [{ path: '/query/readonly' }],
+    });
   });
 
   it('shows a read key read tools only, whatever it asks for', async () => {
-    const tools = await listed(await connect(co.readKey, { headers: { 'X-MCP-Toolsets': 'notes', 'X-MCP-Readonly': 'false' } }));
-    expect(tools.map((tool) => tool.name).sort()).toEqual(inToolsets(['Notes']).filter((name) => operations[name as keyof typeof operations].scope === 'read'));
+    const tools = await listed(
+      await connect(co.readKey, { headers: { 'X-MCP-Toolsets': 'notes', 'X-MCP-Readonly': 'false' } }),
+    );
+    expect(tools.map((tool) => tool.name).sort()).toEqual(
+      inToolsets(['Notes']).filter((name) => operations[name as keyof typeof operations].scope === 'read'),
+    );
   });
 });
 
 describe('job numbers as JSON numbers', () => {
   it('opens a job given as {"job_id": 16} in every tool that takes a job, and refuses numbers that are no job number', async () => {
     const client = await connect(co.writeKey);
-    const job = (await client.callTool({ name: 'create_job', arguments: { operation_id: opId(), customer_name: 'Numbered' } })) as CallToolResult;
+    const job = (await client.callTool({
+      name: 'create_job',
+      arguments: { operation_id: opId(), customer_name: 'Numbered' },
+    })) as CallToolResult;
     const { id, job_number: number } = job.structuredContent as { id: string; job_number: number };
-    const opened = (await client.callTool({ name: 'get_job', arguments: { job_id: number } })) as CallToolResult;
+    const opened = (await client.callTool({
+      name: 'get_job',
+      arguments: { job_id: number },
+    })) as CallToolResult;
     expect((opened.structuredContent as { id: string }).id).toBe(id);
-    const note = (await client.callTool({ name: 'add_note', arguments: { job_id: number, operation_id: opId(), text: 'by number' } })) as CallToolResult;
+    const note = (await client.callTool({
+      name: 'add_note',
+      arguments: { job_id: number, operation_id: opId(), text: 'by number' },
+    })) as CallToolResult;
     expect((note.structuredContent as { job_id: string }).job_id).toBe(id);
 
     // Every tool with a job argument takes a number: an unknown job number is not found, never a type error.
     const takingJobs = Object.values(operations).filter((op) => op.mcp && op.pathParams.includes('job_id'));
     expect(takingJobs.length).toBeGreaterThan(10);
     for (const op of takingJobs) {
-      const result = (await client.callTool({ name: op.name, arguments: { job_id: 999_999 } })) as CallToolResult;
+      const result = (await client.callTool({
+        name: op.name,
+        arguments: { job_id: 999_999 },
+      })) as CallToolResult;
       const problem = JSON.parse(textOf(result)) as { code: string; errors?: { path: string }[] };
-      expect({ tool: op.name, pathsWrong: (problem.errors ?? []).map((e) => e.path).filter((path) => path === '/job_id') }).toEqual({ tool: op.name, pathsWrong: [] });
+      expect({
+        tool: op.name,
+        pathsWrong: (problem.errors ?? []).map((e) => e.path).filter((path) => path === '/job_id'),
+      }).toEqual({ tool: op.name, pathsWrong: [] });
     }
     for (const wrong of [1.5, -3, 1e12]) {
-      const result = (await client.callTool({ name: 'get_job', arguments: { job_id: wrong } })) as CallToolResult;
-      expect(JSON.parse(textOf(result))).toMatchObject({ code: 'invalid_request', errors: [{ path: '/job_id' }] });
+      const result = (await client.callTool({
+        name: 'get_job',
+        arguments: { job_id: wrong },
+      })) as CallToolResult;
+      expect(JSON.parse(textOf(result))).toMatchObject({
+        code: 'invalid_request',
+        errors: [{ path: '/job_id' }],
+      });
     }
   });
 });
@@ -204,16 +279,34 @@ describe('job numbers as JSON numbers', () => {
 describe('progress', () => {
   it('sends growing progress notifications to a client that asks for them, and plain JSON to one that does not', async () => {
     const client = await connect(co.writeKey);
-    const job = (await client.callTool({ name: 'create_job', arguments: { operation_id: opId(), customer_name: 'Progress' } })) as CallToolResult;
+    const job = (await client.callTool({
+      name: 'create_job',
+      arguments: { operation_id: opId(), customer_name: 'Progress' },
+    })) as CallToolResult;
     const jobId = (job.structuredContent as { id: string }).id;
-    const estimate = (await client.callTool({ name: 'create_estimate', arguments: { job_id: jobId, operation_id: opId() } })) as CallToolResult;
+    const estimate = (await client.callTool({
+      name: 'create_estimate',
+      arguments: { job_id: jobId, operation_id: opId() },
+    })) as CallToolResult;
     const estimateId = (estimate.structuredContent as { estimate: { id: string } }).estimate.id;
-    const lines = Array.from({ length: 60 }, (_, index) => ({ description: `Own line ${index + 1}`, unit: 'EA', quantity: 1, unit_price_cents: 100 }));
+    const lines = Array.from({ length: 60 }, (_, index) => ({
+      description: `Own line ${index + 1}`,
+      unit: 'EA',
+      quantity: 1,
+      unit_price_cents: 100,
+    }));
 
     const seen: Progress[] = [];
-    const result = (await client.callTool({ name: 'add_line_items', arguments: { estimate_id: estimateId, operation_id: opId(), line_items: lines } }, undefined, {
-      onprogress: (progress) => seen.push(progress),
-    })) as CallToolResult;
+    const result = (await client.callTool(
+      {
+        name: 'add_line_items',
+        arguments: { estimate_id: estimateId, operation_id: opId(), line_items: lines },
+      },
+      undefined,
+      {
+        onprogress: (progress) => seen.push(progress),
+      },
+    )) as CallToolResult;
     expect(result.isError).toBeFalsy();
     expect((result.structuredContent as { added: unknown[] }).added).toHaveLength(60);
     expect(seen.length).toBeGreaterThan(0);
@@ -223,8 +316,17 @@ describe('progress', () => {
     const raw = (meta: object) =>
       fetch(`${t.url}/mcp`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${co.writeKey}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_context', arguments: {}, ...meta } }),
+        headers: {
+          Authorization: `Bearer ${co.writeKey}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'get_context', arguments: {}, ...meta },
+        }),
       });
     const plain = await raw({});
     expect(plain.headers.get('content-type')).toMatch(/^application\/json/);

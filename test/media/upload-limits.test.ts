@@ -18,11 +18,18 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function newJob(): Promise<string> {
-  return (await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Lena Limit' }).expect(201)).body.id;
+  return (
+    await as(t, co.writeKey)
+      .post('/api/v1/jobs')
+      .send({ operation_id: opId(), customer_name: 'Lena Limit' })
+      .expect(201)
+  ).body.id;
 }
 
 function upload(jobId: string, collection: string, part: string, files: Buffer[]) {
-  const req = as(t, co.writeKey).post(`/api/v1/jobs/${jobId}/${collection}`).field('meta', JSON.stringify({ operation_id: opId() }));
+  const req = as(t, co.writeKey)
+    .post(`/api/v1/jobs/${jobId}/${collection}`)
+    .field('meta', JSON.stringify({ operation_id: opId() }));
   files.forEach((file, i) => req.attach(part, file, `f${i}.bin`));
   return req;
 }
@@ -58,18 +65,21 @@ it('takes 50 photos in one request and refuses 51 with 413', async () => {
 it.each([
   ['documents', 'document', 20],
   ['videos', 'video', 10],
-])('reads %s up to the limit (%s parts: %i) and refuses one more with 413', async (collection, part, limit) => {
-  const jobId = await newJob();
-  // Files that are neither: at the limit they are read and refused by their content (415);
-  // one more is refused by the count before any content is looked at.
-  const files = Array.from({ length: limit + 1 }, (_, i) => Buffer.from(`not a ${part} ${i} `.repeat(20)));
-  const atLimit = await upload(jobId, collection, part, files.slice(0, limit));
-  expect([atLimit.status, atLimit.body.code]).toEqual([415, 'unsupported_media_type']);
-  const over = await upload(jobId, collection, part, files);
-  expect([over.status, over.body.code]).toEqual([413, 'payload_too_large']);
-});
+])(
+  'reads %s up to the limit (%s parts: %i) and refuses one more with 413',
+  async (collection, part, limit) => {
+    const jobId = await newJob();
+    // Files that are neither: at the limit they are read and refused by their content (415);
+    // one more is refused by the count before any content is looked at.
+    const files = Array.from({ length: limit + 1 }, (_, i) => Buffer.from(`not a ${part} ${i} `.repeat(20)));
+    const atLimit = await upload(jobId, collection, part, files.slice(0, limit));
+    expect([atLimit.status, atLimit.body.code]).toEqual([415, 'unsupported_media_type']);
+    const over = await upload(jobId, collection, part, files);
+    expect([over.status, over.body.code]).toEqual([413, 'payload_too_large']);
+  },
+);
 
-it('releases an abandoned upload\'s file at once', async () => {
+it("releases an abandoned upload's file at once", async () => {
   const jobId = await newJob();
   const { req, answer } = startUpload(t.url, co.writeKey, jobId, 256 * 1024);
   answer.catch(() => undefined);

@@ -17,18 +17,26 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function newJob(company: TestCompany): Promise<string> {
-  return (await as(t, company.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Pat Pace' }).expect(201)).body.id;
+  return (
+    await as(t, company.writeKey)
+      .post('/api/v1/jobs')
+      .send({ operation_id: opId(), customer_name: 'Pat Pace' })
+      .expect(201)
+  ).body.id;
 }
 
 /** A document upload of `bytes` that is not a document: read to the end, then refused by its content. */
 async function junkUpload(company: TestCompany, bytes: number): Promise<{ status: number; seconds: number }> {
   const jobId = await newJob(company);
   const started = performance.now();
-  const res = await as(t, company.writeKey).post(`/api/v1/jobs/${jobId}/documents`).field('meta', JSON.stringify({ operation_id: opId() })).attach('document', randomBytes(bytes), 'scan.pdf');
+  const res = await as(t, company.writeKey)
+    .post(`/api/v1/jobs/${jobId}/documents`)
+    .field('meta', JSON.stringify({ operation_id: opId() }))
+    .attach('document', randomBytes(bytes), 'scan.pdf');
   return { status: res.status, seconds: (performance.now() - started) / 1000 };
 }
 
-it('reads a company\'s uploads together at its pace, and another company\'s beside them', async () => {
+it("reads a company's uploads together at its pace, and another company's beside them", async () => {
   const jobB = await newJob(b);
   let otherDone = 0;
   const [first, second, other] = await Promise.all([
@@ -37,7 +45,10 @@ it('reads a company\'s uploads together at its pace, and another company\'s besi
     (async () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       const started = performance.now();
-      const res = await as(t, b.writeKey).post(`/api/v1/jobs/${jobB}/photos`).field('meta', JSON.stringify({ operation_id: opId() })).attach('photo', await pngOf(40, 30), 'p.png');
+      const res = await as(t, b.writeKey)
+        .post(`/api/v1/jobs/${jobB}/photos`)
+        .field('meta', JSON.stringify({ operation_id: opId() }))
+        .attach('photo', await pngOf(40, 30), 'p.png');
       otherDone = performance.now();
       return { status: res.status, seconds: (otherDone - started) / 1000 };
     })(),

@@ -17,14 +17,22 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function newJob(company: TestCompany): Promise<string> {
-  return (await as(t, company.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Sam Share' }).expect(201)).body.id;
+  return (
+    await as(t, company.writeKey)
+      .post('/api/v1/jobs')
+      .send({ operation_id: opId(), customer_name: 'Sam Share' })
+      .expect(201)
+  ).body.id;
 }
 
 function uploadPhoto(company: TestCompany, jobId: string, photo: Buffer) {
-  return as(t, company.writeKey).post(`/api/v1/jobs/${jobId}/photos`).field('meta', JSON.stringify({ operation_id: opId() })).attach('photo', photo, 'p.png');
+  return as(t, company.writeKey)
+    .post(`/api/v1/jobs/${jobId}/photos`)
+    .field('meta', JSON.stringify({ operation_id: opId() }))
+    .attach('photo', photo, 'p.png');
 }
 
-it('holds a company\'s second upload while its first is being received, and not another company\'s', async () => {
+it("holds a company's second upload while its first is being received, and not another company's", async () => {
   const [jobA, jobB] = [await newJob(a), await newJob(b)];
   const slow = startUpload(t.url, a.writeKey, jobA, 64 * 1024);
   slow.answer.catch(() => undefined);

@@ -12,7 +12,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { components } from '../../sdk/src/schema';
-import { ADMIN_TOKEN, as, createCompany, feedSettled, opId, startApp, type TestApp, type TestCompany } from '../support/app';
+import {
+  ADMIN_TOKEN,
+  as,
+  createCompany,
+  feedSettled,
+  opId,
+  startApp,
+  type TestApp,
+  type TestCompany,
+} from '../support/app';
 import { openJob, readJob, type CreatedJob } from '../support/jobs';
 import { callTool, connectMcp, problemOf } from '../support/mcp';
 
@@ -42,7 +51,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const notesOf = (jobId: string) => `/api/v1/jobs/${jobId}/notes`;
-const newJob = (company = co): Promise<CreatedJob> => openJob(t, company.writeKey, { customer_name: 'Lena Fischer', loss_type: 'water' });
+const newJob = (company = co): Promise<CreatedJob> =>
+  openJob(t, company.writeKey, { customer_name: 'Lena Fischer', loss_type: 'water' });
 const recentNotes = async (jobId: string) => (await readJob(t, co.readKey, jobId)).recent_notes;
 
 async function addNote(jobId: string, text: string, key = co.writeKey): Promise<Note> {
@@ -58,7 +68,11 @@ async function feedOf(company: TestCompany, jobId: string): Promise<ChangeEntry[
   await feedSettled(t);
   const entries: ChangeEntry[] = [];
   for (let cursor = ''; ; ) {
-    const page = (await as(t, company.readKey).get(`/api/v1/changes?limit=100${cursor ? `&cursor=${cursor}` : ''}`).expect(200)).body;
+    const page = (
+      await as(t, company.readKey)
+        .get(`/api/v1/changes?limit=100${cursor ? `&cursor=${cursor}` : ''}`)
+        .expect(200)
+    ).body;
     if (page.data.length === 0) return entries.filter((entry) => entry.job?.id === jobId);
     entries.push(...page.data);
     cursor = page.next_cursor;
@@ -68,8 +82,12 @@ async function feedOf(company: TestCompany, jobId: string): Promise<ChangeEntry[
 describe('add_note over HTTP', () => {
   it('answers 201 with the note: its id, job, text as sent, author (the key owner) and an empty history', async () => {
     const job = await newJob();
-    const text = 'Set 3 air movers and 1 LGR in the kitchen.\nBaseboards pulled on the north wall — café 💧 done.';
-    const res = await as(t, co.writeKey).post(notesOf(job.id)).send({ operation_id: opId(), text }).expect(201);
+    const text =
+      'Set 3 air movers and 1 LGR in the kitchen.\nBaseboards pulled on the north wall — café 💧 done.';
+    const res = await as(t, co.writeKey)
+      .post(notesOf(job.id))
+      .send({ operation_id: opId(), text })
+      .expect(201);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.headers['idempotent-replayed']).toBeUndefined();
     const note: Note = res.body;
@@ -85,7 +103,10 @@ describe('add_note over HTTP', () => {
     expect(Date.parse(note.created_at)).not.toBeNaN();
     expect(note.updated_at).toBe(note.created_at);
     // Another person's key writes as that person.
-    expect((await addNote(job.id, 'Second visit', co.otherWriteKey)).author).toEqual({ id: co.people[1].id, name: 'Dana Brooks' });
+    expect((await addNote(job.id, 'Second visit', co.otherWriteKey)).author).toEqual({
+      id: co.people[1].id,
+      name: 'Dana Brooks',
+    });
   });
 
   it('finds the job by its id, its number and #number', async () => {
@@ -93,7 +114,11 @@ describe('add_note over HTTP', () => {
     for (const ref of [job.id, String(job.job_number), `%23${job.job_number}`]) {
       expect((await addNote(ref, `by ${ref}`)).job_id).toBe(job.id);
     }
-    expect((await recentNotes(job.id)).map((n) => n.text)).toEqual([`by %23${job.job_number}`, `by ${job.job_number}`, `by ${job.id}`]);
+    expect((await recentNotes(job.id)).map((n) => n.text)).toEqual([
+      `by %23${job.job_number}`,
+      `by ${job.job_number}`,
+      `by ${job.id}`,
+    ]);
   });
 
   it("shows the note first in the job's recent notes, at most five, newest first", async () => {
@@ -137,7 +162,8 @@ describe('add_note over HTTP', () => {
       data: { action: 'note.added', note_id: note.id },
     });
     expect(entries[1].summary).toContain(`#${job.job_number}`);
-    const narrowed = (await as(t, co.readKey).get('/api/v1/changes?kind=notes&limit=100').expect(200)).body.data as ChangeEntry[];
+    const narrowed = (await as(t, co.readKey).get('/api/v1/changes?kind=notes&limit=100').expect(200)).body
+      .data as ChangeEntry[];
     expect(narrowed.filter((e) => e.job?.id === job.id).map((e) => e.action)).toEqual(['note.added']);
     // Another company's feed never shows it.
     expect(await feedOf(other, job.id)).toEqual([]);
@@ -147,20 +173,35 @@ describe('add_note over HTTP', () => {
     const job = await newJob();
     const body = { operation_id: opId(), text: 'Water shut off at the main' };
     const note: Note = (await as(t, co.writeKey).post(notesOf(job.id)).send(body).expect(201)).body;
-    const undone: UndoResult = (await as(t, co.writeKey).post('/api/v1/undo').send({ operation_id: opId() }).expect(200)).body;
+    const undone: UndoResult = (
+      await as(t, co.writeKey).post('/api/v1/undo').send({ operation_id: opId() }).expect(200)
+    ).body;
     expect(undone).toMatchObject({
       preview: false,
-      undone: { tool: 'add_note', record: { type: 'note', id: note.id }, job: { id: job.id, job_number: job.job_number }, credits_refunded: 0 },
+      undone: {
+        tool: 'add_note',
+        record: { type: 'note', id: note.id },
+        job: { id: job.id, job_number: job.job_number },
+        credits_refunded: 0,
+      },
     });
     expect(undone.undone.effect).toEqual(expect.any(String));
     expect(await recentNotes(job.id)).toEqual([]);
     expect(JSON.stringify(await activity(job.id))).not.toContain('Water shut off');
     const entries = await feedOf(co, job.id);
-    expect(entries.at(-1)).toMatchObject({ action: 'action.undone', data: { action: 'action.undone', undone: { action: 'note.added' } } });
+    expect(entries.at(-1)).toMatchObject({
+      action: 'action.undone',
+      data: { action: 'action.undone', undone: { action: 'note.added' } },
+    });
     // The undone write is not done again by resending it; a new operation_id adds the note anew.
-    expect((await as(t, co.writeKey).post(notesOf(job.id)).send(body).expect(409)).body.code).toBe('operation_undone');
+    expect((await as(t, co.writeKey).post(notesOf(job.id)).send(body).expect(409)).body.code).toBe(
+      'operation_undone',
+    );
     expect(await recentNotes(job.id)).toEqual([]);
-    await as(t, co.writeKey).post(notesOf(job.id)).send({ ...body, operation_id: opId() }).expect(201);
+    await as(t, co.writeKey)
+      .post(notesOf(job.id))
+      .send({ ...body, operation_id: opId() })
+      .expect(201);
     expect((await recentNotes(job.id)).map((n) => n.text)).toEqual([body.text]);
   });
 
@@ -182,8 +223,14 @@ describe('add_note over HTTP', () => {
     const second = await newJob();
     const body = { operation_id: opId(), text: 'Original text' };
     await as(t, co.writeKey).post(notesOf(job.id)).send(body).expect(201);
-    for (const [jobId, text] of [[job.id, 'Other text'], [second.id, body.text]]) {
-      const conflict = await as(t, co.writeKey).post(notesOf(jobId)).send({ ...body, text }).expect(409);
+    for (const [jobId, text] of [
+      [job.id, 'Other text'],
+      [second.id, body.text],
+    ]) {
+      const conflict = await as(t, co.writeKey)
+        .post(notesOf(jobId))
+        .send({ ...body, text })
+        .expect(409);
       expect(conflict.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(conflict.body.code).toBe('operation_id_conflict');
     }
@@ -210,7 +257,10 @@ describe('add_note over HTTP', () => {
     });
 
     const refused = async (body: unknown, path: string) => {
-      const res = await as(t, co.writeKey).post(notesOf(job.id)).send(body as object).expect(400);
+      const res = await as(t, co.writeKey)
+        .post(notesOf(job.id))
+        .send(body as object)
+        .expect(400);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
       const problem: Problem = res.body;
       expect(problem).toMatchObject({ status: 400, code: 'invalid_request' });
@@ -250,7 +300,10 @@ describe('add_note over HTTP', () => {
     });
 
     it('an id of another kind as the job', async () => {
-      const res = await as(t, co.writeKey).post(notesOf('est_abc')).send({ operation_id: opId(), text: 'Hi' }).expect(400);
+      const res = await as(t, co.writeKey)
+        .post(notesOf('est_abc'))
+        .send({ operation_id: opId(), text: 'Hi' })
+        .expect(400);
       expect((res.body as Problem).errors!.map((e) => e.path)).toEqual(['/path/job_id']);
     });
   });
@@ -260,7 +313,10 @@ describe('add_note over HTTP', () => {
     const problems: Problem[] = [];
     // Job numbers belong to a company: another company's job is reached by its id only.
     for (const ref of ['job_doesnotexist', '%23999999', '999999', theirs.id]) {
-      const res = await as(t, co.writeKey).post(notesOf(ref)).send({ operation_id: opId(), text: 'Hello?' }).expect(404);
+      const res = await as(t, co.writeKey)
+        .post(notesOf(ref))
+        .send({ operation_id: opId(), text: 'Hello?' })
+        .expect(404);
       problems.push(res.body);
     }
     expect(problems.map((p) => p.code)).toEqual(Array(4).fill('not_found'));
@@ -271,9 +327,15 @@ describe('add_note over HTTP', () => {
 
   it('answers 403 write_key_required to a read key and 401 without a key, saving nothing', async () => {
     const job = await newJob();
-    const res = await as(t, co.readKey).post(notesOf(job.id)).send({ operation_id: opId(), text: 'Hi' }).expect(403);
+    const res = await as(t, co.readKey)
+      .post(notesOf(job.id))
+      .send({ operation_id: opId(), text: 'Hi' })
+      .expect(403);
     expect(res.body.code).toBe('write_key_required');
-    const anonymous = await t.http.post(notesOf(job.id)).send({ operation_id: opId(), text: 'Hi' }).expect(401);
+    const anonymous = await t.http
+      .post(notesOf(job.id))
+      .send({ operation_id: opId(), text: 'Hi' })
+      .expect(401);
     expect(anonymous.headers['www-authenticate']).toMatch(/^Bearer/);
     expect(await recentNotes(job.id)).toEqual([]);
   });
@@ -303,11 +365,23 @@ describe('the chat notification', () => {
   });
 
   const setChat = (company: TestCompany, webhookUrl: string | null, newNote: boolean) =>
-    t.http.put(`/admin/v1/companies/${company.id}/chat`).set('Authorization', `Bearer ${ADMIN_TOKEN}`).send({ webhook_url: webhookUrl, new_note: newNote }).expect(200);
+    t.http
+      .put(`/admin/v1/companies/${company.id}/chat`)
+      .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+      .send({ webhook_url: webhookUrl, new_note: newNote })
+      .expect(200);
 
   async function outbox(company: TestCompany): Promise<{ url: string; text: string }[]> {
-    const rows: Outboxed[] = await t.db('chat_outbox').where({ company_id: company.id }).orderBy('created_at').select('webhook_url', 'payload');
-    return rows.map((row) => ({ url: row.webhook_url, text: (typeof row.payload === 'string' ? (JSON.parse(row.payload) as { text: string }) : row.payload).text }));
+    const rows: Outboxed[] = await t
+      .db('chat_outbox')
+      .where({ company_id: company.id })
+      .orderBy('created_at')
+      .select('webhook_url', 'payload');
+    return rows.map((row) => ({
+      url: row.webhook_url,
+      text: (typeof row.payload === 'string' ? (JSON.parse(row.payload) as { text: string }) : row.payload)
+        .text,
+    }));
   }
 
   it('queues one message with the job, the author and the text when New note is on, also when the note is replayed', async () => {
@@ -316,11 +390,16 @@ describe('the chat notification', () => {
     const job = await newJob(company);
     const body = { operation_id: opId(), text: 'Moisture readings are down to 12% in the kitchen.' };
     await as(t, company.writeKey).post(notesOf(job.id)).send(body).expect(201);
-    await as(t, company.writeKey).post(notesOf(job.id)).send(body).expect(201).expect('Idempotent-Replayed', 'true');
+    await as(t, company.writeKey)
+      .post(notesOf(job.id))
+      .send(body)
+      .expect(201)
+      .expect('Idempotent-Replayed', 'true');
     const messages = await outbox(company);
     expect(messages).toHaveLength(1);
     expect(messages[0].url).toBe(hookUrl);
-    for (const part of [`#${job.job_number}`, job.title, 'Avery Stone', body.text]) expect(messages[0].text).toContain(part);
+    for (const part of [`#${job.job_number}`, job.title, 'Avery Stone', body.text])
+      expect(messages[0].text).toContain(part);
   });
 
   it('queues nothing while the switch is off (the default), without a webhook, or for a refused note', async () => {
@@ -333,8 +412,14 @@ describe('the chat notification', () => {
     await addNote(job.id, 'No webhook', company.writeKey);
     await setChat(company, hookUrl, true);
     await as(t, company.writeKey).post(notesOf(job.id)).send({ operation_id: opId(), text: '' }).expect(400);
-    await as(t, company.writeKey).post(notesOf('%23999999')).send({ operation_id: opId(), text: 'On no job' }).expect(404);
-    await as(t, company.readKey).post(notesOf(job.id)).send({ operation_id: opId(), text: 'Read key' }).expect(403);
+    await as(t, company.writeKey)
+      .post(notesOf('%23999999'))
+      .send({ operation_id: opId(), text: 'On no job' })
+      .expect(404);
+    await as(t, company.readKey)
+      .post(notesOf(job.id))
+      .send({ operation_id: opId(), text: 'Read key' })
+      .expect(403);
     expect(await outbox(company)).toEqual([]);
   });
 });
@@ -354,7 +439,11 @@ describe('add_note over MCP', () => {
   it('is offered to a write key only, as an idempotent write needing job_id, operation_id and text', async () => {
     const offered = (await writer.listTools()).tools.find((tool) => tool.name === 'add_note');
     expect(offered?.inputSchema.required?.slice().sort()).toEqual(['job_id', 'operation_id', 'text']);
-    expect(offered?.annotations).toEqual({ destructiveHint: false, idempotentHint: true, openWorldHint: false }); // readOnlyHint false is MCP's default, left out
+    expect(offered?.annotations).toEqual({
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    }); // readOnlyHint false is MCP's default, left out
     expect((await reader.listTools()).tools.map((tool) => tool.name)).not.toContain('add_note');
   });
 
@@ -362,11 +451,17 @@ describe('add_note over MCP', () => {
     const job = await newJob();
     const notes: Note[] = [];
     for (const jobId of [job.id, job.job_number, `#${job.job_number}`]) {
-      const result = await callTool(writer, 'add_note', { job_id: jobId, operation_id: opId(), text: `Over MCP by ${jobId}` });
+      const result = await callTool(writer, 'add_note', {
+        job_id: jobId,
+        operation_id: opId(),
+        text: `Over MCP by ${jobId}`,
+      });
       expect(result.isError).toBeFalsy();
       notes.push(result.structuredContent as unknown as Note);
     }
-    expect(notes.map((note) => [note.job_id, note.author.name])).toEqual(Array(3).fill([job.id, 'Avery Stone']));
+    expect(notes.map((note) => [note.job_id, note.author.name])).toEqual(
+      Array(3).fill([job.id, 'Avery Stone']),
+    );
     const [entry] = await activity(job.id);
     expect(entry.note).toEqual(notes[2]);
     expect((await recentNotes(job.id)).map((n) => n.id)).toEqual(notes.map((n) => n.id).reverse());
@@ -378,15 +473,21 @@ describe('add_note over MCP', () => {
     const first: Note = (await as(t, co.writeKey).post(notesOf(job.id)).send(body).expect(201)).body;
     const replay = await callTool(writer, 'add_note', { job_id: job.id, ...body });
     expect(replay.structuredContent).toEqual(first);
-    expect(problemOf(await callTool(writer, 'add_note', { job_id: job.id, ...body, text: 'Changed' }))).toMatchObject({ status: 409, code: 'operation_id_conflict' });
+    expect(
+      problemOf(await callTool(writer, 'add_note', { job_id: job.id, ...body, text: 'Changed' })),
+    ).toMatchObject({ status: 409, code: 'operation_id_conflict' });
     expect((await recentNotes(job.id)).map((n) => n.id)).toEqual([first.id]);
   });
 
   it('answers problems as isError results naming the argument, and saves nothing', async () => {
     const job = await newJob();
     const theirs = await newJob(other);
-    const call = async (client: Client, args: Record<string, unknown>) => problemOf(await callTool(client, 'add_note', args));
-    expect(await call(reader, { job_id: job.id, operation_id: opId(), text: 'Hi' })).toMatchObject({ status: 403, code: 'write_key_required' });
+    const call = async (client: Client, args: Record<string, unknown>) =>
+      problemOf(await callTool(client, 'add_note', args));
+    expect(await call(reader, { job_id: job.id, operation_id: opId(), text: 'Hi' })).toMatchObject({
+      status: 403,
+      code: 'write_key_required',
+    });
     for (const [args, path] of [
       [{ job_id: job.id, operation_id: opId() }, '/text'],
       [{ job_id: job.id, operation_id: opId(), text: '' }, '/text'],
@@ -396,10 +497,17 @@ describe('add_note over MCP', () => {
       [{ job_id: job.id, text: 'Hi' }, '/operation_id'],
     ] as const) {
       const problem = await call(writer, args);
-      expect({ args, code: problem.code, paths: problem.errors?.map((e) => e.path) }).toEqual({ args, code: 'invalid_request', paths: [path] });
+      expect({ args, code: problem.code, paths: problem.errors?.map((e) => e.path) }).toEqual({
+        args,
+        code: 'invalid_request',
+        paths: [path],
+      });
     }
     for (const jobId of ['job_doesnotexist', 999999, theirs.id]) {
-      expect(await call(writer, { job_id: jobId, operation_id: opId(), text: 'Hello?' })).toMatchObject({ status: 404, code: 'not_found' });
+      expect(await call(writer, { job_id: jobId, operation_id: opId(), text: 'Hello?' })).toMatchObject({
+        status: 404,
+        code: 'not_found',
+      });
     }
     expect(await recentNotes(job.id)).toEqual([]);
     expect((await readJob(t, other.readKey, theirs.id)).recent_notes).toEqual([]);

@@ -5,8 +5,27 @@
  * MCP authorization specification and RFC 9700 ask for. The browser and the SDK client go
  * through the same flow in oauth-client.browser.test.ts.
  */
-import { as, createCompany, opId, startApp, ADMIN_TOKEN, type TestApp, type TestCompany } from '../support/app';
-import { answerApproval, exchange, mcpCall, newPkce, openApproval, redirectParams, registerClient, REDIRECT_URI, tokensFor, authorizeQuery } from '../support/oauth';
+import {
+  as,
+  createCompany,
+  opId,
+  startApp,
+  ADMIN_TOKEN,
+  type TestApp,
+  type TestCompany,
+} from '../support/app';
+import {
+  answerApproval,
+  exchange,
+  mcpCall,
+  newPkce,
+  openApproval,
+  redirectParams,
+  registerClient,
+  REDIRECT_URI,
+  tokensFor,
+  authorizeQuery,
+} from '../support/oauth';
 
 let t: TestApp;
 let co: TestCompany;
@@ -22,21 +41,33 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** A tool call's problem, when the call was refused. */
-function problemOf(res: { body: { result?: { isError?: boolean; content: { text: string }[] } } }): { status: number; code: string } | null {
+function problemOf(res: {
+  body: { result?: { isError?: boolean; content: { text: string }[] } };
+}): { status: number; code: string } | null {
   return res.body.result?.isError ? JSON.parse(res.body.result.content[0].text) : null;
 }
 
 describe('discovery', () => {
   it('a request without a credential is 401 naming the resource metadata, which names this authorization server', async () => {
-    const res = await t.http.post('/mcp').set('Accept', 'application/json, text/event-stream').send({ jsonrpc: '2.0', id: 1, method: 'tools/list' }).expect(401);
+    const res = await t.http
+      .post('/mcp')
+      .set('Accept', 'application/json, text/event-stream')
+      .send({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
+      .expect(401);
     const header = res.headers['www-authenticate'];
     expect(header).toContain(`resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp"`);
     expect(header).toContain('scope="read write"');
     const resource = (await t.http.get('/.well-known/oauth-protected-resource/mcp').expect(200)).body;
-    expect(resource).toMatchObject({ resource: `${t.url}/mcp`, authorization_servers: [`${t.url}/`], scopes_supported: ['read', 'write'] });
+    expect(resource).toMatchObject({
+      resource: `${t.url}/mcp`,
+      authorization_servers: [`${t.url}/`],
+      scopes_supported: ['read', 'write'],
+    });
     const api = (await t.http.get('/.well-known/oauth-protected-resource/api/v1').expect(200)).body;
     expect(api.resource).toBe(`${t.url}/api/v1`);
-    expect((await t.http.get('/api/v1/jobs').expect(401)).headers['www-authenticate']).toContain(`resource_metadata="${t.url}/.well-known/oauth-protected-resource/api/v1"`);
+    expect((await t.http.get('/api/v1/jobs').expect(401)).headers['www-authenticate']).toContain(
+      `resource_metadata="${t.url}/.well-known/oauth-protected-resource/api/v1"`,
+    );
     const server = (await t.http.get('/.well-known/oauth-authorization-server').expect(200)).body;
     expect(server).toMatchObject({
       issuer: `${t.url}/`,
@@ -52,7 +83,14 @@ describe('discovery', () => {
   });
 
   it('dynamic registration makes a public client: no secret is issued or stored', async () => {
-    const res = await t.http.post('/register').send({ client_name: 'Confidential Bot', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'client_secret_post' }).expect(201);
+    const res = await t.http
+      .post('/register')
+      .send({
+        client_name: 'Confidential Bot',
+        redirect_uris: [REDIRECT_URI],
+        token_endpoint_auth_method: 'client_secret_post',
+      })
+      .expect(201);
     expect(res.body.client_secret).toBeUndefined();
     expect(res.body.token_endpoint_auth_method).toBe('none');
     const stored = await t.db('oauth_clients').where({ id: res.body.client_id }).first('metadata');
@@ -68,15 +106,27 @@ describe('an approved assistant', () => {
     expect(tokens.refresh_token).toMatch(/^jms_rt_/);
     const listed = await mcpCall(t, tokens.access_token, 'tools/list').expect(200);
     expect(listed.body.result.tools.map((tool: { name: string }) => tool.name)).toContain('create_job');
-    const created = await mcpCall(t, tokens.access_token, 'tools/call', { name: 'create_job', arguments: { operation_id: opId(), customer_name: 'Olive Oauth' } }).expect(200);
+    const created = await mcpCall(t, tokens.access_token, 'tools/call', {
+      name: 'create_job',
+      arguments: { operation_id: opId(), customer_name: 'Olive Oauth' },
+    }).expect(200);
     expect(problemOf(created)).toBeNull();
     const job = created.body.result.structuredContent;
     expect(job.created_by.name).toBe(co.people[0].name);
-    const feed = (await as(t, co.readKey).get('/api/v1/changes?limit=100').expect(200)).body.data as { action: string; job: { id: string } | null; via_client: string | null }[];
-    expect(feed.find((e) => e.job?.id === job.id)).toMatchObject({ action: 'job.created', via_client: 'Claude at the office' });
+    const feed = (await as(t, co.readKey).get('/api/v1/changes?limit=100').expect(200)).body.data as {
+      action: string;
+      job: { id: string } | null;
+      via_client: string | null;
+    }[];
+    expect(feed.find((e) => e.job?.id === job.id)).toMatchObject({
+      action: 'job.created',
+      via_client: 'Claude at the office',
+    });
     const activity = (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/activity`).expect(200)).body.data;
     expect(activity[0].via_client).toBe('Claude at the office');
-    const context = (await mcpCall(t, tokens.access_token, 'tools/call', { name: 'get_context', arguments: {} })).body.result.structuredContent;
+    const context = (
+      await mcpCall(t, tokens.access_token, 'tools/call', { name: 'get_context', arguments: {} })
+    ).body.result.structuredContent;
     expect(context.key.id).toMatch(/^agr_/);
     // Stored as hashes only.
     const stored = await t.db('oauth_tokens').pluck('token_hash');
@@ -87,10 +137,15 @@ describe('an approved assistant', () => {
   it('a read grant may read but a write is 403, as with a read key; a read key cannot grant write', async () => {
     const tokens = await tokensFor(t, co.writeKey, { chosenScope: 'read' });
     expect(tokens.scope).toBe('read');
-    const names = (await mcpCall(t, tokens.access_token, 'tools/list')).body.result.tools.map((tool: { name: string }) => tool.name);
+    const names = (await mcpCall(t, tokens.access_token, 'tools/list')).body.result.tools.map(
+      (tool: { name: string }) => tool.name,
+    );
     expect(names).toContain('get_job');
     expect(names).not.toContain('create_job');
-    const write = await mcpCall(t, tokens.access_token, 'tools/call', { name: 'create_job', arguments: { operation_id: opId() } });
+    const write = await mcpCall(t, tokens.access_token, 'tools/call', {
+      name: 'create_job',
+      arguments: { operation_id: opId() },
+    });
     expect(problemOf(write)).toMatchObject({ status: 403, code: 'write_key_required' });
 
     const clientId = await registerClient(t);
@@ -101,25 +156,41 @@ describe('an approved assistant', () => {
   });
 
   it("another company's ids are 404 through a token, as with a key", async () => {
-    const theirs = (await as(t, other.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Not Yours' }).expect(201)).body;
+    const theirs = (
+      await as(t, other.writeKey)
+        .post('/api/v1/jobs')
+        .send({ operation_id: opId(), customer_name: 'Not Yours' })
+        .expect(201)
+    ).body;
     const tokens = await tokensFor(t, co.writeKey);
-    const read = await mcpCall(t, tokens.access_token, 'tools/call', { name: 'get_job', arguments: { job_id: theirs.id } });
+    const read = await mcpCall(t, tokens.access_token, 'tools/call', {
+      name: 'get_job',
+      arguments: { job_id: theirs.id },
+    });
     expect(problemOf(read)).toMatchObject({ status: 404, code: 'not_found' });
   });
 
   it('toolsets chosen on the approval page narrow what the assistant sees and may call', async () => {
     const tokens = await tokensFor(t, co.writeKey, { toolsets: ['notes'] });
-    const names = (await mcpCall(t, tokens.access_token, 'tools/list')).body.result.tools.map((tool: { name: string }) => tool.name);
+    const names = (await mcpCall(t, tokens.access_token, 'tools/list')).body.result.tools.map(
+      (tool: { name: string }) => tool.name,
+    );
     expect(names).toEqual(expect.arrayContaining(['add_note', 'get_guide']));
     expect(names).not.toContain('create_job');
-    const refused = await mcpCall(t, tokens.access_token, 'tools/call', { name: 'create_job', arguments: { operation_id: opId() } });
+    const refused = await mcpCall(t, tokens.access_token, 'tools/call', {
+      name: 'create_job',
+      arguments: { operation_id: opId() },
+    });
     expect(problemOf(refused)).toMatchObject({ status: 404 });
     expect(JSON.parse(refused.body.result.content[0].text).detail).toContain('approved for this assistant');
   });
 
   it('a token works only on the resource it was issued for', async () => {
     const forMcp = await tokensFor(t, co.writeKey);
-    const refused = await t.http.get('/api/v1/jobs').set('Authorization', `Bearer ${forMcp.access_token}`).expect(401);
+    const refused = await t.http
+      .get('/api/v1/jobs')
+      .set('Authorization', `Bearer ${forMcp.access_token}`)
+      .expect(401);
     expect(refused.body.detail).toContain('issued for');
     expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
     const forApi = await tokensFor(t, co.writeKey, { resource: `${t.url}/api/v1` });
@@ -127,7 +198,10 @@ describe('an approved assistant', () => {
     await mcpCall(t, forApi.access_token, 'tools/list').expect(401);
     // A resource this server does not serve: the browser is sent back with invalid_target.
     const clientId = await registerClient(t);
-    const res = await t.http.get('/authorize').query(authorizeQuery(t, { clientId, pkce: newPkce(), resource: 'https://elsewhere.example/mcp' })).expect(302);
+    const res = await t.http
+      .get('/authorize')
+      .query(authorizeQuery(t, { clientId, pkce: newPkce(), resource: 'https://elsewhere.example/mcp' }))
+      .expect(302);
     expect(redirectParams(res.headers.location).get('error')).toBe('invalid_target');
   });
 });
@@ -145,7 +219,10 @@ describe('the approval', () => {
     // Answered once: the same form again is an expired approval.
     await answerApproval(t, { request, credential: co.writeKey }).expect(400);
 
-    const denied = await answerApproval(t, { request: await openApproval(t, { clientId, pkce: newPkce() }), decision: 'deny' }).expect(303);
+    const denied = await answerApproval(t, {
+      request: await openApproval(t, { clientId, pkce: newPkce() }),
+      decision: 'deny',
+    }).expect(303);
     expect(redirectParams(denied.headers.location).get('error')).toBe('access_denied');
   });
 
@@ -161,14 +238,21 @@ describe('the approval', () => {
 
   it('refuses an unregistered redirect_uri before sending the browser anywhere', async () => {
     const clientId = await registerClient(t);
-    const res = await t.http.get('/authorize').query(authorizeQuery(t, { clientId, pkce: newPkce(), redirectUri: 'https://attacker.example/cb' })).expect(400);
+    const res = await t.http
+      .get('/authorize')
+      .query(authorizeQuery(t, { clientId, pkce: newPkce(), redirectUri: 'https://attacker.example/cb' }))
+      .expect(400);
     expect(res.headers.location).toBeUndefined();
     expect(res.body.error).toBe('invalid_request');
   });
 
   it("a sign-in link an admin made lets a person approve without a key, once, as themselves with at most the link's scope", async () => {
     const tech = co.people[3];
-    const link = (await admin(t.http.post(`/admin/v1/companies/${co.id}/sign-in-links`)).send({ person_id: tech.id, scope: 'write' }).expect(201)).body;
+    const link = (
+      await admin(t.http.post(`/admin/v1/companies/${co.id}/sign-in-links`))
+        .send({ person_id: tech.id, scope: 'write' })
+        .expect(201)
+    ).body;
     expect(link).toMatchObject({ person: { id: tech.id, name: tech.name }, scope: 'write' });
     const opened = await t.http.get(new URL(link.url).pathname + new URL(link.url).search).expect(200);
     expect(opened.text).toContain(`Signed in as ${tech.name}`);
@@ -176,13 +260,32 @@ describe('the approval', () => {
     expect(opened.headers['set-cookie']![0]).toMatch(/HttpOnly; SameSite=Lax/);
     const clientId = await registerClient(t);
     const pkce = newPkce();
-    const pageHtml = (await t.http.get('/authorize').query(authorizeQuery(t, { clientId, pkce })).set('Cookie', cookie).expect(200)).text;
+    const pageHtml = (
+      await t.http
+        .get('/authorize')
+        .query(authorizeQuery(t, { clientId, pkce }))
+        .set('Cookie', cookie)
+        .expect(200)
+    ).text;
     expect(pageHtml).toContain(`Signed in as <b>${tech.name}</b>`);
     const request = /name="request" value="([^"]+)"/.exec(pageHtml)![1];
     const approved = await answerApproval(t, { request, scope: 'write' }, cookie).expect(303);
     const code = redirectParams(approved.headers.location).get('code')!;
-    const tokens = (await exchange(t, { grant_type: 'authorization_code', code, code_verifier: pkce.verifier, client_id: clientId, redirect_uri: REDIRECT_URI }).expect(200)).body;
-    const job = (await mcpCall(t, tokens.access_token, 'tools/call', { name: 'create_job', arguments: { operation_id: opId(), customer_name: 'Signed Sam' } })).body.result.structuredContent;
+    const tokens = (
+      await exchange(t, {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: pkce.verifier,
+        client_id: clientId,
+        redirect_uri: REDIRECT_URI,
+      }).expect(200)
+    ).body;
+    const job = (
+      await mcpCall(t, tokens.access_token, 'tools/call', {
+        name: 'create_job',
+        arguments: { operation_id: opId(), customer_name: 'Signed Sam' },
+      })
+    ).body.result.structuredContent;
     expect(job.created_by.name).toBe(tech.name);
     // Used: the link works no more.
     await t.http.get(new URL(link.url).pathname + new URL(link.url).search).expect(400);
@@ -201,55 +304,135 @@ describe('codes and tokens', () => {
 
   it('refuses a PKCE verifier that does not match, a wrong redirect_uri and another client', async () => {
     const { clientId, pkce, code } = await approvedCode();
-    const wrongVerifier = await exchange(t, { grant_type: 'authorization_code', code, code_verifier: newPkce().verifier, client_id: clientId, redirect_uri: REDIRECT_URI }).expect(400);
+    const wrongVerifier = await exchange(t, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: newPkce().verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+    }).expect(400);
     expect(wrongVerifier.body.error).toBe('invalid_grant');
-    const wrongRedirect = await exchange(t, { grant_type: 'authorization_code', code, code_verifier: pkce.verifier, client_id: clientId, redirect_uri: 'http://127.0.0.1:7777/other' }).expect(400);
+    const wrongRedirect = await exchange(t, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: pkce.verifier,
+      client_id: clientId,
+      redirect_uri: 'http://127.0.0.1:7777/other',
+    }).expect(400);
     expect(wrongRedirect.body.error).toBe('invalid_grant');
     const otherClient = await registerClient(t);
-    expect((await exchange(t, { grant_type: 'authorization_code', code, code_verifier: pkce.verifier, client_id: otherClient }).expect(400)).body.error).toBe('invalid_grant');
+    expect(
+      (
+        await exchange(t, {
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: pkce.verifier,
+          client_id: otherClient,
+        }).expect(400)
+      ).body.error,
+    ).toBe('invalid_grant');
     // The code is still good for its own client with its own verifier.
-    await exchange(t, { grant_type: 'authorization_code', code, code_verifier: pkce.verifier, client_id: clientId, redirect_uri: REDIRECT_URI }).expect(200);
+    await exchange(t, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: pkce.verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+    }).expect(200);
   });
 
   it('an expired code is refused', async () => {
     const { clientId, pkce, code } = await approvedCode();
     await t.db('oauth_codes').update({ expires_at: new Date(Date.now() - 1000) });
-    expect((await exchange(t, { grant_type: 'authorization_code', code, code_verifier: pkce.verifier, client_id: clientId }).expect(400)).body.error_description).toContain('expired');
+    expect(
+      (
+        await exchange(t, {
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: pkce.verifier,
+          client_id: clientId,
+        }).expect(400)
+      ).body.error_description,
+    ).toContain('expired');
   });
 
   it('a code used twice is refused, and revokes the tokens it gave', async () => {
     const { clientId, pkce, code } = await approvedCode();
-    const form = { grant_type: 'authorization_code', code, code_verifier: pkce.verifier, client_id: clientId };
+    const form = {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: pkce.verifier,
+      client_id: clientId,
+    };
     const tokens = (await exchange(t, form).expect(200)).body;
     await mcpCall(t, tokens.access_token, 'tools/list').expect(200);
     expect((await exchange(t, form).expect(400)).body.error).toBe('invalid_grant');
     await mcpCall(t, tokens.access_token, 'tools/list').expect(401);
-    expect((await exchange(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId }).expect(400)).body.error).toBe('invalid_grant');
+    expect(
+      (
+        await exchange(t, {
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refresh_token,
+          client_id: clientId,
+        }).expect(400)
+      ).body.error,
+    ).toBe('invalid_grant');
   });
 
   it('refresh rotates: new tokens, the old refresh token used again revokes them all', async () => {
     const first = await tokensFor(t, co.writeKey);
-    const second = (await exchange(t, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: first.clientId }).expect(200)).body;
+    const second = (
+      await exchange(t, {
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token,
+        client_id: first.clientId,
+      }).expect(200)
+    ).body;
     expect(second.refresh_token).not.toBe(first.refresh_token);
     await mcpCall(t, second.access_token, 'tools/list').expect(200);
-    expect((await exchange(t, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: first.clientId }).expect(400)).body.error).toBe('invalid_grant');
+    expect(
+      (
+        await exchange(t, {
+          grant_type: 'refresh_token',
+          refresh_token: first.refresh_token,
+          client_id: first.clientId,
+        }).expect(400)
+      ).body.error,
+    ).toBe('invalid_grant');
     await mcpCall(t, second.access_token, 'tools/list').expect(401);
-    await exchange(t, { grant_type: 'refresh_token', refresh_token: second.refresh_token, client_id: first.clientId }).expect(400);
+    await exchange(t, {
+      grant_type: 'refresh_token',
+      refresh_token: second.refresh_token,
+      client_id: first.clientId,
+    }).expect(400);
   });
 
   it('an expired access token is 401 invalid_token, and refresh gives a working one', async () => {
     const tokens = await tokensFor(t, co.writeKey);
-    await t.db('oauth_tokens').where({ kind: 'access' }).update({ expires_at: new Date(Date.now() - 1000) });
+    await t
+      .db('oauth_tokens')
+      .where({ kind: 'access' })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     await new Promise((resolve) => setTimeout(resolve, 5_100)); // past the node's memory of the token
     const expired = await mcpCall(t, tokens.access_token, 'tools/list').expect(401);
     expect(expired.body.detail).toContain('expired');
-    const renewed = (await exchange(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: tokens.clientId }).expect(200)).body;
+    const renewed = (
+      await exchange(t, {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: tokens.clientId,
+      }).expect(200)
+    ).body;
     await mcpCall(t, renewed.access_token, 'tools/list').expect(200);
   });
 
   it('the client may revoke its own token (RFC 7009)', async () => {
     const tokens = await tokensFor(t, co.writeKey);
-    await t.http.post('/revoke').type('form').send(new URLSearchParams({ token: tokens.access_token, client_id: tokens.clientId }).toString()).expect(200);
+    await t.http
+      .post('/revoke')
+      .type('form')
+      .send(new URLSearchParams({ token: tokens.access_token, client_id: tokens.clientId }).toString())
+      .expect(200);
     await mcpCall(t, tokens.access_token, 'tools/list').expect(401);
   });
 });
@@ -258,28 +441,55 @@ describe('revocation', () => {
   it('an admin lists the grants and revokes one: its tokens stop at once', async () => {
     const tokens = await tokensFor(t, co.writeKey, { clientName: 'Revocable Bot' });
     await mcpCall(t, tokens.access_token, 'tools/list').expect(200);
-    const list = (await admin(t.http.get(`/admin/v1/companies/${co.id}/assistant-grants`)).expect(200)).body.data as { id: string; client: { name: string }; revoked_at: string | null; last_used_at: string | null; approved_with: string }[];
+    const list = (await admin(t.http.get(`/admin/v1/companies/${co.id}/assistant-grants`)).expect(200)).body
+      .data as {
+      id: string;
+      client: { name: string };
+      revoked_at: string | null;
+      last_used_at: string | null;
+      approved_with: string;
+    }[];
     const grant = list.find((g) => g.client.name === 'Revocable Bot')!;
-    expect(grant).toMatchObject({ revoked_at: null, approved_with: 'api_key', person: { id: co.people[0].id } });
+    expect(grant).toMatchObject({
+      revoked_at: null,
+      approved_with: 'api_key',
+      person: { id: co.people[0].id },
+    });
     expect(grant.last_used_at).not.toBeNull();
     await admin(t.http.delete(`/admin/v1/companies/${other.id}/assistant-grants/${grant.id}`)).expect(404);
     await admin(t.http.delete(`/admin/v1/companies/${co.id}/assistant-grants/${grant.id}`)).expect(204);
     await mcpCall(t, tokens.access_token, 'tools/list').expect(401);
-    await exchange(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: tokens.clientId }).expect(400);
-    const after = (await admin(t.http.get(`/admin/v1/companies/${co.id}/assistant-grants`)).expect(200)).body.data.find((g: { id: string }) => g.id === grant.id);
+    await exchange(t, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: tokens.clientId,
+    }).expect(400);
+    const after = (
+      await admin(t.http.get(`/admin/v1/companies/${co.id}/assistant-grants`)).expect(200)
+    ).body.data.find((g: { id: string }) => g.id === grant.id);
     expect(after.revoked_at).not.toBeNull();
   });
 
   it('revoking or rotating the key a grant was approved with ends the grant', async () => {
-    const key = (await admin(t.http.post(`/admin/v1/companies/${co.id}/keys`)).send({ person_id: co.people[1].id, scope: 'write' }).expect(201)).body;
+    const key = (
+      await admin(t.http.post(`/admin/v1/companies/${co.id}/keys`))
+        .send({ person_id: co.people[1].id, scope: 'write' })
+        .expect(201)
+    ).body;
     const tokens = await tokensFor(t, key.key);
     await mcpCall(t, tokens.access_token, 'tools/list').expect(200);
     await admin(t.http.post(`/admin/v1/keys/${key.id}/rotate`)).expect(200);
     await mcpCall(t, tokens.access_token, 'tools/list').expect(401);
-    const listed = (await admin(t.http.get(`/admin/v1/companies/${co.id}/assistant-grants`)).expect(200)).body.data.filter((g: { person: { id: string } }) => g.person.id === co.people[1].id);
+    const listed = (
+      await admin(t.http.get(`/admin/v1/companies/${co.id}/assistant-grants`)).expect(200)
+    ).body.data.filter((g: { person: { id: string } }) => g.person.id === co.people[1].id);
     expect(listed[0].ended_by_key).toBe(true);
 
-    const key2 = (await admin(t.http.post(`/admin/v1/companies/${co.id}/keys`)).send({ person_id: co.people[1].id, scope: 'write' }).expect(201)).body;
+    const key2 = (
+      await admin(t.http.post(`/admin/v1/companies/${co.id}/keys`))
+        .send({ person_id: co.people[1].id, scope: 'write' })
+        .expect(201)
+    ).body;
     const tokens2 = await tokensFor(t, key2.key);
     await admin(t.http.delete(`/admin/v1/keys/${key2.id}`)).expect(204);
     await mcpCall(t, tokens2.access_token, 'tools/list').expect(401);

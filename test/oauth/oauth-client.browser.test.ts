@@ -17,7 +17,11 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { ADMIN_TOKEN, createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
 import { describeInBrowser, launchChromium, phoneContext } from '../support/browser';
 
@@ -41,7 +45,13 @@ class AssistantProvider implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: this.name, redirect_uris: [this.callbackUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: this.name,
+      redirect_uris: [this.callbackUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
 
   clientInformation() {
@@ -89,7 +99,29 @@ async function startCallback(): Promise<{ url: string; server: Server; codes: UR
 async function selfSignedCertificate(dir: string): Promise<{ key: string; cert: string; certFile: string }> {
   const keyFile = path.join(dir, 'key.pem');
   const certFile = path.join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+    ],
+    { stdio: 'ignore' },
+  );
   return { key: await readFile(keyFile, 'utf8'), cert: await readFile(certFile, 'utf8'), certFile };
 }
 
@@ -110,13 +142,25 @@ describeInBrowser('an assistant connects with OAuth, through the approval page i
     documentServer = createHttpsServer({ key, cert }, (req, res) => {
       if (req.url !== '/assistant/client.json') return void res.writeHead(404).end();
       res.setHeader('Content-Type', 'application/json');
-      res.end(JSON.stringify({ client_id: documentUrl, client_name: 'Desk Assistant', redirect_uris: [callback.url], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }));
+      res.end(
+        JSON.stringify({
+          client_id: documentUrl,
+          client_name: 'Desk Assistant',
+          redirect_uris: [callback.url],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'none',
+        }),
+      );
     });
     await new Promise<void>((resolve) => documentServer.listen(0, '127.0.0.1', resolve));
     documentUrl = `https://127.0.0.1:${(documentServer.address() as AddressInfo).port}/assistant/client.json`;
     const launching = launchChromium();
     launching.catch(() => undefined);
-    t = await startApp({ OAUTH_CLIENT_DOCUMENTS_ALLOW_PRIVATE: 'true', OAUTH_CLIENT_DOCUMENTS_CA_FILE: certFile });
+    t = await startApp({
+      OAUTH_CLIENT_DOCUMENTS_ALLOW_PRIVATE: 'true',
+      OAUTH_CLIENT_DOCUMENTS_CA_FILE: certFile,
+    });
     co = await createCompany(t);
     browser = await launching;
   }, 30_000);
@@ -132,7 +176,9 @@ describeInBrowser('an assistant connects with OAuth, through the approval page i
   /** Connects until the SDK asks for the person's approval; answers the approval page's address. */
   async function firstConnect(provider: AssistantProvider): Promise<URL> {
     const client = new Client({ name: 'oauth-test', version: '1.0.0' });
-    await expect(client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { authProvider: provider }))).rejects.toThrow(/Unauthorized/);
+    await expect(
+      client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { authProvider: provider })),
+    ).rejects.toThrow(/Unauthorized/);
     expect(provider.authorizationUrl).not.toBeNull();
     return provider.authorizationUrl!;
   }
@@ -145,7 +191,10 @@ describeInBrowser('an assistant connects with OAuth, through the approval page i
     await page.fill('#key', co.writeKey);
     await page.check('input[value="write"]');
     const before = callback.codes.length;
-    await Promise.all([page.waitForURL((target) => target.href.startsWith(callback.url)), page.click('#approve')]);
+    await Promise.all([
+      page.waitForURL((target) => target.href.startsWith(callback.url)),
+      page.click('#approve'),
+    ]);
     await page.close();
     const params = callback.codes[before];
     expect(params.get('iss')).toBe(`${t.url}/`);
@@ -154,7 +203,9 @@ describeInBrowser('an assistant connects with OAuth, through the approval page i
 
   async function connected(provider: AssistantProvider): Promise<Client> {
     const client = new Client({ name: 'oauth-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { authProvider: provider }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { authProvider: provider }),
+    );
     return client;
   }
 
@@ -173,23 +224,39 @@ describeInBrowser('an assistant connects with OAuth, through the approval page i
     const client = await connected(provider);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toContain('create_job');
-    const created = await client.callTool({ name: 'create_job', arguments: { operation_id: opId(), customer_name: 'Assistant Ada' } });
+    const created = await client.callTool({
+      name: 'create_job',
+      arguments: { operation_id: opId(), customer_name: 'Assistant Ada' },
+    });
     expect(created.isError).toBeFalsy();
-    expect((created.structuredContent as { created_by: { name: string } }).created_by.name).toBe(co.people[0].name);
+    expect((created.structuredContent as { created_by: { name: string } }).created_by.name).toBe(
+      co.people[0].name,
+    );
 
     // The access token expires: the client refreshes with its refresh token, and goes on.
     const firstRefresh = provider.tokens()!.refresh_token;
-    await t.db('oauth_tokens').where({ kind: 'access' }).update({ expires_at: new Date(Date.now() - 1000) });
+    await t
+      .db('oauth_tokens')
+      .where({ kind: 'access' })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     await new Promise((resolve) => setTimeout(resolve, 5_100)); // past the node's memory of the token
     const after = await client.callTool({ name: 'get_context', arguments: {} });
     expect(after.isError).toBeFalsy();
     expect(provider.tokens()!.refresh_token).not.toBe(firstRefresh);
 
     // Revoked by the admin: the next call fails, and refreshing cannot bring it back.
-    const grants = (await t.http.get(`/admin/v1/companies/${co.id}/assistant-grants`).set('Authorization', `Bearer ${ADMIN_TOKEN}`).expect(200)).body.data;
+    const grants = (
+      await t.http
+        .get(`/admin/v1/companies/${co.id}/assistant-grants`)
+        .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+        .expect(200)
+    ).body.data;
     const grant = grants.find((g: { client: { id: string } }) => g.client.id === documentUrl);
     expect(grant.client.name).toBe('Desk Assistant');
-    await t.http.delete(`/admin/v1/companies/${co.id}/assistant-grants/${grant.id}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`).expect(204);
+    await t.http
+      .delete(`/admin/v1/companies/${co.id}/assistant-grants/${grant.id}`)
+      .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+      .expect(204);
     await expect(client.callTool({ name: 'get_context', arguments: {} })).rejects.toThrow();
     await client.close();
   }, 60_000);
@@ -201,7 +268,9 @@ describeInBrowser('an assistant connects with OAuth, through the approval page i
     const desktop = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     const code = await approveIn(desktop, url, 'approval-page-desktop');
     await desktop.close();
-    await new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { authProvider: provider }).finishAuth(code);
+    await new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { authProvider: provider }).finishAuth(
+      code,
+    );
     const client = await connected(provider);
     const note = await client.callTool({ name: 'list_team', arguments: {} });
     expect(note.isError).toBeFalsy();

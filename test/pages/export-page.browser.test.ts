@@ -11,7 +11,15 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { components } from '../../sdk/src/schema';
 import { personLinkQuery } from '../../src/platform/person-links';
-import { as, companyDate, createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
+import {
+  as,
+  companyDate,
+  createCompany,
+  opId,
+  startApp,
+  type TestApp,
+  type TestCompany,
+} from '../support/app';
 import { describeInBrowser, launchChromium, phoneContext } from '../support/browser';
 import { jpegWith } from '../support/photo-files';
 
@@ -46,28 +54,65 @@ describeInBrowser('the export download page on a phone', () => {
     return `${t.url}${u.pathname}${u.search}`;
   };
 
-  async function jobWithEstimate(): Promise<{ job: { id: string; job_number: number }; estimate: { id: string; totals: { total_cents: number } } }> {
-    const job = (await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Pat Phone', title: 'Burst pipe under sink' }).expect(201)).body;
+  async function jobWithEstimate(): Promise<{
+    job: { id: string; job_number: number };
+    estimate: { id: string; totals: { total_cents: number } };
+  }> {
+    const job = (
+      await as(t, co.writeKey)
+        .post('/api/v1/jobs')
+        .send({ operation_id: opId(), customer_name: 'Pat Phone', title: 'Burst pipe under sink' })
+        .expect(201)
+    ).body;
     const estimate = (
       await as(t, co.writeKey)
         .post(`/api/v1/jobs/${job.id}/estimates`)
-        .send({ operation_id: opId(), label: 'Water mitigation', rooms: [{ name: 'Kitchen', length: 12, width: 10, height: 8 }], line_items: [{ description: 'Water extraction', room: 'Kitchen', unit: 'SF', quantity: 120, unit_price_cents: 123 }] })
+        .send({
+          operation_id: opId(),
+          label: 'Water mitigation',
+          rooms: [{ name: 'Kitchen', length: 12, width: 10, height: 8 }],
+          line_items: [
+            {
+              description: 'Water extraction',
+              room: 'Kitchen',
+              unit: 'SF',
+              quantity: 120,
+              unit_price_cents: 123,
+            },
+          ],
+        })
         .expect(201)
     ).body.estimate;
     // Enough photos that the page shows the build's progress for a while.
-    const meta = { operation_id: opId(), room: 'Kitchen', photos: Array.from({ length: 12 }, (_, i) => (i === 0 ? { caption: 'Wet base cabinet' } : {})) };
-    const upload = t.http.post(`/api/v1/jobs/${job.id}/photos`).set('Authorization', `Bearer ${co.writeKey}`).field('meta', JSON.stringify(meta));
-    for (let i = 0; i < 12; i++) upload.attach('photo', await jpegWith({ width: 1600 + i, height: 1200 }), { filename: `p${i}.jpg`, contentType: 'image/jpeg' });
+    const meta = {
+      operation_id: opId(),
+      room: 'Kitchen',
+      photos: Array.from({ length: 12 }, (_, i) => (i === 0 ? { caption: 'Wet base cabinet' } : {})),
+    };
+    const upload = t.http
+      .post(`/api/v1/jobs/${job.id}/photos`)
+      .set('Authorization', `Bearer ${co.writeKey}`)
+      .field('meta', JSON.stringify(meta));
+    for (let i = 0; i < 12; i++)
+      upload.attach('photo', await jpegWith({ width: 1600 + i, height: 1200 }), {
+        filename: `p${i}.jpg`,
+        contentType: 'image/jpeg',
+      });
     await upload.expect(201);
     return { job, estimate };
   }
 
-  const statusOf = async (id: string): Promise<string> => (await as(t, co.readKey).get(`/api/v1/estimates/${id}`).expect(200)).body.status;
+  const statusOf = async (id: string): Promise<string> =>
+    (await as(t, co.readKey).get(`/api/v1/estimates/${id}`).expect(200)).body.status;
   const money = (cents: number) => `$${(cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })}`;
 
   it('opens without changing anything, confirms, downloads the PDF and makes the estimate final', async () => {
     const { job, estimate } = await jobWithEstimate();
-    const link: PdfExport = (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/export-pdf?documents=estimate&documents=photos`).expect(200)).body;
+    const link: PdfExport = (
+      await as(t, co.readKey)
+        .get(`/api/v1/jobs/${job.id}/export-pdf?documents=estimate&documents=photos`)
+        .expect(200)
+    ).body;
     const response = await page.goto(onTestServer(link.url));
     expect(response?.status()).toBe(200);
     await expect(page.title()).resolves.toBe(`PDF for job #${job.job_number}`);
@@ -88,7 +133,9 @@ describeInBrowser('the export download page on a phone', () => {
     const downloading = page.waitForEvent('download', { timeout: 60_000 });
     await page.getByRole('button', { name: /make it final and download/ }).click();
     // While it is built the page says how far it is.
-    await page.waitForFunction(() => /Waiting for its turn|Building the PDF/.test(document.getElementById('status')?.textContent ?? ''));
+    await page.waitForFunction(() =>
+      /Waiting for its turn|Building the PDF/.test(document.getElementById('status')?.textContent ?? ''),
+    );
     await page.screenshot({ path: path.join(ARTIFACTS, 'export-page-building.png'), fullPage: true });
     const download = await downloading;
     expect(download.suggestedFilename()).toBe(`job-${job.job_number}-packet.pdf`);
@@ -97,13 +144,28 @@ describeInBrowser('the export download page on a phone', () => {
     const text = execFileSync('pdftotext', ['-layout', file, '-']).toString();
     expect(text).toContain(money(estimate.totals.total_cents));
     expect(text).toContain('Wet base cabinet');
-    execFileSync('pdftoppm', ['-png', '-r', '50', '-f', '1', '-l', '3', file, path.join(ARTIFACTS, 'export-packet-page')]);
+    execFileSync('pdftoppm', [
+      '-png',
+      '-r',
+      '50',
+      '-f',
+      '1',
+      '-l',
+      '3',
+      file,
+      path.join(ARTIFACTS, 'export-packet-page'),
+    ]);
     await page.waitForSelector('#status.done');
     expect(await page.textContent('#notice')).toBe('The estimate is now final.');
     await page.screenshot({ path: path.join(ARTIFACTS, 'export-page-done.png'), fullPage: true });
 
     expect(await statusOf(estimate.id)).toBe('final');
-    const refused = await as(t, co.writeKey).post(`/api/v1/estimates/${estimate.id}/line-items`).send({ operation_id: opId(), line_items: [{ description: 'More', unit: 'EA', quantity: 1, unit_price_cents: 100 }] });
+    const refused = await as(t, co.writeKey)
+      .post(`/api/v1/estimates/${estimate.id}/line-items`)
+      .send({
+        operation_id: opId(),
+        line_items: [{ description: 'More', unit: 'EA', quantity: 1, unit_price_cents: 100 }],
+      });
     expect(refused.status).toBe(409);
   });
 
@@ -111,14 +173,31 @@ describeInBrowser('the export download page on a phone', () => {
     const { job } = await jobWithEstimate();
     const write = as(t, co.writeKey);
     const log = `/api/v1/jobs/${job.id}/drying-log`;
-    await write.post(log).send({ operation_id: opId(), start_date: companyDate(co, -3), rooms: [{ name: 'Kitchen' }, { name: 'Hall' }] }).expect(201);
-    await write.post(`${log}/readings`).send({ operation_id: opId(), day: 1, area: 'Kitchen', readings: [{ metric: 'drywall', value: 30 }] }).expect(201);
+    await write
+      .post(log)
+      .send({
+        operation_id: opId(),
+        start_date: companyDate(co, -3),
+        rooms: [{ name: 'Kitchen' }, { name: 'Hall' }],
+      })
+      .expect(201);
+    await write
+      .post(`${log}/readings`)
+      .send({ operation_id: opId(), day: 1, area: 'Kitchen', readings: [{ metric: 'drywall', value: 30 }] })
+      .expect(201);
     await write.post(`${log}/skip-day`).send({ operation_id: opId(), day: 2 }).expect(201);
-    const link: PdfExport = (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/export-pdf?documents=drying_log&documents=photos`).expect(200)).body;
+    const link: PdfExport = (
+      await as(t, co.readKey)
+        .get(`/api/v1/jobs/${job.id}/export-pdf?documents=drying_log&documents=photos`)
+        .expect(200)
+    ).body;
     await page.goto(onTestServer(link.url));
-    const readiness = (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/claim-readiness`).expect(200)).body as components['schemas']['ClaimReadiness'];
+    const readiness = (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/claim-readiness`).expect(200))
+      .body as components['schemas']['ClaimReadiness'];
     expect(readiness.counts).toEqual({ high: 2, medium: 2, low: 1 });
-    expect(await page.textContent('#readinesstitle')).toBe('A claim reviewer would question (2 serious, 2 to look at, 1 minor)');
+    expect(await page.textContent('#readinesstitle')).toBe(
+      'A claim reviewer would question (2 serious, 2 to look at, 1 minor)',
+    );
     const items = await page.locator('ul.findings li').allTextContents();
     expect(items).toEqual(readiness.findings.map((f) => `${f.severity} ${f.message}`));
     expect(items[0]).toMatch(/^high Day 1 .*no readings in Hall/);
@@ -129,14 +208,29 @@ describeInBrowser('the export download page on a phone', () => {
 
   it('shows a clear page for an expired or altered link', async () => {
     const { job } = await jobWithEstimate();
-    const link: PdfExport = (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/export-pdf?documents=photos`).expect(200)).body;
-    const altered = onTestServer(link.url).replace('documents', 'x').replace(/d=photos/, 'd=estimate');
+    const link: PdfExport = (
+      await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/export-pdf?documents=photos`).expect(200)
+    ).body;
+    const altered = onTestServer(link.url)
+      .replace('documents', 'x')
+      .replace(/d=photos/, 'd=estimate');
     const response = await page.goto(altered);
     expect(response?.status()).toBe(403);
     expect(await page.textContent('h1')).toBe('This link does not work');
     await page.screenshot({ path: path.join(ARTIFACTS, 'export-page-bad-link.png'), fullPage: true });
     const keyId = (await as(t, co.readKey).get('/api/v1/context').expect(200)).body.key.id;
-    const query = await personLinkQuery(t.media.links, { purpose: 'export_pdf', companyId: co.id, keyId, jobId: job.id, params: { d: 'photos', est: '' }, expires: Math.floor(Date.now() / 1000) - 60 }, ['d', 'est']);
+    const query = await personLinkQuery(
+      t.media.links,
+      {
+        purpose: 'export_pdf',
+        companyId: co.id,
+        keyId,
+        jobId: job.id,
+        params: { d: 'photos', est: '' },
+        expires: Math.floor(Date.now() / 1000) - 60,
+      },
+      ['d', 'est'],
+    );
     const expired = await page.goto(`${t.url}/exports/${job.id}/packet?${query}`);
     expect(expired?.status()).toBe(410);
     expect(await page.textContent('h1')).toBe('This link has expired');

@@ -40,8 +40,15 @@ describeInBrowser('the upload page on a phone', () => {
     co = await createCompany(t);
     context = await phoneContext(browser);
     page = await context.newPage();
-    job = (await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Pat Phone', title: 'Burst pipe under sink' }).expect(201)).body;
-    link = (await as(t, co.writeKey).get(`/api/v1/jobs/${job.id}/photos/upload-link?room=Kitchen`).expect(200)).body;
+    job = (
+      await as(t, co.writeKey)
+        .post('/api/v1/jobs')
+        .send({ operation_id: opId(), customer_name: 'Pat Phone', title: 'Burst pipe under sink' })
+        .expect(201)
+    ).body;
+    link = (
+      await as(t, co.writeKey).get(`/api/v1/jobs/${job.id}/photos/upload-link?room=Kitchen`).expect(200)
+    ).body;
   }, 30_000);
 
   afterAll(async () => {
@@ -55,14 +62,23 @@ describeInBrowser('the upload page on a phone', () => {
     return `${t.url}${u.pathname}${u.search}`;
   };
 
-  const photos = async (): Promise<PhotoList> => (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/photos?limit=100`).expect(200)).body;
+  const photos = async (): Promise<PhotoList> =>
+    (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/photos?limit=100`).expect(200)).body;
 
   /** A small JPEG whose content (and so SHA-256) differs from every other one made here. */
   async function jpeg(): Promise<Buffer> {
     shade += 1;
     const background = { r: (shade * 53) % 256, g: (shade * 97) % 256, b: (shade * 151) % 256 };
     return sharp({ create: { width: 1200, height: 900, channels: 3, background } })
-      .composite([{ input: Buffer.from(`<svg width="1200" height="900"><rect x="100" y="100" width="${200 + shade * 40}" height="300" fill="white"/></svg>`), top: 0, left: 0 }])
+      .composite([
+        {
+          input: Buffer.from(
+            `<svg width="1200" height="900"><rect x="100" y="100" width="${200 + shade * 40}" height="300" fill="white"/></svg>`,
+          ),
+          top: 0,
+          left: 0,
+        },
+      ])
       .jpeg({ quality: 80 })
       .toBuffer();
   }
@@ -75,8 +91,12 @@ describeInBrowser('the upload page on a phone', () => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const texts = await page.locator('#files li .state').allTextContents();
-      if (texts.length >= count && texts.slice(-count).every((text) => done.test(text))) return texts.slice(-count);
-      if (Date.now() > deadline) throw new Error(`the last ${count} items did not reach ${done} within ${timeoutMs} ms; states: ${JSON.stringify(texts)}`);
+      if (texts.length >= count && texts.slice(-count).every((text) => done.test(text)))
+        return texts.slice(-count);
+      if (Date.now() > deadline)
+        throw new Error(
+          `the last ${count} items did not reach ${done} within ${timeoutMs} ms; states: ${JSON.stringify(texts)}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -88,7 +108,9 @@ describeInBrowser('the upload page on a phone', () => {
     const response = await page.goto(onTestServer(link.url));
     expect(response?.status()).toBe(200);
     expect(await page.title()).toBe(`Photos, videos and documents for job #${job.job_number}`);
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Add photos, videos and documents');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(
+      'Add photos, videos and documents',
+    );
     expect(await page.locator('p.job').textContent()).toContain(`Job #${job.job_number}`);
 
     // The two buttons are labels around file inputs; their text is the inputs' accessible name.
@@ -128,7 +150,9 @@ describeInBrowser('the upload page on a phone', () => {
       order.push(await page.evaluate(() => document.activeElement?.id ?? ''));
     }
     expect(order).toEqual(['room', 'camera', 'library']);
-    const outline = await page.locator('label[for=library]').evaluate((el) => getComputedStyle(el).outlineStyle);
+    const outline = await page
+      .locator('label[for=library]')
+      .evaluate((el) => getComputedStyle(el).outlineStyle);
     expect(outline).toBe('solid');
     await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Shift+Tab');
@@ -142,7 +166,10 @@ describeInBrowser('the upload page on a phone', () => {
       { name: 'IMG_0002.HEIC', mimeType: 'image/heic', buffer: await heic() },
     ]);
     expect(await states(2, /^Saved · Kitchen$/)).toEqual(['Saved · Kitchen', 'Saved · Kitchen']);
-    expect(await page.locator('#files li .name').allTextContents()).toEqual(['IMG_0001.JPG', 'IMG_0002.HEIC']);
+    expect(await page.locator('#files li .name').allTextContents()).toEqual([
+      'IMG_0001.JPG',
+      'IMG_0002.HEIC',
+    ]);
     expect(await page.locator('#files li.done').count()).toBe(2);
     expect(await page.locator('#files li button:visible').count()).toBe(0);
 
@@ -157,10 +184,18 @@ describeInBrowser('the upload page on a phone', () => {
   it('files a video from the library and a PDF picked as a document by their kind', async () => {
     const videos = await makeTestVideos();
     try {
-      await page.locator('#library').setInputFiles({ name: 'walkthrough.mp4', mimeType: 'video/mp4', buffer: videos.mp4 });
+      await page
+        .locator('#library')
+        .setInputFiles({ name: 'walkthrough.mp4', mimeType: 'video/mp4', buffer: videos.mp4 });
       expect(await states(1, /^Saved/)).toEqual(['Saved · Kitchen']);
       expect(await page.getByLabel('Add a document').getAttribute('multiple')).not.toBeNull();
-      await page.locator('#document').setInputFiles({ name: 'Moisture map.pdf', mimeType: 'application/pdf', buffer: pdfOf([{ lines: ['MOISTURE MAP'] }]) });
+      await page
+        .locator('#document')
+        .setInputFiles({
+          name: 'Moisture map.pdf',
+          mimeType: 'application/pdf',
+          buffer: pdfOf([{ lines: ['MOISTURE MAP'] }]),
+        });
       expect(await states(1, /^Saved/)).toEqual(['Saved · Kitchen']);
     } finally {
       await videos.remove();
@@ -168,10 +203,21 @@ describeInBrowser('the upload page on a phone', () => {
     const reader = as(t, co.readKey);
     const listedVideos = (await reader.get(`/api/v1/jobs/${job.id}/videos`).expect(200)).body;
     expect(listedVideos.data).toHaveLength(1);
-    expect(listedVideos.data[0]).toMatchObject({ name: 'walkthrough.mp4', room: 'Kitchen', format: 'mp4', uploaded_via: 'upload_page' });
+    expect(listedVideos.data[0]).toMatchObject({
+      name: 'walkthrough.mp4',
+      room: 'Kitchen',
+      format: 'mp4',
+      uploaded_via: 'upload_page',
+    });
     const documents = (await reader.get(`/api/v1/jobs/${job.id}/documents`).expect(200)).body;
     expect(documents.data).toHaveLength(1);
-    expect(documents.data[0]).toMatchObject({ name: 'Moisture map.pdf', kind: 'pdf', room: 'Kitchen', uploaded_via: 'upload_page', page_count: 1 });
+    expect(documents.data[0]).toMatchObject({
+      name: 'Moisture map.pdf',
+      kind: 'pdf',
+      room: 'Kitchen',
+      uploaded_via: 'upload_page',
+      page_count: 1,
+    });
     // Neither went to the photos.
     expect((await photos()).total).toBe(2);
     await page.screenshot({ path: path.join(ARTIFACTS, 'upload-page-kinds.png'), fullPage: true });
@@ -183,7 +229,9 @@ describeInBrowser('the upload page on a phone', () => {
     expect(await name.isVisible()).toBe(true);
     expect(await name.evaluate((el) => el === document.activeElement)).toBe(true);
     await name.fill('Laundry');
-    await page.locator('#camera').setInputFiles({ name: 'image.jpg', mimeType: 'image/jpeg', buffer: await jpeg() });
+    await page
+      .locator('#camera')
+      .setInputFiles({ name: 'image.jpg', mimeType: 'image/jpeg', buffer: await jpeg() });
     expect(await states(1, /^Saved/)).toEqual(['Saved · Laundry']);
 
     const list = await photos();
@@ -202,7 +250,9 @@ describeInBrowser('the upload page on a phone', () => {
       else await route.continue();
     };
     await page.route(isUpload, failFirst);
-    await page.locator('#library').setInputFiles({ name: 'weak-signal.jpg', mimeType: 'image/jpeg', buffer: await jpeg() });
+    await page
+      .locator('#library')
+      .setInputFiles({ name: 'weak-signal.jpg', mimeType: 'image/jpeg', buffer: await jpeg() });
     expect(await states(1, /No connection/)).toEqual(['No connection. Check the signal and retry.']);
     const item = page.locator('#files li').last();
     expect(await item.getAttribute('class')).toBe('failed');
@@ -231,7 +281,9 @@ describeInBrowser('the upload page on a phone', () => {
       await route.abort('connectionreset'); // …and the phone never hears back
     };
     await page.route(isUpload, loseAnswer);
-    await page.locator('#library').setInputFiles({ name: 'lost-answer.jpg', mimeType: 'image/jpeg', buffer: await jpeg() });
+    await page
+      .locator('#library')
+      .setInputFiles({ name: 'lost-answer.jpg', mimeType: 'image/jpeg', buffer: await jpeg() });
     expect(await states(1, /No connection/)).toEqual(['No connection. Check the signal and retry.']);
     expect(served).toBe(201);
     expect((await photos()).total).toBe(before + 1);
@@ -251,11 +303,19 @@ describeInBrowser('the upload page on a phone', () => {
     const keyId = new URL(link.url).searchParams.get('k')!;
     expect(keyId).toBeTruthy();
     const expires = Math.floor(Date.now() / 1000) - 60;
-    const facts = { purpose: 'upload' as const, companyId: co.id, object: job.id, extra: `${keyId}\n`, expires };
+    const facts = {
+      purpose: 'upload' as const,
+      companyId: co.id,
+      object: job.id,
+      extra: `${keyId}\n`,
+      expires,
+    };
     const s = await t.media.links.sign(facts);
     const expired = await context.newPage();
     try {
-      const response = await expired.goto(`${t.url}/upload/${job.id}?c=${co.id}&k=${keyId}&e=${expires}&s=${s}`);
+      const response = await expired.goto(
+        `${t.url}/upload/${job.id}?c=${co.id}&k=${keyId}&e=${expires}&s=${s}`,
+      );
       expect(response?.status()).toBe(410);
       expect(await expired.getByRole('heading', { level: 1 }).textContent()).toBe('This link has expired');
       expect(await expired.locator('body').innerText()).toContain('Ask for a new link.');

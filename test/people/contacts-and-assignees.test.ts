@@ -6,7 +6,8 @@ let t: TestApp;
 let co: TestCompany;
 let other: TestCompany;
 
-const newJob = (key = co.writeKey, extra: Record<string, unknown> = {}) => openJob(t, key, { ...MARIA, ...extra });
+const newJob = (key = co.writeKey, extra: Record<string, unknown> = {}) =>
+  openJob(t, key, { ...MARIA, ...extra });
 const getJob = (id: string, key = co.readKey) => readJob(t, key, id);
 
 beforeAll(async () => {
@@ -19,53 +20,137 @@ afterAll(() => t.close());
 describe('people on a job', () => {
   it('adds, updates by the same name, links a known person, and finds them', async () => {
     const job = await newJob();
-    const added = await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/contacts`).send({ operation_id: opId(), name: 'Priya Shah', phone: '312-555-0108', role: 'Adjuster' }).expect(200);
-    expect(added.body).toMatchObject({ outcome: 'added', contact: { name: 'Priya Shah', role: 'adjuster', phone: '312-555-0108' } });
-    const again = await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/contacts`).send({ operation_id: opId(), name: 'priya SHAH', email: 'pshah@carrier.example' }).expect(200);
-    expect(again.body).toMatchObject({ outcome: 'updated', contact: { id: added.body.contact.id, name: 'Priya Shah', email: 'pshah@carrier.example' } });
-    expect((await getJob(job.id)).people.map((p: { name: string }) => p.name)).toEqual(['Maria Alvarez', 'Priya Shah']);
+    const added = await as(t, co.writeKey)
+      .post(`/api/v1/jobs/${job.id}/contacts`)
+      .send({ operation_id: opId(), name: 'Priya Shah', phone: '312-555-0108', role: 'Adjuster' })
+      .expect(200);
+    expect(added.body).toMatchObject({
+      outcome: 'added',
+      contact: { name: 'Priya Shah', role: 'adjuster', phone: '312-555-0108' },
+    });
+    const again = await as(t, co.writeKey)
+      .post(`/api/v1/jobs/${job.id}/contacts`)
+      .send({ operation_id: opId(), name: 'priya SHAH', email: 'pshah@carrier.example' })
+      .expect(200);
+    expect(again.body).toMatchObject({
+      outcome: 'updated',
+      contact: { id: added.body.contact.id, name: 'Priya Shah', email: 'pshah@carrier.example' },
+    });
+    expect((await getJob(job.id)).people.map((p: { name: string }) => p.name)).toEqual([
+      'Maria Alvarez',
+      'Priya Shah',
+    ]);
 
     const second = await newJob();
-    const linked = await as(t, co.writeKey).post(`/api/v1/jobs/${second.id}/contacts`).send({ operation_id: opId(), contact_id: added.body.contact.id, role: 'adjuster' }).expect(200);
-    expect(linked.body).toMatchObject({ outcome: 'linked', contact: { id: added.body.contact.id, phone: '312-555-0108' } });
+    const linked = await as(t, co.writeKey)
+      .post(`/api/v1/jobs/${second.id}/contacts`)
+      .send({ operation_id: opId(), contact_id: added.body.contact.id, role: 'adjuster' })
+      .expect(200);
+    expect(linked.body).toMatchObject({
+      outcome: 'linked',
+      contact: { id: added.body.contact.id, phone: '312-555-0108' },
+    });
 
-    const found = (await as(t, co.readKey).get('/api/v1/customers?q=3125550108&role=adjuster').expect(200)).body.data;
+    const found = (await as(t, co.readKey).get('/api/v1/customers?q=3125550108&role=adjuster').expect(200))
+      .body.data;
     expect(found).toEqual([
-      expect.objectContaining({ id: added.body.contact.id, roles: ['adjuster'], jobs: expect.arrayContaining([expect.objectContaining({ id: job.id }), expect.objectContaining({ id: second.id })]) }),
+      expect.objectContaining({
+        id: added.body.contact.id,
+        roles: ['adjuster'],
+        jobs: expect.arrayContaining([
+          expect.objectContaining({ id: job.id }),
+          expect.objectContaining({ id: second.id }),
+        ]),
+      }),
     ]);
-    expect((await as(t, co.readKey).get('/api/v1/customers?q=pshah%40carrier').expect(200)).body.data).toHaveLength(1);
+    expect(
+      (await as(t, co.readKey).get('/api/v1/customers?q=pshah%40carrier').expect(200)).body.data,
+    ).toHaveLength(1);
     const maria = (await as(t, co.readKey).get('/api/v1/customers?q=alvarez').expect(200)).body.data;
     expect(maria.length).toBeGreaterThan(0);
     expect(maria[0].roles).toEqual(['customer']);
-    expect((await as(t, co.readKey).get('/api/v1/customers?q=alvarez&role=tenant').expect(200)).body.data).toEqual([]);
-    expect((await as(t, co.readKey).get('/api/v1/jobs?q=3125550108').expect(200)).body.data.map((j: { id: string }) => j.id).sort()).toEqual([job.id, second.id].sort());
+    expect(
+      (await as(t, co.readKey).get('/api/v1/customers?q=alvarez&role=tenant').expect(200)).body.data,
+    ).toEqual([]);
+    expect(
+      (await as(t, co.readKey).get('/api/v1/jobs?q=3125550108').expect(200)).body.data
+        .map((j: { id: string }) => j.id)
+        .sort(),
+    ).toEqual([job.id, second.id].sort());
   });
 
   it('update_contact changes the person everywhere and clears with null', async () => {
     const job = await newJob();
     const person = (await getJob(job.id)).people[0];
-    const res = await as(t, co.writeKey).patch(`/api/v1/jobs/${job.id}/contacts/${person.id}`).send({ phone: null, email: 'maria@example.com', role: 'owner' }).expect(200);
+    const res = await as(t, co.writeKey)
+      .patch(`/api/v1/jobs/${job.id}/contacts/${person.id}`)
+      .send({ phone: null, email: 'maria@example.com', role: 'owner' })
+      .expect(200);
     expect(res.body).toMatchObject({ id: person.id, phone: null, email: 'maria@example.com', role: 'owner' });
     await as(t, co.writeKey).patch(`/api/v1/jobs/${job.id}/contacts/${person.id}`).send({}).expect(200);
-    await as(t, co.writeKey).patch(`/api/v1/jobs/${job.id}/contacts/con_nobody`).send({ name: 'X' }).expect(404);
+    await as(t, co.writeKey)
+      .patch(`/api/v1/jobs/${job.id}/contacts/con_nobody`)
+      .send({ name: 'X' })
+      .expect(404);
     const theirs = await newJob(other.writeKey);
     const theirPerson = (await getJob(theirs.id, other.readKey)).people[0];
-    await as(t, co.writeKey).patch(`/api/v1/jobs/${job.id}/contacts/${theirPerson.id}`).send({ name: 'X' }).expect(404);
-    await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/contacts`).send({ operation_id: opId(), contact_id: theirPerson.id }).expect(404);
-    await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/contacts`).send({ operation_id: opId(), phone: '1' }).expect(400);
-    await as(t, co.readKey).post(`/api/v1/jobs/${job.id}/contacts`).send({ operation_id: opId(), name: 'X' }).expect(403);
+    await as(t, co.writeKey)
+      .patch(`/api/v1/jobs/${job.id}/contacts/${theirPerson.id}`)
+      .send({ name: 'X' })
+      .expect(404);
+    await as(t, co.writeKey)
+      .post(`/api/v1/jobs/${job.id}/contacts`)
+      .send({ operation_id: opId(), contact_id: theirPerson.id })
+      .expect(404);
+    await as(t, co.writeKey)
+      .post(`/api/v1/jobs/${job.id}/contacts`)
+      .send({ operation_id: opId(), phone: '1' })
+      .expect(400);
+    await as(t, co.readKey)
+      .post(`/api/v1/jobs/${job.id}/contacts`)
+      .send({ operation_id: opId(), name: 'X' })
+      .expect(403);
   });
 
   it('assigns and unassigns teammates by name', async () => {
     const job = await newJob();
-    expect((await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/assignees`).send({ teammate: 'sam' }).expect(200)).body.assignees).toEqual([{ id: co.people[3].id, name: 'Sam Okafor' }]);
-    await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/assignees`).send({ teammate: 'Sam Okafor' }).expect(200);
+    expect(
+      (
+        await as(t, co.writeKey)
+          .post(`/api/v1/jobs/${job.id}/assignees`)
+          .send({ teammate: 'sam' })
+          .expect(200)
+      ).body.assignees,
+    ).toEqual([{ id: co.people[3].id, name: 'Sam Okafor' }]);
+    await as(t, co.writeKey)
+      .post(`/api/v1/jobs/${job.id}/assignees`)
+      .send({ teammate: 'Sam Okafor' })
+      .expect(200);
     expect((await getJob(job.id)).assignees).toHaveLength(1);
-    const ambiguous = await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/assignees`).send({ teammate: 'Dana' }).expect(422);
-    expect(ambiguous.body).toMatchObject({ code: 'ambiguous_teammate', valid_values: expect.arrayContaining(['Dana Brooks', 'Dana White']) });
-    expect((await as(t, co.writeKey).post(`/api/v1/jobs/${job.id}/assignees`).send({ teammate: 'Zed' }).expect(422)).body.code).toBe('unknown_teammate');
-    expect((await as(t, co.writeKey).delete(`/api/v1/jobs/${job.id}/assignees/SAM%20OKAFOR`).expect(200)).body.assignees).toEqual([]);
-    expect((await as(t, co.writeKey).delete(`/api/v1/jobs/${job.id}/assignees/Sam%20Okafor`).expect(200)).body.assignees).toEqual([]);
+    const ambiguous = await as(t, co.writeKey)
+      .post(`/api/v1/jobs/${job.id}/assignees`)
+      .send({ teammate: 'Dana' })
+      .expect(422);
+    expect(ambiguous.body).toMatchObject({
+      code: 'ambiguous_teammate',
+      valid_values: expect.arrayContaining(['Dana Brooks', 'Dana White']),
+    });
+    expect(
+      (
+        await as(t, co.writeKey)
+          .post(`/api/v1/jobs/${job.id}/assignees`)
+          .send({ teammate: 'Zed' })
+          .expect(422)
+      ).body.code,
+    ).toBe('unknown_teammate');
+    expect(
+      (await as(t, co.writeKey).delete(`/api/v1/jobs/${job.id}/assignees/SAM%20OKAFOR`).expect(200)).body
+        .assignees,
+    ).toEqual([]);
+    expect(
+      (await as(t, co.writeKey).delete(`/api/v1/jobs/${job.id}/assignees/Sam%20Okafor`).expect(200)).body
+        .assignees,
+    ).toEqual([]);
     await as(t, co.writeKey).delete(`/api/v1/jobs/${job.id}/assignees/Nobody`).expect(422);
     await as(t, co.readKey).delete(`/api/v1/jobs/${job.id}/assignees/Sam%20Okafor`).expect(403);
   });

@@ -7,12 +7,20 @@ import fc from 'fast-check';
 import { normalPhone } from '../../src/domain/people/phones';
 
 describe('normalPhone', () => {
-  it.each([['217.555.0142'], ['(217) 555-0142'], ['217 555 0142'], ['2175550142'], ['12175550142'], ['1-217-555-0142'], ['+1 217 555 0142'], ['+1 (217) 555-0142'], ['+12175550142'], ['  217-555-0142  ']])(
-    'writes the North American %j as (217) 555-0142',
-    (typed) => {
-      expect(normalPhone(typed)).toBe('(217) 555-0142');
-    },
-  );
+  it.each([
+    ['217.555.0142'],
+    ['(217) 555-0142'],
+    ['217 555 0142'],
+    ['2175550142'],
+    ['12175550142'],
+    ['1-217-555-0142'],
+    ['+1 217 555 0142'],
+    ['+1 (217) 555-0142'],
+    ['+12175550142'],
+    ['  217-555-0142  '],
+  ])('writes the North American %j as (217) 555-0142', (typed) => {
+    expect(normalPhone(typed)).toBe('(217) 555-0142');
+  });
 
   it.each([
     ['+44 20 7946 0958', '+442079460958'],
@@ -28,13 +36,20 @@ describe('normalPhone', () => {
     expect(normalPhone('22175550142')).toBe('22175550142'); // 11 digits not starting with 1
   });
 
-  it.each([[null], [undefined], [''], ['   '], ['555 01'], ['call the office'], ['+1'], ['ext. 12']])('is null for %j: no phone, or too short to be one', (typed) => {
-    expect(normalPhone(typed)).toBeNull();
-  });
+  it.each([[null], [undefined], [''], ['   '], ['555 01'], ['call the office'], ['+1'], ['ext. 12']])(
+    'is null for %j: no phone, or too short to be one',
+    (typed) => {
+      expect(normalPhone(typed)).toBeNull();
+    },
+  );
 
   it('reads its own answer back unchanged', () => {
     const typed = fc
-      .tuple(fc.constantFrom('', '+', '+1 ', '1-', '('), fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 0, maxLength: 14 }), fc.constantFrom('', ' ', '-', '.', ') '))
+      .tuple(
+        fc.constantFrom('', '+', '+1 ', '1-', '('),
+        fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 0, maxLength: 14 }),
+        fc.constantFrom('', ' ', '-', '.', ') '),
+      )
       .map(([prefix, digits, separator]) => `${prefix}${digits.map(String).join(separator)}`);
     fc.assert(
       fc.property(typed, (phone) => {

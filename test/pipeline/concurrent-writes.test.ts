@@ -5,7 +5,15 @@
  * on PGlite's single connection a few pairs only check the assertions.
  */
 import type { Response } from 'supertest';
-import { as, companyDate, createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
+import {
+  as,
+  companyDate,
+  createCompany,
+  opId,
+  startApp,
+  type TestApp,
+  type TestCompany,
+} from '../support/app';
 
 const PAIRS = process.env.DATABASE_URL ? 50 : 3;
 jest.setTimeout(300_000);
@@ -28,7 +36,9 @@ interface Job {
 }
 
 async function newJob(): Promise<Job> {
-  return (await write().post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Pat Pair' }).expect(201)).body;
+  return (
+    await write().post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Pat Pair' }).expect(201)
+  ).body;
 }
 
 async function getJob(id: string) {
@@ -46,7 +56,12 @@ async function newEstimate(rooms: string[], lines: string[]): Promise<Estimate> 
   const body = {
     operation_id: opId(),
     rooms: rooms.map((name) => ({ name, length: 10, width: 10, height: 8 })),
-    line_items: lines.map((description) => ({ description, unit: 'EA', quantity: 1, unit_price_cents: 1000 })),
+    line_items: lines.map((description) => ({
+      description,
+      unit: 'EA',
+      quantity: 1,
+      unit_price_cents: 1000,
+    })),
   };
   return (await write().post(`/api/v1/jobs/${job.id}/estimates`).send(body).expect(201)).body.estimate;
 }
@@ -59,7 +74,11 @@ async function getEstimate(id: string): Promise<Estimate & { totals: { subtotal_
  * Sends both requests of each pair at once. Returns what went wrong, pair by pair: the statuses
  * of answers that were not successes, and the pairs whose saved result lost one of the writes.
  */
-async function runPairs<T>(setup: () => Promise<T>, pair: (parent: T) => [Promise<Response>, Promise<Response>], check: (parent: T) => Promise<void>): Promise<string[]> {
+async function runPairs<T>(
+  setup: () => Promise<T>,
+  pair: (parent: T) => [Promise<Response>, Promise<Response>],
+  check: (parent: T) => Promise<void>,
+): Promise<string[]> {
   const problems: string[] = [];
   let failedAnswers = 0;
   let lostWrites = 0;
@@ -75,7 +94,10 @@ async function runPairs<T>(setup: () => Promise<T>, pair: (parent: T) => [Promis
       problems.push(`pair ${i}: ${error.message.split('\n')[0]}`);
     });
   }
-  if (problems.length) console.log(`${expect.getState().currentTestName}: in ${PAIRS} pairs, ${failedAnswers} failed answers, ${lostWrites} pairs lost a write`);
+  if (problems.length)
+    console.log(
+      `${expect.getState().currentTestName}: in ${PAIRS} pairs, ${failedAnswers} failed answers, ${lostWrites} pairs lost a write`,
+    );
   return problems;
 }
 
@@ -84,11 +106,19 @@ describe('two writes on one job at the same moment', () => {
     const problems = await runPairs(
       newJob,
       (job) => [
-        write().post(`/api/v1/jobs/${job.id}/contacts`).send({ operation_id: opId(), name: 'Quinn Left', role: 'tenant' }),
-        write().post(`/api/v1/jobs/${job.id}/contacts`).send({ operation_id: opId(), name: 'Rory Right', role: 'adjuster' }),
+        write()
+          .post(`/api/v1/jobs/${job.id}/contacts`)
+          .send({ operation_id: opId(), name: 'Quinn Left', role: 'tenant' }),
+        write()
+          .post(`/api/v1/jobs/${job.id}/contacts`)
+          .send({ operation_id: opId(), name: 'Rory Right', role: 'adjuster' }),
       ],
       async (job) => {
-        expect((await getJob(job.id)).people.map((p: { name: string }) => p.name).sort()).toEqual(['Pat Pair', 'Quinn Left', 'Rory Right']);
+        expect((await getJob(job.id)).people.map((p: { name: string }) => p.name).sort()).toEqual([
+          'Pat Pair',
+          'Quinn Left',
+          'Rory Right',
+        ]);
         const search = await t.db('jobs').where({ id: job.id }).first('search_text');
         expect(search.search_text).toEqual(expect.stringContaining('quinn left'));
         expect(search.search_text).toEqual(expect.stringContaining('rory right'));
@@ -101,15 +131,27 @@ describe('two writes on one job at the same moment', () => {
     const problems = await runPairs(
       async () => {
         const job = await newJob();
-        const other = (await write().post(`/api/v1/jobs/${job.id}/contacts`).send({ operation_id: opId(), name: 'Second Person' }).expect(200)).body.contact;
+        const other = (
+          await write()
+            .post(`/api/v1/jobs/${job.id}/contacts`)
+            .send({ operation_id: opId(), name: 'Second Person' })
+            .expect(200)
+        ).body.contact;
         return { job, ids: [(await getJob(job.id)).people[0].id as string, other.id as string] };
       },
       ({ job, ids }) => [
-        write().patch(`/api/v1/jobs/${job.id}/contacts/${ids[0]}`).send({ operation_id: opId(), phone: '217-555-0101' }),
-        write().patch(`/api/v1/jobs/${job.id}/contacts/${ids[1]}`).send({ operation_id: opId(), phone: '217-555-0202' }),
+        write()
+          .patch(`/api/v1/jobs/${job.id}/contacts/${ids[0]}`)
+          .send({ operation_id: opId(), phone: '217-555-0101' }),
+        write()
+          .patch(`/api/v1/jobs/${job.id}/contacts/${ids[1]}`)
+          .send({ operation_id: opId(), phone: '217-555-0202' }),
       ],
       async ({ job }) => {
-        expect((await getJob(job.id)).people.map((p: { phone: string }) => p.phone).sort()).toEqual(['217-555-0101', '217-555-0202']);
+        expect((await getJob(job.id)).people.map((p: { phone: string }) => p.phone).sort()).toEqual([
+          '217-555-0101',
+          '217-555-0202',
+        ]);
         const search = await t.db('jobs').where({ id: job.id }).first('search_digits');
         expect(search.search_digits.split(' ').sort()).toEqual(['2175550101', '2175550202']);
       },
@@ -121,15 +163,27 @@ describe('two writes on one job at the same moment', () => {
     const assigned = await runPairs(
       newJob,
       (job) => [
-        write().post(`/api/v1/jobs/${job.id}/assignees`).send({ operation_id: opId(), teammate: 'Sam Okafor' }),
-        write().post(`/api/v1/jobs/${job.id}/assignees`).send({ operation_id: opId(), teammate: 'Dana White' }),
+        write()
+          .post(`/api/v1/jobs/${job.id}/assignees`)
+          .send({ operation_id: opId(), teammate: 'Sam Okafor' }),
+        write()
+          .post(`/api/v1/jobs/${job.id}/assignees`)
+          .send({ operation_id: opId(), teammate: 'Dana White' }),
       ],
-      async (job) => expect((await getJob(job.id)).assignees.map((a: { name: string }) => a.name).sort()).toEqual(['Dana White', 'Sam Okafor']),
+      async (job) =>
+        expect((await getJob(job.id)).assignees.map((a: { name: string }) => a.name).sort()).toEqual([
+          'Dana White',
+          'Sam Okafor',
+        ]),
     );
     const unassigned = await runPairs(
       async () => {
         const job = await newJob();
-        for (const teammate of ['Sam Okafor', 'Dana White']) await write().post(`/api/v1/jobs/${job.id}/assignees`).send({ operation_id: opId(), teammate }).expect(200);
+        for (const teammate of ['Sam Okafor', 'Dana White'])
+          await write()
+            .post(`/api/v1/jobs/${job.id}/assignees`)
+            .send({ operation_id: opId(), teammate })
+            .expect(200);
         return job;
       },
       (job) => [
@@ -148,13 +202,25 @@ describe('two writes on one job at the same moment', () => {
         write().post(`/api/v1/jobs/${job.id}/notes`).send({ operation_id: opId(), text: 'first' }),
         write().post(`/api/v1/jobs/${job.id}/notes`).send({ operation_id: opId(), text: 'second' }),
       ],
-      async (job) => expect((await getJob(job.id)).recent_notes.map((n: { text: string }) => n.text).sort()).toEqual(['first', 'second']),
+      async (job) =>
+        expect((await getJob(job.id)).recent_notes.map((n: { text: string }) => n.text).sort()).toEqual([
+          'first',
+          'second',
+        ]),
     );
     const retracted = await runPairs(
       async () => {
         const job = await newJob();
         const ids: string[] = [];
-        for (const text of ['one', 'two']) ids.push((await write().post(`/api/v1/jobs/${job.id}/notes`).send({ operation_id: opId(), text }).expect(201)).body.id);
+        for (const text of ['one', 'two'])
+          ids.push(
+            (
+              await write()
+                .post(`/api/v1/jobs/${job.id}/notes`)
+                .send({ operation_id: opId(), text })
+                .expect(201)
+            ).body.id,
+          );
         return { job, ids };
       },
       ({ job, ids }) => [
@@ -170,7 +236,15 @@ describe('two writes on one job at the same moment', () => {
     const problems = await runPairs(
       async () => {
         const job = await newJob();
-        return { job, noteId: (await write().post(`/api/v1/jobs/${job.id}/notes`).send({ operation_id: opId(), text: 'original' }).expect(201)).body.id as string };
+        return {
+          job,
+          noteId: (
+            await write()
+              .post(`/api/v1/jobs/${job.id}/notes`)
+              .send({ operation_id: opId(), text: 'original' })
+              .expect(201)
+          ).body.id as string,
+        };
       },
       ({ job, noteId }) => [
         write().patch(`/api/v1/jobs/${job.id}/notes/${noteId}`).send({ operation_id: opId(), text: 'left' }),
@@ -178,7 +252,11 @@ describe('two writes on one job at the same moment', () => {
       ],
       async ({ noteId }) => {
         const note = await t.db('notes').where({ id: noteId }).first('text');
-        const history = await t.db('note_versions').where({ note_id: noteId }).orderBy('replaced_at').pluck('text');
+        const history = await t
+          .db('note_versions')
+          .where({ note_id: noteId })
+          .orderBy('replaced_at')
+          .pluck('text');
         expect(history[0]).toBe('original');
         expect([...history.slice(1), note.text].sort()).toEqual(['left', 'right']);
       },
@@ -190,10 +268,17 @@ describe('two writes on one job at the same moment', () => {
     const problems = await runPairs(
       newJob,
       (job) => [
-        write().patch(`/api/v1/jobs/${job.id}/overview`).send({ operation_id: opId(), claim_number: 'CLM-77' }),
-        write().patch(`/api/v1/jobs/${job.id}/overview`).send({ operation_id: opId(), carrier: 'Acme Mutual' }),
+        write()
+          .patch(`/api/v1/jobs/${job.id}/overview`)
+          .send({ operation_id: opId(), claim_number: 'CLM-77' }),
+        write()
+          .patch(`/api/v1/jobs/${job.id}/overview`)
+          .send({ operation_id: opId(), carrier: 'Acme Mutual' }),
       ],
-      async (job) => expect(await getJob(job.id)).toMatchObject({ claim: { claim_number: 'CLM-77', carrier: 'Acme Mutual' } }),
+      async (job) =>
+        expect(await getJob(job.id)).toMatchObject({
+          claim: { claim_number: 'CLM-77', carrier: 'Acme Mutual' },
+        }),
     );
     expect(problems).toEqual([]);
   });
@@ -216,16 +301,31 @@ describe('two writes on one estimate at the same moment', () => {
     const rooms = await runPairs(
       () => newEstimate([], []),
       (estimate) => [
-        write().post(`/api/v1/estimates/${estimate.id}/rooms`).send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }] }),
-        write().post(`/api/v1/estimates/${estimate.id}/rooms`).send({ operation_id: opId(), rooms: [{ name: 'Hall' }] }),
+        write()
+          .post(`/api/v1/estimates/${estimate.id}/rooms`)
+          .send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }] }),
+        write()
+          .post(`/api/v1/estimates/${estimate.id}/rooms`)
+          .send({ operation_id: opId(), rooms: [{ name: 'Hall' }] }),
       ],
-      async (estimate) => expect((await getEstimate(estimate.id)).rooms.map((r) => r.name).sort()).toEqual(['Hall', 'Kitchen']),
+      async (estimate) =>
+        expect((await getEstimate(estimate.id)).rooms.map((r) => r.name).sort()).toEqual(['Hall', 'Kitchen']),
     );
     const lines = await runPairs(
       () => newEstimate([], []),
       (estimate) => [
-        write().post(`/api/v1/estimates/${estimate.id}/line-items`).send({ operation_id: opId(), line_items: [{ description: 'Left', unit: 'EA', quantity: 1, unit_price_cents: 1000 }] }),
-        write().post(`/api/v1/estimates/${estimate.id}/line-items`).send({ operation_id: opId(), line_items: [{ description: 'Right', unit: 'EA', quantity: 2, unit_price_cents: 1000 }] }),
+        write()
+          .post(`/api/v1/estimates/${estimate.id}/line-items`)
+          .send({
+            operation_id: opId(),
+            line_items: [{ description: 'Left', unit: 'EA', quantity: 1, unit_price_cents: 1000 }],
+          }),
+        write()
+          .post(`/api/v1/estimates/${estimate.id}/line-items`)
+          .send({
+            operation_id: opId(),
+            line_items: [{ description: 'Right', unit: 'EA', quantity: 2, unit_price_cents: 1000 }],
+          }),
       ],
       async (estimate) => {
         const saved = await getEstimate(estimate.id);
@@ -240,8 +340,12 @@ describe('two writes on one estimate at the same moment', () => {
     const updatedRooms = await runPairs(
       () => newEstimate(['Kitchen', 'Hall'], []),
       (estimate) => [
-        write().patch(`/api/v1/estimates/${estimate.id}/rooms/${estimate.rooms[0].id}`).send({ operation_id: opId(), drying_days: 3 }),
-        write().patch(`/api/v1/estimates/${estimate.id}/rooms/${estimate.rooms[1].id}`).send({ operation_id: opId(), drying_days: 4 }),
+        write()
+          .patch(`/api/v1/estimates/${estimate.id}/rooms/${estimate.rooms[0].id}`)
+          .send({ operation_id: opId(), drying_days: 3 }),
+        write()
+          .patch(`/api/v1/estimates/${estimate.id}/rooms/${estimate.rooms[1].id}`)
+          .send({ operation_id: opId(), drying_days: 4 }),
       ],
       async (estimate) => {
         const saved = (await getEstimate(estimate.id)) as unknown as { rooms: { drying_days: number }[] };
@@ -251,16 +355,24 @@ describe('two writes on one estimate at the same moment', () => {
     const updatedLines = await runPairs(
       () => newEstimate([], ['Left', 'Right']),
       (estimate) => [
-        write().patch(`/api/v1/estimates/${estimate.id}/line-items/${estimate.unassigned_lines[0].id}`).send({ operation_id: opId(), quantity: 3 }),
-        write().patch(`/api/v1/estimates/${estimate.id}/line-items/${estimate.unassigned_lines[1].id}`).send({ operation_id: opId(), quantity: 4 }),
+        write()
+          .patch(`/api/v1/estimates/${estimate.id}/line-items/${estimate.unassigned_lines[0].id}`)
+          .send({ operation_id: opId(), quantity: 3 }),
+        write()
+          .patch(`/api/v1/estimates/${estimate.id}/line-items/${estimate.unassigned_lines[1].id}`)
+          .send({ operation_id: opId(), quantity: 4 }),
       ],
       async (estimate) => expect((await getEstimate(estimate.id)).totals.subtotal_cents).toBe(7000),
     );
     const removed = await runPairs(
       () => newEstimate([], ['Left', 'Right']),
       (estimate) => [
-        write().delete(`/api/v1/estimates/${estimate.id}/line-items/${estimate.unassigned_lines[0].id}?operation_id=${opId()}`),
-        write().delete(`/api/v1/estimates/${estimate.id}/line-items/${estimate.unassigned_lines[1].id}?operation_id=${opId()}`),
+        write().delete(
+          `/api/v1/estimates/${estimate.id}/line-items/${estimate.unassigned_lines[0].id}?operation_id=${opId()}`,
+        ),
+        write().delete(
+          `/api/v1/estimates/${estimate.id}/line-items/${estimate.unassigned_lines[1].id}?operation_id=${opId()}`,
+        ),
       ],
       async (estimate) => expect((await getEstimate(estimate.id)).unassigned_lines).toEqual([]),
     );
@@ -274,12 +386,25 @@ describe('two drying-log writes on one job at the same moment', () => {
   const readings = (job: Job, area: string, day: number) =>
     write()
       .post(`/api/v1/jobs/${job.id}/drying-log/readings`)
-      .send({ operation_id: opId(), date: companyDate(co, day - 11), area, readings: [{ metric: 'rh_pct', value: 40 }, { metric: 'drywall', value: 20 }] });
-  const dryingLog = async (job: Job) => (await read().get(`/api/v1/jobs/${job.id}/drying-log?detail=readings`).expect(200)).body;
-  const credits = async () => (await read().get('/api/v1/context').expect(200)).body.credits.remaining as number;
+      .send({
+        operation_id: opId(),
+        date: companyDate(co, day - 11),
+        area,
+        readings: [
+          { metric: 'rh_pct', value: 40 },
+          { metric: 'drywall', value: 20 },
+        ],
+      });
+  const dryingLog = async (job: Job) =>
+    (await read().get(`/api/v1/jobs/${job.id}/drying-log?detail=readings`).expect(200)).body;
+  const credits = async () =>
+    (await read().get('/api/v1/context').expect(200)).body.credits.remaining as number;
   const newLog = async (): Promise<Job> => {
     const job = await newJob();
-    await write().post(`/api/v1/jobs/${job.id}/drying-log`).send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }, { name: 'Hall' }], start_date: dayOne() }).expect(201);
+    await write()
+      .post(`/api/v1/jobs/${job.id}/drying-log`)
+      .send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }, { name: 'Hall' }], start_date: dayOne() })
+      .expect(201);
     return job;
   };
 
@@ -294,7 +419,11 @@ describe('two drying-log writes on one job at the same moment', () => {
       (job) => [readings(job, 'Kitchen', 1), readings(job, 'Hall', 1)],
       async (job) => {
         const log = await dryingLog(job);
-        expect({ areas: log.areas.map((a: { name: string }) => a.name).sort(), readings: log.reading_count, planned: log.planned_days }).toEqual({ areas: ['Hall', 'Kitchen'], readings: 4, planned: 3 });
+        expect({
+          areas: log.areas.map((a: { name: string }) => a.name).sort(),
+          readings: log.reading_count,
+          planned: log.planned_days,
+        }).toEqual({ areas: ['Hall', 'Kitchen'], readings: 4, planned: 3 });
         expect((await getJob(job.id)).estimates).toHaveLength(1);
         expect(await credits()).toBe(creditsBefore - 1);
       },
@@ -306,19 +435,40 @@ describe('two drying-log writes on one job at the same moment', () => {
     const notes = await runPairs(
       newJob,
       (job) => [
-        write().post(`/api/v1/jobs/${job.id}/drying-log/notes`).send({ operation_id: opId(), text: 'left', area: 'Kitchen' }),
-        write().post(`/api/v1/jobs/${job.id}/drying-log/notes`).send({ operation_id: opId(), text: 'right', area: 'Bath' }),
+        write()
+          .post(`/api/v1/jobs/${job.id}/drying-log/notes`)
+          .send({ operation_id: opId(), text: 'left', area: 'Kitchen' }),
+        write()
+          .post(`/api/v1/jobs/${job.id}/drying-log/notes`)
+          .send({ operation_id: opId(), text: 'right', area: 'Bath' }),
       ],
-      async (job) => expect((await dryingLog(job)).notes.map((n: { text: string }) => n.text).sort()).toEqual(['left', 'right']),
+      async (job) =>
+        expect((await dryingLog(job)).notes.map((n: { text: string }) => n.text).sort()).toEqual([
+          'left',
+          'right',
+        ]),
     );
     const extended = await runPairs(
       newLog,
       (job) => [readings(job, 'Kitchen', 5), readings(job, 'Attic', 7)],
       async (job) => {
         const log = await dryingLog(job);
-        expect({ planned: log.planned_days, areas: log.areas.map((a: { name: string }) => a.name) }).toEqual({ planned: 7, areas: expect.arrayContaining(['Kitchen', 'Hall', 'Attic']) });
+        expect({ planned: log.planned_days, areas: log.areas.map((a: { name: string }) => a.name) }).toEqual({
+          planned: 7,
+          areas: expect.arrayContaining(['Kitchen', 'Hall', 'Attic']),
+        });
         const estimate = await getEstimate(log.estimate_id);
-        expect((estimate as unknown as { rooms: { name: string; drying_days: number }[] }).rooms.map((r) => [r.name, r.drying_days])).toEqual(expect.arrayContaining([['Attic', 7], ['Kitchen', 7]]));
+        expect(
+          (estimate as unknown as { rooms: { name: string; drying_days: number }[] }).rooms.map((r) => [
+            r.name,
+            r.drying_days,
+          ]),
+        ).toEqual(
+          expect.arrayContaining([
+            ['Attic', 7],
+            ['Kitchen', 7],
+          ]),
+        );
       },
     );
     expect([...notes, ...extended]).toEqual([]);
@@ -328,21 +478,35 @@ describe('two drying-log writes on one job at the same moment', () => {
     const skipped = await runPairs(
       newLog,
       (job) => [
-        write().post(`/api/v1/jobs/${job.id}/drying-log/skip-day`).send({ operation_id: opId(), day: 2, area: 'Kitchen' }),
-        write().post(`/api/v1/jobs/${job.id}/drying-log/skip-day`).send({ operation_id: opId(), day: 2, area: 'Hall' }),
+        write()
+          .post(`/api/v1/jobs/${job.id}/drying-log/skip-day`)
+          .send({ operation_id: opId(), day: 2, area: 'Kitchen' }),
+        write()
+          .post(`/api/v1/jobs/${job.id}/drying-log/skip-day`)
+          .send({ operation_id: opId(), day: 2, area: 'Hall' }),
       ],
-      async (job) => expect((await dryingLog(job)).days[1]).toMatchObject({ monitored: false, skipped_areas: ['Kitchen', 'Hall'] }),
+      async (job) =>
+        expect((await dryingLog(job)).days[1]).toMatchObject({
+          monitored: false,
+          skipped_areas: ['Kitchen', 'Hall'],
+        }),
     );
     const settings = await runPairs(
       newLog,
       (job) => [
-        write().patch(`/api/v1/jobs/${job.id}/drying-log/settings`).send({ operation_id: opId(), area: 'Kitchen', planned_days: 5 }),
-        write().patch(`/api/v1/jobs/${job.id}/drying-log/settings`).send({ operation_id: opId(), area: 'Hall', planned_days: 6 }),
+        write()
+          .patch(`/api/v1/jobs/${job.id}/drying-log/settings`)
+          .send({ operation_id: opId(), area: 'Kitchen', planned_days: 5 }),
+        write()
+          .patch(`/api/v1/jobs/${job.id}/drying-log/settings`)
+          .send({ operation_id: opId(), area: 'Hall', planned_days: 6 }),
       ],
       async (job) => {
         const log = await dryingLog(job);
         expect(log.areas.map((a: { planned_days: number }) => a.planned_days)).toEqual([5, 6]);
-        const estimate = (await getEstimate(log.estimate_id)) as unknown as { rooms: { drying_days: number }[] };
+        const estimate = (await getEstimate(log.estimate_id)) as unknown as {
+          rooms: { drying_days: number }[];
+        };
         expect(estimate.rooms.map((r) => r.drying_days)).toEqual([5, 6]);
       },
     );
@@ -353,7 +517,11 @@ describe('two drying-log writes on one job at the same moment', () => {
     for (let i = 0; i < PAIRS; i++) {
       const job = await newJob();
       const answers = await Promise.all(
-        ['Kitchen', 'Hall'].map((name) => write().post(`/api/v1/jobs/${job.id}/drying-log`).send({ operation_id: opId(), rooms: [{ name }] })),
+        ['Kitchen', 'Hall'].map((name) =>
+          write()
+            .post(`/api/v1/jobs/${job.id}/drying-log`)
+            .send({ operation_id: opId(), rooms: [{ name }] }),
+        ),
       );
       expect(answers.map((a) => a.status).sort()).toEqual([201, 409]);
       expect(answers.find((a) => a.status === 409)!.body.code).toBe('invalid_state');

@@ -5,7 +5,15 @@
  */
 import type { Response } from 'supertest';
 import { loadConfig } from '../../src/platform/config';
-import { ADMIN_TOKEN, as, createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
+import {
+  ADMIN_TOKEN,
+  as,
+  createCompany,
+  opId,
+  startApp,
+  type TestApp,
+  type TestCompany,
+} from '../support/app';
 
 let t: TestApp;
 let co: TestCompany;
@@ -37,17 +45,24 @@ function expectProblem(res: Response, status: number, code: string): Record<stri
   expect((res.body.detail as string).length).toBeGreaterThan(0);
   // Only the documented members, never a stack trace or an internal message.
   for (const member of Object.keys(res.body)) {
-    expect(['type', 'title', 'status', 'code', 'detail', 'request_id', 'errors', 'valid_values']).toContain(member);
+    expect(['type', 'title', 'status', 'code', 'detail', 'request_id', 'errors', 'valid_values']).toContain(
+      member,
+    );
   }
   expect(JSON.stringify(res.body)).not.toMatch(/at .*\.ts:\d+|node_modules|Error:/);
   return res.body as Record<string, unknown>;
 }
 
 const countJobs = async (companyId: string): Promise<number> =>
-  Number((await t.db('jobs').where({ company_id: companyId }).count<{ n: string | number }[]>('id as n'))[0].n);
+  Number(
+    (await t.db('jobs').where({ company_id: companyId }).count<{ n: string | number }[]>('id as n'))[0].n,
+  );
 
 async function keyIdOf(app: TestApp, companyId: string, key: string): Promise<string> {
-  const keys = (await admin(app).get(`/admin/v1/companies/${companyId}/keys`).expect(200)).body.data as { id: string; prefix: string }[];
+  const keys = (await admin(app).get(`/admin/v1/companies/${companyId}/keys`).expect(200)).body.data as {
+    id: string;
+    prefix: string;
+  }[];
   const found = keys.filter((k) => key.startsWith(k.prefix));
   expect(found).toHaveLength(1);
   return found[0].id;
@@ -66,14 +81,24 @@ describe('problem details', () => {
       .send({ operation_id: '', customer_email: 'not-an-email', loss_type: 'volcano', surprise: 1 });
     const problem = expectProblem(res, 400, 'invalid_request');
     const errors = problem.errors as { path: string; message: string }[];
-    expect(errors.map((e) => e.path).sort()).toEqual(['/body/customer_email', '/body/loss_type', '/body/operation_id', '/body/surprise']);
+    expect(errors.map((e) => e.path).sort()).toEqual([
+      '/body/customer_email',
+      '/body/loss_type',
+      '/body/operation_id',
+      '/body/surprise',
+    ]);
     for (const error of errors) expect(error.message.length).toBeGreaterThan(0);
     expect(await countJobs(co.id)).toBe(0);
   });
 
   it('400 naming /query/cursor for a cursor that no list handed out, on every paged list', async () => {
     const own = await createCompany(t);
-    const job = (await as(t, own.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Cursor Check' }).expect(201)).body;
+    const job = (
+      await as(t, own.writeKey)
+        .post('/api/v1/jobs')
+        .send({ operation_id: opId(), customer_name: 'Cursor Check' })
+        .expect(201)
+    ).body;
     const forged = (position: unknown) => Buffer.from(JSON.stringify(position)).toString('base64url');
     const lists: [string, string][] = [
       ['/api/v1/jobs', 'before'],
@@ -84,7 +109,9 @@ describe('problem details', () => {
     for (const [path, field] of lists) {
       for (const value of ['x', -1, 1.5, null, 2 ** 60]) {
         const separator = path.includes('?') ? '&' : '?';
-        const res = await as(t, own.readKey).get(`${path}${separator}cursor=${forged({ [field]: value, seq: 0 })}`);
+        const res = await as(t, own.readKey).get(
+          `${path}${separator}cursor=${forged({ [field]: value, seq: 0 })}`,
+        );
         const problem = expectProblem(res, 400, 'invalid_request');
         expect(problem.errors).toEqual([expect.objectContaining({ path: '/query/cursor' })]);
       }
@@ -92,17 +119,35 @@ describe('problem details', () => {
   });
 
   it('400 for a missing operation_id and for a bad query parameter', async () => {
-    const missing = expectProblem(await as(t, co.writeKey).post('/api/v1/jobs').send({ customer_name: 'No Id' }), 400, 'invalid_request');
+    const missing = expectProblem(
+      await as(t, co.writeKey).post('/api/v1/jobs').send({ customer_name: 'No Id' }),
+      400,
+      'invalid_request',
+    );
     expect((missing.errors as { path: string }[]).map((e) => e.path)).toEqual(['/body/operation_id']);
-    const limit = expectProblem(await as(t, co.readKey).get('/api/v1/jobs?limit=1000'), 400, 'invalid_request');
+    const limit = expectProblem(
+      await as(t, co.readKey).get('/api/v1/jobs?limit=1000'),
+      400,
+      'invalid_request',
+    );
     expect((limit.errors as { path: string }[]).map((e) => e.path)).toEqual(['/query/limit']);
-    const unknownParam = expectProblem(await as(t, co.readKey).get('/api/v1/jobs?colour=red'), 400, 'invalid_request');
+    const unknownParam = expectProblem(
+      await as(t, co.readKey).get('/api/v1/jobs?colour=red'),
+      400,
+      'invalid_request',
+    );
     expect((unknownParam.errors as { path: string }[]).map((e) => e.path)).toEqual(['/query/colour']);
     expect(await countJobs(co.id)).toBe(0);
   });
 
   it('401 unauthorized, with WWW-Authenticate, for a missing, malformed or unknown key', async () => {
-    const cases: (string | undefined)[] = [undefined, 'Basic dXNlcjpwYXNz', 'Bearer', 'Bearer jms_not-a-real-key', `Bearer ${co.writeKey}0`];
+    const cases: (string | undefined)[] = [
+      undefined,
+      'Basic dXNlcjpwYXNz',
+      'Bearer',
+      'Bearer jms_not-a-real-key',
+      `Bearer ${co.writeKey}0`,
+    ];
     for (const header of cases) {
       const req = t.http.get('/api/v1/context');
       const res = await (header === undefined ? req : req.set('Authorization', header));
@@ -110,15 +155,35 @@ describe('problem details', () => {
       expect(res.headers['www-authenticate']).toMatch(/^Bearer realm="jms"/);
     }
     // A write without a key saves nothing; its body is not even read.
-    expectProblem(await t.http.post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Anon' }), 401, 'unauthorized');
-    expectProblem(await t.http.post('/api/v1/jobs').set('Content-Type', 'application/json').send('{broken'), 401, 'unauthorized');
-    expectProblem(await t.http.post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'x'.repeat(1024 * 1024) }), 401, 'unauthorized');
-    expectProblem(await t.http.post('/api/v1/jobs').set('Content-Type', 'text/plain').send('hello'), 401, 'unauthorized');
+    expectProblem(
+      await t.http.post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Anon' }),
+      401,
+      'unauthorized',
+    );
+    expectProblem(
+      await t.http.post('/api/v1/jobs').set('Content-Type', 'application/json').send('{broken'),
+      401,
+      'unauthorized',
+    );
+    expectProblem(
+      await t.http
+        .post('/api/v1/jobs')
+        .send({ operation_id: opId(), customer_name: 'x'.repeat(1024 * 1024) }),
+      401,
+      'unauthorized',
+    );
+    expectProblem(
+      await t.http.post('/api/v1/jobs').set('Content-Type', 'text/plain').send('hello'),
+      401,
+      'unauthorized',
+    );
     expect(await countJobs(co.id)).toBe(0);
   });
 
   it('403 write_key_required for a read key on a write tool, and nothing is saved', async () => {
-    const res = await as(t, co.readKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Read Only' });
+    const res = await as(t, co.readKey)
+      .post('/api/v1/jobs')
+      .send({ operation_id: opId(), customer_name: 'Read Only' });
     expectProblem(res, 403, 'write_key_required');
     expect(await countJobs(co.id)).toBe(0);
   });
@@ -127,36 +192,66 @@ describe('problem details', () => {
     expectProblem(await as(t, co.readKey).get('/api/v1/jobs/%23777'), 404, 'not_found');
     expectProblem(await as(t, co.readKey).get('/api/v1/jobs/job_doesnotexist1'), 404, 'not_found');
     const other = await createCompany(t);
-    const theirs = await as(t, other.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Theirs' }).expect(201);
-    const byId = expectProblem(await as(t, co.readKey).get(`/api/v1/jobs/${theirs.body.id}`), 404, 'not_found');
-    const missing = expectProblem(await as(t, co.readKey).get('/api/v1/jobs/job_doesnotexist2'), 404, 'not_found');
+    const theirs = await as(t, other.writeKey)
+      .post('/api/v1/jobs')
+      .send({ operation_id: opId(), customer_name: 'Theirs' })
+      .expect(201);
+    const byId = expectProblem(
+      await as(t, co.readKey).get(`/api/v1/jobs/${theirs.body.id}`),
+      404,
+      'not_found',
+    );
+    const missing = expectProblem(
+      await as(t, co.readKey).get('/api/v1/jobs/job_doesnotexist2'),
+      404,
+      'not_found',
+    );
     // Another company's job is indistinguishable from one that does not exist.
     expect(byId.detail).toBe(missing.detail);
   });
 
   it('409 operation_id_conflict', async () => {
     const operationId = opId();
-    await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: operationId, customer_name: 'First' }).expect(201);
-    expectProblem(await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: operationId, customer_name: 'Second' }), 409, 'operation_id_conflict');
+    await as(t, co.writeKey)
+      .post('/api/v1/jobs')
+      .send({ operation_id: operationId, customer_name: 'First' })
+      .expect(201);
+    expectProblem(
+      await as(t, co.writeKey)
+        .post('/api/v1/jobs')
+        .send({ operation_id: operationId, customer_name: 'Second' }),
+      409,
+      'operation_id_conflict',
+    );
     expect(await countJobs(co.id)).toBe(1);
   });
 
   it('409 undo_not_possible', async () => {
     const fresh = await createCompany(t);
-    expectProblem(await as(t, fresh.writeKey).post('/api/v1/undo').send({ operation_id: opId() }), 409, 'undo_not_possible');
+    expectProblem(
+      await as(t, fresh.writeKey).post('/api/v1/undo').send({ operation_id: opId() }),
+      409,
+      'undo_not_possible',
+    );
   });
 
   it('422 unknown_teammate lists the valid names and saves nothing', async () => {
     const before = await countJobs(co.id);
-    const res = await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Who', assignee: 'Nobody Atall' });
+    const res = await as(t, co.writeKey)
+      .post('/api/v1/jobs')
+      .send({ operation_id: opId(), customer_name: 'Who', assignee: 'Nobody Atall' });
     const problem = expectProblem(res, 422, 'unknown_teammate');
-    expect(problem.valid_values).toEqual(expect.arrayContaining(['Avery Stone', 'Dana Brooks', 'Dana White', 'Sam Okafor']));
+    expect(problem.valid_values).toEqual(
+      expect.arrayContaining(['Avery Stone', 'Dana Brooks', 'Dana White', 'Sam Okafor']),
+    );
     expect(problem.detail).toContain('Nobody Atall');
     expect(await countJobs(co.id)).toBe(before);
   });
 
   it('422 unknown_referral_source', async () => {
-    const res = await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), referral_source: 'Carrier pigeon' });
+    const res = await as(t, co.writeKey)
+      .post('/api/v1/jobs')
+      .send({ operation_id: opId(), referral_source: 'Carrier pigeon' });
     expectProblem(res, 422, 'unknown_referral_source');
   });
 });
@@ -196,7 +291,10 @@ describe('request ids', () => {
 describe('bodies', () => {
   it('invalid JSON → 400 invalid_request, nothing saved', async () => {
     const before = await countJobs(co.id);
-    const res = await as(t, co.writeKey).post('/api/v1/jobs').set('Content-Type', 'application/json').send('{"operation_id": "x", ');
+    const res = await as(t, co.writeKey)
+      .post('/api/v1/jobs')
+      .set('Content-Type', 'application/json')
+      .send('{"operation_id": "x", ');
     const problem = expectProblem(res, 400, 'invalid_request');
     expect(problem.errors).toEqual([{ path: '/body', message: expect.any(String) }]);
     expect(await countJobs(co.id)).toBe(before);
@@ -204,10 +302,14 @@ describe('bodies', () => {
 
   it('a body over 1 MiB → 413 payload_too_large; just under passes the size check', async () => {
     const before = await countJobs(co.id);
-    const big = await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'x'.repeat(1024 * 1024) });
+    const big = await as(t, co.writeKey)
+      .post('/api/v1/jobs')
+      .send({ operation_id: opId(), customer_name: 'x'.repeat(1024 * 1024) });
     expectProblem(big, 413, 'payload_too_large');
     // Just under 1 MiB: parsed, then refused by the spec's own field limit (not by size).
-    const under = await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'x'.repeat(1024 * 1024 - 200) });
+    const under = await as(t, co.writeKey)
+      .post('/api/v1/jobs')
+      .send({ operation_id: opId(), customer_name: 'x'.repeat(1024 * 1024 - 200) });
     const problem = expectProblem(under, 400, 'invalid_request');
     expect((problem.errors as { path: string }[]).map((e) => e.path)).toEqual(['/body/customer_name']);
     expect(await countJobs(co.id)).toBe(before);
@@ -215,11 +317,20 @@ describe('bodies', () => {
 
   it('a body that is not JSON on a POST → 415 unsupported_media_type, nothing saved', async () => {
     const before = await countJobs(co.id);
-    const text = await as(t, co.writeKey).post('/api/v1/jobs').set('Content-Type', 'text/plain').send('operation_id=1');
+    const text = await as(t, co.writeKey)
+      .post('/api/v1/jobs')
+      .set('Content-Type', 'text/plain')
+      .send('operation_id=1');
     expectProblem(text, 415, 'unsupported_media_type');
-    const form = await as(t, co.writeKey).post('/api/v1/jobs').type('form').send({ operation_id: opId(), customer_name: 'Form' });
+    const form = await as(t, co.writeKey)
+      .post('/api/v1/jobs')
+      .type('form')
+      .send({ operation_id: opId(), customer_name: 'Form' });
     expectProblem(form, 415, 'unsupported_media_type');
-    const xml = await as(t, co.writeKey).post('/api/v1/jobs').set('Content-Type', 'application/xml').send('<job/>');
+    const xml = await as(t, co.writeKey)
+      .post('/api/v1/jobs')
+      .set('Content-Type', 'application/xml')
+      .send('<job/>');
     expectProblem(xml, 415, 'unsupported_media_type');
     expect(await countJobs(co.id)).toBe(before);
   });
@@ -243,7 +354,9 @@ describe('paths and methods', () => {
 
   it('a known path with a wrong method → 405 method_not_allowed', async () => {
     const before = await countJobs(co.id);
-    const jobs = await as(t, co.writeKey).put('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Put' });
+    const jobs = await as(t, co.writeKey)
+      .put('/api/v1/jobs')
+      .send({ operation_id: opId(), customer_name: 'Put' });
     expectProblem(jobs, 405, 'method_not_allowed');
     // RFC 9110: a 405 lists the methods the resource does allow.
     expect(jobs.headers['allow'].split(/,\s*/).sort()).toEqual(['GET', 'POST']);
@@ -259,9 +372,17 @@ describe('paths and methods', () => {
 
 describe('admin API', () => {
   it('a wrong or missing admin token → 401; an API key is not an admin token', async () => {
-    for (const header of [undefined, 'Bearer wrong-token-0123456789', `Bearer ${ADMIN_TOKEN}x`, `Bearer ${co.writeKey}`]) {
+    for (const header of [
+      undefined,
+      'Bearer wrong-token-0123456789',
+      `Bearer ${ADMIN_TOKEN}x`,
+      `Bearer ${co.writeKey}`,
+    ]) {
       const req = t.http.post('/admin/v1/companies');
-      const res = await (header === undefined ? req : req.set('Authorization', header)).send({ name: 'Sneaky Co', credits: 1 });
+      const res = await (header === undefined ? req : req.set('Authorization', header)).send({
+        name: 'Sneaky Co',
+        credits: 1,
+      });
       expectProblem(res, 401, 'unauthorized');
       expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
     }
@@ -280,12 +401,23 @@ describe('admin API', () => {
       expect(off.config.adminToken).toBeUndefined();
       for (const header of [undefined, `Bearer ${ADMIN_TOKEN}`, 'Bearer ']) {
         const req = off.http.post('/admin/v1/companies');
-        const res = await (header === undefined ? req : req.set('Authorization', header)).send({ name: 'Nope', credits: 1 });
+        const res = await (header === undefined ? req : req.set('Authorization', header)).send({
+          name: 'Nope',
+          credits: 1,
+        });
         expectProblem(res, 404, 'admin_api_disabled');
       }
-      expectProblem(await off.http.get('/admin/v1/companies/co_x/keys').set('Authorization', `Bearer ${ADMIN_TOKEN}`), 404, 'admin_api_disabled');
+      expectProblem(
+        await off.http.get('/admin/v1/companies/co_x/keys').set('Authorization', `Bearer ${ADMIN_TOKEN}`),
+        404,
+        'admin_api_disabled',
+      );
       // Turned off, it does not read bodies either.
-      expectProblem(await off.http.post('/admin/v1/companies').set('Content-Type', 'application/json').send('{broken'), 404, 'admin_api_disabled');
+      expectProblem(
+        await off.http.post('/admin/v1/companies').set('Content-Type', 'application/json').send('{broken'),
+        404,
+        'admin_api_disabled',
+      );
       expect(await off.db('companies').where({ name: 'Nope' }).first()).toBeUndefined();
     } finally {
       await off.close();
@@ -302,12 +434,21 @@ describe('revoked and rotated keys', () => {
     const refused = await as(t, company.writeKey).get('/api/v1/context');
     expectProblem(refused, 401, 'unauthorized');
     expect(refused.headers['www-authenticate']).toMatch(/^Bearer/);
-    expectProblem(await as(t, company.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Too Late' }), 401, 'unauthorized');
+    expectProblem(
+      await as(t, company.writeKey)
+        .post('/api/v1/jobs')
+        .send({ operation_id: opId(), customer_name: 'Too Late' }),
+      401,
+      'unauthorized',
+    );
     expect(await countJobs(company.id)).toBe(0);
     // Revoking again is harmless; the other keys of the company still work.
     await admin(t).delete(`/admin/v1/keys/${keyId}`).expect(204);
     await as(t, company.readKey).get('/api/v1/context').expect(200);
-    const listed = (await admin(t).get(`/admin/v1/companies/${company.id}/keys`).expect(200)).body.data as { id: string; revoked_at: string | null }[];
+    const listed = (await admin(t).get(`/admin/v1/companies/${company.id}/keys`).expect(200)).body.data as {
+      id: string;
+      revoked_at: string | null;
+    }[];
     expect(listed.find((k) => k.id === keyId)?.revoked_at).toEqual(expect.any(String));
     // A revoked key cannot be rotated back to life.
     expectProblem(await admin(t).post(`/admin/v1/keys/${keyId}/rotate`).send(), 404, 'not_found');
@@ -328,9 +469,16 @@ describe('revoked and rotated keys', () => {
     expectProblem(await as(t, company.writeKey).get('/api/v1/context'), 401, 'unauthorized');
     const after = (await as(t, newKey).get('/api/v1/context').expect(200)).body;
     // The same person and company (the company's clock aside).
-    expect(after).toEqual({ ...before, company: { ...before.company, local_time: after.company.local_time }, key: { ...before.key, prefix: rotated.body.prefix } });
+    expect(after).toEqual({
+      ...before,
+      company: { ...before.company, local_time: after.company.local_time },
+      key: { ...before.key, prefix: rotated.body.prefix },
+    });
     expect(after.key.prefix).not.toBe(before.key.prefix);
-    const job = await as(t, newKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Rotated Rita' }).expect(201);
+    const job = await as(t, newKey)
+      .post('/api/v1/jobs')
+      .send({ operation_id: opId(), customer_name: 'Rotated Rita' })
+      .expect(201);
     expect(job.body.created_by.name).toBe('Avery Stone');
   });
 });
@@ -354,7 +502,11 @@ describe('rate limit', () => {
       expect(refused.headers['ratelimit']).toBe(`limit=5, remaining=0, reset=${retryAfter}`);
       expect(refused.headers['ratelimit-policy']).toBe('5;w=60, 100;w=1');
       // The limit comes before everything else: a write with this key is refused the same way.
-      expectProblem(await as(limited, company.readKey).post('/api/v1/jobs').send({ operation_id: opId() }), 429, 'rate_limited');
+      expectProblem(
+        await as(limited, company.readKey).post('/api/v1/jobs').send({ operation_id: opId() }),
+        429,
+        'rate_limited',
+      );
 
       // Another key of the same company, and of another company, still pass.
       const other = await as(limited, company.otherWriteKey).get('/api/v1/context').expect(200);
@@ -372,9 +524,24 @@ describe('rate limit', () => {
       const company = await createCompany(limited);
       await as(limited, company.writeKey).get('/api/v1/context').expect(200);
       await as(limited, company.writeKey).get('/api/v1/context').expect(200);
-      for (let i = 0; i < 3; i++) expectProblem(await as(limited, company.writeKey).post('/api/v1/jobs').send({ operation_id: opId() }), 429, 'rate_limited');
-      expect(Number((await limited.db('jobs').where({ company_id: company.id }).count<{ n: string | number }[]>('id as n'))[0].n)).toBe(0);
-      for (let i = 0; i < 4; i++) await admin(limited).get(`/admin/v1/companies/${company.id}/keys`).expect(200);
+      for (let i = 0; i < 3; i++)
+        expectProblem(
+          await as(limited, company.writeKey).post('/api/v1/jobs').send({ operation_id: opId() }),
+          429,
+          'rate_limited',
+        );
+      expect(
+        Number(
+          (
+            await limited
+              .db('jobs')
+              .where({ company_id: company.id })
+              .count<{ n: string | number }[]>('id as n')
+          )[0].n,
+        ),
+      ).toBe(0);
+      for (let i = 0; i < 4; i++)
+        await admin(limited).get(`/admin/v1/companies/${company.id}/keys`).expect(200);
     } finally {
       await limited.close();
     }
@@ -398,20 +565,48 @@ describe('rate limit', () => {
   it('every answer to a key carries RateLimit and RateLimit-Policy, errors included', async () => {
     const answers: [string, Response][] = [
       ['200', await as(t, co.readKey).get('/api/v1/context')],
-      ['201', await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Headers' })],
+      [
+        '201',
+        await as(t, co.writeKey)
+          .post('/api/v1/jobs')
+          .send({ operation_id: opId(), customer_name: 'Headers' }),
+      ],
       ['400 spec', await as(t, co.writeKey).post('/api/v1/jobs').send({ customer_name: 'No Id' })],
-      ['400 json', await as(t, co.writeKey).post('/api/v1/jobs').set('Content-Type', 'application/json').send('{nope')],
+      [
+        '400 json',
+        await as(t, co.writeKey).post('/api/v1/jobs').set('Content-Type', 'application/json').send('{nope'),
+      ],
       ['403', await as(t, co.readKey).post('/api/v1/jobs').send({ operation_id: opId() })],
       ['404', await as(t, co.readKey).get('/api/v1/jobs/%23777')],
       ['404 path', await as(t, co.readKey).get('/api/v1/nothing-here')],
       ['405', await as(t, co.readKey).put('/api/v1/jobs').send({})],
-      ['409', await as(t, (await createCompany(t)).writeKey).post('/api/v1/undo').send({ operation_id: opId() })],
-      ['413', await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'x'.repeat(1024 * 1024) })],
+      [
+        '409',
+        await as(t, (await createCompany(t)).writeKey)
+          .post('/api/v1/undo')
+          .send({ operation_id: opId() }),
+      ],
+      [
+        '413',
+        await as(t, co.writeKey)
+          .post('/api/v1/jobs')
+          .send({ operation_id: opId(), customer_name: 'x'.repeat(1024 * 1024) }),
+      ],
       ['415', await as(t, co.writeKey).post('/api/v1/jobs').set('Content-Type', 'text/plain').send('hello')],
-      ['422', await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), assignee: 'Nobody Atall' })],
+      [
+        '422',
+        await as(t, co.writeKey)
+          .post('/api/v1/jobs')
+          .send({ operation_id: opId(), assignee: 'Nobody Atall' }),
+      ],
     ];
     for (const [label, res] of answers) {
-      expect({ label, status: String(res.status), rateLimit: res.headers['ratelimit'], policy: res.headers['ratelimit-policy'] }).toEqual({
+      expect({
+        label,
+        status: String(res.status),
+        rateLimit: res.headers['ratelimit'],
+        policy: res.headers['ratelimit-policy'],
+      }).toEqual({
         label,
         status: label.split(' ')[0],
         rateLimit: expect.stringMatching(/^limit=100000, remaining=\d+, reset=\d+$/),

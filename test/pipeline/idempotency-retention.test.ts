@@ -16,11 +16,21 @@ describe('idempotency records', () => {
     const young = { operation_id: opId(), customer_name: 'Young Yuri' };
     await as(t, co.writeKey).post('/api/v1/jobs').send(old).expect(201);
     await as(t, co.writeKey).post('/api/v1/jobs').send(young).expect(201);
-    await t.db('idempotency_records').where({ company_id: co.id, operation_id: old.operation_id }).update({ created_at: t.db.raw("now() - interval '8 days'") });
-    await t.db('idempotency_records').where({ company_id: co.id, operation_id: young.operation_id }).update({ created_at: t.db.raw("now() - interval '6 days 23 hours'") });
+    await t
+      .db('idempotency_records')
+      .where({ company_id: co.id, operation_id: old.operation_id })
+      .update({ created_at: t.db.raw("now() - interval '8 days'") });
+    await t
+      .db('idempotency_records')
+      .where({ company_id: co.id, operation_id: young.operation_id })
+      .update({ created_at: t.db.raw("now() - interval '6 days 23 hours'") });
 
     expect(await purgeExpiredAnswers(t.db, 7)).toBeGreaterThanOrEqual(1);
-    const left = await t.db('idempotency_records').where({ company_id: co.id }).whereIn('operation_id', [old.operation_id, young.operation_id]).pluck('operation_id');
+    const left = await t
+      .db('idempotency_records')
+      .where({ company_id: co.id })
+      .whereIn('operation_id', [old.operation_id, young.operation_id])
+      .pluck('operation_id');
     expect(left).toEqual([young.operation_id]);
 
     const replay = await as(t, co.writeKey).post('/api/v1/jobs').send(young).expect(201);
@@ -41,8 +51,15 @@ describe('idempotency records', () => {
       body: '{}',
       created_at: t.db.raw("now() - interval '30 days'"),
     }));
-    for (let i = 0; i < rows.length; i += 400) await t.db('idempotency_records').insert(rows.slice(i, i + 400));
+    for (let i = 0; i < rows.length; i += 400)
+      await t.db('idempotency_records').insert(rows.slice(i, i + 400));
     expect(await purgeExpiredAnswers(t.db, 7)).toBeGreaterThanOrEqual(1203);
-    expect(Number((await t.db('idempotency_records').where({ company_id: company.id }).count<{ n: number }[]>('* as n'))[0].n)).toBe(0);
+    expect(
+      Number(
+        (
+          await t.db('idempotency_records').where({ company_id: company.id }).count<{ n: number }[]>('* as n')
+        )[0].n,
+      ),
+    ).toBe(0);
   });
 });

@@ -45,13 +45,19 @@ it(`in ${ROUNDS} revocations and rotations during a stream of requests, none sen
   const late: Sent[] = [];
   let succeededBefore = 0;
   for (let round = 0; round < ROUNDS; round++) {
-    const created = await admin(t.http.post(`/admin/v1/companies/${co.id}/keys`)).send({ person_id: co.people[0].id, scope: 'read' }).expect(201);
+    const created = await admin(t.http.post(`/admin/v1/companies/${co.id}/keys`))
+      .send({ person_id: co.people[0].id, scope: 'read' })
+      .expect(201);
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
     const requests = stream(created.body.key, stopped);
     await pause(5 + (round % 7) * 3);
     const rotate = round % 2 === 1;
-    await (rotate ? admin(t.http.post(`/admin/v1/keys/${created.body.id}/rotate`)).send().expect(200) : admin(t.http.delete(`/admin/v1/keys/${created.body.id}`)).expect(204));
+    await (rotate
+      ? admin(t.http.post(`/admin/v1/keys/${created.body.id}/rotate`))
+          .send()
+          .expect(200)
+      : admin(t.http.delete(`/admin/v1/keys/${created.body.id}`)).expect(204));
     const answeredAt = performance.now();
     await pause(20);
     stop();

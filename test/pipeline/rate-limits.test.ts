@@ -35,7 +35,12 @@ function mcpPost(t: TestApp, key: string, body: unknown, version = '2025-03-26')
     .send(body as object);
 }
 
-const toolCall = (id: number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const toolCall = (id: number, name: string, args: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 describe('HTTP', () => {
   it('a burst 429 names the per-second window that refused it, not the minute', async () => {
@@ -58,7 +63,11 @@ describe('MCP', () => {
     for (let i = 0; i < 5; i++) {
       // A new client each time: initialize, the initialized notification, tools/list, then the call.
       const client = new Client({ name: 'stateless', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${co.readKey}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+          requestInit: { headers: { Authorization: `Bearer ${co.readKey}` } },
+        }),
+      );
       await client.listTools();
       await client.ping();
       const result = await client.callTool({ name: 'get_context', arguments: {} }).then(
@@ -74,7 +83,8 @@ describe('MCP', () => {
   it('each tool call in a batch is one unit: a batch that does not fit is refused whole', async () => {
     const t = await limitedApp({ RATE_LIMIT_PER_MINUTE: '10', RATE_LIMIT_BURST: '100' });
     const co = await createCompany(t);
-    const batch = (from: number) => Array.from({ length: 4 }, (_, i) => toolCall(from + i, 'find_jobs', { q: 'x' }));
+    const batch = (from: number) =>
+      Array.from({ length: 4 }, (_, i) => toolCall(from + i, 'find_jobs', { q: 'x' }));
     const first = await mcpPost(t, co.readKey, batch(1)).expect(200);
     expect(first.body).toHaveLength(4);
     expect(first.headers['ratelimit']).toMatch(/^limit=10, remaining=6, reset=\d+$/);
@@ -87,11 +97,18 @@ describe('MCP', () => {
   it('a batch larger than a second allows is a 400, and clients of MCP 2025-06-18 on cannot batch', async () => {
     const t = await limitedApp({ RATE_LIMIT_PER_MINUTE: '1000', RATE_LIMIT_BURST: '5' });
     const co = await createCompany(t);
-    const big = await mcpPost(t, co.readKey, Array.from({ length: 6 }, (_, i) => toolCall(i, 'get_context')));
+    const big = await mcpPost(
+      t,
+      co.readKey,
+      Array.from({ length: 6 }, (_, i) => toolCall(i, 'get_context')),
+    );
     expect({ status: big.status, code: big.body.code }).toEqual({ status: 400, code: 'invalid_request' });
     expect(big.body.errors[0].message).toMatch(/at most 5/);
     const modern = await mcpPost(t, co.readKey, [toolCall(1, 'get_context')], '2025-06-18');
-    expect({ status: modern.status, code: modern.body.code }).toEqual({ status: 400, code: 'invalid_request' });
+    expect({ status: modern.status, code: modern.body.code }).toEqual({
+      status: 400,
+      code: 'invalid_request',
+    });
     expect(modern.body.errors[0].message).toMatch(/batch/);
     await mcpPost(t, co.readKey, toolCall(1, 'get_context'), '2025-06-18').expect(200);
   });
@@ -100,7 +117,8 @@ describe('MCP', () => {
     const t = await limitedApp({ RATE_LIMIT_PER_MINUTE: '2', RATE_LIMIT_BURST: '100' });
     const co = await createCompany(t);
     const pings = [];
-    for (let i = 0; i < 11; i++) pings.push((await mcpPost(t, co.readKey, { jsonrpc: '2.0', id: i, method: 'ping' })).status);
+    for (let i = 0; i < 11; i++)
+      pings.push((await mcpPost(t, co.readKey, { jsonrpc: '2.0', id: i, method: 'ping' })).status);
     expect(pings).toEqual([...Array(10).fill(200), 429]);
     // The key's budget for work is untouched.
     await mcpPost(t, co.readKey, toolCall(1, 'get_context')).expect(200);
@@ -114,7 +132,8 @@ describe('failed authentication', () => {
     await as(t, co.readKey).get('/api/v1/context').expect(200);
     const fake = `jms_${'A'.repeat(40)}`;
     const statuses = [];
-    for (let i = 0; i < 5; i++) statuses.push((await as(t, i % 2 ? fake : 'not-a-key').get('/api/v1/context')).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await as(t, i % 2 ? fake : 'not-a-key').get('/api/v1/context')).status);
     expect(statuses).toEqual([401, 401, 401, 401, 401]);
 
     const queries: string[] = [];
@@ -150,20 +169,31 @@ describe('failed authentication', () => {
   it('answers 401 with a WWW-Authenticate header quoted as RFC 6750 says (no quote or backslash inside a value)', async () => {
     const t = await limitedApp({});
     // Resources also name their metadata and scope (RFC 9728), quoted the same way.
-    const quoted = /^Bearer realm="jms", error="(invalid_request|invalid_token)", error_description="[\x20\x21\x23-\x5B\x5D-\x7E]*"(, (resource_metadata|scope)="[\x20\x21\x23-\x5B\x5D-\x7E]*")*$/;
-    for (const res of [await t.http.get('/api/v1/context'), await as(t, `jms_${'B'.repeat(40)}`).get('/api/v1/context'), await t.http.get('/admin/v1/companies/co_x/keys').set('Authorization', 'Bearer nope')]) {
+    const quoted =
+      /^Bearer realm="jms", error="(invalid_request|invalid_token)", error_description="[\x20\x21\x23-\x5B\x5D-\x7E]*"(, (resource_metadata|scope)="[\x20\x21\x23-\x5B\x5D-\x7E]*")*$/;
+    for (const res of [
+      await t.http.get('/api/v1/context'),
+      await as(t, `jms_${'B'.repeat(40)}`).get('/api/v1/context'),
+      await t.http.get('/admin/v1/companies/co_x/keys').set('Authorization', 'Bearer nope'),
+    ]) {
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toMatch(quoted);
     }
   });
 
   it('wrong admin tokens count too, and the admin token has a budget of its own', async () => {
-    const t = await limitedApp({ AUTH_FAILURES_PER_MINUTE: '2', AUTH_FAILURES_BURST: '100', ADMIN_RATE_LIMIT_PER_MINUTE: '20' });
+    const t = await limitedApp({
+      AUTH_FAILURES_PER_MINUTE: '2',
+      AUTH_FAILURES_BURST: '100',
+      ADMIN_RATE_LIMIT_PER_MINUTE: '20',
+    });
     const co = await createCompany(t); // 8 admin calls
     await as(t, co.readKey).get('/api/v1/context').expect(200);
-    const wrong = () => t.http.get('/admin/v1/companies/co_nope/keys').set('Authorization', 'Bearer wrong-token-0123456789');
+    const wrong = () =>
+      t.http.get('/admin/v1/companies/co_nope/keys').set('Authorization', 'Bearer wrong-token-0123456789');
     expect([(await wrong()).status, (await wrong()).status, (await wrong()).status]).toEqual([401, 401, 429]);
-    const admin = () => t.http.get(`/admin/v1/companies/${co.id}/keys`).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+    const admin = () =>
+      t.http.get(`/admin/v1/companies/${co.id}/keys`).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
     const statuses = [];
     for (let i = 0; i < 13; i++) statuses.push((await admin()).status);
     expect(statuses.slice(0, 12)).toEqual(Array(12).fill(200));
@@ -178,12 +208,26 @@ describe('fairness between companies', () => {
     const t = await limitedApp({ RATE_LIMIT_PER_MINUTE: '600', RATE_LIMIT_BURST: '20' });
     const busy = await createCompany(t);
     const quiet = await createCompany(t);
-    const job = (await as(t, quiet.writeKey).post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Quiet Quinn' }).expect(201)).body;
+    const job = (
+      await as(t, quiet.writeKey)
+        .post('/api/v1/jobs')
+        .send({ operation_id: opId(), customer_name: 'Quiet Quinn' })
+        .expect(201)
+    ).body;
     const flood = Array.from({ length: 60 }, (_, i) =>
-      i % 2 ? as(t, busy.readKey).get('/api/v1/jobs?q=a') : mcpPost(t, busy.readKey, Array.from({ length: 10 }, (_, j) => toolCall(j, 'find_jobs', { q: 'a' }))),
+      i % 2
+        ? as(t, busy.readKey).get('/api/v1/jobs?q=a')
+        : mcpPost(
+            t,
+            busy.readKey,
+            Array.from({ length: 10 }, (_, j) => toolCall(j, 'find_jobs', { q: 'a' })),
+          ),
     );
     const quietAnswers = Array.from({ length: 10 }, () => as(t, quiet.readKey).get(`/api/v1/jobs/${job.id}`));
-    const [floodStatuses, quietStatuses] = await Promise.all([Promise.all(flood).then((a) => a.map((r) => r.status)), Promise.all(quietAnswers).then((a) => a.map((r) => r.status))]);
+    const [floodStatuses, quietStatuses] = await Promise.all([
+      Promise.all(flood).then((a) => a.map((r) => r.status)),
+      Promise.all(quietAnswers).then((a) => a.map((r) => r.status)),
+    ]);
     expect(quietStatuses).toEqual(Array(10).fill(200));
     expect(floodStatuses.filter((s) => s === 429).length).toBeGreaterThan(30);
     expect(floodStatuses.every((s) => s === 200 || s === 429)).toBe(true);

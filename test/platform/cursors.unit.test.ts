@@ -22,7 +22,11 @@ function refusal(cursor: string): unknown {
 
 describe('cursors', () => {
   it('read back as the position they were made from, typed by their slots', () => {
-    const position = { created_at: '2026-03-02T15:00:00.123456Z', job_number: 16, seq: 9_007_199_254_740_991 };
+    const position = {
+      created_at: '2026-03-02T15:00:00.123456Z',
+      job_number: 16,
+      seq: 9_007_199_254_740_991,
+    };
     const cursor = encodeCursor(position);
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/); // safe in a URL as it is
     const decoded: { created_at: string; job_number: number; seq: number } = decodeCursor(cursor, SLOTS);
@@ -31,15 +35,24 @@ describe('cursors', () => {
 
   it('round-trip any text without NUL and any number in range', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme' }).filter((s) => !s.includes('\u0000')), fc.integer({ min: 0, max: INT4_MAX }), fc.maxSafeNat(), (text, n, big) => {
-        const position = { created_at: text, job_number: n, seq: big };
-        expect(decodeCursor(encodeCursor(position), SLOTS)).toEqual(position);
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme' }).filter((s) => !s.includes('\u0000')),
+        fc.integer({ min: 0, max: INT4_MAX }),
+        fc.maxSafeNat(),
+        (text, n, big) => {
+          const position = { created_at: text, job_number: n, seq: big };
+          expect(decodeCursor(encodeCursor(position), SLOTS)).toEqual(position);
+        },
+      ),
     );
   });
 
   it('keep only the slots asked for', () => {
-    expect(decodeCursor(raw({ created_at: 'x', job_number: 1, seq: 2, admin: true }), SLOTS)).toEqual({ created_at: 'x', job_number: 1, seq: 2 });
+    expect(decodeCursor(raw({ created_at: 'x', job_number: 1, seq: 2, admin: true }), SLOTS)).toEqual({
+      created_at: 'x',
+      job_number: 1,
+      seq: 2,
+    });
   });
 
   it.each([
@@ -59,16 +72,29 @@ describe('cursors', () => {
   ])('refuse %s with a 400 naming /query/cursor', (_label, cursor) => {
     const error = refusal(cursor);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ status: 400, code: 'invalid_request', extra: { errors: [{ path: '/query/cursor', message: expect.any(String) }] } });
+    expect(error).toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+      extra: { errors: [{ path: '/query/cursor', message: expect.any(String) }] },
+    });
   });
 });
 
 describe('pages', () => {
   const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i + 1 }));
-  const cut = (n: number, limit: number) => pageOf(rows(n), limit, (row) => `item ${row.id}`, (row) => encodeCursor({ seq: row.id }));
+  const cut = (n: number, limit: number) =>
+    pageOf(
+      rows(n),
+      limit,
+      (row) => `item ${row.id}`,
+      (row) => encodeCursor({ seq: row.id }),
+    );
 
   it('hold at most limit rows, and a cursor at the last one only when a row was left over', () => {
-    expect(cut(4, 3)).toEqual({ data: ['item 1', 'item 2', 'item 3'], next_cursor: encodeCursor({ seq: 3 }) });
+    expect(cut(4, 3)).toEqual({
+      data: ['item 1', 'item 2', 'item 3'],
+      next_cursor: encodeCursor({ seq: 3 }),
+    });
     expect(cut(3, 3)).toEqual({ data: ['item 1', 'item 2', 'item 3'], next_cursor: null });
     expect(cut(1, 3)).toEqual({ data: ['item 1'], next_cursor: null });
     expect(cut(0, 3)).toEqual({ data: [], next_cursor: null });

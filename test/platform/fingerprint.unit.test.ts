@@ -13,14 +13,25 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 /** The same value with every object's keys in reverse order. */
 function reversed(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reversed);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversed(v)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .reverse()
+        .map(([k, v]) => [k, reversed(v)]),
+    );
   return value;
 }
 
 describe('fingerprint', () => {
   it('is the SHA-256 of the tool and the JSON with sorted keys, in hex', () => {
-    const input = { text: 'Set 3 air movers', operation_id: 'op-1', job_id: '#16', rows: [{ value: 12.5, metric: 'drywall' }, null, true] };
-    const canonical = '{"job_id":"#16","operation_id":"op-1","rows":[{"metric":"drywall","value":12.5},null,true],"text":"Set 3 air movers"}';
+    const input = {
+      text: 'Set 3 air movers',
+      operation_id: 'op-1',
+      job_id: '#16',
+      rows: [{ value: 12.5, metric: 'drywall' }, null, true],
+    };
+    const canonical =
+      '{"job_id":"#16","operation_id":"op-1","rows":[{"metric":"drywall","value":12.5},null,true],"text":"Set 3 air movers"}';
     expect(fingerprint('add_note', input)).toBe(sha256(`add_note\n${canonical}`));
     expect(fingerprint('add_note', input)).toMatch(/^[0-9a-f]{64}$/);
   });

@@ -4,7 +4,14 @@
  * amounts written as people read them.
  */
 import fc from 'fast-check';
-import { dollarsToCents, formatMoney, fromHundredths, percentOf, roundDiv, toHundredths } from '../../src/platform/money';
+import {
+  dollarsToCents,
+  formatMoney,
+  fromHundredths,
+  percentOf,
+  roundDiv,
+  toHundredths,
+} from '../../src/platform/money';
 
 describe('roundDiv', () => {
   it.each([
@@ -84,12 +91,23 @@ describe('dollarsToCents', () => {
     expect(dollarsToCents(typed)).toBe(cents);
   });
 
-  it.each([['12.345'], ['-1'], ['$12'], ['1,000'], ['1e3'], ['12.'], ['.5'], [''], ['twelve'], ['1234567890'], [-1], [Number.NaN], [Number.POSITIVE_INFINITY]])(
-    'is null for %j, which is not a price',
-    (typed) => {
-      expect(dollarsToCents(typed)).toBeNull();
-    },
-  );
+  it.each([
+    ['12.345'],
+    ['-1'],
+    ['$12'],
+    ['1,000'],
+    ['1e3'],
+    ['12.'],
+    ['.5'],
+    [''],
+    ['twelve'],
+    ['1234567890'],
+    [-1],
+    [Number.NaN],
+    [Number.POSITIVE_INFINITY],
+  ])('is null for %j, which is not a price', (typed) => {
+    expect(dollarsToCents(typed)).toBeNull();
+  });
 });
 
 describe('formatMoney', () => {

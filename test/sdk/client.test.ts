@@ -14,13 +14,22 @@ afterAll(() => t.close());
 describe('the SDK', () => {
   it('creates a job, reads it by id and by #number, and finds it', async () => {
     const jobs = createJobsClient({ baseUrl: `${t.url}/`, apiKey: co.writeKey });
-    const created = await jobs.POST('/api/v1/jobs', { body: { operation_id: opId(), customer_name: 'Grace Whitfield', customer_phone: '217-555-0123', loss_type: 'mold' } });
+    const created = await jobs.POST('/api/v1/jobs', {
+      body: {
+        operation_id: opId(),
+        customer_name: 'Grace Whitfield',
+        customer_phone: '217-555-0123',
+        loss_type: 'mold',
+      },
+    });
     expect(created.response.status).toBe(201);
     const job = created.data!;
     expect(job.title).toBe('Grace Whitfield - mold');
 
     const byId = await jobs.GET('/api/v1/jobs/{job_id}', { params: { path: { job_id: job.id } } });
-    const byNumber = await jobs.GET('/api/v1/jobs/{job_id}', { params: { path: { job_id: `#${job.job_number}` } } });
+    const byNumber = await jobs.GET('/api/v1/jobs/{job_id}', {
+      params: { path: { job_id: `#${job.job_number}` } },
+    });
     expect(byNumber.data).toEqual(byId.data);
 
     const found = await jobs.GET('/api/v1/jobs', { params: { query: { q: '(217) 555 0123', limit: 5 } } });
@@ -49,9 +58,19 @@ describe('the SDK', () => {
   it('drives the admin API', async () => {
     const adminApi = createAdminClient({ baseUrl: t.url, adminToken: ADMIN_TOKEN });
     const company = await adminApi.POST('/admin/v1/companies', { body: { name: 'SDK Restoration' } });
-    const person = await adminApi.POST('/admin/v1/companies/{company_id}/team', { params: { path: { company_id: company.data!.id } }, body: { name: 'Kim Lee', role: 'Estimator' } });
-    const key = await adminApi.POST('/admin/v1/companies/{company_id}/keys', { params: { path: { company_id: company.data!.id } }, body: { person_id: person.data!.id, scope: 'write' } });
+    const person = await adminApi.POST('/admin/v1/companies/{company_id}/team', {
+      params: { path: { company_id: company.data!.id } },
+      body: { name: 'Kim Lee', role: 'Estimator' },
+    });
+    const key = await adminApi.POST('/admin/v1/companies/{company_id}/keys', {
+      params: { path: { company_id: company.data!.id } },
+      body: { person_id: person.data!.id, scope: 'write' },
+    });
     const context = await createJobsClient({ baseUrl: t.url, apiKey: key.data!.key }).GET('/api/v1/context');
-    expect(context.data).toMatchObject({ person: { name: 'Kim Lee' }, company: { name: 'SDK Restoration' }, key: { scope: 'write' } });
+    expect(context.data).toMatchObject({
+      person: { name: 'Kim Lee' },
+      company: { name: 'SDK Restoration' },
+      key: { scope: 'write' },
+    });
   });
 });

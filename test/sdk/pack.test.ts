@@ -37,7 +37,12 @@ it('packs, installs from the tarball, type-checks and runs the README example', 
   // needs no registry; the SDK itself is installed from the tarball, as a user would.
   writeFileSync(
     path.join(scratch, 'package.json'),
-    JSON.stringify({ name: 'scratch', private: true, type: 'module', dependencies: { 'openapi-fetch': `file:${path.join(root, 'node_modules', 'openapi-fetch')}` } }),
+    JSON.stringify({
+      name: 'scratch',
+      private: true,
+      type: 'module',
+      dependencies: { 'openapi-fetch': `file:${path.join(root, 'node_modules', 'openapi-fetch')}` },
+    }),
   );
   await run('npm', ['install', '--offline', '--no-audit', '--no-fund', `./${tarball}`], { cwd: scratch });
 
@@ -46,7 +51,14 @@ it('packs, installs from the tarball, type-checks and runs the README example', 
   writeFileSync(
     path.join(scratch, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, typeRoots: [path.join(root, 'node_modules', '@types')], types: ['node'] },
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        strict: true,
+        typeRoots: [path.join(root, 'node_modules', '@types')],
+        types: ['node'],
+      },
       files: ['example.ts'],
     }),
   );
@@ -56,11 +68,18 @@ it('packs, installs from the tarball, type-checks and runs the README example', 
   });
 
   const co = await createCompany(t);
-  const { stdout } = await run(process.execPath, ['example.js'], { cwd: scratch, env: { ...process.env, JMS_URL: t.url, JMS_KEY: co.writeKey } });
+  const { stdout } = await run(process.execPath, ['example.js'], {
+    cwd: scratch,
+    env: { ...process.env, JMS_URL: t.url, JMS_KEY: co.writeKey },
+  });
   expect(stdout).toMatch(/created #\d+/);
 
   // The README's CommonJS line works too.
   const cjs = /^(const \{[^}]+\} = require\('@jobs-service\/sdk'\);)$/m.exec(readme)![1];
-  const required = await run(process.execPath, ['-e', `${cjs} console.log(typeof createJobsClient, typeof createAdminClient)`], { cwd: scratch });
+  const required = await run(
+    process.execPath,
+    ['-e', `${cjs} console.log(typeof createJobsClient, typeof createAdminClient)`],
+    { cwd: scratch },
+  );
   expect(required.stdout.trim()).toBe('function function');
 }, 60000);

@@ -20,9 +20,20 @@ afterAll(() => t.close());
 describe('/healthz', () => {
   it('says how far the change feed lags behind open write transactions', async () => {
     const quiet = await t.http.get('/healthz').expect(200);
-    expect(quiet.body).toEqual({ status: 'ok', change_feed: { open_write_transactions: expect.any(Number), oldest_open_write_seconds: expect.any(Number) }, jobs: expect.any(Object) });
+    expect(quiet.body).toEqual({
+      status: 'ok',
+      change_feed: {
+        open_write_transactions: expect.any(Number),
+        oldest_open_write_seconds: expect.any(Number),
+      },
+      jobs: expect.any(Object),
+    });
     // Each kind of background work this node takes: its waiting and running jobs, and the oldest wait.
-    expect(quiet.body.jobs['ocr.page']).toEqual({ waiting: expect.any(Number), running: expect.any(Number), oldest_waiting_seconds: expect.any(Number) });
+    expect(quiet.body.jobs['ocr.page']).toEqual({
+      waiting: expect.any(Number),
+      running: expect.any(Number),
+      oldest_waiting_seconds: expect.any(Number),
+    });
     if (!process.env.DATABASE_URL) return; // PGlite has one connection: no transaction can stay open beside the probe.
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -52,19 +63,35 @@ describe('request logs', () => {
         done();
       },
     });
-    const app = createApp({ db: t.db, config: t.config, media: t.media, logger: pino({ level: 'info' }, sink) });
+    const app = createApp({
+      db: t.db,
+      config: t.config,
+      media: t.media,
+      logger: pino({ level: 'info' }, sink),
+    });
     const server = app.listen(0, '127.0.0.1');
     try {
-      await request(server).get('/api/v1/jobs?q=Maria%20Alvarez&limit=5').set('Authorization', `Bearer ${co.readKey}`).expect(200);
-      await request(server).get('/api/v1/customers?q=217-555-0142').set('Authorization', `Bearer ${co.readKey}`).expect(200);
+      await request(server)
+        .get('/api/v1/jobs?q=Maria%20Alvarez&limit=5')
+        .set('Authorization', `Bearer ${co.readKey}`)
+        .expect(200);
+      await request(server)
+        .get('/api/v1/customers?q=217-555-0142')
+        .set('Authorization', `Bearer ${co.readKey}`)
+        .expect(200);
     } finally {
       server.close();
     }
     const logged = lines.join('');
     // The phone's digits are matched whole: a timestamp may hold 555 by chance.
     expect(logged).not.toMatch(/Maria|Alvarez|217-555-0142|2175550142/);
-    const entries = lines.map((line) => JSON.parse(line) as { req?: { path: string; query?: string[] } }).filter((entry) => entry.req);
-    expect(entries.map((entry) => entry.req)).toEqual([expect.objectContaining({ path: '/api/v1/jobs', query: ['q', 'limit'] }), expect.objectContaining({ path: '/api/v1/customers', query: ['q'] })]);
+    const entries = lines
+      .map((line) => JSON.parse(line) as { req?: { path: string; query?: string[] } })
+      .filter((entry) => entry.req);
+    expect(entries.map((entry) => entry.req)).toEqual([
+      expect.objectContaining({ path: '/api/v1/jobs', query: ['q', 'limit'] }),
+      expect.objectContaining({ path: '/api/v1/customers', query: ['q'] }),
+    ]);
   });
 
   it("carry no assistant's token, code, PKCE verifier or sign-in code", async () => {
@@ -75,7 +102,12 @@ describe('request logs', () => {
         done();
       },
     });
-    const app = createApp({ db: t.db, config: t.config, media: t.media, logger: pino({ level: 'debug' }, sink) });
+    const app = createApp({
+      db: t.db,
+      config: t.config,
+      media: t.media,
+      logger: pino({ level: 'debug' }, sink),
+    });
     const server = app.listen(0, '127.0.0.1');
     const secrets: string[] = [];
     try {
@@ -84,12 +116,28 @@ describe('request logs', () => {
       const tokens = await tokensFor(via, co.writeKey, { pkce });
       secrets.push(pkce.verifier, tokens.access_token, tokens.refresh_token, co.writeKey);
       await mcpCall(via, tokens.access_token, 'tools/list').expect(200);
-      const refreshed = await request(server).post('/token').type('form').send(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: tokens.clientId }).toString()).expect(200);
+      const refreshed = await request(server)
+        .post('/token')
+        .type('form')
+        .send(
+          new URLSearchParams({
+            grant_type: 'refresh_token',
+            refresh_token: tokens.refresh_token,
+            client_id: tokens.clientId,
+          }).toString(),
+        )
+        .expect(200);
       secrets.push(refreshed.body.access_token, refreshed.body.refresh_token);
-      const link = await request(server).post(`/admin/v1/companies/${co.id}/sign-in-links`).set('Authorization', `Bearer ${ADMIN_TOKEN}`).send({ person_id: co.people[0].id, scope: 'read' }).expect(201);
+      const link = await request(server)
+        .post(`/admin/v1/companies/${co.id}/sign-in-links`)
+        .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+        .send({ person_id: co.people[0].id, scope: 'read' })
+        .expect(201);
       const url = new URL(link.body.url);
       secrets.push(url.searchParams.get('code')!);
-      await request(server).get(url.pathname + url.search).expect(200);
+      await request(server)
+        .get(url.pathname + url.search)
+        .expect(200);
       const codes = await t.db('oauth_codes').count<{ n: string }[]>('* as n');
       expect(Number(codes[0].n)).toBeGreaterThan(0);
     } finally {

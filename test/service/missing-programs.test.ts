@@ -31,9 +31,15 @@ afterAll(async () => {
 
 it('answers 503 feature_unavailable for videos and PDFs, and still takes photos', async () => {
   const write = as(t, co.writeKey);
-  const job = (await write.post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'No Tools' }).expect(201)).body;
+  const job = (
+    await write.post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'No Tools' }).expect(201)
+  ).body;
   const upload = (collection: string, part: string, data: Buffer, name: string) =>
-    t.http.post(`/api/v1/jobs/${job.id}/${collection}`).set('Authorization', `Bearer ${co.writeKey}`).field('meta', JSON.stringify({ operation_id: opId() })).attach(part, data, name);
+    t.http
+      .post(`/api/v1/jobs/${job.id}/${collection}`)
+      .set('Authorization', `Bearer ${co.writeKey}`)
+      .field('meta', JSON.stringify({ operation_id: opId() }))
+      .attach(part, data, name);
 
   // An MP4's first bytes: the content says video before any program is needed.
   const mp4Head = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.alloc(52)]);

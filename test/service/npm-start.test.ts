@@ -20,7 +20,10 @@ const children: ChildProcess[] = [];
 
 function start(env: Record<string, string>): Started {
   const { DATABASE_URL: _ignored, ...parentEnv } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...parentEnv, LOG_LEVEL: 'warn', ...env } });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { ...parentEnv, LOG_LEVEL: 'warn', ...env },
+  });
   children.push(child);
   let output = '';
   let stdout = '';
@@ -56,7 +59,8 @@ describe('npm start', () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'jms-start-'));
   });
   afterEach(() => {
-    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const child of children.splice(0))
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -73,11 +77,15 @@ describe('npm start', () => {
     const started = start({ PORT: String(port), DATA_DIR: dataDir, PUBLIC_URL: `http://localhost:${port}` });
     const [, writeKey] = await waitFor(started, /write key: (jms_\w{40})/);
     await waitFor(started, /"mcpServers"/);
-    expect(started.output()).toContain(`curl -H "Authorization: Bearer ${writeKey}" http://localhost:${port}/api/v1/jobs`);
+    expect(started.output()).toContain(
+      `curl -H "Authorization: Bearer ${writeKey}" http://localhost:${port}/api/v1/jobs`,
+    );
     const base = `http://127.0.0.1:${port}`;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     // The served spec names this service, not the committed default address.
-    const served = (await (await fetch(`${base}/api/v1/openapi.json`)).json()) as { servers: { url: string }[] };
+    const served = (await (await fetch(`${base}/api/v1/openapi.json`)).json()) as {
+      servers: { url: string }[];
+    };
     expect(served.servers[0].url).toBe(`http://localhost:${port}`);
 
     const jobs = await fetch(`${base}/api/v1/jobs`, { headers: { Authorization: `Bearer ${writeKey}` } });
@@ -85,7 +93,9 @@ describe('npm start', () => {
     expect(((await jobs.json()) as { data: unknown[] }).data.length).toBeGreaterThanOrEqual(3);
 
     // Requests in flight when SIGTERM arrives still get their answers.
-    const inFlight = Array.from({ length: 20 }, () => fetch(`${base}/api/v1/jobs?q=Alvarez`, { headers: { Authorization: `Bearer ${writeKey}` } }));
+    const inFlight = Array.from({ length: 20 }, () =>
+      fetch(`${base}/api/v1/jobs?q=Alvarez`, { headers: { Authorization: `Bearer ${writeKey}` } }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 5));
     started.child.kill('SIGTERM');
     const answers = await Promise.allSettled(inFlight);
@@ -98,14 +108,18 @@ describe('npm start', () => {
     const again = start({ PORT: String(port), DATA_DIR: dataDir });
     await waitFor(again, /Job Management Service on/);
     expect(again.output()).not.toContain('write key');
-    expect((await fetch(`${base}/api/v1/jobs`, { headers: { Authorization: `Bearer ${writeKey}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${base}/api/v1/jobs`, { headers: { Authorization: `Bearer ${writeKey}` } })).status,
+    ).toBe(200);
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
   }, 90000);
 
   it('on a busy port stops with a clear message and creates nothing; the next start makes and prints the demo', async () => {
     const blocker = createServer();
-    const port = await new Promise<number>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)));
+    const port = await new Promise<number>((resolve) =>
+      blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)),
+    );
     const busy = start({ PORT: String(port), DATA_DIR: dataDir });
     const code = await busy.exited;
     blocker.close();
@@ -123,15 +137,24 @@ describe('npm start', () => {
     expect(started.stderr()).toContain(companyId);
     expect(started.stdout()).not.toContain(writeKey);
     expect(started.stdout()).not.toContain('Job Management Service on');
-    const context = (await (await fetch(`http://127.0.0.1:${free}/api/v1/context`, { headers: { Authorization: `Bearer ${writeKey}` } })).json()) as { company: { id: string } };
+    const context = (await (
+      await fetch(`http://127.0.0.1:${free}/api/v1/context`, {
+        headers: { Authorization: `Bearer ${writeKey}` },
+      })
+    ).json()) as { company: { id: string } };
     expect(context.company.id).toBe(companyId);
 
     // A quiet service's log line leaves the process within about a second, not when 4 KiB have gathered.
-    const lineCount = () => started.stdout().split('\n').filter((line) => line.includes('"/healthz"')).length;
+    const lineCount = () =>
+      started
+        .stdout()
+        .split('\n')
+        .filter((line) => line.includes('"/healthz"')).length;
     const before = lineCount();
     await fetch(`http://127.0.0.1:${free}/healthz`);
     const deadline = Date.now() + 2500;
-    while (lineCount() === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    while (lineCount() === before && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     expect(lineCount()).toBe(before + 1);
     for (const line of started.stdout().trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
 

@@ -17,7 +17,9 @@ function report(small: Map<string, CaseFigures>, large: Map<string, CaseFigures>
   const lines = [`case${' '.repeat(34)}statements  rows read at ${SMALL} → ${LARGE}  buffers`];
   for (const [name, one] of small) {
     const big = large.get(name)!;
-    lines.push(`${name.padEnd(38)}${String(big.statements).padStart(10)}  ${String(one.rowsRead).padStart(14)} → ${String(big.rowsRead).padEnd(8)}  ${one.buffers} → ${big.buffers}`);
+    lines.push(
+      `${name.padEnd(38)}${String(big.statements).padStart(10)}  ${String(one.rowsRead).padStart(14)} → ${String(big.rowsRead).padEnd(8)}  ${one.buffers} → ${big.buffers}`,
+    );
   }
   return lines;
 }
@@ -27,11 +29,24 @@ onPostgres('scaling gate (PostgreSQL)', () => {
 
   test(`no request reads more than ${MAX_RATIO}× as much at ${LARGE} jobs as at ${SMALL}`, async () => {
     const suffix = `${process.pid}`;
-    const small = await withDatabase(databaseUrl!, `jms_scale_small_${suffix}`, (url) => measureCompany(url, SMALL));
-    const large = await withDatabase(databaseUrl!, `jms_scale_large_${suffix}`, (url) => measureCompany(url, LARGE));
-    const grown = [...small.values()].filter((one) => large.get(one.name)!.rowsRead > MAX_RATIO * Math.max(one.rowsRead, 1));
-    const details = grown.flatMap((one) => [`\n${one.name}:`, ...large.get(one.name)!.plans.flatMap((p) => [`  ${p.query.replace(/\s+/g, ' ').slice(0, 300)}`, ...planText(p.plan, 2)])]);
+    const small = await withDatabase(databaseUrl!, `jms_scale_small_${suffix}`, (url) =>
+      measureCompany(url, SMALL),
+    );
+    const large = await withDatabase(databaseUrl!, `jms_scale_large_${suffix}`, (url) =>
+      measureCompany(url, LARGE),
+    );
+    const grown = [...small.values()].filter(
+      (one) => large.get(one.name)!.rowsRead > MAX_RATIO * Math.max(one.rowsRead, 1),
+    );
+    const details = grown.flatMap((one) => [
+      `\n${one.name}:`,
+      ...large
+        .get(one.name)!
+        .plans.flatMap((p) => [`  ${p.query.replace(/\s+/g, ' ').slice(0, 300)}`, ...planText(p.plan, 2)]),
+    ]);
     console.log([...report(small, large), ...details].join('\n'));
-    expect(grown.map((one) => `${one.name}: ${one.rowsRead} → ${large.get(one.name)!.rowsRead} rows`)).toEqual([]);
+    expect(
+      grown.map((one) => `${one.name}: ${one.rowsRead} → ${large.get(one.name)!.rowsRead} rows`),
+    ).toEqual([]);
   });
 });

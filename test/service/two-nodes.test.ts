@@ -43,7 +43,12 @@ onPostgres('two nodes on one database and one Redis', () => {
     post: (p: string) => request(node.url).post(p).set('Authorization', `Bearer ${key}`),
   });
   const newKey = async (scope: 'read' | 'write') =>
-    (await admin(a).post(`/admin/v1/companies/${companyId}/keys`).send({ person_id: personId, scope }).expect(201)).body as { id: string; key: string };
+    (
+      await admin(a)
+        .post(`/admin/v1/companies/${companyId}/keys`)
+        .send({ person_id: personId, scope })
+        .expect(201)
+    ).body as { id: string; key: string };
 
   beforeAll(async () => {
     // One after the other is not needed: nodes starting together wait for each other's migration.
@@ -55,9 +60,17 @@ onPostgres('two nodes on one database and one Redis', () => {
       await stopNodes([a, b]);
       throw failed.reason;
     }
-    const company = await admin(a).post('/admin/v1/companies').send({ name: `Nodes ${randomUUID().slice(0, 6)}`, credits: 5 }).expect(201);
+    const company = await admin(a)
+      .post('/admin/v1/companies')
+      .send({ name: `Nodes ${randomUUID().slice(0, 6)}`, credits: 5 })
+      .expect(201);
     companyId = company.body.id;
-    personId = (await admin(b).post(`/admin/v1/companies/${companyId}/team`).send({ name: 'Nia Node', role: 'Owner' }).expect(201)).body.id;
+    personId = (
+      await admin(b)
+        .post(`/admin/v1/companies/${companyId}/team`)
+        .send({ name: 'Nia Node', role: 'Owner' })
+        .expect(201)
+    ).body.id;
   });
   afterAll(async () => {
     await stopNodes([a, b]);
@@ -66,7 +79,8 @@ onPostgres('two nodes on one database and one Redis', () => {
   it('share one rate limit per key through Redis', async () => {
     const { key } = await newKey('read');
     const statuses: number[] = [];
-    for (let i = 0; i < PER_MINUTE + 4; i++) statuses.push((await withKey(i % 2 ? b : a, key).get('/api/v1/context')).status);
+    for (let i = 0; i < PER_MINUTE + 4; i++)
+      statuses.push((await withKey(i % 2 ? b : a, key).get('/api/v1/context')).status);
     expect(statuses.slice(0, PER_MINUTE)).toEqual(Array(PER_MINUTE).fill(200));
     expect(statuses.slice(PER_MINUTE)).toEqual([429, 429, 429, 429]);
   });
@@ -92,7 +106,9 @@ onPostgres('two nodes on one database and one Redis', () => {
       // Node b knows the token (and remembers it) before node a revokes its grant.
       await mcpCall({ http: request(b.url) } as TestApp, tokens.access_token, 'tools/list').expect(200);
       const grant = await admin(a).get(`/admin/v1/companies/${companyId}/assistant-grants`).expect(200);
-      await admin(a).delete(`/admin/v1/companies/${companyId}/assistant-grants/${grant.body.data[0].id}`).expect(204);
+      await admin(a)
+        .delete(`/admin/v1/companies/${companyId}/assistant-grants/${grant.body.data[0].id}`)
+        .expect(204);
       const after = await mcpCall({ http: request(b.url) } as TestApp, tokens.access_token, 'tools/list');
       if (after.status !== 401) late.push(after.status);
     }
@@ -103,26 +119,41 @@ onPostgres('two nodes on one database and one Redis', () => {
     const { key } = await newKey('write');
     for (let round = 0; round < 10; round++) {
       const body = { operation_id: randomUUID(), customer_name: `Twin ${randomUUID().slice(0, 8)}` };
-      const answers = await Promise.all([withKey(a, key).post('/api/v1/jobs').send(body), withKey(b, key).post('/api/v1/jobs').send(body)]);
+      const answers = await Promise.all([
+        withKey(a, key).post('/api/v1/jobs').send(body),
+        withKey(b, key).post('/api/v1/jobs').send(body),
+      ]);
       expect(answers.map((r) => r.status)).toEqual([201, 201]);
       expect(answers[0].body.id).toBe(answers[1].body.id);
-      const found = await withKey(a, key).get(`/api/v1/jobs?q=${encodeURIComponent(body.customer_name)}`).expect(200);
+      const found = await withKey(a, key)
+        .get(`/api/v1/jobs?q=${encodeURIComponent(body.customer_name)}`)
+        .expect(200);
       expect(found.body.data).toHaveLength(1);
     }
   });
 
-  it("a poller of one node sees every write of the other, once", async () => {
+  it('a poller of one node sees every write of the other, once', async () => {
     const { key } = await newKey('write');
     const { key: pollerKey } = await newKey('read');
     const start = await withKey(b, pollerKey).get('/api/v1/changes').expect(200);
     let cursor: string = start.body.next_cursor;
     const names = Array.from({ length: 30 }, (_, i) => `Feed ${i}`);
-    const writes = Promise.all(names.map((name) => withKey(a, key).post('/api/v1/jobs').send({ operation_id: randomUUID(), customer_name: name }).expect(201)));
+    const writes = Promise.all(
+      names.map((name) =>
+        withKey(a, key)
+          .post('/api/v1/jobs')
+          .send({ operation_id: randomUUID(), customer_name: name })
+          .expect(201),
+      ),
+    );
     const seen: string[] = [];
     const deadline = Date.now() + 20_000;
     while (seen.length < names.length && Date.now() < deadline) {
-      const page = await withKey(b, pollerKey).get(`/api/v1/changes?cursor=${encodeURIComponent(cursor)}`).expect(200);
-      for (const entry of page.body.data as { action: string; summary: string }[]) if (entry.action === 'job.created') seen.push(entry.summary);
+      const page = await withKey(b, pollerKey)
+        .get(`/api/v1/changes?cursor=${encodeURIComponent(cursor)}`)
+        .expect(200);
+      for (const entry of page.body.data as { action: string; summary: string }[])
+        if (entry.action === 'job.created') seen.push(entry.summary);
       cursor = page.body.next_cursor;
       if (page.body.data.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     }

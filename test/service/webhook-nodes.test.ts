@@ -30,7 +30,11 @@ async function createJobs(nodes: Node[], key: string, count: number, parallel: n
   const worker = async () => {
     for (let i = next++; i < count; i = next++) {
       const node = nodes[i % nodes.length];
-      await request(node.url).post('/api/v1/jobs').set('Authorization', `Bearer ${key}`).send({ operation_id: randomUUID(), customer_name: `Hook ${i}` }).expect(201);
+      await request(node.url)
+        .post('/api/v1/jobs')
+        .set('Authorization', `Bearer ${key}`)
+        .send({ operation_id: randomUUID(), customer_name: `Hook ${i}` })
+        .expect(201);
     }
   };
   await Promise.all(Array.from({ length: parallel }, worker));
@@ -59,7 +63,12 @@ async function feedIds(node: Node, key: string, expected: number): Promise<strin
 }
 
 async function subscribe(node: Node, companyId: string, receiver: Receiver): Promise<void> {
-  const endpoint = (await adminOf(node).post(`/admin/v1/companies/${companyId}/webhooks`).send({ url: receiver.url }).expect(201)).body;
+  const endpoint = (
+    await adminOf(node)
+      .post(`/admin/v1/companies/${companyId}/webhooks`)
+      .send({ url: receiver.url })
+      .expect(201)
+  ).body;
   receiver.verifyWith(endpoint.secret);
 }
 
@@ -92,7 +101,9 @@ onPostgres('webhook deliveries across processes', () => {
         const feed = await feedIds(node, company.key, 300);
         await until('every event', () => receiver.ids().size >= feed.length, 90_000);
         const duplicates = expectExactlyTheFeed(receiver, feed);
-        console.log(`kill -9: ${beforeRestart} of ${feed.length} events delivered before the crash, all after the restart; ${duplicates} delivered twice`);
+        console.log(
+          `kill -9: ${beforeRestart} of ${feed.length} events delivered before the crash, all after the restart; ${duplicates} delivered twice`,
+        );
         expect(duplicates).toBeLessThanOrEqual(1);
       } finally {
         await stopNodes([node]);
@@ -116,7 +127,9 @@ onPostgres('webhook deliveries across processes', () => {
         await until('every event', () => receiver.ids().size >= feed.length, 180_000);
         const duplicates = expectExactlyTheFeed(receiver, feed);
         const seconds = (Date.now() - started) / 1000;
-        console.log(`two nodes: ${feed.length} events written in ${((written - started) / 1000).toFixed(1)} s, all delivered ${(seconds - (written - started) / 1000).toFixed(1)} s after the last write (${(feed.length / seconds).toFixed(0)} a second overall); ${duplicates} delivered twice`);
+        console.log(
+          `two nodes: ${feed.length} events written in ${((written - started) / 1000).toFixed(1)} s, all delivered ${(seconds - (written - started) / 1000).toFixed(1)} s after the last write (${(feed.length / seconds).toFixed(0)} a second overall); ${duplicates} delivered twice`,
+        );
         expect(duplicates).toBeLessThanOrEqual(2);
       } finally {
         await stopNodes(nodes);

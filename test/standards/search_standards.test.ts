@@ -14,7 +14,11 @@ interface Excerpt {
 }
 
 async function search(q: string, limit?: number): Promise<Excerpt[]> {
-  return (await as(t, co.readKey).get(`/api/v1/standards/search?q=${encodeURIComponent(q)}${limit ? `&limit=${limit}` : ''}`).expect(200)).body.data;
+  return (
+    await as(t, co.readKey)
+      .get(`/api/v1/standards/search?q=${encodeURIComponent(q)}${limit ? `&limit=${limit}` : ''}`)
+      .expect(200)
+  ).body.data;
 }
 
 beforeAll(async () => {
@@ -43,7 +47,10 @@ it.each([
   const results = await search(q, 10);
   expect(results.map((r) => r.id)).toContain(expectedId);
   expect(results[0].excerpt).toMatch(/\*\*[^*]+\*\*/);
-  expect(results[0].source).toMatchObject({ publisher: expect.stringMatching(/^(EPA|OSHA|FEMA|CDC)$/), url: expect.stringMatching(/^https:/) });
+  expect(results[0].source).toMatchObject({
+    publisher: expect.stringMatching(/^(EPA|OSHA|FEMA|CDC)$/),
+    url: expect.stringMatching(/^https:/),
+  });
   const ranks = results.map((r) => r.rank);
   expect(ranks).toEqual([...ranks].sort((a, b) => b - a));
 });

@@ -37,13 +37,17 @@ export interface TestApp {
  * `dataDir` keeps the PGlite database on disk, so that a test can stop the app and start it
  * again on the same data (on PostgreSQL the data outlives the app anyway).
  */
-export async function startApp(env: Record<string, string> = {}, options: { dataDir?: string; deliverChat?: boolean; deliverWebhooks?: boolean } = {}): Promise<TestApp> {
+export async function startApp(
+  env: Record<string, string> = {},
+  options: { dataDir?: string; deliverChat?: boolean; deliverWebhooks?: boolean } = {},
+): Promise<TestApp> {
   // Each app keeps its files in a directory of its own, removed when it closes.
   const filesDir = await mkdtemp(path.join(tmpdir(), 'jms-files-'));
   // Listening first, so that the app knows its own address (links, OAuth issuer and resources).
   let app: Express | null = null;
   const server: Server = await new Promise((resolve) => {
-    const s = createHttpServer(((req: IncomingMessage, res: ServerResponse) => app!(req, res)) as Express).listen(0, '127.0.0.1', () => resolve(s));
+    const s = createHttpServer(((req: IncomingMessage, res: ServerResponse) =>
+      app!(req, res)) as Express).listen(0, '127.0.0.1', () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const config = loadConfig({
@@ -58,14 +62,19 @@ export async function startApp(env: Record<string, string> = {}, options: { data
     AUTH_FAILURES_BURST: '100000',
     // On PostgreSQL every test file's apps share the database: each app has a job queue of its
     // own (its own files too), unless a test gives two apps one queue.
-    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL, QUEUE_SCHEMA: `queue_t${randomUUID().slice(0, 8)}` } : {}),
+    ...(process.env.DATABASE_URL
+      ? { DATABASE_URL: process.env.DATABASE_URL, QUEUE_SCHEMA: `queue_t${randomUUID().slice(0, 8)}` }
+      : {}),
     FILES_DIR: filesDir,
     ...env,
   });
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: options.dataDir ?? null });
   if (!config.databaseUrl) await migrateToLatest(db);
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const node = await startNodeServices(db, config, logger, { deliverChat: options.deliverChat, deliverWebhooks: options.deliverWebhooks });
+  const node = await startNodeServices(db, config, logger, {
+    deliverChat: options.deliverChat,
+    deliverWebhooks: options.deliverWebhooks,
+  });
   app = createApp({ db, config, logger, redis: node.redis, media: node.media, webhooks: node.webhooks });
   return {
     url,
@@ -98,7 +107,12 @@ export interface TestCompany {
 
 /** The calendar date `offset` days from today in the company's timezone (`-10`: ten days ago). */
 export function companyDate(company: Pick<TestCompany, 'timezone'>, offset = 0): string {
-  const today = new Intl.DateTimeFormat('en-CA', { timeZone: company.timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+  const today = new Intl.DateTimeFormat('en-CA', {
+    timeZone: company.timezone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(new Date());
   return new Date(Date.parse(`${today}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
 }
 
@@ -109,15 +123,34 @@ const DEFAULT_TEAM = [
   { name: 'Sam Okafor', role: 'Technician' },
 ];
 
-export async function createCompany(t: TestApp, options: { name?: string; credits?: number; timezone?: string } = {}): Promise<TestCompany> {
+export async function createCompany(
+  t: TestApp,
+  options: { name?: string; credits?: number; timezone?: string } = {},
+): Promise<TestCompany> {
   const admin = (req: request.Test) => req.set('Authorization', `Bearer ${ADMIN_TOKEN}`);
-  const company = await admin(t.http.post('/admin/v1/companies')).send({ name: options.name ?? `Co ${randomUUID().slice(0, 8)}`, credits: options.credits ?? 5, ...(options.timezone ? { timezone: options.timezone } : {}) }).expect(201);
+  const company = await admin(t.http.post('/admin/v1/companies'))
+    .send({
+      name: options.name ?? `Co ${randomUUID().slice(0, 8)}`,
+      credits: options.credits ?? 5,
+      ...(options.timezone ? { timezone: options.timezone } : {}),
+    })
+    .expect(201);
   const people = [];
   for (const member of DEFAULT_TEAM) {
-    people.push((await admin(t.http.post(`/admin/v1/companies/${company.body.id}/team`)).send(member).expect(201)).body);
+    people.push(
+      (
+        await admin(t.http.post(`/admin/v1/companies/${company.body.id}/team`))
+          .send(member)
+          .expect(201)
+      ).body,
+    );
   }
   const key = async (personId: string, scope: 'read' | 'write') =>
-    (await admin(t.http.post(`/admin/v1/companies/${company.body.id}/keys`)).send({ person_id: personId, scope }).expect(201)).body.key as string;
+    (
+      await admin(t.http.post(`/admin/v1/companies/${company.body.id}/keys`))
+        .send({ person_id: personId, scope })
+        .expect(201)
+    ).body.key as string;
   return {
     id: company.body.id,
     name: company.body.name,

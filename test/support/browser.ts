@@ -15,7 +15,9 @@ export function describeInBrowser(name: string, body: () => void): void {
   if (existsSync(CHROMIUM)) return describe(name, body);
   if (process.env.REQUIRE_BROWSER === '1') {
     it(`has Chromium for "${name}"`, () => {
-      throw new Error(`REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH.`);
+      throw new Error(
+        `REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH.`,
+      );
     });
   } else {
     console.warn(`"${name}" skipped: no Chromium at ${CHROMIUM} (REQUIRE_BROWSER=1 makes this a failure).`);
@@ -24,10 +26,25 @@ export function describeInBrowser(name: string, body: () => void): void {
 }
 
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'] });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
+  });
 }
 
 /** A phone: 390 × 844, touch, an iPhone's user agent. */
-export function phoneContext(browser: Browser, options: { acceptDownloads?: boolean } = {}): Promise<BrowserContext> {
-  return browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true, userAgent: IPHONE_UA, locale: 'en-US', ...options });
+export function phoneContext(
+  browser: Browser,
+  options: { acceptDownloads?: boolean } = {},
+): Promise<BrowserContext> {
+  return browser.newContext({
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 3,
+    isMobile: true,
+    hasTouch: true,
+    userAgent: IPHONE_UA,
+    locale: 'en-US',
+    ...options,
+  });
 }

@@ -37,21 +37,34 @@ export function pdfOf(pages: PdfPageSpec[], mediaBox: [number, number] = LETTER)
   let length = chunks[0].length;
   const add = (body: Buffer | string): void => {
     offsets.push(length);
-    const chunk = Buffer.concat([Buffer.from(`${offsets.length} 0 obj\n`), typeof body === 'string' ? Buffer.from(body, 'latin1') : body, Buffer.from('\nendobj\n')]);
+    const chunk = Buffer.concat([
+      Buffer.from(`${offsets.length} 0 obj\n`),
+      typeof body === 'string' ? Buffer.from(body, 'latin1') : body,
+      Buffer.from('\nendobj\n'),
+    ]);
     chunks.push(chunk);
     length += chunk.length;
   };
-  const stream = (dict: string, data: Buffer): Buffer => Buffer.concat([Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`), data, Buffer.from('\nendstream')]);
+  const stream = (dict: string, data: Buffer): Buffer =>
+    Buffer.concat([
+      Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`),
+      data,
+      Buffer.from('\nendstream'),
+    ]);
   // Objects 1–3, then 3 per page: page, content, picture (an empty dictionary for a text page, to keep the numbering simple).
   const pageId = (i: number): number => 4 + i * 3;
   add('<< /Type /Catalog /Pages 2 0 R >>');
-  add(`<< /Type /Pages /Count ${pages.length} /Kids [${pages.map((_, i) => `${pageId(i)} 0 R`).join(' ')}] >>`);
+  add(
+    `<< /Type /Pages /Count ${pages.length} /Kids [${pages.map((_, i) => `${pageId(i)} 0 R`).join(' ')}] >>`,
+  );
   add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
   const [width, height] = mediaBox;
   pages.forEach((page, i) => {
     const [content, picture] = [pageId(i) + 1, pageId(i) + 2];
     const resources = 'lines' in page ? '/Font << /F1 3 0 R >>' : `/XObject << /Im1 ${picture} 0 R >>`;
-    add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${width} ${height}] /Resources << ${resources} >> /Contents ${content} 0 R >>`);
+    add(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${width} ${height}] /Resources << ${resources} >> /Contents ${content} 0 R >>`,
+    );
     if ('lines' in page) {
       const shown = page.lines.map((line) => `(${line.replace(/[\\()]/g, '\\$&')}) Tj T*`).join(' ');
       add(stream('', Buffer.from(`BT /F1 24 Tf 30 TL 72 ${height - 72} Td ${shown} ET`, 'latin1')));
@@ -59,11 +72,23 @@ export function pdfOf(pages: PdfPageSpec[], mediaBox: [number, number] = LETTER)
     } else {
       add(stream('', Buffer.from(`q ${width} 0 0 ${height} 0 0 cm /Im1 Do Q`)));
       const { jpeg, gray } = page.scan;
-      add(stream(`/Type /XObject /Subtype /Image /Width ${page.scan.width} /Height ${page.scan.height} /ColorSpace /${gray ? 'DeviceGray' : 'DeviceRGB'} /BitsPerComponent 8 /Filter /DCTDecode`, jpeg));
+      add(
+        stream(
+          `/Type /XObject /Subtype /Image /Width ${page.scan.width} /Height ${page.scan.height} /ColorSpace /${gray ? 'DeviceGray' : 'DeviceRGB'} /BitsPerComponent 8 /Filter /DCTDecode`,
+          jpeg,
+        ),
+      );
     }
   });
-  const xref = [`xref\n0 ${offsets.length + 1}\n0000000000 65535 f \n`, ...offsets.map((at) => `${String(at).padStart(10, '0')} 00000 n \n`)].join('');
-  chunks.push(Buffer.from(`${xref}trailer\n<< /Size ${offsets.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`));
+  const xref = [
+    `xref\n0 ${offsets.length + 1}\n0000000000 65535 f \n`,
+    ...offsets.map((at) => `${String(at).padStart(10, '0')} 00000 n \n`),
+  ].join('');
+  chunks.push(
+    Buffer.from(
+      `${xref}trailer\n<< /Size ${offsets.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`,
+    ),
+  );
   return Buffer.concat(chunks);
 }
 
@@ -81,7 +106,14 @@ async function inTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
 export async function renderPages(pdf: Buffer, dpi = 150): Promise<Buffer[]> {
   return inTempDir(async (dir) => {
     await writeFile(path.join(dir, 'in.pdf'), pdf);
-    await run('pdftoppm', ['-r', String(dpi), '-gray', '-png', path.join(dir, 'in.pdf'), path.join(dir, 'page')]);
+    await run('pdftoppm', [
+      '-r',
+      String(dpi),
+      '-gray',
+      '-png',
+      path.join(dir, 'in.pdf'),
+      path.join(dir, 'page'),
+    ]);
     // pdftoppm pads the page numbers to the same width, so the names sort in page order.
     const names = (await readdir(dir)).filter((name) => name.startsWith('page')).sort();
     return Promise.all(names.map((name) => readFile(path.join(dir, name))));
@@ -93,7 +125,11 @@ export async function scansOf(pages: string[][], dpi = 150): Promise<PageScan[]>
   const pngs = await renderPages(pdfOf(pages.map((lines) => ({ lines }))), dpi);
   return Promise.all(
     pngs.map(async (png) => {
-      const { data, info } = await sharp(png).greyscale().toColourspace('b-w').jpeg({ quality: 85 }).toBuffer({ resolveWithObject: true });
+      const { data, info } = await sharp(png)
+        .greyscale()
+        .toColourspace('b-w')
+        .jpeg({ quality: 85 })
+        .toBuffer({ resolveWithObject: true });
       return { jpeg: data, width: info.width, height: info.height, gray: info.channels === 1 };
     }),
   );
@@ -114,7 +150,15 @@ export async function photographedPage(lines: string[]): Promise<Buffer> {
 export async function encryptedPdf(pdf: Buffer): Promise<Buffer> {
   return inTempDir(async (dir) => {
     await writeFile(path.join(dir, 'in.pdf'), pdf);
-    await run('qpdf', ['--encrypt', 'user-secret', 'owner-secret', '256', '--', path.join(dir, 'in.pdf'), path.join(dir, 'out.pdf')]);
+    await run('qpdf', [
+      '--encrypt',
+      'user-secret',
+      'owner-secret',
+      '256',
+      '--',
+      path.join(dir, 'in.pdf'),
+      path.join(dir, 'out.pdf'),
+    ]);
     return readFile(path.join(dir, 'out.pdf'));
   });
 }

@@ -11,7 +11,9 @@ export default async function globalSetup(): Promise<void> {
   const db = await openDatabase({ databaseUrl, dataDir: null });
   await db.raw('drop schema if exists public cascade');
   // The job queues of earlier runs' apps (test/support/app.ts gives each its own schema).
-  const { rows } = (await db.raw("select nspname from pg_namespace where nspname like 'queue_t%' or nspname = 'pgboss'")) as { rows: { nspname: string }[] };
+  const { rows } = (await db.raw(
+    "select nspname from pg_namespace where nspname like 'queue_t%' or nspname = 'pgboss'",
+  )) as { rows: { nspname: string }[] };
   for (const { nspname } of rows) await db.raw('drop schema ?? cascade', [nspname]);
   await db.raw('create schema public');
   await migrateToLatest(db);

@@ -12,8 +12,17 @@ export type JobDetail = components['schemas']['JobDetail'];
 export const MARIA = { customer_name: 'Maria Alvarez', customer_phone: '(555) 201-3344' } as const;
 
 /** Opens a job with the key (a write key) and the given create_job fields. */
-export async function openJob(t: TestApp, key: string, fields: Record<string, unknown> = {}): Promise<CreatedJob> {
-  return (await as(t, key).post('/api/v1/jobs').send({ operation_id: opId(), ...fields }).expect(201)).body;
+export async function openJob(
+  t: TestApp,
+  key: string,
+  fields: Record<string, unknown> = {},
+): Promise<CreatedJob> {
+  return (
+    await as(t, key)
+      .post('/api/v1/jobs')
+      .send({ operation_id: opId(), ...fields })
+      .expect(201)
+  ).body;
 }
 
 /** get_job by id or number, expecting the job to be there. */

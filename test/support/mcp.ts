@@ -10,12 +10,20 @@ import type { TestApp } from './app';
 
 export async function connectMcp(t: TestApp, key: string): Promise<Client> {
   const client = new Client({ name: 'jms-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    }),
+  );
   await client.listTools();
   return client;
 }
 
-export async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+export async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
 
@@ -32,6 +40,7 @@ export function problemOf(result: CallToolResult): McpProblem {
   expect(result.isError).toBe(true);
   expect(result.structuredContent).toBeUndefined();
   const [content] = result.content;
-  if (content?.type !== 'text') throw new Error(`an error result without text: ${JSON.stringify(result.content)}`);
+  if (content?.type !== 'text')
+    throw new Error(`an error result without text: ${JSON.stringify(result.content)}`);
   return JSON.parse(content.text) as McpProblem;
 }

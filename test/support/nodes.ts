@@ -36,7 +36,17 @@ export async function startNode(env: Record<string, string> = {}): Promise<Node>
   const unlimited = { AUTH_FAILURES_PER_MINUTE: '100000', AUTH_FAILURES_BURST: '100000' };
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), DATABASE_URL: process.env.DATABASE_URL!, ADMIN_TOKEN, DEMO_SEED: 'false', LOG_LEVEL: 'warn', NODE_ENV: 'test', ...unlimited, ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATABASE_URL: process.env.DATABASE_URL!,
+      ADMIN_TOKEN,
+      DEMO_SEED: 'false',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'test',
+      ...unlimited,
+      ...env,
+    },
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -44,7 +54,12 @@ export async function startNode(env: Record<string, string> = {}): Promise<Node>
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const up = await request(url).get('/healthz').then((res) => res.status === 200, () => false);
+    const up = await request(url)
+      .get('/healthz')
+      .then(
+        (res) => res.status === 200,
+        () => false,
+      );
     if (up) return { url, child, output: () => output };
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`node did not start:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -52,8 +67,14 @@ export async function startNode(env: Record<string, string> = {}): Promise<Node>
 }
 
 /** Stops nodes (SIGTERM, or SIGKILL as a crash) and waits for their processes to end. */
-export async function stopNodes(nodes: (Node | undefined)[], signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  const running = nodes.filter((node): node is Node => node !== undefined && node.child.exitCode === null && node.child.signalCode === null);
+export async function stopNodes(
+  nodes: (Node | undefined)[],
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<void> {
+  const running = nodes.filter(
+    (node): node is Node =>
+      node !== undefined && node.child.exitCode === null && node.child.signalCode === null,
+  );
   for (const node of running) node.child.kill(signal);
   await Promise.all(running.map((node) => new Promise((resolve) => node.child.once('exit', resolve))));
 }
@@ -69,10 +90,21 @@ export function adminOf(node: Node) {
 }
 
 /** A company on a node with one owner and a write key for them, made through the admin API. */
-export async function companyOnNode(node: Node, name: string, owner: string): Promise<{ id: string; key: string }> {
+export async function companyOnNode(
+  node: Node,
+  name: string,
+  owner: string,
+): Promise<{ id: string; key: string }> {
   const admin = adminOf(node);
   const co = (await admin.post('/admin/v1/companies').send({ name, credits: 5 }).expect(201)).body;
-  const person = (await admin.post(`/admin/v1/companies/${co.id}/team`).send({ name: owner, role: 'Owner' }).expect(201)).body;
-  const key = (await admin.post(`/admin/v1/companies/${co.id}/keys`).send({ person_id: person.id, scope: 'write' }).expect(201)).body.key as string;
+  const person = (
+    await admin.post(`/admin/v1/companies/${co.id}/team`).send({ name: owner, role: 'Owner' }).expect(201)
+  ).body;
+  const key = (
+    await admin
+      .post(`/admin/v1/companies/${co.id}/keys`)
+      .send({ person_id: person.id, scope: 'write' })
+      .expect(201)
+  ).body.key as string;
   return { id: co.id, key };
 }

@@ -20,8 +20,21 @@ export function newPkce(): Pkce {
 export const REDIRECT_URI = 'http://127.0.0.1:7777/callback';
 
 /** Dynamic registration (RFC 7591) of a client with one redirect_uri. */
-export async function registerClient(t: TestApp, name = 'Test Assistant', redirectUri = REDIRECT_URI): Promise<string> {
-  const res = await t.http.post('/register').send({ client_name: name, redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }).expect(201);
+export async function registerClient(
+  t: TestApp,
+  name = 'Test Assistant',
+  redirectUri = REDIRECT_URI,
+): Promise<string> {
+  const res = await t.http
+    .post('/register')
+    .send({
+      client_name: name,
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    })
+    .expect(201);
   return res.body.client_id as string;
 }
 
@@ -58,7 +71,11 @@ export async function openApproval(t: TestApp, options: AuthorizeOptions, cookie
 }
 
 /** Posts the approval form as a browser would; answers the response (303 back to the client, or the page again). */
-export function answerApproval(t: TestApp, form: { request: string; credential?: string; scope?: string; toolsets?: string[]; decision?: string }, cookie?: string) {
+export function answerApproval(
+  t: TestApp,
+  form: { request: string; credential?: string; scope?: string; toolsets?: string[]; decision?: string },
+  cookie?: string,
+) {
   const body = new URLSearchParams();
   body.set('request', form.request);
   if (form.credential !== undefined) body.set('credential', form.credential);
@@ -89,13 +106,33 @@ export interface Tokens {
 }
 
 /** Every step with a key: registered client, approval, code exchange. */
-export async function tokensFor(t: TestApp, key: string, options: Partial<AuthorizeOptions> & { chosenScope?: string; toolsets?: string[]; clientName?: string } = {}): Promise<Tokens & { clientId: string }> {
+export async function tokensFor(
+  t: TestApp,
+  key: string,
+  options: Partial<AuthorizeOptions> & {
+    chosenScope?: string;
+    toolsets?: string[];
+    clientName?: string;
+  } = {},
+): Promise<Tokens & { clientId: string }> {
   const clientId = options.clientId ?? (await registerClient(t, options.clientName));
   const pkce = options.pkce ?? newPkce();
   const request = await openApproval(t, { ...options, clientId, pkce });
-  const approved = await answerApproval(t, { request, credential: key, scope: options.chosenScope ?? 'write', toolsets: options.toolsets }).expect(303);
+  const approved = await answerApproval(t, {
+    request,
+    credential: key,
+    scope: options.chosenScope ?? 'write',
+    toolsets: options.toolsets,
+  }).expect(303);
   const code = redirectParams(approved.headers.location).get('code')!;
-  const res = await exchange(t, { grant_type: 'authorization_code', code, code_verifier: pkce.verifier, client_id: clientId, redirect_uri: options.redirectUri ?? REDIRECT_URI, resource: options.resource ?? `${t.url}/mcp` }).expect(200);
+  const res = await exchange(t, {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: pkce.verifier,
+    client_id: clientId,
+    redirect_uri: options.redirectUri ?? REDIRECT_URI,
+    resource: options.resource ?? `${t.url}/mcp`,
+  }).expect(200);
   return { ...(res.body as Tokens), clientId };
 }
 

@@ -17,7 +17,9 @@ let loaded: Map<string, OperationSchemas> | undefined;
 
 export function operationSchemas(): Map<string, OperationSchemas> {
   loaded ??= new Map(
-    describeOperations(dereference(spec, spec) as { paths: Record<string, Record<string, unknown>> }).map(({ spec: entry }) => [String(entry.name), entry as unknown as OperationSchemas]),
+    describeOperations(dereference(spec, spec) as { paths: Record<string, Record<string, unknown>> }).map(
+      ({ spec: entry }) => [String(entry.name), entry as unknown as OperationSchemas],
+    ),
   );
   return loaded;
 }

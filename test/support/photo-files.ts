@@ -18,14 +18,24 @@ export async function jpegWith(options: JpegOptions): Promise<Buffer> {
     exif.IFD2 = { DateTimeOriginal: options.taken.local.replace(/-/g, ':').replace('T', ' ') };
     if (options.taken.offset) exif.IFD2.OffsetTimeOriginal = options.taken.offset;
   }
-  if (options.gps) exif.IFD3 = { GPSLatitudeRef: 'N', GPSLatitude: '41/1 52/1 0/1', GPSLongitudeRef: 'W', GPSLongitude: '87/1 37/1 0/1' };
-  let image = sharp(gradient(width, height), { raw: { width, height, channels: 3 } }).jpeg({ quality: 85 }).withExif(exif);
+  if (options.gps)
+    exif.IFD3 = {
+      GPSLatitudeRef: 'N',
+      GPSLatitude: '41/1 52/1 0/1',
+      GPSLongitudeRef: 'W',
+      GPSLongitude: '87/1 37/1 0/1',
+    };
+  let image = sharp(gradient(width, height), { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 85 })
+    .withExif(exif);
   if (options.orientation) image = image.withMetadata({ orientation: options.orientation });
   return image.toBuffer();
 }
 
 export async function pngOf(width: number, height: number): Promise<Buffer> {
-  return sharp(gradient(width, height), { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return sharp(gradient(width, height), { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 /** A JPEG cut off in the middle of its picture data. */
@@ -60,5 +70,7 @@ function gradient(width: number, height: number): Buffer {
 export async function noisyJpeg(width: number, height: number): Promise<Buffer> {
   const pixels = Buffer.alloc(width * height * 3);
   for (let i = 0; i < pixels.length; i++) pixels[i] = (Math.random() * 256) | 0;
-  return sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 85 }).toBuffer();
+  return sharp(pixels, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 85 })
+    .toBuffer();
 }

@@ -41,7 +41,13 @@ export async function startS3(): Promise<TestS3> {
   const bucket = `test-${randomBytes(4).toString('hex')}`;
   const S3rver = require('@20minutes/s3rver') as S3rverClass; // CommonJS without types
   // configureBuckets makes the bucket on disk before run() listens.
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket }] });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket }],
+  });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   return {

@@ -16,7 +16,12 @@ const FFMPEG = '/usr/bin/ffmpeg';
 const FFPROBE = '/usr/bin/ffprobe';
 
 export const PATTERN = { width: 320, height: 240, seconds: 3 };
-const SOURCE = ['-f', 'lavfi', '-i', `testsrc=duration=${PATTERN.seconds}:size=${PATTERN.width}x${PATTERN.height}:rate=10`];
+const SOURCE = [
+  '-f',
+  'lavfi',
+  '-i',
+  `testsrc=duration=${PATTERN.seconds}:size=${PATTERN.width}x${PATTERN.height}:rate=10`,
+];
 const H264 = ['-c:v', 'libx264', '-pix_fmt', 'yuv420p'];
 
 export interface RemuxOptions {
@@ -49,9 +54,31 @@ export async function makeTestVideos(): Promise<TestVideos> {
   // One at a time: the machine is shared, and each encoder uses every core it finds.
   const mp4 = await make('pattern.mp4', [...SOURCE, ...H264]);
   const mov = await make('pattern.mov', [...SOURCE, ...H264, '-f', 'mov']);
-  const webm = await make('pattern.webm', [...SOURCE, '-c:v', 'libvpx-vp9', '-b:v', '200k', '-deadline', 'realtime']);
-  const noise = ['-f', 'lavfi', '-i', `testsrc=duration=${PATTERN.seconds}:size=${PATTERN.width}x${PATTERN.height}:rate=10,noise=alls=60:allf=t+u`];
-  const large = await make('noise.mp4', [...noise, ...H264, '-b:v', '800k', '-maxrate', '800k', '-bufsize', '400k']);
+  const webm = await make('pattern.webm', [
+    ...SOURCE,
+    '-c:v',
+    'libvpx-vp9',
+    '-b:v',
+    '200k',
+    '-deadline',
+    'realtime',
+  ]);
+  const noise = [
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc=duration=${PATTERN.seconds}:size=${PATTERN.width}x${PATTERN.height}:rate=10,noise=alls=60:allf=t+u`,
+  ];
+  const large = await make('noise.mp4', [
+    ...noise,
+    ...H264,
+    '-b:v',
+    '800k',
+    '-maxrate',
+    '800k',
+    '-bufsize',
+    '400k',
+  ]);
 
   async function remux(source: Buffer, options: RemuxOptions): Promise<Buffer> {
     const name = randomUUID();
@@ -63,10 +90,24 @@ export async function makeTestVideos(): Promise<TestVideos> {
       ...(options.rotate !== undefined ? ['-metadata:s:v:0', `rotate=${options.rotate}`] : []),
     ];
     const out = path.join(dir, `${name}-out.mp4`);
-    await run(FFMPEG, ['-nostdin', '-v', 'error', '-y', '-i', input, '-c', 'copy', ...metadata, '-f', 'mp4', out]);
+    await run(FFMPEG, [
+      '-nostdin',
+      '-v',
+      'error',
+      '-y',
+      '-i',
+      input,
+      '-c',
+      'copy',
+      ...metadata,
+      '-f',
+      'mp4',
+      out,
+    ]);
     // ffmpeg drops a rotate tag it does not understand without a word; a fixture that is not
     // turned would make a test of turned videos pass for the wrong reason.
-    if (options.rotate !== undefined && (await rotationOf(out)) === null) throw new Error(`ffmpeg wrote no rotation into ${out}`);
+    if (options.rotate !== undefined && (await rotationOf(out)) === null)
+      throw new Error(`ffmpeg wrote no rotation into ${out}`);
     return readFile(out);
   }
 
@@ -75,7 +116,16 @@ export async function makeTestVideos(): Promise<TestVideos> {
 
 /** The rotation ffprobe reads from the first video stream's display matrix, or null. */
 async function rotationOf(file: string): Promise<number | null> {
-  const { stdout } = await run(FFPROBE, ['-v', 'error', '-select_streams', 'v:0', '-show_streams', '-print_format', 'json', file]);
+  const { stdout } = await run(FFPROBE, [
+    '-v',
+    'error',
+    '-select_streams',
+    'v:0',
+    '-show_streams',
+    '-print_format',
+    'json',
+    file,
+  ]);
   const probed = JSON.parse(stdout) as { streams?: { side_data_list?: { rotation?: number }[] }[] };
   const rotation = probed.streams?.[0]?.side_data_list?.find((d) => typeof d.rotation === 'number')?.rotation;
   return rotation ?? null;

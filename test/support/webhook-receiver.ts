@@ -50,7 +50,8 @@ export async function startReceiver(answer: () => Answer | Promise<Answer> = () 
         }
       }
       const given = await answer();
-      const { status, headers: answerHeaders } = typeof given === 'number' ? { status: given, headers: {} } : given;
+      const { status, headers: answerHeaders } =
+        typeof given === 'number' ? { status: given, headers: {} } : given;
       deliveries.push({ headers, body, at: Date.now(), status, verified });
       res.writeHead(status, answerHeaders).end();
     });
@@ -71,7 +72,11 @@ export async function startReceiver(answer: () => Answer | Promise<Answer> = () 
 }
 
 /** Waits until `probe` gives something truthy, polling. */
-export async function until<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
+export async function until<T>(
+  what: string,
+  probe: () => T | Promise<T>,
+  timeoutMs = 15_000,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

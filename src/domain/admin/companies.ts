@@ -8,7 +8,11 @@ export async function requireCompany(db: Knex, companyId: string): Promise<void>
 }
 
 /** A team member of the company named in an admin path (id and name), or 422 unknown_person listing the team. */
-export async function requireTeamMember(db: Knex, companyId: string, personId: string): Promise<{ id: string; name: string }> {
+export async function requireTeamMember(
+  db: Knex,
+  companyId: string,
+  personId: string,
+): Promise<{ id: string; name: string }> {
   const person = await db('people').where({ id: personId, company_id: companyId }).first('id', 'name');
   if (person) return person;
   const team = await db('people').where({ company_id: companyId }).orderBy('name').pluck('id');

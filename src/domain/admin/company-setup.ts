@@ -3,8 +3,23 @@ import type { Knex } from 'knex';
 import { newId } from '../../platform/ids';
 import { createJobNumbers } from '../../platform/counters';
 
-export const DEFAULT_STATUSES = ['New', 'Inspection', 'Mitigation', 'Drying', 'Rebuild', 'Invoicing', 'Closed'];
-export const DEFAULT_REFERRAL_SOURCES = ['Insurance carrier', 'Plumber', 'Property manager', 'Repeat customer', 'Web search', 'Word of mouth'];
+export const DEFAULT_STATUSES = [
+  'New',
+  'Inspection',
+  'Mitigation',
+  'Drying',
+  'Rebuild',
+  'Invoicing',
+  'Closed',
+];
+export const DEFAULT_REFERRAL_SOURCES = [
+  'Insurance carrier',
+  'Plumber',
+  'Property manager',
+  'Repeat customer',
+  'Web search',
+  'Word of mouth',
+];
 export const DEFAULT_TIMEZONE = 'America/Chicago';
 
 export interface CompanyRow {
@@ -30,9 +45,16 @@ export async function createCompany(
       })
       .returning(['id', 'name', 'timezone', 'pricing_region', 'credits']);
     await createJobNumbers(trx, company.id);
-    await trx('statuses').insert(DEFAULT_STATUSES.map((name, i) => ({ id: newId('st'), company_id: company.id, name, position: i + 1 })));
+    await trx('statuses').insert(
+      DEFAULT_STATUSES.map((name, i) => ({ id: newId('st'), company_id: company.id, name, position: i + 1 })),
+    );
     await trx('referral_sources').insert(
-      DEFAULT_REFERRAL_SOURCES.map((name, i) => ({ id: newId('ref'), company_id: company.id, name, position: i + 1 })),
+      DEFAULT_REFERRAL_SOURCES.map((name, i) => ({
+        id: newId('ref'),
+        company_id: company.id,
+        name,
+        position: i + 1,
+      })),
     );
     return company as CompanyRow;
   });

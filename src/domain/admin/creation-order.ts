@@ -20,7 +20,11 @@ export async function pageByCreation<Row extends { id: string }, T>(
     rows.whereRaw(`(${alias}.created_at, ${alias}.id) > (?::timestamptz, ?)`, [after.at, after.id]);
   }
   const found = (await rows
-    .select(rows.client.raw(`to_char(${alias}.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_pos`))
+    .select(
+      rows.client.raw(
+        `to_char(${alias}.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_pos`,
+      ),
+    )
     .orderBy([{ column: `${alias}.created_at` }, { column: `${alias}.id` }])
     .limit(limit + 1)) as (Row & { created_pos: string })[];
   return pageOf(found, limit, toItem, (row) => encodeCursor({ at: row.created_pos, id: row.id }));

@@ -43,7 +43,10 @@ interface Claimed {
   attempts: number;
 }
 
-export function startChatDelivery(deps: { db: Knex; config: Config; logger: Logger }, options: { poll?: boolean } = {}): ChatDelivery {
+export function startChatDelivery(
+  deps: { db: Knex; config: Config; logger: Logger },
+  options: { poll?: boolean } = {},
+): ChatDelivery {
   const { db, config, logger } = deps;
   const poll = options.poll !== false;
   const underWay = new Set<Promise<void>>();
@@ -53,7 +56,11 @@ export function startChatDelivery(deps: { db: Knex; config: Config; logger: Logg
 
   async function claimDue(limit: number): Promise<Claimed[]> {
     const unsettled = (query: Knex.QueryBuilder) => query.whereNull('delivered_at').whereNull('failed_at');
-    const lanes = unsettled(db('chat_outbox')).select('id', 'next_attempt_at', db.raw('row_number() over (partition by webhook_url order by created_at, id) as place'));
+    const lanes = unsettled(db('chat_outbox')).select(
+      'id',
+      'next_attempt_at',
+      db.raw('row_number() over (partition by webhook_url order by created_at, id) as place'),
+    );
     const eligible = db
       .from(lanes.as('lane'))
       .where('place', '<=', config.chat.maxInFlightPerTarget)
@@ -63,10 +70,18 @@ export function startChatDelivery(deps: { db: Knex; config: Config; logger: Logg
       .select('id');
     // Due again in the locking query: a row another node leased after this statement's snapshot
     // is re-read under the lock and then fails it.
-    const locked = unsettled(db('chat_outbox')).whereIn('id', eligible).where('next_attempt_at', '<=', db.fn.now()).forUpdate().skipLocked().select('id');
+    const locked = unsettled(db('chat_outbox'))
+      .whereIn('id', eligible)
+      .where('next_attempt_at', '<=', db.fn.now())
+      .forUpdate()
+      .skipLocked()
+      .select('id');
     return db('chat_outbox')
       .whereIn('id', locked)
-      .update({ attempts: db.raw('attempts + 1'), next_attempt_at: db.raw(`now() + interval '${LEASE_SECONDS} seconds'`) })
+      .update({
+        attempts: db.raw('attempts + 1'),
+        next_attempt_at: db.raw(`now() + interval '${LEASE_SECONDS} seconds'`),
+      })
       .returning(['id', 'webhook_url', 'payload', 'attempts']);
   }
 
@@ -75,7 +90,10 @@ export function startChatDelivery(deps: { db: Knex; config: Config; logger: Logg
     let failure: string | null = null;
     let refused = false;
     try {
-      const status = await postJson(message.webhook_url, payload, { allowPrivate: config.chat.allowPrivateTargets, timeoutMs: TIMEOUT_MS });
+      const status = await postJson(message.webhook_url, payload, {
+        allowPrivate: config.chat.allowPrivateTargets,
+        timeoutMs: TIMEOUT_MS,
+      });
       if (status < 200 || status >= 300) failure = `the webhook answered ${status}`;
     } catch (error) {
       refused = error instanceof ForbiddenTarget;
@@ -91,8 +109,14 @@ export function startChatDelivery(deps: { db: Knex; config: Config; logger: Logg
     // A refused target stays refused: retrying would only repeat the refusal.
     const giveUp = refused || message.attempts >= MAX_ATTEMPTS;
     const delay = Math.min(config.chat.retryBaseMs * 2 ** (message.attempts - 1), MAX_DELAY_MS);
-    logger.warn({ message: message.id, attempts: message.attempts, reason: failure, giveUp }, 'chat delivery failed');
-    await leased.update({ last_error: failure, ...(giveUp ? { failed_at: db.fn.now() } : { next_attempt_at: new Date(Date.now() + delay) }) });
+    logger.warn(
+      { message: message.id, attempts: message.attempts, reason: failure, giveUp },
+      'chat delivery failed',
+    );
+    await leased.update({
+      last_error: failure,
+      ...(giveUp ? { failed_at: db.fn.now() } : { next_attempt_at: new Date(Date.now() + delay) }),
+    });
   }
 
   function start(message: Claimed): Promise<void> {
@@ -101,7 +125,8 @@ export function startChatDelivery(deps: { db: Knex; config: Config; logger: Logg
       .finally(() => {
         underWay.delete(delivery);
         // A freed slot may let the lane's next message (or a waiting lane) go now, not at the next poll.
-        if (poll && !stopped) void claim().catch((error: unknown) => logger.error({ err: error }, 'chat delivery'));
+        if (poll && !stopped)
+          void claim().catch((error: unknown) => logger.error({ err: error }, 'chat delivery'));
       });
     underWay.add(delivery);
     return delivery;
@@ -132,7 +157,12 @@ export function startChatDelivery(deps: { db: Knex; config: Config; logger: Logg
     return started.length;
   }
 
-  const timer = poll ? setInterval(() => void claim().catch((error: unknown) => logger.error({ err: error }, 'chat delivery')), config.chat.pollMs) : null;
+  const timer = poll
+    ? setInterval(
+        () => void claim().catch((error: unknown) => logger.error({ err: error }, 'chat delivery')),
+        config.chat.pollMs,
+      )
+    : null;
   timer?.unref();
   return {
     runOnce,
@@ -165,9 +195,21 @@ export function chatDeliveryKind(delivery: ChatDelivery, jobs: JobQueue, db: Kne
     policy: 'short',
     run: async () => {
       while ((await delivery.runOnce()) > 0);
-      const next = (await db('chat_outbox').whereNull('delivered_at').whereNull('failed_at').min('next_attempt_at as at').first()) as { at: Date | null } | undefined;
+      const next = (await db('chat_outbox')
+        .whereNull('delivered_at')
+        .whereNull('failed_at')
+        .min('next_attempt_at as at')
+        .first()) as { at: Date | null } | undefined;
       // One waiting job per second of retry time: an earlier retry is never held behind a later one.
-      if (next?.at) await jobs.send(CHAT_DELIVERY, { companyId: NO_COMPANY }, { singletonKey: `retry:${Math.ceil(new Date(next.at).getTime() / 1000)}`, startAfter: new Date(next.at) });
+      if (next?.at)
+        await jobs.send(
+          CHAT_DELIVERY,
+          { companyId: NO_COMPANY },
+          {
+            singletonKey: `retry:${Math.ceil(new Date(next.at).getTime() / 1000)}`,
+            startAfter: new Date(next.at),
+          },
+        );
     },
   };
 }

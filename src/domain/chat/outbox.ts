@@ -25,7 +25,9 @@ export async function queueNewNoteMessage(
     id: newId('chat'),
     company_id: caller.companyId,
     webhook_url: webhookUrl,
-    payload: JSON.stringify({ text: `New note on job #${job.job_number} ${job.title} by ${caller.personName}:\n${preview}` }),
+    payload: JSON.stringify({
+      text: `New note on job #${job.job_number} ${job.title} by ${caller.personName}:\n${preview}`,
+    }),
   });
   await deliverSoon(jobs, trx);
 }

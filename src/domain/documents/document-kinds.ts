@@ -5,14 +5,29 @@ import type { PdfLimits } from '../../infrastructure/programs/pdf-reading';
 export type DocumentKind = components['schemas']['DocumentKind'];
 export type DocumentFormat = components['schemas']['Document']['format'];
 
-export const DOCUMENT_FORMATS: Record<DocumentFormat, { kind: DocumentKind; contentType: string; extension: string }> = {
+export const DOCUMENT_FORMATS: Record<
+  DocumentFormat,
+  { kind: DocumentKind; contentType: string; extension: string }
+> = {
   pdf: { kind: 'pdf', contentType: 'application/pdf', extension: 'pdf' },
   jpeg: { kind: 'image', contentType: 'image/jpeg', extension: 'jpg' },
   png: { kind: 'image', contentType: 'image/png', extension: 'png' },
   heic: { kind: 'image', contentType: 'image/heic', extension: 'heic' },
-  docx: { kind: 'word', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', extension: 'docx' },
-  xlsx: { kind: 'spreadsheet', contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', extension: 'xlsx' },
-  pptx: { kind: 'presentation', contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', extension: 'pptx' },
+  docx: {
+    kind: 'word',
+    contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    extension: 'docx',
+  },
+  xlsx: {
+    kind: 'spreadsheet',
+    contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    extension: 'xlsx',
+  },
+  pptx: {
+    kind: 'presentation',
+    contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+    extension: 'pptx',
+  },
   doc: { kind: 'word', contentType: 'application/msword', extension: 'doc' },
   xls: { kind: 'spreadsheet', contentType: 'application/vnd.ms-excel', extension: 'xls' },
   ppt: { kind: 'presentation', contentType: 'application/vnd.ms-powerpoint', extension: 'ppt' },

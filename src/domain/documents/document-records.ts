@@ -31,18 +31,33 @@ export function documentsQuery(db: Knex, companyId: string): Knex.QueryBuilder {
   return joinStoredFile(db('documents as d'), 'd')
     .join('people as p', 'p.id', 'd.uploaded_by')
     .where('d.company_id', companyId)
-    .select('d.*', db.raw('d.created_at::text as created_key'), 'p.name as uploader_name', 'f.format', 'f.bytes', 'f.facts');
+    .select(
+      'd.*',
+      db.raw('d.created_at::text as created_key'),
+      'p.name as uploader_name',
+      'f.format',
+      'f.bytes',
+      'f.facts',
+    );
 }
 
 /** Pages and readability: a PDF by what poppler found, a picture is one page, office files are not read. */
-export function readingOf(row: Pick<DocumentRow, 'format' | 'facts'>): { pageCount: number | null; readable: boolean } {
+export function readingOf(row: Pick<DocumentRow, 'format' | 'facts'>): {
+  pageCount: number | null;
+  readable: boolean;
+} {
   const kind = DOCUMENT_FORMATS[row.format].kind;
   if (kind === 'image') return { pageCount: 1, readable: true };
-  if (kind === 'pdf') return { pageCount: row.facts?.page_count ?? null, readable: row.facts?.encrypted === false };
+  if (kind === 'pdf')
+    return { pageCount: row.facts?.page_count ?? null, readable: row.facts?.encrypted === false };
   return { pageCount: null, readable: false };
 }
 
-export async function toDocument(ctx: Pick<ReadContext, 'links' | 'config'>, caller: Caller, row: DocumentRow): Promise<Document> {
+export async function toDocument(
+  ctx: Pick<ReadContext, 'links' | 'config'>,
+  caller: Caller,
+  row: DocumentRow,
+): Promise<Document> {
   const download = await fileLink(ctx, caller.companyId, 'documents', row.id, 'download');
   const reading = readingOf(row);
   return {

@@ -76,8 +76,13 @@ export class DocumentReader {
     const ready = await this.kept(doc, pages);
     const missing = pages.filter((page) => !ready.some((p) => p.page === page));
     if (missing.length === 0) return { ready, pending: [] };
-    const forOcr = doc.isPdf ? await this.withCopy(storageKey(doc.companyId, doc.sha256, 'original'), (file) => this.readTextLayer(doc, file, missing, ready)) : [1];
-    for (const page of forOcr) await this.queue.send(OCR_PAGE, { ...doc, page }, { singletonKey: pageKey(doc, page) });
+    const forOcr = doc.isPdf
+      ? await this.withCopy(storageKey(doc.companyId, doc.sha256, 'original'), (file) =>
+          this.readTextLayer(doc, file, missing, ready),
+        )
+      : [1];
+    for (const page of forOcr)
+      await this.queue.send(OCR_PAGE, { ...doc, page }, { singletonKey: pageKey(doc, page) });
     return { ready: ready.sort((a, b) => a.page - b.page), pending: forOcr };
   }
 
@@ -102,7 +107,9 @@ export class DocumentReader {
     this.keptHere.on('kept', heard);
     try {
       while (waiting.size > 0 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, Math.min(LOOK_MS, Math.max(0, deadline - Date.now()))));
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.min(LOOK_MS, Math.max(0, deadline - Date.now()))),
+        );
         for (const { page } of await this.kept(doc, [...waiting])) if (waiting.delete(page)) onPage();
       }
     } finally {
@@ -112,7 +119,15 @@ export class DocumentReader {
 
   /** The queue's kind that reads one page by OCR, on whichever node takes it; a job running longer than `expireInSeconds` is taken to have died with its node. */
   ocrKind(concurrency: number, expireInSeconds: number): JobKind<OcrPageJob> {
-    return { name: OCR_PAGE, concurrency, expireInSeconds, retryLimit: 3, retryDelaySeconds: 2, policy: 'short', run: (job) => this.readByOcr(job) };
+    return {
+      name: OCR_PAGE,
+      concurrency,
+      expireInSeconds,
+      retryLimit: 3,
+      retryDelaySeconds: 2,
+      policy: 'short',
+      run: (job) => this.readByOcr(job),
+    };
   }
 
   /**
@@ -127,10 +142,17 @@ export class DocumentReader {
         if (!job.isPdf) return await this.ocr.readImage(file);
         const inspection = await inspectPdf(file, PDF_LIMITS);
         if (!inspection.ok) throw new Error(`stored PDF ${job.sha256} cannot be read: ${inspection.detail}`);
-        return await this.ocr.readPdfPage({ path: file, page: job.page, size: inspection.pages[job.page - 1] });
+        return await this.ocr.readPdfPage({
+          path: file,
+          page: job.page,
+          size: inspection.pages[job.page - 1],
+        });
       } catch (error) {
         if (this.ocr.closing) throw error;
-        this.log.warn({ err: error, sha256: job.sha256, page: job.page }, 'OCR of a document page failed; kept as empty');
+        this.log.warn(
+          { err: error, sha256: job.sha256, page: job.page },
+          'OCR of a document page failed; kept as empty',
+        );
         return '';
       }
     });
@@ -139,9 +161,16 @@ export class DocumentReader {
   }
 
   /** Keeps the text layer of the missing pages that have one; answers the pages that need OCR. */
-  private async readTextLayer(doc: StoredDocument, file: string, missing: number[], ready: PageText[]): Promise<number[]> {
+  private async readTextLayer(
+    doc: StoredDocument,
+    file: string,
+    missing: number[],
+    ready: PageText[],
+  ): Promise<number[]> {
     const texts = await this.textOf(file, missing);
-    const found = missing.filter((page) => !needsOcr(texts.get(page)!)).map((page) => ({ page, source: 'text_layer' as const, text: texts.get(page)! }));
+    const found = missing
+      .filter((page) => !needsOcr(texts.get(page)!))
+      .map((page) => ({ page, source: 'text_layer' as const, text: texts.get(page)! }));
     await this.keep(doc, found);
     ready.push(...found);
     return missing.filter((page) => needsOcr(texts.get(page)!));
@@ -164,7 +193,15 @@ export class DocumentReader {
   private async keep(doc: StoredDocument, pages: PageText[]): Promise<void> {
     if (pages.length === 0) return;
     await this.db('document_pages')
-      .insert(pages.map((p) => ({ company_id: doc.companyId, sha256: doc.sha256, page: p.page, source: p.source, text: p.text })))
+      .insert(
+        pages.map((p) => ({
+          company_id: doc.companyId,
+          sha256: doc.sha256,
+          page: p.page,
+          source: p.source,
+          text: p.text,
+        })),
+      )
       .onConflict(['company_id', 'sha256', 'page'])
       .ignore();
   }
@@ -190,7 +227,9 @@ export class DocumentReader {
     copy.timer = setTimeout(() => {
       if (this.copies.get(key) !== copy || copy.users > 0) return;
       this.copies.delete(key);
-      copy.path.then((file) => rm(path.dirname(file), { recursive: true, force: true })).catch(() => undefined);
+      copy.path
+        .then((file) => rm(path.dirname(file), { recursive: true, force: true }))
+        .catch(() => undefined);
     }, COPY_LINGER_MS);
     copy.timer.unref();
     // A failed download is not kept for the next page.

@@ -6,7 +6,14 @@
  */
 import type { components } from '../../../sdk/src/schema';
 import { fromHundredths } from '../../platform/money';
-import { dateOfDay, dayOfDate, plannedDaysOf, type AreaRow, type BilledLine, type LogRow } from './drying-records';
+import {
+  dateOfDay,
+  dayOfDate,
+  plannedDaysOf,
+  type AreaRow,
+  type BilledLine,
+  type LogRow,
+} from './drying-records';
 import { daysOnSite, sum, type EquipmentRow } from './equipment';
 
 export type EquipmentBilling = components['schemas']['EquipmentBilling'];
@@ -32,20 +39,36 @@ function projectedDays(unit: EquipmentRow, until: string): number {
 }
 
 /** Per area (in the log's order) and kind: what was placed and what the log's estimate bills. */
-export function billingOf(log: Pick<LogRow, 'start_date' | 'planned_days' | 'estimate_id' | 'today'>, areas: AreaRow[], units: EquipmentRow[], billed: BilledLine[]): EquipmentBilling[] {
-  const lines = billed.filter((line) => line.estimate_id === log.estimate_id && kindBilledBy(line.code) !== null);
+export function billingOf(
+  log: Pick<LogRow, 'start_date' | 'planned_days' | 'estimate_id' | 'today'>,
+  areas: AreaRow[],
+  units: EquipmentRow[],
+  billed: BilledLine[],
+): EquipmentBilling[] {
+  const lines = billed.filter(
+    (line) => line.estimate_id === log.estimate_id && kindBilledBy(line.code) !== null,
+  );
   return areas.flatMap((area) => {
     const planEnd = dateOfDay(log.start_date, plannedDaysOf(area, log));
     const until = planEnd > log.today ? planEnd : log.today;
     const here = units.filter((unit) => unit.area_id === area.id && unit.kind !== 'other');
     const billing = lines.filter((line) => line.room.toLowerCase() === area.name.toLowerCase());
-    const kinds = [...new Set([...here.map((unit) => unit.kind), ...billing.map((line) => kindBilledBy(line.code)!)])];
+    const kinds = [
+      ...new Set([...here.map((unit) => unit.kind), ...billing.map((line) => kindBilledBy(line.code)!)]),
+    ];
     return kinds.map((kind) => {
       const mine = here.filter((unit) => unit.kind === kind);
       const charged = billing.filter((line) => kindBilledBy(line.code) === kind);
       const projected = sum(mine.map((unit) => projectedDays(unit, until)));
       const billedX100 = sum(charged.map((line) => line.unit_days_x100));
-      const status = charged.length === 0 ? 'not_billed' : billedX100 > projected * 100 ? 'over_billed' : billedX100 < projected * 100 ? 'under_billed' : 'matches';
+      const status =
+        charged.length === 0
+          ? 'not_billed'
+          : billedX100 > projected * 100
+            ? 'over_billed'
+            : billedX100 < projected * 100
+              ? 'under_billed'
+              : 'matches';
       return {
         area: area.name,
         kind,
@@ -59,7 +82,13 @@ export function billingOf(log: Pick<LogRow, 'start_date' | 'planned_days' | 'est
   });
 }
 
-const KIND_NAMES: Record<Kind, string> = { air_mover: 'air mover', dehumidifier: 'dehumidifier', air_scrubber: 'air scrubber', heater: 'heater', other: 'other unit' };
+const KIND_NAMES: Record<Kind, string> = {
+  air_mover: 'air mover',
+  dehumidifier: 'dehumidifier',
+  air_scrubber: 'air scrubber',
+  heater: 'heater',
+  other: 'other unit',
+};
 
 /** A warning for each area and kind whose billing differs from what was placed. */
 export function billingWarnings(billing: EquipmentBilling[]): DryingWarning[] {
@@ -71,6 +100,15 @@ export function billingWarnings(billing: EquipmentBilling[]): DryingWarning[] {
       const message = placed
         ? `${row.projected_days} ${KIND_NAMES[row.kind]}-days placed${row.projected_days > row.equipment_days ? ' (through the plan)' : ''} but ${row.billed_unit_days} billed: ${what} are not billed in full.`
         : `${row.billed_unit_days} ${KIND_NAMES[row.kind]}-days billed but ${row.projected_days} placed${row.projected_days > row.equipment_days ? ' (through the plan)' : ''}: ${what} are billed past what was on site.`;
-      return { code: placed ? 'equipment_not_billed' : 'billed_not_placed', area: row.area, day: null, message, kind: row.kind, equipment_days: row.projected_days, billed_unit_days: row.billed_unit_days, line_ids: row.line_ids };
+      return {
+        code: placed ? 'equipment_not_billed' : 'billed_not_placed',
+        area: row.area,
+        day: null,
+        message,
+        kind: row.kind,
+        equipment_days: row.projected_days,
+        billed_unit_days: row.billed_unit_days,
+        line_ids: row.line_ids,
+      };
     });
 }

@@ -68,7 +68,10 @@ export interface ChamberRows {
 }
 
 export async function loadChambers(db: Knex, log: Pick<LogRow, 'id' | 'estimate_id'>): Promise<ChamberRows> {
-  const { rows } = (await db.raw(`select ${chambersJson('?')} as chambers, ${chamberAreasJson('?', '?')} as areas`, [log.id, log.estimate_id, log.id])) as { rows: { chambers: unknown; areas: unknown }[] };
+  const { rows } = (await db.raw(
+    `select ${chambersJson('?')} as chambers, ${chamberAreasJson('?', '?')} as areas`,
+    [log.id, log.estimate_id, log.id],
+  )) as { rows: { chambers: unknown; areas: unknown }[] };
   return { chambers: parsedJson(rows[0].chambers), areas: parsedJson(rows[0].areas) };
 }
 
@@ -82,8 +85,10 @@ function sizeOf(area: ChamberAreaRow): { floor: number; walls: number; volume: n
   return { floor: l * w, walls: 2 * (l + w) * h, volume: l * w * h };
 }
 
-const wetOf = (area: ChamberAreaRow): number => (area.wet_floor_sqft ?? 0) + (area.wet_wall_sqft ?? 0) + (area.wet_ceiling_sqft ?? 0);
-const hasWetFacts = (area: ChamberAreaRow): boolean => area.wet_floor_sqft !== null || area.wet_wall_sqft !== null || area.wet_ceiling_sqft !== null;
+const wetOf = (area: ChamberAreaRow): number =>
+  (area.wet_floor_sqft ?? 0) + (area.wet_wall_sqft ?? 0) + (area.wet_ceiling_sqft ?? 0);
+const hasWetFacts = (area: ChamberAreaRow): boolean =>
+  area.wet_floor_sqft !== null || area.wet_wall_sqft !== null || area.wet_ceiling_sqft !== null;
 
 export function classOfShare(pct: number): number {
   if (pct < CLASS_2_FROM_PCT) return 1;
@@ -91,40 +96,86 @@ export function classOfShare(pct: number): number {
 }
 
 /** Each chamber with its class, its plan, what is on site in it and what a reviewer would question. */
-export function chamberViews(chambers: ChamberRow[], areas: ChamberAreaRow[], units: EquipmentRow[]): DryingChamber[] {
+export function chamberViews(
+  chambers: ChamberRow[],
+  areas: ChamberAreaRow[],
+  units: EquipmentRow[],
+): DryingChamber[] {
   return chambers.map((chamber) => {
     const mine = areas.filter((area) => area.chamber_id === chamber.id);
     const sizes = mine.map(sizeOf);
     const sized = sizes.every((size) => size !== null) && mine.length > 0;
     const total = sized ? sum(sizes.map((size) => 2 * size!.floor + size!.walls)) : 0;
-    const share = sized && mine.some(hasWetFacts) && total > 0 ? round1((100 * sum(mine.map(wetOf))) / total) : null;
+    const share =
+      sized && mine.some(hasWetFacts) && total > 0 ? round1((100 * sum(mine.map(wetOf))) / total) : null;
     const computed = share === null ? null : classOfShare(share);
     const klass = chamber.given_class ?? computed;
     const cubic = sized ? Math.round(sum(sizes.map((size) => size!.volume))) : null;
 
     const airMovers = mine.some(hasWetFacts)
       ? {
-          min: sum(mine.map((a) => 1 + Math.ceil((a.wet_floor_sqft ?? 0) / FLOOR_SQFT.fewest) + Math.ceil((a.wet_wall_sqft ?? 0) / WALL_SQFT.fewest) + (a.wall_offsets ?? 0))),
-          max: sum(mine.map((a) => 1 + Math.ceil((a.wet_floor_sqft ?? 0) / FLOOR_SQFT.most) + Math.ceil((a.wet_wall_sqft ?? 0) / WALL_SQFT.most) + (a.wall_offsets ?? 0))),
+          min: sum(
+            mine.map(
+              (a) =>
+                1 +
+                Math.ceil((a.wet_floor_sqft ?? 0) / FLOOR_SQFT.fewest) +
+                Math.ceil((a.wet_wall_sqft ?? 0) / WALL_SQFT.fewest) +
+                (a.wall_offsets ?? 0),
+            ),
+          ),
+          max: sum(
+            mine.map(
+              (a) =>
+                1 +
+                Math.ceil((a.wet_floor_sqft ?? 0) / FLOOR_SQFT.most) +
+                Math.ceil((a.wet_wall_sqft ?? 0) / WALL_SQFT.most) +
+                (a.wall_offsets ?? 0),
+            ),
+          ),
         }
       : null;
     const conventionalFactor = klass === null ? null : DEHUMIDIFIER_FACTORS.conventional[klass - 1];
-    const pints = cubic !== null && klass !== null ? { lgr: Math.ceil(cubic / DEHUMIDIFIER_FACTORS.lgr[klass - 1]), conventional: conventionalFactor ? Math.ceil(cubic / conventionalFactor) : null } : null;
+    const pints =
+      cubic !== null && klass !== null
+        ? {
+            lgr: Math.ceil(cubic / DEHUMIDIFIER_FACTORS.lgr[klass - 1]),
+            conventional: conventionalFactor ? Math.ceil(cubic / conventionalFactor) : null,
+          }
+        : null;
 
-    const onSite = units.filter((unit) => unit.removed_on === null && mine.some((area) => area.id === unit.area_id));
+    const onSite = units.filter(
+      (unit) => unit.removed_on === null && mine.some((area) => area.id === unit.area_id),
+    );
     const placedMovers = onSite.filter((unit) => unit.kind === 'air_mover').length;
-    const refrigerant = onSite.filter((unit) => unit.kind === 'dehumidifier' && unit.dehumidifier_type !== 'desiccant');
+    const refrigerant = onSite.filter(
+      (unit) => unit.kind === 'dehumidifier' && unit.dehumidifier_type !== 'desiccant',
+    );
     const placedPints = sum(refrigerant.map((unit) => unit.pints_per_day ?? 0));
     // Sized for the type on site: conventional only when every refrigerant unit is conventional.
-    const allConventional = refrigerant.length > 0 && refrigerant.every((unit) => unit.dehumidifier_type === 'conventional');
-    const needed = pints === null ? null : allConventional && pints.conventional !== null ? pints.conventional : pints.lgr;
+    const allConventional =
+      refrigerant.length > 0 && refrigerant.every((unit) => unit.dehumidifier_type === 'conventional');
+    const needed =
+      pints === null ? null : allConventional && pints.conventional !== null ? pints.conventional : pints.lgr;
 
-    const moversVs = airMovers === null ? null : placedMovers < airMovers.min ? 'under' : placedMovers > airMovers.max ? 'over' : 'within';
+    const moversVs =
+      airMovers === null
+        ? null
+        : placedMovers < airMovers.min
+          ? 'under'
+          : placedMovers > airMovers.max
+            ? 'over'
+            : 'within';
     const pintsVs = needed === null ? null : placedPints >= needed ? 'within' : 'under';
     const flags: string[] = [];
     if (chamber.note === null) {
-      if (moversVs === 'under' || moversVs === 'over') flags.push(`${chamber.name}: ${placedMovers} air mover${placedMovers === 1 ? '' : 's'} on site; the S500 plan calls for ${airMovers!.min}–${airMovers!.max}.`);
-      if (pintsVs === 'under') flags.push(`${chamber.name}: ${placedPints} pints a day of dehumidification on site; the S500 plan needs ${needed} (${allConventional ? 'conventional' : 'LGR'}, class ${klass}).`);
+      if (moversVs === 'under' || moversVs === 'over')
+        flags.push(
+          `${chamber.name}: ${placedMovers} air mover${placedMovers === 1 ? '' : 's'} on site; the S500 plan calls for ${airMovers!.min}–${airMovers!.max}.`,
+        );
+      if (pintsVs === 'under')
+        flags.push(
+          `${chamber.name}: ${placedPints} pints a day of dehumidification on site; the S500 plan needs ${needed} (${allConventional ? 'conventional' : 'LGR'}, class ${klass}).`,
+        );
     }
     return {
       id: chamber.id,
@@ -136,7 +187,14 @@ export function chamberViews(chambers: ChamberRow[], areas: ChamberAreaRow[], un
       wet_share_pct: share,
       cubic_ft: cubic,
       note: chamber.note,
-      areas: mine.map((area, i) => ({ name: area.name, wet_floor_sqft: area.wet_floor_sqft, wet_wall_sqft: area.wet_wall_sqft, wet_ceiling_sqft: area.wet_ceiling_sqft, wall_offsets: area.wall_offsets, size_known: sizes[i] !== null })),
+      areas: mine.map((area, i) => ({
+        name: area.name,
+        wet_floor_sqft: area.wet_floor_sqft,
+        wet_wall_sqft: area.wet_wall_sqft,
+        wet_ceiling_sqft: area.wet_ceiling_sqft,
+        wall_offsets: area.wall_offsets,
+        size_known: sizes[i] !== null,
+      })),
       plan: { air_movers: airMovers, dehumidifier_pints: pints },
       placed: { air_movers: placedMovers, dehumidifier_pints: placedPints },
       air_movers_vs_plan: moversVs,

@@ -38,7 +38,12 @@ const CATEGORY_ONE_DAYS = 2;
 const FEWEST_PHOTOS = 2;
 
 type FindingRecord = Finding['record'];
-type Draft = { check: Check; record: Partial<FindingRecord> & Pick<FindingRecord, 'type'>; message: string; fix: Finding['fix'] };
+type Draft = {
+  check: Check;
+  record: Partial<FindingRecord> & Pick<FindingRecord, 'type'>;
+  message: string;
+  fix: Finding['fix'];
+};
 
 interface Facts {
   reasonlessSkips: { id: string; area: string | null; day: number }[];
@@ -50,15 +55,30 @@ interface Facts {
 async function factsOf(db: Knex, job: JobRef, log: LogRow | null): Promise<Facts> {
   const [reasonlessSkips, photos, rooms, jobRow] = await Promise.all([
     log
-      ? db('drying_skips as s').leftJoin('drying_areas as a', 'a.id', 's.area_id').where('s.log_id', log.id).whereNull('s.reason').orderBy(['s.day', 's.id']).select('s.id', 'a.name as area', 's.day')
+      ? db('drying_skips as s')
+          .leftJoin('drying_areas as a', 'a.id', 's.area_id')
+          .where('s.log_id', log.id)
+          .whereNull('s.reason')
+          .orderBy(['s.day', 's.id'])
+          .select('s.id', 'a.name as area', 's.day')
       : [],
-    db('photos').where({ job_id: job.id }).whereNotNull('room').groupBy(db.raw('lower(room)')).select(db.raw('lower(room) as room'), db.raw('count(*)::int as photos')),
-    db('estimate_rooms as r').join('estimates as e', 'e.id', 'r.estimate_id').where('e.job_id', job.id).orderBy(['e.created_at', 'r.position']).select('r.name'),
+    db('photos')
+      .where({ job_id: job.id })
+      .whereNotNull('room')
+      .groupBy(db.raw('lower(room)'))
+      .select(db.raw('lower(room) as room'), db.raw('count(*)::int as photos')),
+    db('estimate_rooms as r')
+      .join('estimates as e', 'e.id', 'r.estimate_id')
+      .where('e.job_id', job.id)
+      .orderBy(['e.created_at', 'r.position'])
+      .select('r.name'),
     db('jobs').where({ id: job.id }).first(db.raw("to_char(date_of_loss, 'YYYY-MM-DD') as date_of_loss")),
   ]);
   return {
     reasonlessSkips: reasonlessSkips as Facts['reasonlessSkips'],
-    photosByRoom: new Map((photos as { room: string; photos: number }[]).map((row) => [row.room, Number(row.photos)])),
+    photosByRoom: new Map(
+      (photos as { room: string; photos: number }[]).map((row) => [row.room, Number(row.photos)]),
+    ),
     estimateRooms: (rooms as { name: string }[]).map((row) => row.name),
     dateOfLoss: jobRow?.date_of_loss ?? null,
   };
@@ -72,22 +92,36 @@ function daysWithoutReadings(log: DryingLog): Draft[] {
     .filter((day) => day.day < log.today_day)
     .flatMap((day) => {
       const missing = log.areas.filter(
-        (area) => day.day <= area.planned_days && (area.dry_day === null || day.day <= area.dry_day) && !day.skipped_areas.includes(area.name) && !day.read_areas.includes(area.name),
+        (area) =>
+          day.day <= area.planned_days &&
+          (area.dry_day === null || day.day <= area.dry_day) &&
+          !day.skipped_areas.includes(area.name) &&
+          !day.read_areas.includes(area.name),
       );
       if (missing.length === 0) return [];
       const names = missing.map((area) => area.name).join(', ');
-      return [{
-        check: 'monitored_day_without_readings' as const,
-        record: { type: 'day' as const, day: day.day, date: day.date },
-        message: `Day ${day.day} (${day.date}): no readings in ${names}. A reviewer cuts a drying day that was not monitored.`,
-        fix: { tool: 'add_drying_readings', how: `Record that day's readings in ${names}; if nobody went, skip_drying_day with the reason.` },
-      }];
+      return [
+        {
+          check: 'monitored_day_without_readings' as const,
+          record: { type: 'day' as const, day: day.day, date: day.date },
+          message: `Day ${day.day} (${day.date}): no readings in ${names}. A reviewer cuts a drying day that was not monitored.`,
+          fix: {
+            tool: 'add_drying_readings',
+            how: `Record that day's readings in ${names}; if nobody went, skip_drying_day with the reason.`,
+          },
+        },
+      ];
     });
 }
 
 /** The last day each area's lines of the log's estimate bill units a day for (a line of its own quantity states no days). */
 function lastBilledDay(billed: BilledLine[], estimateId: string | null, area: string): number {
-  return Math.max(0, ...billed.filter((line) => line.estimate_id === estimateId && same(line.room, area)).map((line) => line.drying_days ?? 0));
+  return Math.max(
+    0,
+    ...billed
+      .filter((line) => line.estimate_id === estimateId && same(line.room, area))
+      .map((line) => line.drying_days ?? 0),
+  );
 }
 
 function readingsStopEarly(log: DryingLog, billed: BilledLine[]): Draft[] {
@@ -95,12 +129,22 @@ function readingsStopEarly(log: DryingLog, billed: BilledLine[]): Draft[] {
     const last = lastBilledDay(billed, log.estimate_id, area.name);
     const latest = area.latest_day ?? 0;
     if (area.dry || last <= latest || last >= log.today_day) return [];
-    return [{
-      check: 'readings_stop_before_billed' as const,
-      record: { type: 'area' as const, name: area.name, day: latest || null, date: latest ? dateOfDay(log.start_date, latest) : null },
-      message: `${area.name}: ${latest ? `readings stop on day ${latest}` : 'no readings'}, but its lines bill ${last} days and it has not read dry.`,
-      fix: { tool: 'add_drying_readings', how: `Record the readings of the later days, or shorten the area's plan with update_drying_settings so that its lines bill the days monitored.` },
-    }];
+    return [
+      {
+        check: 'readings_stop_before_billed' as const,
+        record: {
+          type: 'area' as const,
+          name: area.name,
+          day: latest || null,
+          date: latest ? dateOfDay(log.start_date, latest) : null,
+        },
+        message: `${area.name}: ${latest ? `readings stop on day ${latest}` : 'no readings'}, but its lines bill ${last} days and it has not read dry.`,
+        fix: {
+          tool: 'add_drying_readings',
+          how: `Record the readings of the later days, or shorten the area's plan with update_drying_settings so that its lines bill the days monitored.`,
+        },
+      },
+    ];
   });
 }
 
@@ -108,23 +152,42 @@ function readingsStopEarly(log: DryingLog, billed: BilledLine[]): Draft[] {
 function billingFindings(log: DryingLog): Draft[] {
   return log.warnings.flatMap((warning): Draft[] => {
     if (warning.code === 'billed_past_dry') {
-      return [{
-        check: 'billed_past_dry',
-        record: { type: 'line', id: warning.line_id ?? null, name: warning.area, day: warning.dry_day ?? null, date: warning.dry_day ? dateOfDay(log.start_date, warning.dry_day) : null },
-        message: warning.message,
-        fix: { tool: 'update_drying_settings', how: `Set ${warning.area}'s planned days to ${warning.dry_day}, its dry day; its day-billed lines re-price.` },
-      }];
+      return [
+        {
+          check: 'billed_past_dry',
+          record: {
+            type: 'line',
+            id: warning.line_id ?? null,
+            name: warning.area,
+            day: warning.dry_day ?? null,
+            date: warning.dry_day ? dateOfDay(log.start_date, warning.dry_day) : null,
+          },
+          message: warning.message,
+          fix: {
+            tool: 'update_drying_settings',
+            how: `Set ${warning.area}'s planned days to ${warning.dry_day}, its dry day; its day-billed lines re-price.`,
+          },
+        },
+      ];
     }
     if (warning.code === 'billed_not_placed' || warning.code === 'equipment_not_billed') {
       const over = warning.code === 'billed_not_placed';
-      return [{
-        check: warning.code,
-        record: { type: 'area', id: warning.line_ids?.[0] ?? null, name: warning.area },
-        message: warning.message,
-        fix: over
-          ? { tool: 'update_line_item', how: `Bill the ${warning.equipment_days} unit-days placed, or record units placed but not logged with place_equipment.` }
-          : { tool: 'add_line_items', how: `Bill the ${warning.equipment_days} unit-days with a day-billed line in ${warning.area} (or raise units_per_day of its line with update_line_item).` },
-      }];
+      return [
+        {
+          check: warning.code,
+          record: { type: 'area', id: warning.line_ids?.[0] ?? null, name: warning.area },
+          message: warning.message,
+          fix: over
+            ? {
+                tool: 'update_line_item',
+                how: `Bill the ${warning.equipment_days} unit-days placed, or record units placed but not logged with place_equipment.`,
+              }
+            : {
+                tool: 'add_line_items',
+                how: `Bill the ${warning.equipment_days} unit-days with a day-billed line in ${warning.area} (or raise units_per_day of its line with update_line_item).`,
+              },
+        },
+      ];
     }
     return [];
   });
@@ -133,63 +196,117 @@ function billingFindings(log: DryingLog): Draft[] {
 function chamberFindings(log: DryingLog, facts: Facts): Draft[] {
   const offPlan = log.chambers
     .filter((chamber) => chamber.flags.length > 0)
-    .map((chamber): Draft => ({
-      check: 'equipment_outside_plan',
-      record: { type: 'chamber', id: chamber.id, name: chamber.name },
-      message: chamber.flags.join(' '),
-      fix: { tool: 'set_drying_chambers', how: 'Give the chamber a note saying why (or move units with place_equipment and remove_equipment).' },
-    }));
+    .map(
+      (chamber): Draft => ({
+        check: 'equipment_outside_plan',
+        record: { type: 'chamber', id: chamber.id, name: chamber.name },
+        message: chamber.flags.join(' '),
+        fix: {
+          tool: 'set_drying_chambers',
+          how: 'Give the chamber a note saying why (or move units with place_equipment and remove_equipment).',
+        },
+      }),
+    );
   const loss = facts.dateOfLoss;
   if (loss === null) return offPlan;
   const late = log.chambers.flatMap((chamber): Draft[] => {
     if (chamber.category !== 1 || chamber.category_reviewed_on !== null) return [];
-    const first = log.days.find((day) => day.read_areas.some((name) => chamber.areas.some((a) => a.name === name)))?.day ?? Infinity;
+    const first =
+      log.days.find((day) => day.read_areas.some((name) => chamber.areas.some((a) => a.name === name)))
+        ?.day ?? Infinity;
     const firstDate = Number.isFinite(first) ? dateOfDay(log.start_date, first) : null;
     const daysAfter = dayOfDate(loss, firstDate ?? dateOfDay(log.start_date, log.today_day)) - 1;
     if (daysAfter <= CATEGORY_ONE_DAYS) return [];
-    return [{
-      check: 'category_not_reviewed',
-      record: { type: 'chamber', id: chamber.id, name: chamber.name, day: firstDate ? first : null, date: firstDate },
-      message: `${chamber.name} is category 1, but ${firstDate ? `its first reading (${firstDate})` : 'no reading yet, today,'} is ${daysAfter} days after the loss (${loss}): water left over 48 hours may no longer be clean.`,
-      fix: { tool: 'set_drying_chambers', how: 'Review the category: set it as found, with category_reviewed_on.' },
-    }];
+    return [
+      {
+        check: 'category_not_reviewed',
+        record: {
+          type: 'chamber',
+          id: chamber.id,
+          name: chamber.name,
+          day: firstDate ? first : null,
+          date: firstDate,
+        },
+        message: `${chamber.name} is category 1, but ${firstDate ? `its first reading (${firstDate})` : 'no reading yet, today,'} is ${daysAfter} days after the loss (${loss}): water left over 48 hours may no longer be clean.`,
+        fix: {
+          tool: 'set_drying_chambers',
+          how: 'Review the category: set it as found, with category_reviewed_on.',
+        },
+      },
+    ];
   });
   return [...late, ...offPlan];
 }
 
 function referenceFindings(log: DryingLog): Draft[] {
   return log.areas.flatMap((area) => {
-    const defaults = [...new Set(area.materials.filter((m) => m.goal_source === 'default').map((m) => m.metric))];
+    const defaults = [
+      ...new Set(area.materials.filter((m) => m.goal_source === 'default').map((m) => m.metric)),
+    ];
     if (defaults.length === 0) return [];
-    return [{
-      check: 'no_unaffected_reference' as const,
-      record: { type: 'area' as const, id: area.id, name: area.name },
-      message: `${area.name}: ${defaults.join(', ')} ${defaults.length === 1 ? 'is' : 'are'} judged against the service's default goal; no unaffected reference was read.`,
-      fix: { tool: 'add_drying_readings', how: `Read the same material in an unaffected place, with reference: true.` },
-    }];
+    return [
+      {
+        check: 'no_unaffected_reference' as const,
+        record: { type: 'area' as const, id: area.id, name: area.name },
+        message: `${area.name}: ${defaults.join(', ')} ${defaults.length === 1 ? 'is' : 'are'} judged against the service's default goal; no unaffected reference was read.`,
+        fix: {
+          tool: 'add_drying_readings',
+          how: `Read the same material in an unaffected place, with reference: true.`,
+        },
+      },
+    ];
   });
 }
 
 function skipFindings(log: DryingLog, facts: Facts): Draft[] {
   return facts.reasonlessSkips.map((skip) => ({
     check: 'skipped_day_without_reason' as const,
-    record: { type: 'skip' as const, id: skip.id, name: skip.area, day: skip.day, date: dateOfDay(log.start_date, skip.day) },
+    record: {
+      type: 'skip' as const,
+      id: skip.id,
+      name: skip.area,
+      day: skip.day,
+      date: dateOfDay(log.start_date, skip.day),
+    },
     message: `Day ${skip.day} was not monitored${skip.area ? ` in ${skip.area}` : ''}, with no reason given.`,
-    fix: { tool: 'skip_drying_day', how: `Send the same day${skip.area ? ' and area' : ''} again with the reason.` },
+    fix: {
+      tool: 'skip_drying_day',
+      how: `Send the same day${skip.area ? ' and area' : ''} again with the reason.`,
+    },
   }));
 }
 
 function photoFindings(log: DryingLog | null, billed: BilledLine[], facts: Facts): Draft[] {
   const rooms: string[] = [];
-  for (const name of [...(log?.areas.map((area) => area.name) ?? []), ...facts.estimateRooms]) if (!rooms.some((room) => same(room, name))) rooms.push(name);
+  for (const name of [...(log?.areas.map((area) => area.name) ?? []), ...facts.estimateRooms])
+    if (!rooms.some((room) => same(room, name))) rooms.push(name);
   const photosOf = (room: string) => facts.photosByRoom.get(room.toLowerCase()) ?? 0;
-  const billedRooms = rooms.filter((room) => billed.some((line) => same(line.room, room)) && photosOf(room) === 0);
-  const upload = { tool: 'get_photo_upload_link', how: 'Make a link for the technician, or upload_job_photos, with the room.' };
+  const billedRooms = rooms.filter(
+    (room) => billed.some((line) => same(line.room, room)) && photosOf(room) === 0,
+  );
+  const upload = {
+    tool: 'get_photo_upload_link',
+    how: 'Make a link for the technician, or upload_job_photos, with the room.',
+  };
   return [
-    ...billedRooms.map((room): Draft => ({ check: 'billed_room_without_photo', record: { type: 'room', name: room }, message: `${room} has day-billed lines but no photo.`, fix: upload })),
+    ...billedRooms.map(
+      (room): Draft => ({
+        check: 'billed_room_without_photo',
+        record: { type: 'room', name: room },
+        message: `${room} has day-billed lines but no photo.`,
+        fix: upload,
+      }),
+    ),
     ...rooms
       .filter((room) => photosOf(room) < FEWEST_PHOTOS && !billedRooms.includes(room))
-      .map((room): Draft => ({ check: 'room_with_few_photos', record: { type: 'room', name: room }, message: `${room} has ${photosOf(room)} photo${photosOf(room) === 1 ? '' : 's'}; a reviewer looks for at least ${FEWEST_PHOTOS}.`, fix: upload })),
+      .map(
+        (room): Draft => ({
+          check: 'room_with_few_photos',
+          record: { type: 'room', name: room },
+          message: `${room} has ${photosOf(room)} photo${photosOf(room) === 1 ? '' : 's'}; a reviewer looks for at least ${FEWEST_PHOTOS}.`,
+          fix: upload,
+        }),
+      ),
   ];
 }
 
@@ -201,14 +318,40 @@ export async function checkClaimReadiness(db: Knex, caller: Caller, ref: string)
   const found = await findLogToRead(db, caller, ref);
   if (!found) throw notFound('job');
   const { job, log: row, billed } = found;
-  const [log, facts] = await Promise.all([row ? readLog(db, job, row, undefined, { parts: found, fromCache: true }) : null, factsOf(db, job, row)]);
+  const [log, facts] = await Promise.all([
+    row ? readLog(db, job, row, undefined, { parts: found, fromCache: true }) : null,
+    factsOf(db, job, row),
+  ]);
   const drafts = [
-    ...(log ? [...daysWithoutReadings(log), ...readingsStopEarly(log, billed), ...billingFindings(log), ...chamberFindings(log, facts), ...referenceFindings(log), ...skipFindings(log, facts)] : []),
+    ...(log
+      ? [
+          ...daysWithoutReadings(log),
+          ...readingsStopEarly(log, billed),
+          ...billingFindings(log),
+          ...chamberFindings(log, facts),
+          ...referenceFindings(log),
+          ...skipFindings(log, facts),
+        ]
+      : []),
     ...photoFindings(log, billed, facts),
   ];
   const findings: Finding[] = drafts
-    .map((draft) => ({ check: draft.check, severity: severityOf(draft.check), record: { id: null, name: null, day: null, date: null, ...draft.record }, message: draft.message, fix: draft.fix }))
-    .sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || rank(a.check) - rank(b.check));
+    .map((draft) => ({
+      check: draft.check,
+      severity: severityOf(draft.check),
+      record: { id: null, name: null, day: null, date: null, ...draft.record },
+      message: draft.message,
+      fix: draft.fix,
+    }))
+    .sort(
+      (a, b) =>
+        SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || rank(a.check) - rank(b.check),
+    );
   const count = (severity: Severity) => findings.filter((finding) => finding.severity === severity).length;
-  return { job, ready: count('high') === 0, counts: { high: count('high'), medium: count('medium'), low: count('low') }, findings };
+  return {
+    job,
+    ready: count('high') === 0,
+    counts: { high: count('high'), medium: count('medium'), low: count('low') },
+    findings,
+  };
 }

@@ -101,7 +101,9 @@ export function dayOfDate(startDate: string, date: string): number {
 
 /** Today in the company's timezone, as PostgreSQL knows it (the timezone was checked against it). */
 export async function todayOf(db: Knex, caller: Caller): Promise<string> {
-  const row = await db.first(db.raw("to_char((now() at time zone ?)::date, 'YYYY-MM-DD') as today", [caller.timezone]));
+  const row = await db.first(
+    db.raw("to_char((now() at time zone ?)::date, 'YYYY-MM-DD') as today", [caller.timezone]),
+  );
   return row.today;
 }
 
@@ -118,26 +120,40 @@ const logColumns = (db: Knex) => db.raw(LOG_COLUMNS);
  * are the job's id and the company's. Written as text, not built with knex: the writes on a log
  * send it every time, and compiling it cost more than the driver's whole share of the statement.
  */
-const LOG_OF_JOB = 'from drying_logs d join companies c on c.id = d.company_id where d.job_id = ? and d.company_id = ? limit 1';
+const LOG_OF_JOB =
+  'from drying_logs d join companies c on c.id = d.company_id where d.job_id = ? and d.company_id = ? limit 1';
 
 /** Drivers hand json back parsed or as text. */
-export const parsedJson = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
+export const parsedJson = <T>(value: unknown): T =>
+  (typeof value === 'string' ? JSON.parse(value) : value) as T;
 
 /** The job's log row with its areas and the company's credits, or null. */
 export async function findLog(db: Knex.Transaction, caller: Caller, jobId: string): Promise<LogRow | null> {
-  const [row] = await runTogether<LogRow>(db, [{ sql: `select ${LOG_COLUMNS} ${LOG_OF_JOB}`, bindings: [jobId, caller.companyId] }]);
+  const [row] = await runTogether<LogRow>(db, [
+    { sql: `select ${LOG_COLUMNS} ${LOG_OF_JOB}`, bindings: [jobId, caller.companyId] },
+  ]);
   return row ? { ...row, areas: parsedJson(row.areas) } : null;
 }
 
 /** A reading that may set a dry goal: a reference, or one read in an unaffected place. */
-export type GoalReading = Pick<ReadingRow, 'area_id' | 'day' | 'location' | 'metric' | 'value_x100' | 'point' | 'reference' | 'meter'>;
+export type GoalReading = Pick<
+  ReadingRow,
+  'area_id' | 'day' | 'location' | 'metric' | 'value_x100' | 'point' | 'reference' | 'meter'
+>;
 
 /**
  * As findLog, with the log's readings of these materials that may set a dry goal, oldest first
  * (by day, then as recorded): one round trip where a reading needs both.
  */
-export async function findLogWithGoals(db: Knex.Transaction, caller: Caller, jobId: string, materials: string[]): Promise<(LogRow & { goalReadings: GoalReading[] }) | null> {
-  const [row] = await runTogether<LogRow & { goal_readings: unknown }>(db, [{ sql: LOG_WITH_GOALS, bindings: [materials, jobId, caller.companyId] }]);
+export async function findLogWithGoals(
+  db: Knex.Transaction,
+  caller: Caller,
+  jobId: string,
+  materials: string[],
+): Promise<(LogRow & { goalReadings: GoalReading[] }) | null> {
+  const [row] = await runTogether<LogRow & { goal_readings: unknown }>(db, [
+    { sql: LOG_WITH_GOALS, bindings: [materials, jobId, caller.companyId] },
+  ]);
   if (!row) return null;
   const { goal_readings: goalReadings, ...log } = row;
   return { ...log, areas: parsedJson(log.areas), goalReadings: parsedJson(goalReadings) };
@@ -168,7 +184,11 @@ export interface JobLog {
  * `d`. Planning the sub-selects costs more than running them (0.7 ms against 0.6): each caller runs
  * it as a prepared statement with a name of its own (one name a query text), by id or by number.
  */
-export function jobLogQuery(db: Knex, caller: Caller, ref: string): { query: Knex.QueryBuilder; byNumber: boolean } {
+export function jobLogQuery(
+  db: Knex,
+  caller: Caller,
+  ref: string,
+): { query: Knex.QueryBuilder; byNumber: boolean } {
   const jobNumber = jobNumberOf(ref);
   const query = db('jobs as j')
     .join('companies as c', 'c.id', 'j.company_id')
@@ -185,7 +205,11 @@ export type JobLogRow = { job_ref: string; job_number: number; billed: unknown }
 /** The row of jobLogQuery, without the parts a reader added. */
 export function jobLogOf(row: JobLogRow): JobLog {
   const { job_ref: jobId, job_number: jobNumber, billed, ...log } = row;
-  return { job: { id: jobId, job_number: jobNumber }, log: log.id ? { ...log, areas: parsedJson(log.areas) } : null, billed: parsedJson(billed) };
+  return {
+    job: { id: jobId, job_number: jobNumber },
+    log: log.id ? { ...log, areas: parsedJson(log.areas) } : null,
+    billed: parsedJson(billed),
+  };
 }
 
 /** The job named by `{job_id}`, its log (null when it has none) and its day-billed lines, in one query. */
@@ -221,22 +245,49 @@ export async function billedLines(db: Knex, jobId: string): Promise<BilledLine[]
 }
 
 export async function loadAreas(db: Knex, logId: string): Promise<AreaRow[]> {
-  return db('drying_areas').where({ log_id: logId }).orderBy('position').select('id', 'name', 'planned_days', 'position');
+  return db('drying_areas')
+    .where({ log_id: logId })
+    .orderBy('position')
+    .select('id', 'name', 'planned_days', 'position');
 }
 
-const MEASURED = ['r.area_id', 'r.day', 'r.location', 'r.metric', 'r.value_x100', 'r.point', 'r.reference', 'r.equipment_id', 'r.meter'];
-const RECORDED = ['r.id', 'r.source_of_values', 'r.recorded_by', 'p.name as recorded_by_name', 'r.on_site_by', 'o.name as on_site_by_name', 'r.recorded_at'];
+const MEASURED = [
+  'r.area_id',
+  'r.day',
+  'r.location',
+  'r.metric',
+  'r.value_x100',
+  'r.point',
+  'r.reference',
+  'r.equipment_id',
+  'r.meter',
+];
+const RECORDED = [
+  'r.id',
+  'r.source_of_values',
+  'r.recorded_by',
+  'p.name as recorded_by_name',
+  'r.on_site_by',
+  'o.name as on_site_by_name',
+  'r.recorded_at',
+];
 
 /**
  * Everything of a log, read in one go. Who recorded each reading, and when, is read only when the
  * readings themselves are answered (`withRecorded`): a month of a whole job is 1,200 of them.
  */
-export async function loadRecord(db: Knex, job: JobRef, log: LogRow, withRecorded = true): Promise<DryingRecord> {
+export async function loadRecord(
+  db: Knex,
+  job: JobRef,
+  log: LogRow,
+  withRecorded = true,
+): Promise<DryingRecord> {
   const readings = db('drying_readings as r')
     .where('r.log_id', log.id)
     .orderBy([{ column: 'r.day' }, { column: 'r.recorded_at' }, { column: 'r.position' }])
     .select(withRecorded ? [...MEASURED, ...RECORDED] : MEASURED);
-  if (withRecorded) readings.join('people as p', 'p.id', 'r.recorded_by').leftJoin('people as o', 'o.id', 'r.on_site_by');
+  if (withRecorded)
+    readings.join('people as p', 'p.id', 'r.recorded_by').leftJoin('people as o', 'o.id', 'r.on_site_by');
   const [areas, readingRows, notes, skips] = await Promise.all([
     loadAreas(db, log.id),
     readings,
@@ -245,7 +296,17 @@ export async function loadRecord(db: Knex, job: JobRef, log: LogRow, withRecorde
       .leftJoin('people as o', 'o.id', 'n.on_site_by')
       .where('n.log_id', log.id)
       .orderBy([{ column: 'n.created_at' }, { column: 'n.id' }])
-      .select('n.id', 'n.area_id', 'n.day', 'n.text', 'n.author_id', 'p.name as author_name', 'n.on_site_by', 'o.name as on_site_by_name', 'n.created_at'),
+      .select(
+        'n.id',
+        'n.area_id',
+        'n.day',
+        'n.text',
+        'n.author_id',
+        'p.name as author_name',
+        'n.on_site_by',
+        'o.name as on_site_by_name',
+        'n.created_at',
+      ),
     db('drying_skips').where({ log_id: log.id }).orderBy('day').select('id', 'area_id', 'day', 'reason'),
   ]);
   return { job, log, areas, readings: readingRows, notes, skips };
@@ -259,12 +320,22 @@ export function findArea(areas: AreaRow[], name: string): AreaRow | undefined {
 /** The area of that name, else 422 naming the log's areas. */
 export function requireArea(areas: AreaRow[], name: string): AreaRow {
   const area = findArea(areas, name);
-  if (!area) throw unknownName('unknown_area', 'area on this drying log', name.trim(), areas.map((a) => a.name));
+  if (!area)
+    throw unknownName(
+      'unknown_area',
+      'area on this drying log',
+      name.trim(),
+      areas.map((a) => a.name),
+    );
   return area;
 }
 
 export function noLog(job: JobRef): ApiError {
-  return new ApiError(404, 'not_found', `Job #${job.job_number} has no drying log yet; create_drying_log, add_drying_readings or add_drying_note starts one.`);
+  return new ApiError(
+    404,
+    'not_found',
+    `Job #${job.job_number} has no drying log yet; create_drying_log, add_drying_readings or add_drying_note starts one.`,
+  );
 }
 
 /** The plan of an area: its own days, else the job's. */

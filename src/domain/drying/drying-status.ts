@@ -8,7 +8,15 @@ import type { components } from '../../../sdk/src/schema';
 import { airProperties, kpaToInHg, pressureAtKpa } from './psychrometrics';
 import { DEFAULT_DRY_GOALS, isMaterial, type MaterialMetric, type ReadingLocation } from './metrics';
 import { onSiteRefOf } from '../people/on-site';
-import { dateOfDay, dayOfDate, plannedDaysOf, type AreaRow, type BilledLine, type DryingRecord, type ReadingRow } from './drying-records';
+import {
+  dateOfDay,
+  dayOfDate,
+  plannedDaysOf,
+  type AreaRow,
+  type BilledLine,
+  type DryingRecord,
+  type ReadingRow,
+} from './drying-records';
 
 type Schemas = components['schemas'];
 export type AirCondition = Schemas['AirCondition'];
@@ -23,18 +31,41 @@ const round = (value: number, places: number): number => Number(value.toFixed(pl
 const valueOf = (reading: Pick<ReadingRow, 'value_x100'>): number => reading.value_x100 / 100;
 
 /** The pressure the log's air is computed at, from its elevation (else the company's). */
-export function elevationOf(record: Pick<DryingRecord, 'log'>): { feet: number; source: 'log' | 'company'; pressureKpa: number } {
+export function elevationOf(record: Pick<DryingRecord, 'log'>): {
+  feet: number;
+  source: 'log' | 'company';
+  pressureKpa: number;
+} {
   const own = record.log.elevation_ft;
   const feet = own ?? record.log.company_elevation_ft;
   return { feet, source: own === null ? 'company' : 'log', pressureKpa: pressureAtKpa(feet) };
 }
 
-type AirReading = Pick<ReadingRow, 'area_id' | 'day' | 'location' | 'metric' | 'value_x100'> & { equipment_id?: string | null };
-type MaterialReading = Pick<ReadingRow, 'area_id' | 'day' | 'location' | 'metric' | 'value_x100' | 'point' | 'reference' | 'meter'>;
+type AirReading = Pick<ReadingRow, 'area_id' | 'day' | 'location' | 'metric' | 'value_x100'> & {
+  equipment_id?: string | null;
+};
+type MaterialReading = Pick<
+  ReadingRow,
+  'area_id' | 'day' | 'location' | 'metric' | 'value_x100' | 'point' | 'reference' | 'meter'
+>;
 
 /** Air read at one place on one day: the latest temperature and RH there, with computed values. */
-export function airConditions(readings: AirReading[], areaName: (id: string | null) => string | null, pressureKpa: number): AirCondition[] {
-  const byPlace = new Map<string, { area_id: string | null; day: number; location: ReadingLocation; unit: string | null; temp?: number; rh?: number }>();
+export function airConditions(
+  readings: AirReading[],
+  areaName: (id: string | null) => string | null,
+  pressureKpa: number,
+): AirCondition[] {
+  const byPlace = new Map<
+    string,
+    {
+      area_id: string | null;
+      day: number;
+      location: ReadingLocation;
+      unit: string | null;
+      temp?: number;
+      rh?: number;
+    }
+  >();
   for (const r of readings) {
     if (r.metric !== 'temp_f' && r.metric !== 'rh_pct') continue;
     const unit = r.equipment_id ?? null;
@@ -45,7 +76,10 @@ export function airConditions(readings: AirReading[], areaName: (id: string | nu
     byPlace.set(key, place);
   }
   return [...byPlace.values()].map((place) => {
-    const computed = place.temp !== undefined && place.rh !== undefined ? airProperties(place.temp, place.rh, pressureKpa) : null;
+    const computed =
+      place.temp !== undefined && place.rh !== undefined
+        ? airProperties(place.temp, place.rh, pressureKpa)
+        : null;
     return {
       area: areaName(place.area_id),
       day: place.day,
@@ -61,7 +95,8 @@ export function airConditions(readings: AirReading[], areaName: (id: string | nu
 }
 
 /** A reading that sets a dry goal rather than one that must reach it. */
-const isReference = (r: Pick<MaterialReading, 'reference' | 'location'>): boolean => r.reference || r.location === 'unaffected';
+const isReference = (r: Pick<MaterialReading, 'reference' | 'location'>): boolean =>
+  r.reference || r.location === 'unaffected';
 
 /**
  * Dry goals: the latest reference of the material in the area, else the latest in an unaffected
@@ -80,28 +115,54 @@ export class DryGoals {
   }
 
   /** The goal of a material in an area, where it comes from, and the reading that set it (with `areaName` naming its area). */
-  of(areaId: string | null, metric: MaterialMetric, areaName: (id: string | null) => string | null = () => null): { goal: number; source: MaterialStatus['goal_source']; reference: MaterialStatus['reference'] } {
+  of(
+    areaId: string | null,
+    metric: MaterialMetric,
+    areaName: (id: string | null) => string | null = () => null,
+  ): { goal: number; source: MaterialStatus['goal_source']; reference: MaterialStatus['reference'] } {
     const own = areaId ? this.inArea.get(`${areaId}|${metric}`) : undefined;
     const building = this.inBuilding.get(metric);
     const set = own ?? building;
     if (!set) return { goal: DEFAULT_DRY_GOALS[metric], source: 'default', reference: null };
-    return { goal: valueOf(set), source: own ? 'area_reference' : 'unaffected_reference', reference: { area: areaName(set.area_id), day: set.day, point: set.point, meter: set.meter } };
+    return {
+      goal: valueOf(set),
+      source: own ? 'area_reference' : 'unaffected_reference',
+      reference: { area: areaName(set.area_id), day: set.day, point: set.point, meter: set.meter },
+    };
   }
 }
 
 /** Each material reading (references excluded) against its goal. */
-export function materialStatuses(readings: MaterialReading[], goals: DryGoals, areaName: (id: string | null) => string | null): MaterialStatus[] {
+export function materialStatuses(
+  readings: MaterialReading[],
+  goals: DryGoals,
+  areaName: (id: string | null) => string | null,
+): MaterialStatus[] {
   const statuses: MaterialStatus[] = [];
   for (const r of readings) {
     if (!isMaterial(r.metric) || isReference(r)) continue;
     const { goal, source, reference } = goals.of(r.area_id, r.metric, areaName);
-    statuses.push({ area: areaName(r.area_id), day: r.day, metric: r.metric, point: r.point, value: valueOf(r), goal, goal_source: source, reference, dry: valueOf(r) <= goal });
+    statuses.push({
+      area: areaName(r.area_id),
+      day: r.day,
+      metric: r.metric,
+      point: r.point,
+      value: valueOf(r),
+      goal,
+      goal_source: source,
+      reference,
+      dry: valueOf(r) <= goal,
+    });
   }
   return statuses;
 }
 
 /** The latest status of each material point, and the first day from which all of them stayed dry. */
-function areaDryness(statuses: MaterialStatus[]): { latest: MaterialStatus[]; dry: boolean; dryDay: number | null } {
+function areaDryness(statuses: MaterialStatus[]): {
+  latest: MaterialStatus[];
+  dry: boolean;
+  dryDay: number | null;
+} {
   const latest = new Map<string, MaterialStatus>();
   const dryByDay: { day: number; dry: boolean }[] = [];
   for (const status of statuses) {
@@ -127,7 +188,10 @@ export interface LogView {
  * The log as get_drying_log answers it, from its rows alone; `view` narrows it to one area or a
  * range of days. The estimate's warnings are added after (withBilledWarnings).
  */
-export function toDryingLog(record: DryingRecord, view: LogView = { detail: 'summary' }): DryingLogWithoutEquipment {
+export function toDryingLog(
+  record: DryingRecord,
+  view: LogView = { detail: 'summary' },
+): DryingLogWithoutEquipment {
   const { log, job } = record;
   const names = new Map(record.areas.map((a) => [a.id, a.name]));
   const areaName = (id: string | null): string | null => (id ? (names.get(id) ?? null) : null);
@@ -136,7 +200,9 @@ export function toDryingLog(record: DryingRecord, view: LogView = { detail: 'sum
   const areas = wantedArea ? record.areas.filter((a) => a.name.toLowerCase() === wantedArea) : record.areas;
   // Status is as of `toDay`: later readings are left out of everything.
   const readings = record.readings.filter((r) => view.toDay === undefined || r.day <= view.toDay);
-  const shown = (day: number | null): boolean => day === null || ((view.fromDay === undefined || day >= view.fromDay) && (view.toDay === undefined || day <= view.toDay));
+  const shown = (day: number | null): boolean =>
+    day === null ||
+    ((view.fromDay === undefined || day >= view.fromDay) && (view.toDay === undefined || day <= view.toDay));
   const inView = (areaId: string | null): boolean => !wantedArea || areas.some((a) => a.id === areaId);
 
   const conditions = airConditions(readings, areaName, elevation.pressureKpa);
@@ -144,17 +210,29 @@ export function toDryingLog(record: DryingRecord, view: LogView = { detail: 'sum
   const statuses = materialStatuses(readings, goals, areaName);
   const depressions = grainDepressions(conditions);
   const skippedAll = new Set(record.skips.filter((s) => s.area_id === null).map((s) => s.day));
-  const onSkippedDay = (r: Pick<ReadingRow, 'day' | 'area_id'>): boolean => skippedAll.has(r.day) || record.skips.some((s) => s.day === r.day && s.area_id === r.area_id);
+  const onSkippedDay = (r: Pick<ReadingRow, 'day' | 'area_id'>): boolean =>
+    skippedAll.has(r.day) || record.skips.some((s) => s.day === r.day && s.area_id === r.area_id);
 
   const warnings: DryingWarning[] = depressions
     .filter((d) => d.value < 0 && shown(d.day) && (!wantedArea || d.area.toLowerCase() === wantedArea))
-    .map((d) => ({ code: 'negative_grain_depression', area: d.area, day: d.day, message: `${d.area}, day ${d.day}: the dehumidifier's exhaust holds ${-d.value} GPP more than the room's air; it is adding moisture.` }));
+    .map((d) => ({
+      code: 'negative_grain_depression',
+      area: d.area,
+      day: d.day,
+      message: `${d.area}, day ${d.day}: the dehumidifier's exhaust holds ${-d.value} GPP more than the room's air; it is adding moisture.`,
+    }));
 
-  const [conditionsIn, statusesIn, depressionsIn] = [byArea(conditions), byArea(statuses), byArea(depressions)];
+  const [conditionsIn, statusesIn, depressionsIn] = [
+    byArea(conditions),
+    byArea(statuses),
+    byArea(depressions),
+  ];
   const latestDayIn = new Map(readings.map((r) => [r.area_id, r.day]));
   const areaViews = areas.map((area) => {
     const dryness = areaDryness(statusesIn.get(area.name) ?? []);
-    const latestOf = (location: ReadingLocation) => (conditionsIn.get(area.name) ?? []).filter((c) => c.location === location && c.gpp !== null).at(-1) ?? null;
+    const latestOf = (location: ReadingLocation) =>
+      (conditionsIn.get(area.name) ?? []).filter((c) => c.location === location && c.gpp !== null).at(-1) ??
+      null;
     const depression = depressionsIn.get(area.name)?.at(-1);
     const latestDay = latestDayIn.get(area.id) ?? null;
     return {
@@ -172,7 +250,8 @@ export function toDryingLog(record: DryingRecord, view: LogView = { detail: 'sum
     };
   });
 
-  const building = (location: ReadingLocation) => conditions.filter((c) => c.area === null && c.location === location && c.gpp !== null).at(-1) ?? null;
+  const building = (location: ReadingLocation) =>
+    conditions.filter((c) => c.area === null && c.location === location && c.gpp !== null).at(-1) ?? null;
   const answer: DryingLogWithoutEquipment = {
     id: log.id,
     job: { id: job.id, job_number: job.job_number },
@@ -191,14 +270,30 @@ export function toDryingLog(record: DryingRecord, view: LogView = { detail: 'sum
     warnings,
     notes: record.notes
       .filter((n) => shown(n.day) && (!wantedArea || n.area_id === null || inView(n.area_id)))
-      .map((n) => ({ id: n.id, text: n.text, area: areaName(n.area_id), day: n.day, created_by: { id: n.author_id, name: n.author_name }, on_site_by: onSiteRefOf(n.on_site_by, n.on_site_by_name), created_at: n.created_at.toISOString() })),
+      .map((n) => ({
+        id: n.id,
+        text: n.text,
+        area: areaName(n.area_id),
+        day: n.day,
+        created_by: { id: n.author_id, name: n.author_name },
+        on_site_by: onSiteRefOf(n.on_site_by, n.on_site_by_name),
+        created_at: n.created_at.toISOString(),
+      })),
     reading_count: readings.filter((r) => shown(r.day) && inView(r.area_id)).length,
-    unit_grain_depression: unitGrainDepressions(conditions).filter((d) => shown(d.day) && (!wantedArea || d.area.toLowerCase() === wantedArea)),
+    unit_grain_depression: unitGrainDepressions(conditions).filter(
+      (d) => shown(d.day) && (!wantedArea || d.area.toLowerCase() === wantedArea),
+    ),
   };
   if (view.detail === 'readings') {
-    answer.readings = readings.filter((r) => shown(r.day) && inView(r.area_id)).map((r) => toReading(r, areaName, onSkippedDay(r), goalStatus(r, goals)));
-    answer.conditions = conditions.filter((c) => shown(c.day) && (!wantedArea || c.area?.toLowerCase() === wantedArea));
-    answer.grain_depression = depressions.filter((d) => shown(d.day) && (!wantedArea || d.area.toLowerCase() === wantedArea));
+    answer.readings = readings
+      .filter((r) => shown(r.day) && inView(r.area_id))
+      .map((r) => toReading(r, areaName, onSkippedDay(r), goalStatus(r, goals)));
+    answer.conditions = conditions.filter(
+      (c) => shown(c.day) && (!wantedArea || c.area?.toLowerCase() === wantedArea),
+    );
+    answer.grain_depression = depressions.filter(
+      (d) => shown(d.day) && (!wantedArea || d.area.toLowerCase() === wantedArea),
+    );
   }
   return answer;
 }
@@ -216,40 +311,72 @@ function byArea<T extends { area: string | null }>(items: T[]): Map<string | nul
 
 /** Each dehumidifier's grain depression by day: its inlet GPP (else its area's air) minus its exhaust GPP. */
 function unitGrainDepressions(conditions: AirCondition[]): DryingLog['unit_grain_depression'] {
-  const at = (location: ReadingLocation, key: string) => conditions.find((c) => c.location === location && c.gpp !== null && `${c.unit_id ?? c.area}|${c.day}` === key)?.gpp ?? null;
+  const at = (location: ReadingLocation, key: string) =>
+    conditions.find(
+      (c) => c.location === location && c.gpp !== null && `${c.unit_id ?? c.area}|${c.day}` === key,
+    )?.gpp ?? null;
   return conditions
-    .filter((c): c is AirCondition & { unit_id: string; area: string; gpp: number } => c.location === 'dehumidifier_exhaust' && c.unit_id !== undefined && c.area !== null && c.gpp !== null)
+    .filter(
+      (c): c is AirCondition & { unit_id: string; area: string; gpp: number } =>
+        c.location === 'dehumidifier_exhaust' && c.unit_id !== undefined && c.area !== null && c.gpp !== null,
+    )
     .flatMap((exhaust) => {
       const inlet = at('dehumidifier_inlet', `${exhaust.unit_id}|${exhaust.day}`);
       const room = at('affected', `${exhaust.area}|${exhaust.day}`);
       const from = inlet ?? room;
       if (from === null) return [];
-      return [{ unit_id: exhaust.unit_id, area: exhaust.area, day: exhaust.day, inlet_gpp: from, inlet_source: inlet !== null ? ('inlet' as const) : ('area_air' as const), exhaust_gpp: exhaust.gpp, value: round(from - exhaust.gpp, 1) }];
+      return [
+        {
+          unit_id: exhaust.unit_id,
+          area: exhaust.area,
+          day: exhaust.day,
+          inlet_gpp: from,
+          inlet_source: inlet !== null ? ('inlet' as const) : ('area_air' as const),
+          exhaust_gpp: exhaust.gpp,
+          value: round(from - exhaust.gpp, 1),
+        },
+      ];
     })
     .sort((a, b) => a.day - b.day);
 }
 
 /** Affected GPP minus exhaust GPP, per area and day where both were read. */
 function grainDepressions(conditions: AirCondition[]): GrainDepression[] {
-  const affected = new Map(conditions.filter((c) => c.location === 'affected' && c.gpp !== null).map((c) => [`${c.area}|${c.day}`, c.gpp!]));
+  const affected = new Map(
+    conditions
+      .filter((c) => c.location === 'affected' && c.gpp !== null)
+      .map((c) => [`${c.area}|${c.day}`, c.gpp!]),
+  );
   const result: GrainDepression[] = [];
   for (const exhaust of conditions) {
-    if (exhaust.location !== 'dehumidifier_exhaust' || exhaust.area === null || exhaust.gpp === null) continue;
+    if (exhaust.location !== 'dehumidifier_exhaust' || exhaust.area === null || exhaust.gpp === null)
+      continue;
     const room = affected.get(`${exhaust.area}|${exhaust.day}`);
-    if (room !== undefined) result.push({ area: exhaust.area, day: exhaust.day, value: round(room - exhaust.gpp, 1) });
+    if (room !== undefined)
+      result.push({ area: exhaust.area, day: exhaust.day, value: round(room - exhaust.gpp, 1) });
   }
   return result.sort((a, b) => a.day - b.day);
 }
 
 /** The log with a warning for each day-billed line billed past the day its room's area read dry. */
-export function withBilledWarnings<Log extends DryingLogWithoutEquipment>(log: Log, billed: BilledLine[]): Log {
-  const pastDry = log.areas.flatMap((area) => (area.dry_day === null ? [] : billedPastDry(billed, area, area.dry_day)));
+export function withBilledWarnings<Log extends DryingLogWithoutEquipment>(
+  log: Log,
+  billed: BilledLine[],
+): Log {
+  const pastDry = log.areas.flatMap((area) =>
+    area.dry_day === null ? [] : billedPastDry(billed, area, area.dry_day),
+  );
   return pastDry.length ? { ...log, warnings: [...log.warnings, ...pastDry] } : log;
 }
 
 function billedPastDry(billed: BilledLine[], area: Pick<AreaRow, 'name'>, dryDay: number): DryingWarning[] {
   return billed
-    .filter((line): line is BilledLine & { drying_days: number } => line.room.toLowerCase() === area.name.toLowerCase() && line.drying_days !== null && line.drying_days > dryDay)
+    .filter(
+      (line): line is BilledLine & { drying_days: number } =>
+        line.room.toLowerCase() === area.name.toLowerCase() &&
+        line.drying_days !== null &&
+        line.drying_days > dryDay,
+    )
     .map((line) => ({
       code: 'billed_past_dry',
       area: area.name,
@@ -265,7 +392,12 @@ function billedPastDry(billed: BilledLine[], area: Pick<AreaRow, 'name'>, dryDay
 /** Every day of the plan (and any later day read or skipped), with what was skipped and read. */
 function daysOf(record: DryingRecord): DryingLog['days'] {
   const { log, areas, readings, skips } = record;
-  const last = Math.max(log.planned_days, ...areas.map((a) => plannedDaysOf(a, log)), ...readings.map((r) => r.day), ...skips.map((s) => s.day));
+  const last = Math.max(
+    log.planned_days,
+    ...areas.map((a) => plannedDaysOf(a, log)),
+    ...readings.map((r) => r.day),
+    ...skips.map((s) => s.day),
+  );
   const perDay = new Map<number, number>();
   const readAreas = new Map<number, Set<string>>();
   for (const r of readings) {
@@ -283,7 +415,9 @@ function daysOf(record: DryingRecord): DryingLog['days'] {
       read_areas: areas.filter((a) => readAreas.get(day)?.has(a.id)).map((a) => a.name),
       monitored: !(all || (areas.length > 0 && skippedAreas.length === areas.length)),
       skipped_areas: skippedAreas.map((a) => a.name),
-      skip_reasons: skipped.flatMap((s) => (s.reason ? [{ area: areas.find((a) => a.id === s.area_id)?.name ?? null, reason: s.reason }] : [])),
+      skip_reasons: skipped.flatMap((s) =>
+        s.reason ? [{ area: areas.find((a) => a.id === s.area_id)?.name ?? null, reason: s.reason }] : [],
+      ),
       readings: perDay.get(day) ?? 0,
     });
   }
@@ -297,7 +431,12 @@ function goalStatus(r: ReadingRow, goals: DryGoals): Schemas['DryingReading']['g
   return { value: goal, source, at_or_below: valueOf(r) <= goal };
 }
 
-function toReading(r: ReadingRow, areaName: (id: string | null) => string | null, onSkippedDay: boolean, goal: Schemas['DryingReading']['goal']): Schemas['DryingReading'] {
+function toReading(
+  r: ReadingRow,
+  areaName: (id: string | null) => string | null,
+  onSkippedDay: boolean,
+  goal: Schemas['DryingReading']['goal'],
+): Schemas['DryingReading'] {
   return {
     id: r.id,
     area: areaName(r.area_id),

@@ -41,7 +41,9 @@ export function equipmentJson(logId: string): string {
 }
 
 export async function loadEquipment(db: Knex, logId: string): Promise<EquipmentRow[]> {
-  const { rows } = (await db.raw(`select ${equipmentJson('?')} as units`, [logId])) as { rows: { units: unknown }[] };
+  const { rows } = (await db.raw(`select ${equipmentJson('?')} as units`, [logId])) as {
+    rows: { units: unknown }[];
+  };
   return parsedJson<EquipmentRow[]>(rows[0].units);
 }
 
@@ -73,10 +75,19 @@ export function equipmentOnSite(rows: EquipmentRow[], areaNames: string[], today
   const byArea = areaNames
     .map((area) => {
       const here = units.filter((unit) => unit.area === area);
-      return { area, on_site: here.filter((unit) => unit.removed_on === null).length, equipment_days: sum(here.map((unit) => unit.days_on_site)) };
+      return {
+        area,
+        on_site: here.filter((unit) => unit.removed_on === null).length,
+        equipment_days: sum(here.map((unit) => unit.days_on_site)),
+      };
     })
     .filter((area) => area.equipment_days > 0 || area.on_site > 0);
-  return { units, on_site: units.filter((unit) => unit.removed_on === null).length, equipment_days: sum(units.map((unit) => unit.days_on_site)), by_area: byArea };
+  return {
+    units,
+    on_site: units.filter((unit) => unit.removed_on === null).length,
+    equipment_days: sum(units.map((unit) => unit.days_on_site)),
+    by_area: byArea,
+  };
 }
 
 export const sum = (values: number[]): number => values.reduce((total, value) => total + value, 0);

@@ -6,7 +6,13 @@
  */
 import type { components } from '../../../sdk/src/schema';
 import type { WriteContext } from '../../platform/handler';
-import { loadEstimate, quantityX100, totalsOf, lineTotalCents, type EstimateRecord } from '../estimates/estimate-records';
+import {
+  loadEstimate,
+  quantityX100,
+  totalsOf,
+  lineTotalCents,
+  type EstimateRecord,
+} from '../estimates/estimate-records';
 import { upsertRooms } from '../estimates/rooms';
 import { fromHundredths } from '../../platform/money';
 import { CURRENCY } from '../price-list/catalog';
@@ -25,24 +31,49 @@ function snapshot(record: EstimateRecord): Map<string, LineSnapshot> {
     record.lines.map((line) => {
       const room = record.rooms.find((r) => r.id === line.room_id);
       const days = room ? room.drying_days : (record.estimate.drying_days ?? 0);
-      return [line.id, { days, quantityX100: quantityX100(line, record.rooms, record.estimate), totalCents: lineTotalCents(line, record.rooms, record.estimate) }];
+      return [
+        line.id,
+        {
+          days,
+          quantityX100: quantityX100(line, record.rooms, record.estimate),
+          totalCents: lineTotalCents(line, record.rooms, record.estimate),
+        },
+      ];
     }),
   );
 }
 
 /** Brings the tied estimate in line with the log's plan; null when the log has no estimate. */
-export async function followPlan(ctx: WriteContext, log: Pick<LogRow, 'estimate_id' | 'planned_days'>, areas: AreaRow[], created = false): Promise<EstimateFollowed | null> {
+export async function followPlan(
+  ctx: WriteContext,
+  log: Pick<LogRow, 'estimate_id' | 'planned_days'>,
+  areas: AreaRow[],
+  created = false,
+): Promise<EstimateFollowed | null> {
   if (!log.estimate_id) return null;
   const record = await loadEstimate(ctx.db, ctx.caller, log.estimate_id);
   const before = snapshot(record);
   const totalBefore = totalsOf(record).total_cents;
   const money = (cents: number) => ({ cents, currency: CURRENCY });
   if (record.estimate.status === 'final') {
-    return { estimate_id: record.estimate.id, outcome: 'final_left_alone', rooms_added: [], changed_lines: [], total_before: money(totalBefore), total_after: money(totalBefore) };
+    return {
+      estimate_id: record.estimate.id,
+      outcome: 'final_left_alone',
+      rooms_added: [],
+      changed_lines: [],
+      total_before: money(totalBefore),
+      total_after: money(totalBefore),
+    };
   }
 
-  const missing = areas.filter((area) => !record.rooms.some((room) => room.name.toLowerCase() === area.name.toLowerCase()));
-  await upsertRooms(ctx, record, missing.map((area) => ({ name: area.name, drying_days: plannedDaysOf(area, log) })));
+  const missing = areas.filter(
+    (area) => !record.rooms.some((room) => room.name.toLowerCase() === area.name.toLowerCase()),
+  );
+  await upsertRooms(
+    ctx,
+    record,
+    missing.map((area) => ({ name: area.name, drying_days: plannedDaysOf(area, log) })),
+  );
   let changed = missing.length > 0;
   for (const area of areas) {
     const room = record.rooms.find((r) => r.name.toLowerCase() === area.name.toLowerCase())!;
@@ -53,7 +84,10 @@ export async function followPlan(ctx: WriteContext, log: Pick<LogRow, 'estimate_
   }
   // The estimate row changes too (its drying days, or only its version), so that undo sees it changed.
   if (changed || record.estimate.drying_days !== log.planned_days) {
-    Object.assign(record.estimate, await ctx.rows.update('estimates', record.estimate.id, { drying_days: log.planned_days }));
+    Object.assign(
+      record.estimate,
+      await ctx.rows.update('estimates', record.estimate.id, { drying_days: log.planned_days }),
+    );
     changed = true;
   }
 

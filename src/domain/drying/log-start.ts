@@ -28,9 +28,19 @@ async function creditsLeft(ctx: WriteContext): Promise<{ used: number; remaining
 export async function startLog(
   ctx: WriteContext,
   job: JobRow,
-  plan: { startDate?: string; plannedDays: number; elevationFt?: number; areaNames: string[]; startedBy: Starter },
+  plan: {
+    startDate?: string;
+    plannedDays: number;
+    elevationFt?: number;
+    areaNames: string[];
+    startedBy: Starter;
+  },
 ): Promise<StartedLog> {
-  const first = await ctx.db('estimates').where({ job_id: job.id }).orderBy([{ column: 'created_at' }, { column: 'id' }]).first('id');
+  const first = await ctx
+    .db('estimates')
+    .where({ job_id: job.id })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .first('id');
   let credits = await creditsLeft(ctx);
   let estimateId: string | null = first?.id ?? null;
   if (!estimateId) {
@@ -47,33 +57,50 @@ export async function startLog(
     elevation_ft: plan.elevationFt ?? null,
   });
   const log = (await findLog(ctx.db, ctx.caller, job.id))!;
-  ctx.changes.add({
-    kind: 'schedule',
-    data: {
-      action: 'drying.log_started',
-      log_id: id,
-      start_date: log.start_date,
-      planned_days: log.planned_days,
-      areas: plan.areaNames,
-      started_by: plan.startedBy,
-      estimate_id: estimateId,
-      credits_used: credits.used,
+  ctx.changes.add(
+    {
+      kind: 'schedule',
+      data: {
+        action: 'drying.log_started',
+        log_id: id,
+        start_date: log.start_date,
+        planned_days: log.planned_days,
+        areas: plan.areaNames,
+        started_by: plan.startedBy,
+        estimate_id: estimateId,
+        credits_used: credits.used,
+      },
+      summary: `Drying log started on #${job.job_number} (day 1 ${log.start_date}, ${log.planned_days} days planned)`,
+      job: { id: job.id, job_number: job.job_number },
+      recordId: id,
     },
-    summary: `Drying log started on #${job.job_number} (day 1 ${log.start_date}, ${log.planned_days} days planned)`,
-    job: { id: job.id, job_number: job.job_number },
-    recordId: id,
-  }, { undo: true });
+    { undo: true },
+  );
   return { log, credits, estimateCreated: !first };
 }
 
 /** Adds the areas the log lacks (names any case; the first spelling is kept) and returns them. */
-export async function addMissingAreas(ctx: WriteContext, log: LogRow, areas: AreaRow[], names: string[], plannedDays: (name: string) => number | null = () => null): Promise<AreaRow[]> {
+export async function addMissingAreas(
+  ctx: WriteContext,
+  log: LogRow,
+  areas: AreaRow[],
+  names: string[],
+  plannedDays: (name: string) => number | null = () => null,
+): Promise<AreaRow[]> {
   const added: AreaRow[] = [];
   for (const raw of names) {
     const name = raw.trim();
     if (findArea([...areas, ...added], name)) continue;
     const position = Math.max(0, ...areas.map((a) => a.position), ...added.map((a) => a.position)) + 1;
-    added.push(await ctx.rows.insert<AreaRow>('drying_areas', { id: newId('area'), log_id: log.id, name, planned_days: plannedDays(name), position }));
+    added.push(
+      await ctx.rows.insert<AreaRow>('drying_areas', {
+        id: newId('area'),
+        log_id: log.id,
+        name,
+        planned_days: plannedDays(name),
+        position,
+      }),
+    );
   }
   areas.push(...added);
   return added;

@@ -20,8 +20,19 @@ function saturationKpa(kelvin: number): number {
   const t = kelvin;
   const lnPa =
     t >= 273.15
-      ? -5.8002206e3 / t + 1.3914993 - 4.8640239e-2 * t + 4.1764768e-5 * t ** 2 - 1.4452093e-8 * t ** 3 + 6.5459673 * Math.log(t)
-      : -5.6745359e3 / t + 6.3925247 - 9.677843e-3 * t + 6.2215701e-7 * t ** 2 + 2.0747825e-9 * t ** 3 - 9.484024e-13 * t ** 4 + 4.1635019 * Math.log(t);
+      ? -5.8002206e3 / t +
+        1.3914993 -
+        4.8640239e-2 * t +
+        4.1764768e-5 * t ** 2 -
+        1.4452093e-8 * t ** 3 +
+        6.5459673 * Math.log(t)
+      : -5.6745359e3 / t +
+        6.3925247 -
+        9.677843e-3 * t +
+        6.2215701e-7 * t ** 2 +
+        2.0747825e-9 * t ** 3 -
+        9.484024e-13 * t ** 4 +
+        4.1635019 * Math.log(t);
   return Math.exp(lnPa) / 1000;
 }
 
@@ -46,7 +57,9 @@ function dewPointKelvin(kpa: number, pressureKpa: number): number {
   let t = 263.15;
   for (let i = 0; i < 20; i++) {
     const f = Math.log(moistSaturationKpa(t, pressureKpa)) - target;
-    const slope = (Math.log(moistSaturationKpa(t + 0.01, pressureKpa)) - Math.log(moistSaturationKpa(t, pressureKpa))) / 0.01;
+    const slope =
+      (Math.log(moistSaturationKpa(t + 0.01, pressureKpa)) - Math.log(moistSaturationKpa(t, pressureKpa))) /
+      0.01;
     const step = f / slope;
     t -= step;
     if (Math.abs(step) < 1e-6) break;

@@ -7,8 +7,25 @@
 import type { Knex } from 'knex';
 import { prepared } from '../../infrastructure/db/prepared';
 import type { Caller } from '../../platform/caller';
-import { billedLines, dayOfDate, jobLogOf, jobLogQuery, loadRecord, parsedJson, type JobLog, type JobLogRow, type JobRef, type LogRow } from './drying-records';
-import { toDryingLog, withBilledWarnings, type DryingLog, type DryingLogWithoutEquipment, type LogView } from './drying-status';
+import {
+  billedLines,
+  dayOfDate,
+  jobLogOf,
+  jobLogQuery,
+  loadRecord,
+  parsedJson,
+  type JobLog,
+  type JobLogRow,
+  type JobRef,
+  type LogRow,
+} from './drying-records';
+import {
+  toDryingLog,
+  withBilledWarnings,
+  type DryingLog,
+  type DryingLogWithoutEquipment,
+  type LogView,
+} from './drying-status';
 import { equipmentJson, equipmentOnSite, loadEquipment, type EquipmentRow } from './equipment';
 import { chamberAreasJson, chamberViews, chambersJson, loadChambers, type ChamberRows } from './chambers';
 import { billingOf, billingWarnings } from './billing';
@@ -32,12 +49,24 @@ function keep(log: LogRow, summary: DryingLogWithoutEquipment): void {
   if (summaries.size > KEPT) summaries.delete(summaries.keys().next().value!);
 }
 
-async function partsOf(db: Knex, job: JobRef, log: LogRow): Promise<Pick<LogToRead, 'billed' | 'units' | 'rooms'>> {
-  const [billed, units, rooms] = await Promise.all([billedLines(db, job.id), loadEquipment(db, log.id), loadChambers(db, log)]);
+async function partsOf(
+  db: Knex,
+  job: JobRef,
+  log: LogRow,
+): Promise<Pick<LogToRead, 'billed' | 'units' | 'rooms'>> {
+  const [billed, units, rooms] = await Promise.all([
+    billedLines(db, job.id),
+    loadEquipment(db, log.id),
+    loadChambers(db, log),
+  ]);
   return { billed, units, rooms };
 }
 
-const isSummary = (view: LogView) => view.detail === 'summary' && view.area === undefined && view.fromDay === undefined && view.toDay === undefined;
+const isSummary = (view: LogView) =>
+  view.detail === 'summary' &&
+  view.area === undefined &&
+  view.fromDay === undefined &&
+  view.toDay === undefined;
 
 /** What a reader of the log needs besides its readings: its job, its day-billed lines, its equipment and its chambers. */
 export interface LogToRead extends JobLog {
@@ -52,18 +81,37 @@ export interface LogToRead extends JobLog {
  */
 export async function findLogToRead(db: Knex, caller: Caller, ref: string): Promise<LogToRead | null> {
   const { query, byNumber } = jobLogQuery(db, caller, ref);
-  query.select(db.raw(`${equipmentJson('d.id')} as units`), db.raw(`${chambersJson('d.id')} as chambers`), db.raw(`${chamberAreasJson('d.id', 'd.estimate_id')} as chamber_areas`));
+  query.select(
+    db.raw(`${equipmentJson('d.id')} as units`),
+    db.raw(`${chambersJson('d.id')} as chambers`),
+    db.raw(`${chamberAreasJson('d.id', 'd.estimate_id')} as chamber_areas`),
+  );
   const row = await prepared(query, byNumber ? 'drying_log_to_read_by_number' : 'drying_log_to_read_by_id');
   if (!row) return null;
-  const { units, chambers, chamber_areas: areas, ...rest } = row as JobLogRow & { units: unknown; chambers: unknown; chamber_areas: unknown };
-  return { ...jobLogOf(rest), units: parsedJson(units), rooms: { chambers: parsedJson(chambers), areas: parsedJson(areas) } };
+  const {
+    units,
+    chambers,
+    chamber_areas: areas,
+    ...rest
+  } = row as JobLogRow & { units: unknown; chambers: unknown; chamber_areas: unknown };
+  return {
+    ...jobLogOf(rest),
+    units: parsedJson(units),
+    rooms: { chambers: parsedJson(chambers), areas: parsedJson(areas) },
+  };
 }
 
 /**
  * The log, read afresh; `fromCache` (reads outside a write) may answer a summary kept for its
  * revision. `parts` are its billed lines, equipment and chambers when the caller has read them.
  */
-export async function readLog(db: Knex, job: JobRef, log: LogRow, view: LogView = SUMMARY, options: { parts?: Pick<LogToRead, 'billed' | 'units' | 'rooms'>; fromCache?: boolean } = {}): Promise<DryingLog> {
+export async function readLog(
+  db: Knex,
+  job: JobRef,
+  log: LogRow,
+  view: LogView = SUMMARY,
+  options: { parts?: Pick<LogToRead, 'billed' | 'units' | 'rooms'>; fromCache?: boolean } = {},
+): Promise<DryingLog> {
   const { billed, units, rooms } = options.parts ?? (await partsOf(db, job, log));
   const cacheable = options.fromCache === true && isSummary(view);
   let answer = cacheable ? keptSummary(log) : null;
@@ -73,15 +121,31 @@ export async function readLog(db: Knex, job: JobRef, log: LogRow, view: LogView 
   }
   // Today and the estimate (its lines, its rooms' sizes) are not part of the log's revision;
   // equipment-days count today, and billing compares them with the estimate.
-  const equipment = equipmentOnSite(units, log.areas.map((area) => area.name), log.today);
+  const equipment = equipmentOnSite(
+    units,
+    log.areas.map((area) => area.name),
+    log.today,
+  );
   const chambers = chamberViews(rooms.chambers, rooms.areas, units);
   const chamberAir = chambers.map((chamber) => ({
     chamber: chamber.name,
-    areas: answer.areas.filter((area) => area.air !== null && chamber.areas.some((a) => a.name === area.name)).map((area) => area.air!),
+    areas: answer.areas
+      .filter((area) => area.air !== null && chamber.areas.some((a) => a.name === area.name))
+      .map((area) => area.air!),
     unaffected: answer.building.unaffected,
     outside: answer.building.outside,
   }));
   const billing = billingOf(log, log.areas, units, billed);
-  const withBilled = withBilledWarnings({ ...answer, today_day: dayOfDate(log.start_date, log.today), equipment, chambers, chamber_air: chamberAir, billing }, billed);
+  const withBilled = withBilledWarnings(
+    {
+      ...answer,
+      today_day: dayOfDate(log.start_date, log.today),
+      equipment,
+      chambers,
+      chamber_air: chamberAir,
+      billing,
+    },
+    billed,
+  );
   return { ...withBilled, warnings: [...withBilled.warnings, ...billingWarnings(billing)] };
 }

@@ -82,28 +82,46 @@ export async function loadEstimate(db: Knex, caller: Caller, estimateId: string)
 }
 
 /** The estimate a packet link names, while it is still on the link's job; else 404. */
-export async function loadEstimateOfJob(db: Knex, caller: Caller, estimateId: string, jobId: string): Promise<EstimateRecord> {
+export async function loadEstimateOfJob(
+  db: Knex,
+  caller: Caller,
+  estimateId: string,
+  jobId: string,
+): Promise<EstimateRecord> {
   const record = await loadEstimate(db, caller, estimateId);
-  if (record.estimate.job_id !== jobId) throw new ApiError(404, 'not_found', `Estimate ${estimateId} is no longer on this job.`);
+  if (record.estimate.job_id !== jobId)
+    throw new ApiError(404, 'not_found', `Estimate ${estimateId} is no longer on this job.`);
   return record;
 }
 
 /** A final estimate can be read but not changed. */
 export function requireDraft(record: EstimateRecord): void {
   if (record.estimate.status === 'final') {
-    throw new ApiError(409, 'invalid_state', `${record.estimate.label} is final (its PDF was downloaded) and can no longer be changed.`);
+    throw new ApiError(
+      409,
+      'invalid_state',
+      `${record.estimate.label} is final (its PDF was downloaded) and can no longer be changed.`,
+    );
   }
 }
 
 /** Quantity in hundredths: its own, or units per day × the drying days of its room or estimate. */
-export function quantityX100(line: LineRow, rooms: RoomRow[], estimate: Pick<EstimateRow, 'drying_days'>): number {
+export function quantityX100(
+  line: LineRow,
+  rooms: RoomRow[],
+  estimate: Pick<EstimateRow, 'drying_days'>,
+): number {
   if (line.units_per_day_x100 === null) return line.quantity_x100 ?? 0;
   const room = rooms.find((r) => r.id === line.room_id);
   const days = room ? room.drying_days : (estimate.drying_days ?? 0);
   return line.units_per_day_x100 * days;
 }
 
-export function lineTotalCents(line: LineRow, rooms: RoomRow[], estimate: Pick<EstimateRow, 'drying_days'>): number {
+export function lineTotalCents(
+  line: LineRow,
+  rooms: RoomRow[],
+  estimate: Pick<EstimateRow, 'drying_days'>,
+): number {
   return roundDiv(quantityX100(line, rooms, estimate) * line.unit_price_cents, 100);
 }
 
@@ -127,17 +145,29 @@ export function toLine(line: LineRow, record: EstimateRecord): Line {
 }
 
 export function totalsOf(record: EstimateRecord): EstimateTotals {
-  const subtotal = record.lines.reduce((sum, line) => sum + lineTotalCents(line, record.rooms, record.estimate), 0);
+  const subtotal = record.lines.reduce(
+    (sum, line) => sum + lineTotalCents(line, record.rooms, record.estimate),
+    0,
+  );
   const overhead = percentOf(subtotal, record.estimate.overhead_rate_bp);
   const profit = percentOf(subtotal, record.estimate.profit_rate_bp);
   const tax = percentOf(subtotal + overhead + profit, record.estimate.tax_rate_bp);
-  return { subtotal_cents: subtotal, overhead_cents: overhead, profit_cents: profit, tax_cents: tax, total_cents: subtotal + overhead + profit + tax, currency: CURRENCY };
+  return {
+    subtotal_cents: subtotal,
+    overhead_cents: overhead,
+    profit_cents: profit,
+    tax_cents: tax,
+    total_cents: subtotal + overhead + profit + tax,
+    currency: CURRENCY,
+  };
 }
 
 const feet = (x100: number | null) => (x100 === null ? null : fromHundredths(x100));
 
 /** Floor and wall area, perimeter and volume, from length, width and height in hundredths of a foot. */
-function roomFigures(room: RoomRow): Pick<Room, 'floor_area_sf' | 'wall_area_sf' | 'perimeter_lf' | 'volume_cf'> {
+function roomFigures(
+  room: RoomRow,
+): Pick<Room, 'floor_area_sf' | 'wall_area_sf' | 'perimeter_lf' | 'volume_cf'> {
   const { length_x100: l, width_x100: w, height_x100: h } = room;
   const area = l !== null && w !== null ? roundDiv(l * w, 100) : null; // hundredths of SF
   const perimeter = l !== null && w !== null ? 2 * (l + w) : null;
@@ -166,7 +196,10 @@ export function toRoom(room: RoomRow, record: EstimateRecord, withLines: boolean
   return shaped;
 }
 
-export function toEstimate(record: EstimateRecord, options: { view?: 'full' | 'room_totals'; room?: string } = {}): Estimate {
+export function toEstimate(
+  record: EstimateRecord,
+  options: { view?: 'full' | 'room_totals'; room?: string } = {},
+): Estimate {
   const { estimate } = record;
   const withLines = options.view !== 'room_totals';
   let rooms = record.rooms;
@@ -192,7 +225,9 @@ export function toEstimate(record: EstimateRecord, options: { view?: 'full' | 'r
     },
     rooms: rooms.map((room) => toRoom(room, record, withLines)),
     room_subtotals_exclude: ['overhead', 'profit', 'tax'],
-    unassigned_lines: showUnassigned ? record.lines.filter((l) => l.room_id === null).map((l) => toLine(l, record)) : [],
+    unassigned_lines: showUnassigned
+      ? record.lines.filter((l) => l.room_id === null).map((l) => toLine(l, record))
+      : [],
     totals: totalsOf(record),
     created_at: estimate.created_at.toISOString(),
     created_by: { id: estimate.created_by, name: estimate.created_by_name },

@@ -16,13 +16,18 @@ export type RejectedLine = components['schemas']['RejectedLine'];
 type LineColumns = Omit<LineRow, 'id' | 'position'>;
 
 class Rejection extends Error {
-  constructor(readonly problem: RejectedLine['problem'], reason: string, readonly nearMatches?: RejectedLine['near_matches']) {
+  constructor(
+    readonly problem: RejectedLine['problem'],
+    reason: string,
+    readonly nearMatches?: RejectedLine['near_matches'],
+  ) {
     super(reason);
   }
 }
 
 function roomOf(input: LineInput, rooms: RoomRow[]): RoomRow | null {
-  if (input.room_id && input.room) throw new Rejection('conflicting_fields', 'Send room_id or room, not both.');
+  if (input.room_id && input.room)
+    throw new Rejection('conflicting_fields', 'Send room_id or room, not both.');
   if (input.room_id) {
     const room = rooms.find((r) => r.id === input.room_id);
     if (!room) throw new Rejection('unknown_room', `No room ${input.room_id} on this estimate.`);
@@ -30,7 +35,11 @@ function roomOf(input: LineInput, rooms: RoomRow[]): RoomRow | null {
   }
   if (input.room) {
     const room = rooms.find((r) => r.name.toLowerCase() === input.room!.trim().toLowerCase());
-    if (!room) throw new Rejection('unknown_room', `No room named "${input.room}" on this estimate. Rooms: ${rooms.map((r) => r.name).join(', ') || '(none)'}.`);
+    if (!room)
+      throw new Rejection(
+        'unknown_room',
+        `No room named "${input.room}" on this estimate. Rooms: ${rooms.map((r) => r.name).join(', ') || '(none)'}.`,
+      );
     return room;
   }
   return null;
@@ -38,18 +47,38 @@ function roomOf(input: LineInput, rooms: RoomRow[]): RoomRow | null {
 
 function catalogLine(input: LineInput, record: EstimateRecord, room: RoomRow | null): LineColumns {
   const item = findItem(input.code!);
-  if (!item) throw new Rejection('unknown_code', `The price list has no item ${input.code}.`, nearMatches(input.code!));
-  if (input.description || input.unit || input.unit_price_cents !== undefined || input.unit_price !== undefined) {
-    throw new Rejection('conflicting_fields', 'A catalog line takes code and quantity (or units_per_day); its description, unit and price come from the price list.');
+  if (!item)
+    throw new Rejection(
+      'unknown_code',
+      `The price list has no item ${input.code}.`,
+      nearMatches(input.code!),
+    );
+  if (
+    input.description ||
+    input.unit ||
+    input.unit_price_cents !== undefined ||
+    input.unit_price !== undefined
+  ) {
+    throw new Rejection(
+      'conflicting_fields',
+      'A catalog line takes code and quantity (or units_per_day); its description, unit and price come from the price list.',
+    );
   }
   if ((input.quantity === undefined) === (input.units_per_day === undefined)) {
-    throw new Rejection(input.quantity === undefined ? 'missing_fields' : 'conflicting_fields', 'Send either quantity or units_per_day.');
+    throw new Rejection(
+      input.quantity === undefined ? 'missing_fields' : 'conflicting_fields',
+      'Send either quantity or units_per_day.',
+    );
   }
   if (input.units_per_day !== undefined) {
-    if (!item.per_day) throw new Rejection('conflicting_fields', `${item.code} is not billed by the day: send quantity.`);
+    if (!item.per_day)
+      throw new Rejection('conflicting_fields', `${item.code} is not billed by the day: send quantity.`);
     const days = room ? room.drying_days : record.estimate.drying_days;
     if (!days) {
-      throw new Rejection('no_drying_days', `${item.code} is billed by the day, but ${room ? `room ${room.name}` : 'the estimate'} has no drying days.`);
+      throw new Rejection(
+        'no_drying_days',
+        `${item.code} is billed by the day, but ${room ? `room ${room.name}` : 'the estimate'} has no drying days.`,
+      );
     }
   }
   return {
@@ -61,19 +90,35 @@ function catalogLine(input: LineInput, record: EstimateRecord, room: RoomRow | n
     per_day: item.per_day,
     units_per_day_x100: input.units_per_day === undefined ? null : toHundredths(input.units_per_day),
     quantity_x100: input.quantity === undefined ? null : toHundredths(input.quantity),
-    unit_price_cents: regionalPriceCents(item, { code: record.estimate.region_code, factorX100: record.estimate.region_factor_x100 }),
+    unit_price_cents: regionalPriceCents(item, {
+      code: record.estimate.region_code,
+      factorX100: record.estimate.region_factor_x100,
+    }),
     note: input.note ?? null,
   };
 }
 
 function ownLine(input: LineInput, room: RoomRow | null): LineColumns {
-  const missing: string[] = (['description', 'unit', 'quantity'] as const).filter((field) => input[field] === undefined);
-  if (input.unit_price_cents === undefined && input.unit_price === undefined) missing.push('unit_price_cents');
-  if (missing.length > 0) throw new Rejection('missing_fields', `An own line needs ${missing.join(', ')} (or a code from the price list).`);
-  if (input.units_per_day !== undefined) throw new Rejection('conflicting_fields', 'units_per_day is only for day-billed catalog items.');
-  if (input.unit_price_cents !== undefined && input.unit_price !== undefined) throw new Rejection('conflicting_fields', 'Send unit_price_cents or unit_price, not both.');
+  const missing: string[] = (['description', 'unit', 'quantity'] as const).filter(
+    (field) => input[field] === undefined,
+  );
+  if (input.unit_price_cents === undefined && input.unit_price === undefined)
+    missing.push('unit_price_cents');
+  if (missing.length > 0)
+    throw new Rejection(
+      'missing_fields',
+      `An own line needs ${missing.join(', ')} (or a code from the price list).`,
+    );
+  if (input.units_per_day !== undefined)
+    throw new Rejection('conflicting_fields', 'units_per_day is only for day-billed catalog items.');
+  if (input.unit_price_cents !== undefined && input.unit_price !== undefined)
+    throw new Rejection('conflicting_fields', 'Send unit_price_cents or unit_price, not both.');
   const price = input.unit_price_cents ?? dollarsToCents(input.unit_price!);
-  if (price === null) throw new Rejection('conflicting_fields', `unit_price ${JSON.stringify(input.unit_price)} is not an amount of dollars such as 12.50.`);
+  if (price === null)
+    throw new Rejection(
+      'conflicting_fields',
+      `unit_price ${JSON.stringify(input.unit_price)} is not an amount of dollars such as 12.50.`,
+    );
   return {
     room_id: room?.id ?? null,
     code: null,
@@ -89,7 +134,11 @@ function ownLine(input: LineInput, room: RoomRow | null): LineColumns {
 }
 
 /** Adds what can be added; keeps `record.lines` current; returns the added lines and the rejected ones. */
-export async function addLines(ctx: WriteContext, record: EstimateRecord, inputs: LineInput[]): Promise<{ added: LineRow[]; rejected: RejectedLine[] }> {
+export async function addLines(
+  ctx: WriteContext,
+  record: EstimateRecord,
+  inputs: LineInput[],
+): Promise<{ added: LineRow[]; rejected: RejectedLine[] }> {
   const added: LineRow[] = [];
   const rejected: RejectedLine[] = [];
   for (const [index, input] of inputs.entries()) {
@@ -97,12 +146,22 @@ export async function addLines(ctx: WriteContext, record: EstimateRecord, inputs
       const room = roomOf(input, record.rooms);
       const columns = input.code ? catalogLine(input, record, room) : ownLine(input, room);
       const position = record.lines.reduce((max, l) => Math.max(max, l.position), 0) + 1;
-      const line = await ctx.rows.insert<LineRow>('estimate_lines', { id: newId('line'), estimate_id: record.estimate.id, position, ...columns });
+      const line = await ctx.rows.insert<LineRow>('estimate_lines', {
+        id: newId('line'),
+        estimate_id: record.estimate.id,
+        position,
+        ...columns,
+      });
       record.lines.push(line);
       added.push(line);
     } catch (error) {
       if (!(error instanceof Rejection)) throw error;
-      rejected.push({ index, problem: error.problem, reason: error.message, ...(error.nearMatches ? { near_matches: error.nearMatches } : {}) });
+      rejected.push({
+        index,
+        problem: error.problem,
+        reason: error.message,
+        ...(error.nearMatches ? { near_matches: error.nearMatches } : {}),
+      });
     }
     ctx.progress(index + 1, inputs.length, `${index + 1} of ${inputs.length} lines`);
   }

@@ -13,7 +13,9 @@ export async function insertEstimate(
   fields: { label?: string; scope_summary?: string; drying_days?: number },
 ): Promise<EstimateRecord> {
   const { db, caller } = ctx;
-  const company = await db('companies').where({ id: caller.companyId }).first('pricing_region', 'overhead_rate_bp', 'profit_rate_bp', 'tax_rate_bp');
+  const company = await db('companies')
+    .where({ id: caller.companyId })
+    .first('pricing_region', 'overhead_rate_bp', 'profit_rate_bp', 'tax_rate_bp');
   const region = regionFor(job.region, company.pricing_region);
   const count = await db('estimates').where({ job_id: job.id }).count<{ count: number }[]>('id as count');
   const estimate = await ctx.rows.insert('estimates', {

@@ -20,7 +20,11 @@ export function roomColumns(input: RoomChanges): Partial<RoomRow> {
 }
 
 /** Adds each room, or updates the room of the same name (any case); keeps `record.rooms` current. */
-export async function upsertRooms(ctx: WriteContext, record: EstimateRecord, inputs: RoomInput[]): Promise<string[]> {
+export async function upsertRooms(
+  ctx: WriteContext,
+  record: EstimateRecord,
+  inputs: RoomInput[],
+): Promise<string[]> {
   const names: string[] = [];
   for (const input of inputs) {
     const existing = record.rooms.find((r) => r.name.toLowerCase() === input.name.trim().toLowerCase());
@@ -30,7 +34,14 @@ export async function upsertRooms(ctx: WriteContext, record: EstimateRecord, inp
       Object.assign(existing, await ctx.rows.update('estimate_rooms', existing.id, changes));
     } else {
       const position = record.rooms.reduce((max, r) => Math.max(max, r.position), 0) + 1;
-      record.rooms.push(await ctx.rows.insert<RoomRow>('estimate_rooms', { id: newId('room'), estimate_id: record.estimate.id, position, ...columns }));
+      record.rooms.push(
+        await ctx.rows.insert<RoomRow>('estimate_rooms', {
+          id: newId('room'),
+          estimate_id: record.estimate.id,
+          position,
+          ...columns,
+        }),
+      );
     }
     names.push(input.name.trim());
   }

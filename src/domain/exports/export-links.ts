@@ -36,21 +36,33 @@ export function packetFileName(jobNumber: number): string {
 }
 
 /** A build's status and file addresses under a packet link: they carry the link's signature. */
-export async function packetBuildUrls(ctx: Pick<ReadContext, 'config' | 'links'>, link: PacketLink, buildId: string, jobNumber: number): Promise<{ status: string; file: string }> {
+export async function packetBuildUrls(
+  ctx: Pick<ReadContext, 'config' | 'links'>,
+  link: PacketLink,
+  buildId: string,
+  jobNumber: number,
+): Promise<{ status: string; file: string }> {
   const query = await personLinkQuery(ctx.links, link, PACKET_LINK_PARAMS);
   const base = `${ctx.config.publicUrl}/exports/${link.jobId}/packet/builds/${buildId}`;
   return { status: `${base}?${query}`, file: `${base}/${packetFileName(jobNumber)}?${query}` };
 }
 
 /** The download page and the PDF's own address of a packet link. */
-export async function packetUrls(ctx: Pick<ReadContext, 'config' | 'links'>, link: PacketLink): Promise<{ page: string; pdf: string }> {
+export async function packetUrls(
+  ctx: Pick<ReadContext, 'config' | 'links'>,
+  link: PacketLink,
+): Promise<{ page: string; pdf: string }> {
   const query = await personLinkQuery(ctx.links, link, PACKET_LINK_PARAMS);
   const base = `${ctx.config.publicUrl}/exports/${link.jobId}/packet`;
   return { page: `${base}?${query}`, pdf: `${base}.pdf?${query}` };
 }
 
 /** A ZIP link: its file name is in the path, so that a program saving it by its URL names it well. */
-export async function zipUrl(ctx: Pick<ReadContext, 'config' | 'links'>, link: ZipLink, fileName: string): Promise<string> {
+export async function zipUrl(
+  ctx: Pick<ReadContext, 'config' | 'links'>,
+  link: ZipLink,
+  fileName: string,
+): Promise<string> {
   const query = await personLinkQuery(ctx.links, link, ZIP_LINK_PARAMS);
   return `${ctx.config.publicUrl}/exports/${link.jobId}/photos/${encodeURIComponent(fileName)}?${query}`;
 }

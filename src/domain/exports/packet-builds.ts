@@ -78,22 +78,49 @@ export async function packetStamp(db: Knex, caller: Caller, jobId: string): Prom
   const row = (await db('change_entries')
     .where({ company_id: caller.companyId, job_id: jobId })
     .whereNot('action', 'estimate.finalized')
-    .first(db.raw('count(*)::int as entries'), db.raw('coalesce(max(seq), 0)::text as newest'))) as { entries: number; newest: string };
+    .first(db.raw('count(*)::int as entries'), db.raw('coalesce(max(seq), 0)::text as newest'))) as {
+    entries: number;
+    newest: string;
+  };
   return `${row.entries}.${row.newest}@${localDate(new Date(), caller.timezone)}`;
 }
 
 /** The current build of the packet, queued now if there is none. Twenty requests at once get one build. */
-export async function requestBuild(deps: Pick<Deps, 'db' | 'media'>, order: PacketOrder): Promise<PacketBuildRow> {
+export async function requestBuild(
+  deps: Pick<Deps, 'db' | 'media'>,
+  order: PacketOrder,
+): Promise<PacketBuildRow> {
   const identity = identityOf(order);
   const stamp = await packetStamp(deps.db, order.caller, order.jobId);
   for (;;) {
-    const existing = (await deps.db('packet_builds').where({ ...identity, stamp }).whereNot('state', 'failed').update({ last_used_at: deps.db.fn.now() }).returning('*')) as PacketBuildRow[];
+    const existing = (await deps
+      .db('packet_builds')
+      .where({ ...identity, stamp })
+      .whereNot('state', 'failed')
+      .update({ last_used_at: deps.db.fn.now() })
+      .returning('*')) as PacketBuildRow[];
     if (existing.length > 0) return existing[0];
     const id = newId('pkb');
     const created = await deps.db.transaction(async (trx) => {
-      const row = { id, ...identity, stamp, key_id: order.caller.keyId, state: 'queued', file_key: packetKey(order.caller.companyId, id) };
-      const inserted = (await trx('packet_builds').insert(row).onConflict().ignore().returning('*')) as PacketBuildRow[];
-      if (inserted.length > 0) await deps.media.jobs.send<PacketBuildJob>(PACKET_BUILD, { companyId: order.caller.companyId, buildId: id }, { db: trx });
+      const row = {
+        id,
+        ...identity,
+        stamp,
+        key_id: order.caller.keyId,
+        state: 'queued',
+        file_key: packetKey(order.caller.companyId, id),
+      };
+      const inserted = (await trx('packet_builds')
+        .insert(row)
+        .onConflict()
+        .ignore()
+        .returning('*')) as PacketBuildRow[];
+      if (inserted.length > 0)
+        await deps.media.jobs.send<PacketBuildJob>(
+          PACKET_BUILD,
+          { companyId: order.caller.companyId, buildId: id },
+          { db: trx },
+        );
       return inserted[0];
     });
     // Another request made the same build a moment ago: it is found on the next turn.
@@ -104,12 +131,20 @@ export async function requestBuild(deps: Pick<Deps, 'db' | 'media'>, order: Pack
 /** The build of the packet as the job is now, if one was asked for; null otherwise. Queues nothing. */
 export async function currentBuild(db: Knex, order: PacketOrder): Promise<PacketBuildRow | null> {
   const stamp = await packetStamp(db, order.caller, order.jobId);
-  const build = (await db('packet_builds').where({ ...identityOf(order), stamp }).whereNot('state', 'failed').first()) as PacketBuildRow | undefined;
+  const build = (await db('packet_builds')
+    .where({ ...identityOf(order), stamp })
+    .whereNot('state', 'failed')
+    .first()) as PacketBuildRow | undefined;
   return build ?? null;
 }
 
 /** A build as its status URL answers it: where it is, and once built, the file's URL. */
-export async function buildStatus(ctx: Pick<ReadContext, 'config' | 'links'>, link: PacketLink, jobNumber: number, build: PacketBuildRow): Promise<PacketBuildStatus> {
+export async function buildStatus(
+  ctx: Pick<ReadContext, 'config' | 'links'>,
+  link: PacketLink,
+  jobNumber: number,
+  build: PacketBuildRow,
+): Promise<PacketBuildStatus> {
   const urls = await packetBuildUrls(ctx, link, build.id, jobNumber);
   const bytes = build.bytes === null ? null : Number(build.bytes);
   return {
@@ -127,13 +162,21 @@ export async function buildStatus(ctx: Pick<ReadContext, 'config' | 'links'>, li
 }
 
 function identityOf(order: PacketOrder) {
-  return { company_id: order.caller.companyId, job_id: order.jobId, documents: order.documents.join(','), estimate_id: order.estimateId };
+  return {
+    company_id: order.caller.companyId,
+    job_id: order.jobId,
+    documents: order.documents.join(','),
+    estimate_id: order.estimateId,
+  };
 }
 
 /** A build of the packet the link names; another packet's build (or none) is a 404. */
 export async function findBuild(db: Knex, order: PacketOrder, buildId: string): Promise<PacketBuildRow> {
-  const build = (await db('packet_builds').where({ id: buildId, ...identityOf(order) }).first()) as PacketBuildRow | undefined;
-  if (!build) throw new ApiError(404, 'not_found', 'No such build of this packet: POST the packet link to build it.');
+  const build = (await db('packet_builds')
+    .where({ id: buildId, ...identityOf(order) })
+    .first()) as PacketBuildRow | undefined;
+  if (!build)
+    throw new ApiError(404, 'not_found', 'No such build of this packet: POST the packet link to build it.');
   return build;
 }
 
@@ -147,7 +190,12 @@ export async function isOutdated(db: Knex, order: PacketOrder, build: PacketBuil
  * client, and answers whether the whole file now has been, from its first byte on: a download
  * resumed with a range completes the one it resumes.
  */
-export async function recordDelivery(db: Knex, build: PacketBuildRow, start: number, end: number): Promise<boolean> {
+export async function recordDelivery(
+  db: Knex,
+  build: PacketBuildRow,
+  start: number,
+  end: number,
+): Promise<boolean> {
   const [row] = (await db('packet_builds')
     .where({ id: build.id })
     .where('delivered_bytes', '>=', start)
@@ -162,24 +210,44 @@ export async function recordDelivery(db: Knex, build: PacketBuildRow, start: num
  */
 export function packetBuildKind(deps: Deps): JobKind<PacketBuildJob> {
   const { pdfWorkers, packetBuildSeconds } = deps.config;
-  return { name: PACKET_BUILD, concurrency: pdfWorkers, expireInSeconds: packetBuildSeconds, retryLimit: 3, retryDelaySeconds: 5, run: (job) => build(deps, job.buildId) };
+  return {
+    name: PACKET_BUILD,
+    concurrency: pdfWorkers,
+    expireInSeconds: packetBuildSeconds,
+    retryLimit: 3,
+    retryDelaySeconds: 5,
+    run: (job) => build(deps, job.buildId),
+  };
 }
 
 async function build(deps: Deps, buildId: string): Promise<void> {
   const row = (await deps.db('packet_builds').where({ id: buildId }).first()) as PacketBuildRow | undefined;
   if (!row || row.state === 'ready' || row.state === 'failed') return;
-  const update = (changes: Partial<Record<keyof PacketBuildRow, unknown>>) => deps.db('packet_builds').where({ id: buildId }).update(changes);
+  const update = (changes: Partial<Record<keyof PacketBuildRow, unknown>>) =>
+    deps.db('packet_builds').where({ id: buildId }).update(changes);
   await update({ state: 'building', photos_done: 0 });
   const caller = await findCallerOfKeyId(deps.db, row.key_id);
-  if (!caller) return void (await update({ state: 'failed', error: 'The key that made this link was revoked.' }));
+  if (!caller)
+    return void (await update({ state: 'failed', error: 'The key that made this link was revoked.' }));
   try {
-    const packet = await gatherPacket(deps, caller, row.job_id, row.documents.split(',') as ExportDocument[], row.estimate_id);
+    const packet = await gatherPacket(
+      deps,
+      caller,
+      row.job_id,
+      row.documents.split(',') as ExportDocument[],
+      row.estimate_id,
+    );
     try {
       await update({ photos_total: packet.data.photos?.length ?? 0, estimate_version: packet.draftVersion });
       const file = path.join(packet.dir, 'packet.pdf');
       await pipeline(deps.media.packets.build(packet.data, progressWriter(update)), createWriteStream(file));
       await deps.media.files.putFile(row.file_key, file, 'application/pdf');
-      await update({ state: 'ready', bytes: (await stat(file)).size, photos_done: packet.data.photos?.length ?? 0, built_at: deps.db.fn.now() });
+      await update({
+        state: 'ready',
+        bytes: (await stat(file)).size,
+        photos_done: packet.data.photos?.length ?? 0,
+        built_at: deps.db.fn.now(),
+      });
     } finally {
       await packet.cleanup();
     }
@@ -190,7 +258,9 @@ async function build(deps: Deps, buildId: string): Promise<void> {
 }
 
 /** Writes the photos printed at most once every PROGRESS_EVERY_MS. */
-function progressWriter(update: (changes: { photos_done: number }) => Promise<unknown>): (printed: number) => void {
+function progressWriter(
+  update: (changes: { photos_done: number }) => Promise<unknown>,
+): (printed: number) => void {
   let written = 0;
   return (printed) => {
     if (Date.now() - written < PROGRESS_EVERY_MS) return;
@@ -207,10 +277,16 @@ function progressWriter(update: (changes: { photos_done: number }) => Promise<un
 export async function sweepPacketBuilds(db: Knex, files: FileStore, keepHours: number): Promise<number> {
   const gone = (await db('packet_builds')
     .whereRaw('last_used_at < now() - make_interval(hours => ?)', [keepHours])
-    .orWhere((failed) => failed.where('state', 'failed').whereRaw('last_used_at < now() - make_interval(hours => ?)', [FAILED_KEPT_HOURS]))
+    .orWhere((failed) =>
+      failed
+        .where('state', 'failed')
+        .whereRaw('last_used_at < now() - make_interval(hours => ?)', [FAILED_KEPT_HOURS]),
+    )
     .delete()
     .returning('file_key')) as { file_key: string }[];
-  const known = new Set((await db('packet_builds').select('file_key')).map((row: { file_key: string }) => row.file_key));
+  const known = new Set(
+    (await db('packet_builds').select('file_key')).map((row: { file_key: string }) => row.file_key),
+  );
   const orphans = (await files.list(PACKETS_PREFIX)).filter((key) => !known.has(key));
   await files.delete([...gone.map((row) => row.file_key), ...orphans]);
   return gone.length + orphans.length;

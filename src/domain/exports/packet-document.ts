@@ -5,7 +5,15 @@
  * packet says exactly what `get_estimate` and `get_drying_log` say. Pure: the pictures come in
  * already made for print.
  */
-import type { Content, ContentText, CustomTableLayout, StyleDictionary, TableCell, TableCellProperties, TDocumentDefinitions } from 'pdfmake/interfaces';
+import type {
+  Content,
+  ContentText,
+  CustomTableLayout,
+  StyleDictionary,
+  TableCell,
+  TableCellProperties,
+  TDocumentDefinitions,
+} from 'pdfmake/interfaces';
 import { formatMoney } from '../../platform/money';
 import { DEFAULT_DRY_GOALS } from '../drying/metrics';
 import type { PacketData, PacketPhoto } from './packet-data';
@@ -45,14 +53,22 @@ export function packetDocument(data: PacketData, pictures: PacketPictures): TDoc
   return {
     pageSize: 'LETTER',
     pageMargins: [40, 44, 40, 44],
-    info: { title: `Job #${data.job.job_number} ${data.job.title}`, author: data.company.name, subject: 'Job packet' },
+    info: {
+      title: `Job #${data.job.job_number} ${data.job.title}`,
+      author: data.company.name,
+      subject: 'Job packet',
+    },
     defaultStyle: { font: 'Roboto', fontSize: 9, lineHeight: 1.15 },
     styles: STYLES,
     images,
     content,
-    header: (page) => (page === 1 ? null : { text: data.company.name, style: 'running', margin: [40, 20, 40, 0] }),
+    header: (page) =>
+      page === 1 ? null : { text: data.company.name, style: 'running', margin: [40, 20, 40, 0] },
     footer: (page, pages) => ({
-      columns: [{ text: `Job #${data.job.job_number} · ${data.job.title}` }, { text: `Page ${page} of ${pages}`, alignment: 'right', width: 'auto' }],
+      columns: [
+        { text: `Job #${data.job.job_number} · ${data.job.title}` },
+        { text: `Page ${page} of ${pages}`, alignment: 'right', width: 'auto' },
+      ],
       style: 'running',
       margin: [40, 14, 40, 0],
     }),
@@ -87,7 +103,20 @@ const DAILY: CustomTableLayout = { ...LEDGER, paddingTop: () => 1, paddingBottom
 
 // ── Formatting ───────────────────────────────────────────────────────────────
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /** Quantities and readings as given, with at most two decimals and thousands grouped. */
 const decimal = (value: number): string => value.toLocaleString('en-US', { maximumFractionDigits: 2 });
@@ -103,7 +132,8 @@ export function calendarDate(iso: string, style: 'long' | 'short'): string {
 }
 
 const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1).replace(/_/g, ' ');
-const present = (parts: (string | null | undefined)[]): string | null => parts.filter((part) => part).join(' · ') || null;
+const present = (parts: (string | null | undefined)[]): string | null =>
+  parts.filter((part) => part).join(' · ') || null;
 
 function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
@@ -112,8 +142,16 @@ function chunks<T>(items: T[], size: number): T[][] {
 }
 
 type TextCell = ContentText & TableCellProperties;
-const th = (text: string, alignment: 'left' | 'right' | 'center' = 'left'): TextCell => ({ text, style: 'th', alignment });
-const right = (text: string, extra: { bold?: boolean; color?: string } = {}): TextCell => ({ text, alignment: 'right', ...extra });
+const th = (text: string, alignment: 'left' | 'right' | 'center' = 'left'): TextCell => ({
+  text,
+  style: 'th',
+  alignment,
+});
+const right = (text: string, extra: { bold?: boolean; color?: string } = {}): TextCell => ({
+  text,
+  alignment: 'right',
+  ...extra,
+});
 /** A cell spanning `span` columns, followed by the placeholders pdfmake wants for the columns it covers. */
 function spanning(cell: TextCell, span: number): TableCell[] {
   return [{ ...cell, colSpan: span }, ...Array.from({ length: span - 1 }, (): TableCell => ({}))];
@@ -123,7 +161,10 @@ function spanning(cell: TextCell, span: number): TableCell[] {
 
 function cover(data: PacketData): Content {
   const { job } = data;
-  const rows = coverFacts(data).map(([label, value]): TableCell[] => [{ text: label, style: 'label' }, { text: value }]);
+  const rows = coverFacts(data).map(([label, value]): TableCell[] => [
+    { text: label, style: 'label' },
+    { text: value },
+  ]);
   return [
     { text: data.company.name, style: 'company' },
     { text: `Job #${job.job_number}`, style: 'title', margin: [0, 150, 0, 0] },
@@ -155,7 +196,8 @@ function coverFacts(data: PacketData): [string, string][] {
   return facts.filter((fact): fact is [string, string] => fact[1] !== null);
 }
 
-const personWithRole = (job: Job, role: string) => job.people.find((person) => person.role.toLowerCase() === role);
+const personWithRole = (job: Job, role: string) =>
+  job.people.find((person) => person.role.toLowerCase() === role);
 
 function customerText(job: Job): string | null {
   const customer = personWithRole(job, 'customer');
@@ -180,7 +222,9 @@ function lossText(job: Job): string | null {
 
 function estimateSection(estimate: Estimate): Content {
   const currency = estimate.totals.currency;
-  const groups: Content[] = estimate.rooms.map((room) => lineTable(room.name, roomNote(room), room.lines ?? [], room.subtotal_cents, currency));
+  const groups: Content[] = estimate.rooms.map((room) =>
+    lineTable(room.name, roomNote(room), room.lines ?? [], room.subtotal_cents, currency),
+  );
   if (estimate.unassigned_lines.length > 0) {
     // The answer gives no figure for lines outside rooms; their sum is an exact sum of integer
     // cents, the same rule by which the service makes a room's subtotal.
@@ -204,24 +248,43 @@ function estimateFacts(estimate: Estimate): string {
 }
 
 function roomNote(room: Room): string | null {
-  const size = room.length !== null && room.width !== null ? `${decimal(room.length)} × ${decimal(room.width)}${room.height !== null ? ` × ${decimal(room.height)}` : ''} ft` : null;
+  const size =
+    room.length !== null && room.width !== null
+      ? `${decimal(room.length)} × ${decimal(room.width)}${room.height !== null ? ` × ${decimal(room.height)}` : ''} ft`
+      : null;
   return present([size, room.floor_area_sf !== null ? `${decimal(room.floor_area_sf)} SF floor` : null]);
 }
 
 /** A room's lines under its name (repeated on a following page), ending with the room's total. */
-function lineTable(title: string, note: string | null, lines: Line[], totalCents: number, currency: string): Content {
-  const heading: TableCell = { text: [{ text: title, style: 'h3' }, note ? { text: `   ${note}`, style: 'small' } : ''], margin: [0, 8, 0, 2] };
+function lineTable(
+  title: string,
+  note: string | null,
+  lines: Line[],
+  totalCents: number,
+  currency: string,
+): Content {
+  const heading: TableCell = {
+    text: [{ text: title, style: 'h3' }, note ? { text: `   ${note}`, style: 'small' } : ''],
+    margin: [0, 8, 0, 2],
+  };
   const body: TableCell[][] = [
     spanning(heading, 5),
     [th('Code'), th('Description'), th('Quantity', 'right'), th('Unit price', 'right'), th('Total', 'right')],
     ...lines.map((line) => lineRow(line, currency)),
-    [...spanning(right(`${title} total`, { bold: true }), 4), right(formatMoney(totalCents, currency), { bold: true })],
+    [
+      ...spanning(right(`${title} total`, { bold: true }), 4),
+      right(formatMoney(totalCents, currency), { bold: true }),
+    ],
   ];
-  return { table: { headerRows: 2, keepWithHeaderRows: 1, dontBreakRows: true, widths: [58, '*', 62, 62, 70], body }, layout: LEDGER };
+  return {
+    table: { headerRows: 2, keepWithHeaderRows: 1, dontBreakRows: true, widths: [58, '*', 62, 62, 70], body },
+    layout: LEDGER,
+  };
 }
 
 function lineRow(line: Line, currency: string): TableCell[] {
-  const perDay = line.per_day && line.units_per_day !== null ? `${decimal(line.units_per_day)} ${line.unit} a day` : null;
+  const perDay =
+    line.per_day && line.units_per_day !== null ? `${decimal(line.units_per_day)} ${line.unit} a day` : null;
   const detail = present([perDay, line.note]);
   return [
     { text: line.code ?? '', style: 'muted' },
@@ -234,7 +297,10 @@ function lineRow(line: Line, currency: string): TableCell[] {
 
 function totalsTable(estimate: Estimate): Content {
   const { totals, rates } = estimate;
-  const row = (label: string, cents: number, bold = false): TableCell[] => [{ text: label, bold }, right(formatMoney(cents, totals.currency), { bold })];
+  const row = (label: string, cents: number, bold = false): TableCell[] => [
+    { text: label, bold },
+    right(formatMoney(cents, totals.currency), { bold }),
+  ];
   const body = [
     row('Subtotal', totals.subtotal_cents),
     row(`Overhead (${percent(rates.overhead_pct)})`, totals.overhead_cents),
@@ -243,7 +309,14 @@ function totalsTable(estimate: Estimate): Content {
     row('Total', totals.total_cents, true),
   ];
   const table: Content = { table: { widths: ['*', 90], body }, layout: LEDGER, fontSize: 10 };
-  return { columns: [{ text: '', width: '*' }, { stack: [table], width: 230 }], margin: [0, 14, 0, 0], unbreakable: true };
+  return {
+    columns: [
+      { text: '', width: '*' },
+      { stack: [table], width: 230 },
+    ],
+    margin: [0, 14, 0, 0],
+    unbreakable: true,
+  };
 }
 
 // ── Drying log ───────────────────────────────────────────────────────────────
@@ -252,7 +325,10 @@ function dryingSection(log: DryingLog): Content {
   return [
     { text: 'Drying log', style: 'h1', pageBreak: 'before' },
     { text: logFacts(log), style: 'muted' },
-    { text: log.wet_areas.length > 0 ? `Still wet: ${log.wet_areas.join(', ')}` : 'Every area has read dry.', margin: [0, 2, 0, 10] },
+    {
+      text: log.wet_areas.length > 0 ? `Still wet: ${log.wet_areas.join(', ')}` : 'Every area has read dry.',
+      margin: [0, 2, 0, 10],
+    },
     chambersTable(log),
     log.areas.map((area, index) => areaBlock(log, area, index > 0)),
     equipmentLog(log.equipment),
@@ -262,23 +338,60 @@ function dryingSection(log: DryingLog): Content {
 /** Each chamber: category and class, its S500 plan against what is on site, and its air beside the building's. */
 function chambersTable(log: DryingLog): Content {
   if (log.chambers.length === 0) return [];
-  const gpp = (air: { gpp: number | null; dew_point_f: number | null } | null | undefined) => (air && air.gpp !== null ? `${oneDecimal(air.gpp)} GPP, dew ${oneDecimal(air.dew_point_f)} °F` : '—');
-  const body: TableCell[][] = [[th('Chamber'), th('Category, class'), th('Air movers: plan / placed'), th('Dehumidifier pints: plan / placed'), th('Latest air (areas · unaffected · outside)')]];
+  const gpp = (air: { gpp: number | null; dew_point_f: number | null } | null | undefined) =>
+    air && air.gpp !== null ? `${oneDecimal(air.gpp)} GPP, dew ${oneDecimal(air.dew_point_f)} °F` : '—';
+  const body: TableCell[][] = [
+    [
+      th('Chamber'),
+      th('Category, class'),
+      th('Air movers: plan / placed'),
+      th('Dehumidifier pints: plan / placed'),
+      th('Latest air (areas · unaffected · outside)'),
+    ],
+  ];
   for (const chamber of log.chambers) {
     const air = log.chamber_air.find((c) => c.chamber === chamber.name);
-    const klass = chamber.class === null ? 'class unknown' : `class ${chamber.class}${chamber.class_source === 'computed' ? ` (${chamber.wet_share_pct}% wet)` : ''}`;
-    const movers = chamber.plan.air_movers ? `${chamber.plan.air_movers.min}–${chamber.plan.air_movers.max} / ${chamber.placed.air_movers}` : `— / ${chamber.placed.air_movers}`;
-    const pints = chamber.plan.dehumidifier_pints ? `${chamber.plan.dehumidifier_pints.lgr} LGR / ${chamber.placed.dehumidifier_pints}` : `— / ${chamber.placed.dehumidifier_pints}`;
+    const klass =
+      chamber.class === null
+        ? 'class unknown'
+        : `class ${chamber.class}${chamber.class_source === 'computed' ? ` (${chamber.wet_share_pct}% wet)` : ''}`;
+    const movers = chamber.plan.air_movers
+      ? `${chamber.plan.air_movers.min}–${chamber.plan.air_movers.max} / ${chamber.placed.air_movers}`
+      : `— / ${chamber.placed.air_movers}`;
+    const pints = chamber.plan.dehumidifier_pints
+      ? `${chamber.plan.dehumidifier_pints.lgr} LGR / ${chamber.placed.dehumidifier_pints}`
+      : `— / ${chamber.placed.dehumidifier_pints}`;
     const areas = (air?.areas ?? []).map((a) => `${a.area}: ${gpp(a)}`);
     body.push([
-      { stack: [{ text: chamber.name, bold: true }, { text: chamber.areas.map((a) => a.name).join(', '), style: 'small' }, ...(chamber.note ? [{ text: chamber.note, style: 'small', italics: true }] : [])] },
+      {
+        stack: [
+          { text: chamber.name, bold: true },
+          { text: chamber.areas.map((a) => a.name).join(', '), style: 'small' },
+          ...(chamber.note ? [{ text: chamber.note, style: 'small', italics: true }] : []),
+        ],
+      },
       `Category ${chamber.category}, ${klass}${chamber.category_reviewed_on ? `\nreviewed ${calendarDate(chamber.category_reviewed_on, 'short')}` : ''}`,
-      { text: movers, color: chamber.air_movers_vs_plan === 'within' || chamber.air_movers_vs_plan === null ? undefined : WET },
+      {
+        text: movers,
+        color:
+          chamber.air_movers_vs_plan === 'within' || chamber.air_movers_vs_plan === null ? undefined : WET,
+      },
       { text: pints, color: chamber.dehumidification_vs_plan === 'under' ? WET : undefined },
-      { stack: [...areas, `Unaffected: ${gpp(air?.unaffected)}`, `Outside: ${gpp(air?.outside)}`], style: 'small' },
+      {
+        stack: [...areas, `Unaffected: ${gpp(air?.unaffected)}`, `Outside: ${gpp(air?.outside)}`],
+        style: 'small',
+      },
     ]);
   }
-  return [{ text: 'Drying chambers', style: 'h2', margin: [0, 4, 0, 4] }, { table: { headerRows: 1, dontBreakRows: true, widths: [100, 70, 70, 80, '*'], body }, layout: LEDGER, fontSize: 8, margin: [0, 0, 0, 8] }];
+  return [
+    { text: 'Drying chambers', style: 'h2', margin: [0, 4, 0, 4] },
+    {
+      table: { headerRows: 1, dontBreakRows: true, widths: [100, 70, 70, 80, '*'], body },
+      layout: LEDGER,
+      fontSize: 8,
+      margin: [0, 0, 0, 8],
+    },
+  ];
 }
 
 const DEHUMIDIFIER_TYPES = { lgr: 'LGR', conventional: 'conventional', desiccant: 'desiccant' } as const;
@@ -292,7 +405,13 @@ type Unit = DryingLog['equipment']['units'][number];
  */
 function equipmentLog(equipment: DryingLog['equipment']): Content {
   if (equipment.units.length === 0) return [];
-  const kind = (unit: Unit) => present([capitalised(unit.kind), unit.dehumidifier_type ? DEHUMIDIFIER_TYPES[unit.dehumidifier_type] : null, unit.pints_per_day ? `${unit.pints_per_day} pints a day` : null, unit.asset_tag]) ?? '';
+  const kind = (unit: Unit) =>
+    present([
+      capitalised(unit.kind),
+      unit.dehumidifier_type ? DEHUMIDIFIER_TYPES[unit.dehumidifier_type] : null,
+      unit.pints_per_day ? `${unit.pints_per_day} pints a day` : null,
+      unit.asset_tag,
+    ]) ?? '';
   const body: TableCell[][] = [
     [th('Unit'), th('Area'), th('Placed'), th('Removed'), th('Days', 'right'), th('Unit-days', 'right')],
     ...unitsTogether(equipment.units).map(({ unit, count }) => [
@@ -303,12 +422,25 @@ function equipmentLog(equipment: DryingLog['equipment']): Content {
       right(String(unit.days_on_site)),
       right(String(unit.days_on_site * count)),
     ]),
-    ...equipment.by_area.map((area) => [...spanning({ text: `${area.area}: ${area.on_site} on site`, style: 'muted' }, 5), right(String(area.equipment_days))]),
-    [...spanning({ text: 'Equipment-days in all', bold: true }, 5), right(String(equipment.equipment_days), { bold: true })],
+    ...equipment.by_area.map((area) => [
+      ...spanning({ text: `${area.area}: ${area.on_site} on site`, style: 'muted' }, 5),
+      right(String(area.equipment_days)),
+    ]),
+    [
+      ...spanning({ text: 'Equipment-days in all', bold: true }, 5),
+      right(String(equipment.equipment_days), { bold: true }),
+    ],
   ];
-  const table: Content = { table: { headerRows: 1, dontBreakRows: true, widths: ['*', 80, 62, 62, 30, 44], body }, layout: LEDGER, fontSize: 9 };
+  const table: Content = {
+    table: { headerRows: 1, dontBreakRows: true, widths: ['*', 80, 62, 62, 30, 44], body },
+    layout: LEDGER,
+    fontSize: 9,
+  };
   // A log that fits a page is printed whole, with its heading; a longer one breaks between rows.
-  return { stack: [{ text: 'Equipment', style: 'h2', margin: [0, 10, 0, 4] }, table], unbreakable: body.length <= WHOLE_EQUIPMENT_ROWS };
+  return {
+    stack: [{ text: 'Equipment', style: 'h2', margin: [0, 10, 0, 4] }, table],
+    unbreakable: body.length <= WHOLE_EQUIPMENT_ROWS,
+  };
 }
 
 /** An equipment log of this many rows or fewer fits a page, so it is kept whole. */
@@ -320,7 +452,16 @@ function unitsTogether(units: Unit[]): { unit: Unit; count: number }[] {
   for (const unit of units) {
     const key = unit.asset_tag
       ? unit.id
-      : JSON.stringify([unit.kind, unit.dehumidifier_type, unit.pints_per_day, unit.area, unit.placed_on, unit.removed_on, unit.placed_on_site_by?.id, unit.removed_on_site_by?.id]);
+      : JSON.stringify([
+          unit.kind,
+          unit.dehumidifier_type,
+          unit.pints_per_day,
+          unit.area,
+          unit.placed_on,
+          unit.removed_on,
+          unit.placed_on_site_by?.id,
+          unit.removed_on_site_by?.id,
+        ]);
     const row = rows.get(key);
     if (row) row.count++;
     else rows.set(key, { unit, count: 1 });
@@ -360,28 +501,63 @@ const pointKey = (metric: string, point: string | null): string => `${metric}|${
 const sameName = (a: string | null, b: string): boolean => a !== null && a.toLowerCase() === b.toLowerCase();
 
 function areaReadings(log: DryingLog, area: Area): AreaReadings {
-  const skipped = new Set(log.days.filter((d) => !d.monitored || d.skipped_areas.some((name) => sameName(name, area.name))).map((d) => d.day));
+  const skipped = new Set(
+    log.days
+      .filter((d) => !d.monitored || d.skipped_areas.some((name) => sameName(name, area.name)))
+      .map((d) => d.day),
+  );
   const last = Math.max(area.latest_day ?? 0, ...[...skipped]);
   const mine = (log.conditions ?? []).filter((c) => sameName(c.area, area.name));
-  const byDay = (location: Air['location']) => new Map(mine.filter((c) => c.location === location).map((c) => [c.day, c]));
-  const building = (location: Air['location']) => new Map((log.conditions ?? []).filter((c) => c.area === null && c.location === location).map((c) => [c.day, c]));
+  const byDay = (location: Air['location']) =>
+    new Map(mine.filter((c) => c.location === location).map((c) => [c.day, c]));
+  const building = (location: Air['location']) =>
+    new Map(
+      (log.conditions ?? []).filter((c) => c.area === null && c.location === location).map((c) => [c.day, c]),
+    );
   const ownElseBuilding = (location: Air['location']) => new Map([...building(location), ...byDay(location)]);
-  const depression = new Map((log.grain_depression ?? []).filter((g) => sameName(g.area, area.name)).map((g) => [g.day, g.value]));
+  const depression = new Map(
+    (log.grain_depression ?? []).filter((g) => sameName(g.area, area.name)).map((g) => [g.day, g.value]),
+  );
   const materials = new Map<string, Map<number, number>>();
   for (const r of log.readings ?? []) {
     // References (and unaffected readings) set the goal; they are not readings that must reach it.
-    if (!sameName(r.area, area.name) || !(r.metric in DEFAULT_DRY_GOALS) || r.reference || r.location === 'unaffected') continue;
+    if (
+      !sameName(r.area, area.name) ||
+      !(r.metric in DEFAULT_DRY_GOALS) ||
+      r.reference ||
+      r.location === 'unaffected'
+    )
+      continue;
     const key = pointKey(r.metric, r.point);
     materials.set(key, (materials.get(key) ?? new Map<number, number>()).set(r.day, r.value));
   }
   const days = log.days.filter((d) => d.day >= 1 && d.day <= last);
-  const reasons = new Map(log.days.flatMap((d) => d.skip_reasons.filter((r) => r.area === null || sameName(r.area, area.name)).map((r) => [d.day, r.reason] as const)));
-  return { days, skipped, reasons, air: byDay('affected'), exhaust: byDay('dehumidifier_exhaust'), outside: ownElseBuilding('outside'), unaffected: ownElseBuilding('unaffected'), depression, materials };
+  const reasons = new Map(
+    log.days.flatMap((d) =>
+      d.skip_reasons
+        .filter((r) => r.area === null || sameName(r.area, area.name))
+        .map((r) => [d.day, r.reason] as const),
+    ),
+  );
+  return {
+    days,
+    skipped,
+    reasons,
+    air: byDay('affected'),
+    exhaust: byDay('dehumidifier_exhaust'),
+    outside: ownElseBuilding('outside'),
+    unaffected: ownElseBuilding('unaffected'),
+    depression,
+    materials,
+  };
 }
 
 function areaBlock(log: DryingLog, area: Area, newPage: boolean): Content {
   const readings = areaReadings(log, area);
-  const body: Content = readings.days.length === 0 ? { text: 'No readings yet.', style: 'muted' } : [gppFigure(readings), airTable(readings), materialTables(area, readings)];
+  const body: Content =
+    readings.days.length === 0
+      ? { text: 'No readings yet.', style: 'muted' }
+      : [gppFigure(readings), airTable(readings), materialTables(area, readings)];
   return [
     { text: area.name, style: 'h2', pageBreak: newPage ? 'before' : undefined },
     { text: dryText(log, area), bold: true, color: area.dry ? DRY : WET, margin: [0, 0, 0, 2] },
@@ -396,7 +572,8 @@ function readBy(log: DryingLog, area: Area): string {
   for (const r of log.readings ?? []) {
     if (!sameName(r.area, area.name)) continue;
     const onSite = r.on_site_by ?? r.recorded_by;
-    const name = onSite.id === r.recorded_by.id ? onSite.name : `${onSite.name} (entered by ${r.recorded_by.name})`;
+    const name =
+      onSite.id === r.recorded_by.id ? onSite.name : `${onSite.name} (entered by ${r.recorded_by.name})`;
     who.set(name, (who.get(name) ?? new Set<number>()).add(r.day));
   }
   if (who.size === 0) return '';
@@ -419,70 +596,161 @@ function dryText(log: DryingLog, area: Area): string {
   const plan = `planned ${area.planned_days} days`;
   if (area.dry) {
     const date = log.days.find((d) => d.day === area.dry_day)?.date;
-    return area.dry_day === null ? `Dry · ${plan}` : `Read dry on day ${area.dry_day}${date ? ` (${calendarDate(date, 'long')})` : ''} · ${plan}`;
+    return area.dry_day === null
+      ? `Dry · ${plan}`
+      : `Read dry on day ${area.dry_day}${date ? ` (${calendarDate(date, 'long')})` : ''} · ${plan}`;
   }
   const latest = area.latest_day !== null ? `latest reading day ${area.latest_day}` : 'no readings yet';
   return `Still wet · ${latest} · ${plan}`;
 }
 
 function gppFigure(readings: AreaReadings): Content {
-  const series: ChartSeries[] = [{ label: 'Affected air', color: '#1a73e8', points: gppPoints(readings.air) }];
-  if (readings.exhaust.size > 0) series.push({ label: 'Dehumidifier exhaust', color: '#e8710a', dashed: true, points: gppPoints(readings.exhaust) });
+  const series: ChartSeries[] = [
+    { label: 'Affected air', color: '#1a73e8', points: gppPoints(readings.air) },
+  ];
+  if (readings.exhaust.size > 0)
+    series.push({
+      label: 'Dehumidifier exhaust',
+      color: '#e8710a',
+      dashed: true,
+      points: gppPoints(readings.exhaust),
+    });
   // The goal the room's air dries toward is the unaffected air's; outside air shows what the weather adds.
-  if (readings.unaffected.size > 0) series.push({ label: 'Goal: unaffected air', color: '#188038', dashed: true, points: gppPoints(inDays(readings.unaffected, readings.days)) });
-  if (readings.outside.size > 0) series.push({ label: 'Outside air', color: '#80868b', points: gppPoints(inDays(readings.outside, readings.days)) });
-  if (series.every((s) => s.points.length === 0)) return { text: 'No air readings with both temperature and RH: no GPP to chart.', style: 'muted', margin: [0, 0, 0, 8] };
+  if (readings.unaffected.size > 0)
+    series.push({
+      label: 'Goal: unaffected air',
+      color: '#188038',
+      dashed: true,
+      points: gppPoints(inDays(readings.unaffected, readings.days)),
+    });
+  if (readings.outside.size > 0)
+    series.push({
+      label: 'Outside air',
+      color: '#80868b',
+      points: gppPoints(inDays(readings.outside, readings.days)),
+    });
+  if (series.every((s) => s.points.length === 0))
+    return {
+      text: 'No air readings with both temperature and RH: no GPP to chart.',
+      style: 'muted',
+      margin: [0, 0, 0, 8],
+    };
   const days = readings.days.map((d) => d.day);
   const svg = gppChart(series, days[0], days[days.length - 1], [...readings.skipped]);
   return { svg, width: CONTENT_WIDTH, margin: [0, 0, 0, 8] };
 }
 
 /** Only the days the area's chart spans. */
-const inDays = (byDay: Map<number, Air>, days: LogDay[]): Map<number, Air> => new Map([...byDay].filter(([day]) => days.some((d) => d.day === day)));
+const inDays = (byDay: Map<number, Air>, days: LogDay[]): Map<number, Air> =>
+  new Map([...byDay].filter(([day]) => days.some((d) => d.day === day)));
 
 const gppPoints = (byDay: Map<number, Air>): ChartPoint[] =>
-  [...byDay.values()].filter((c): c is Air & { gpp: number } => c.gpp !== null).map((c) => ({ day: c.day, value: c.gpp })).sort((a, b) => a.day - b.day);
+  [...byDay.values()]
+    .filter((c): c is Air & { gpp: number } => c.gpp !== null)
+    .map((c) => ({ day: c.day, value: c.gpp }))
+    .sort((a, b) => a.day - b.day);
 
 function airTable(readings: AreaReadings): Content {
   const exhaust = readings.exhaust.size > 0;
   const [outside, unaffected] = [readings.outside.size > 0, readings.unaffected.size > 0];
-  const header = [th('Day', 'right'), th('Date'), th('Temp °F', 'right'), th('RH %', 'right'), th('GPP', 'right'), th('Dew point °F', 'right')];
+  const header = [
+    th('Day', 'right'),
+    th('Date'),
+    th('Temp °F', 'right'),
+    th('RH %', 'right'),
+    th('GPP', 'right'),
+    th('Dew point °F', 'right'),
+  ];
   if (exhaust) header.push(th('Dehu GPP', 'right'), th('Grain depr.', 'right'));
   if (unaffected) header.push(th('Unaff. GPP', 'right'));
   if (outside) header.push(th('Outside GPP', 'right'), th('Outside dew pt', 'right'));
-  const body = [[...spanning({ text: 'Air in the affected area, daily, beside the unaffected and outside air', style: 'h3', margin: [0, 2, 0, 2] }, header.length)], header];
-  for (const day of readings.days) body.push(airRow(day, readings, header.length, { exhaust, outside, unaffected }));
-  return { table: { headerRows: 2, keepWithHeaderRows: 1, dontBreakRows: true, widths: [26, 58, ...header.slice(2).map(() => '*')], body }, layout: DAILY, fontSize: 8, margin: [0, 0, 0, 10] };
+  const body = [
+    [
+      ...spanning(
+        {
+          text: 'Air in the affected area, daily, beside the unaffected and outside air',
+          style: 'h3',
+          margin: [0, 2, 0, 2],
+        },
+        header.length,
+      ),
+    ],
+    header,
+  ];
+  for (const day of readings.days)
+    body.push(airRow(day, readings, header.length, { exhaust, outside, unaffected }));
+  return {
+    table: {
+      headerRows: 2,
+      keepWithHeaderRows: 1,
+      dontBreakRows: true,
+      widths: [26, 58, ...header.slice(2).map(() => '*')],
+      body,
+    },
+    layout: DAILY,
+    fontSize: 8,
+    margin: [0, 0, 0, 10],
+  };
 }
 
-function airRow(day: LogDay, readings: AreaReadings, width: number, columns: { exhaust: boolean; outside: boolean; unaffected: boolean }): TableCell[] {
+function airRow(
+  day: LogDay,
+  readings: AreaReadings,
+  width: number,
+  columns: { exhaust: boolean; outside: boolean; unaffected: boolean },
+): TableCell[] {
   const air = readings.air.get(day.day);
   const out = readings.exhaust.get(day.day);
   const [outside, unaffected] = [readings.outside.get(day.day), readings.unaffected.get(day.day)];
   const lead = dayCells(day, readings.skipped.has(day.day));
   const building: TableCell[] = [];
   if (columns.unaffected) building.push(right(oneDecimal(unaffected?.gpp ?? null)));
-  if (columns.outside) building.push(right(oneDecimal(outside?.gpp ?? null)), right(oneDecimal(outside?.dew_point_f ?? null)));
+  if (columns.outside)
+    building.push(right(oneDecimal(outside?.gpp ?? null)), right(oneDecimal(outside?.dew_point_f ?? null)));
   // A day without the area's own air says why, across the area's columns; the building's air stays beside it.
-  if (!air && !out) return [...lead, ...emptyDay(readings.skipped.has(day.day), width - 2 - building.length, readings.reasons.get(day.day)), ...(outside || unaffected ? building : building.map(() => ''))];
-  const cells = [right(air?.temp_f != null ? decimal(air.temp_f) : '—'), right(air?.rh_pct != null ? decimal(air.rh_pct) : '—'), right(oneDecimal(air?.gpp ?? null)), right(oneDecimal(air?.dew_point_f ?? null))];
-  if (columns.exhaust) cells.push(right(oneDecimal(out?.gpp ?? null)), right(depressionText(readings.depression.get(day.day))));
+  if (!air && !out)
+    return [
+      ...lead,
+      ...emptyDay(readings.skipped.has(day.day), width - 2 - building.length, readings.reasons.get(day.day)),
+      ...(outside || unaffected ? building : building.map(() => '')),
+    ];
+  const cells = [
+    right(air?.temp_f != null ? decimal(air.temp_f) : '—'),
+    right(air?.rh_pct != null ? decimal(air.rh_pct) : '—'),
+    right(oneDecimal(air?.gpp ?? null)),
+    right(oneDecimal(air?.dew_point_f ?? null)),
+  ];
+  if (columns.exhaust)
+    cells.push(right(oneDecimal(out?.gpp ?? null)), right(depressionText(readings.depression.get(day.day))));
   return [...lead, ...cells, ...building];
 }
 
 const depressionText = (value: number | undefined): string => (value === undefined ? '—' : value.toFixed(1));
 
 function dayCells(day: LogDay, skipped: boolean): TableCell[] {
-  return [right(String(day.day)), { text: [calendarDate(day.date, 'short'), skipped ? { text: ' skipped', style: 'small' } : ''] }];
+  return [
+    right(String(day.day)),
+    { text: [calendarDate(day.date, 'short'), skipped ? { text: ' skipped', style: 'small' } : ''] },
+  ];
 }
 
 function emptyDay(skipped: boolean, span: number, reason?: string): TableCell[] {
-  const text = skipped ? (reason ? `Skipped: ${reason}` : span > 2 ? 'Skipped: no monitoring this day' : 'Skipped') : 'No reading';
+  const text = skipped
+    ? reason
+      ? `Skipped: ${reason}`
+      : span > 2
+        ? 'Skipped: no monitoring this day'
+        : 'Skipped'
+    : 'No reading';
   return spanning({ text, italics: true, color: GREY }, span);
 }
 
 const metricName = capitalised;
-const GOAL_SOURCES: Record<Material['goal_source'], string> = { area_reference: 'area reference', unaffected_reference: 'building reference', default: 'default' };
+const GOAL_SOURCES: Record<Material['goal_source'], string> = {
+  area_reference: 'area reference',
+  unaffected_reference: 'building reference',
+  default: 'default',
+};
 
 /** A material table of this many days or fewer fits a page, so it is kept whole. */
 const WHOLE_TABLE_DAYS = 14;
@@ -490,20 +758,40 @@ const WHOLE_TABLE_DAYS = 14;
 /** Material points as columns, a few to a table so that each stays readable. */
 function materialTables(area: Area, readings: AreaReadings): Content {
   if (area.materials.length === 0) return { text: 'No material readings yet.', style: 'muted' };
-  const points = [...area.materials].sort((a, b) => pointKey(a.metric, a.point).localeCompare(pointKey(b.metric, b.point)));
+  const points = [...area.materials].sort((a, b) =>
+    pointKey(a.metric, a.point).localeCompare(pointKey(b.metric, b.point)),
+  );
   // As few tables as the columns allow, with the points shared evenly between them.
   const perTable = Math.ceil(points.length / Math.ceil(points.length / MATERIAL_COLUMNS));
   const tables = chunks(points, perTable).map((group) => materialTable(group, readings));
-  return [...tables, { text: 'Readings above the dry goal are in bold red. Dry means at or below the goal.', style: 'small' }];
+  return [
+    ...tables,
+    { text: 'Readings above the dry goal are in bold red. Dry means at or below the goal.', style: 'small' },
+  ];
 }
 
 function materialTable(points: Material[], readings: AreaReadings): Content {
-  const names = points.map((p) => th(p.point ? `${metricName(p.metric)}\n${p.point}` : metricName(p.metric), 'right'));
-  const goals = points.map((p): TableCell => ({ text: [`goal ${decimal(p.goal)}`, GOAL_SOURCES[p.goal_source], ...referenceLines(p.reference)].join('\n'), style: 'small', alignment: 'right', fillColor: HEAD_FILL }));
+  const names = points.map((p) =>
+    th(p.point ? `${metricName(p.metric)}\n${p.point}` : metricName(p.metric), 'right'),
+  );
+  const goals = points.map(
+    (p): TableCell => ({
+      text: [`goal ${decimal(p.goal)}`, GOAL_SOURCES[p.goal_source], ...referenceLines(p.reference)].join(
+        '\n',
+      ),
+      style: 'small',
+      alignment: 'right',
+      fillColor: HEAD_FILL,
+    }),
+  );
   const body: TableCell[][] = [
     spanning({ text: 'Material moisture, daily', style: 'h3', margin: [0, 2, 0, 2] }, points.length + 2),
     [th('Day', 'right'), th('Date'), ...names],
-    [{ text: '', fillColor: HEAD_FILL }, { text: 'Dry goal', style: 'small', fillColor: HEAD_FILL }, ...goals],
+    [
+      { text: '', fillColor: HEAD_FILL },
+      { text: 'Dry goal', style: 'small', fillColor: HEAD_FILL },
+      ...goals,
+    ],
     ...readings.days.map((day) => materialRow(day, points, readings)),
     [{ text: '' }, { text: 'Latest', bold: true }, ...points.map(latestCell)],
   ];
@@ -511,26 +799,44 @@ function materialTable(points: Material[], readings: AreaReadings): Content {
   const width = Math.min(78, Math.floor((CONTENT_WIDTH - 84) / points.length) - 8);
   const widths = [26, 58, ...points.map(() => width)];
   // A short log's table is never split (a page held only its "Latest" row); a long one breaks between days.
-  return { table: { headerRows: 3, keepWithHeaderRows: 1, dontBreakRows: true, widths, body }, layout: DAILY, fontSize: 8, margin: [0, 0, 0, 6], unbreakable: readings.days.length <= WHOLE_TABLE_DAYS };
+  return {
+    table: { headerRows: 3, keepWithHeaderRows: 1, dontBreakRows: true, widths, body },
+    layout: DAILY,
+    fontSize: 8,
+    margin: [0, 0, 0, 6],
+    unbreakable: readings.days.length <= WHOLE_TABLE_DAYS,
+  };
 }
 
 /** Where the goal's reference was read (its point, the day) and with which meter. */
 function referenceLines(reference: Material['reference']): string[] {
   if (!reference) return [];
-  return [`${reference.point ?? 'read'} (day ${reference.day})`, ...(reference.meter ? [reference.meter] : [])];
+  return [
+    `${reference.point ?? 'read'} (day ${reference.day})`,
+    ...(reference.meter ? [reference.meter] : []),
+  ];
 }
 
 function materialRow(day: LogDay, points: Material[], readings: AreaReadings): TableCell[] {
   const values = points.map((p) => readings.materials.get(pointKey(p.metric, p.point))?.get(day.day));
   const skipped = readings.skipped.has(day.day);
-  if (values.every((v) => v === undefined)) return [...dayCells(day, skipped), ...emptyDay(skipped, points.length)];
+  if (values.every((v) => v === undefined))
+    return [...dayCells(day, skipped), ...emptyDay(skipped, points.length)];
   // A point's goal is the same on every day (the latest reference sets it); "dry" is at or below it.
-  return [...dayCells(day, skipped), ...values.map((v, i) => (v === undefined ? right('—') : right(decimal(v), v > points[i].goal ? { bold: true, color: WET } : {})))];
+  return [
+    ...dayCells(day, skipped),
+    ...values.map((v, i) =>
+      v === undefined ? right('—') : right(decimal(v), v > points[i].goal ? { bold: true, color: WET } : {}),
+    ),
+  ];
 }
 
 /** The service's own verdict on each point, from its latest reading. */
 function latestCell(point: Material): TableCell {
-  return right(`${decimal(point.value)} ${point.dry ? 'dry' : 'wet'} (day ${point.day})`, { bold: true, color: point.dry ? DRY : WET });
+  return right(`${decimal(point.value)} ${point.dry ? 'dry' : 'wet'} (day ${point.day})`, {
+    bold: true,
+    color: point.dry ? DRY : WET,
+  });
 }
 
 // ── GPP chart (SVG) ──────────────────────────────────────────────────────────
@@ -550,7 +856,12 @@ export interface ChartSeries {
 const CHART = { width: CONTENT_WIDTH, height: 140, left: 36, right: 10, top: 22, bottom: 26 };
 
 /** A line chart of GPP by day: days on x, GPP on y, a grey band on each skipped day. */
-export function gppChart(series: ChartSeries[], firstDay: number, lastDay: number, skipped: number[]): string {
+export function gppChart(
+  series: ChartSeries[],
+  firstDay: number,
+  lastDay: number,
+  skipped: number[],
+): string {
   const values = series.flatMap((s) => s.points.map((p) => p.value));
   const ticks = niceTicks(values.length ? Math.min(...values) : 0, values.length ? Math.max(...values) : 100);
   const scale = chartScale(firstDay, lastDay, ticks[0], ticks[ticks.length - 1]);
@@ -585,7 +896,13 @@ function chartScale(firstDay: number, lastDay: number, low: number, high: number
 }
 
 const round1 = (value: number): number => Math.round(value * 10) / 10;
-const svgText = (x: number, y: number, text: string, anchor: 'start' | 'middle' | 'end', size = 7.5): string =>
+const svgText = (
+  x: number,
+  y: number,
+  text: string,
+  anchor: 'start' | 'middle' | 'end',
+  size = 7.5,
+): string =>
   `<text x="${x}" y="${y}" font-family="Roboto" font-size="${size}" fill="${GREY}" text-anchor="${anchor}">${text}</text>`;
 
 /** About five round steps (1, 2 or 5 × 10ⁿ) covering the values. */
@@ -596,15 +913,24 @@ export function niceTicks(min: number, max: number): number[] {
   // A hair below `rough` still counts: 50.2 − 50.1 is a little over 0.1 in floating point.
   const step = [1, 2, 5, 10].map((f) => f * magnitude).find((s) => s >= rough * (1 - 1e-9)) ?? rough;
   const ticks: number[] = [];
-  for (let t = Math.floor(low / step) * step; t <= Math.ceil(high / step) * step + step / 2; t += step) ticks.push(Number(t.toFixed(6)));
+  for (let t = Math.floor(low / step) * step; t <= Math.ceil(high / step) * step + step / 2; t += step)
+    ticks.push(Number(t.toFixed(6)));
   return ticks;
 }
 
 function yAxis(scale: ChartScale, ticks: number[]): string[] {
   const left = CHART.left;
   const right = CHART.width - CHART.right;
-  const lines = ticks.map((t) => `<line x1="${left}" y1="${scale.y(t)}" x2="${right}" y2="${scale.y(t)}" stroke="#e3e6e9" stroke-width="0.5"/>` + svgText(left - 4, scale.y(t) + 2.5, decimal(t), 'end'));
-  return [...lines, `<line x1="${left}" y1="${CHART.top - 4}" x2="${left}" y2="${scale.y(ticks[0])}" stroke="${GREY}" stroke-width="0.75"/>`, svgText(left - 4, CHART.top - 10, 'GPP', 'end', 8)];
+  const lines = ticks.map(
+    (t) =>
+      `<line x1="${left}" y1="${scale.y(t)}" x2="${right}" y2="${scale.y(t)}" stroke="#e3e6e9" stroke-width="0.5"/>` +
+      svgText(left - 4, scale.y(t) + 2.5, decimal(t), 'end'),
+  );
+  return [
+    ...lines,
+    `<line x1="${left}" y1="${CHART.top - 4}" x2="${left}" y2="${scale.y(ticks[0])}" stroke="${GREY}" stroke-width="0.75"/>`,
+    svgText(left - 4, CHART.top - 10, 'GPP', 'end', 8),
+  ];
 }
 
 function xAxis(scale: ChartScale, firstDay: number, lastDay: number): string[] {
@@ -614,7 +940,10 @@ function xAxis(scale: ChartScale, firstDay: number, lastDay: number): string[] {
   for (let day = firstDay; day <= lastDay; day++) {
     // Round days only (2, 4, 6 …), so that labels are evenly spaced; a short log labels its first.
     if (day % every !== 0 && !(day === firstDay && lastDay - firstDay < every)) continue;
-    labels.push(`<line x1="${scale.x(day)}" y1="${bottom}" x2="${scale.x(day)}" y2="${bottom + 3}" stroke="${GREY}" stroke-width="0.75"/>`, svgText(scale.x(day), bottom + 11, String(day), 'middle'));
+    labels.push(
+      `<line x1="${scale.x(day)}" y1="${bottom}" x2="${scale.x(day)}" y2="${bottom + 3}" stroke="${GREY}" stroke-width="0.75"/>`,
+      svgText(scale.x(day), bottom + 11, String(day), 'middle'),
+    );
   }
   const axis = `<line x1="${CHART.left}" y1="${bottom}" x2="${CHART.width - CHART.right}" y2="${bottom}" stroke="${GREY}" stroke-width="0.75"/>`;
   return [axis, ...labels, svgText(CHART.width - CHART.right, bottom + 22, 'Day', 'end', 8)];
@@ -630,7 +959,12 @@ function seriesMarks(scale: ChartScale, series: ChartSeries): string[] {
   const path = series.points.map((p) => `${scale.x(p.day)},${scale.y(p.value)}`).join(' ');
   const dash = series.dashed ? ' stroke-dasharray="4 3"' : '';
   const line = `<polyline points="${path}" fill="none" stroke="${series.color}" stroke-width="1.5"${dash}/>`;
-  return [line, ...series.points.map((p) => `<circle cx="${scale.x(p.day)}" cy="${scale.y(p.value)}" r="2" fill="${series.color}"/>`)];
+  return [
+    line,
+    ...series.points.map(
+      (p) => `<circle cx="${scale.x(p.day)}" cy="${scale.y(p.value)}" r="2" fill="${series.color}"/>`,
+    ),
+  ];
 }
 
 function legend(series: ChartSeries[], skipped: boolean): string[] {
@@ -638,17 +972,28 @@ function legend(series: ChartSeries[], skipped: boolean): string[] {
   let x = CHART.left + 8;
   for (const s of series) {
     const dash = s.dashed ? ' stroke-dasharray="4 3"' : '';
-    out.push(`<line x1="${x}" y1="8" x2="${x + 16}" y2="8" stroke="${s.color}" stroke-width="1.5"${dash}/>`, svgText(x + 20, 10.5, s.label, 'start', 8));
+    out.push(
+      `<line x1="${x}" y1="8" x2="${x + 16}" y2="8" stroke="${s.color}" stroke-width="1.5"${dash}/>`,
+      svgText(x + 20, 10.5, s.label, 'start', 8),
+    );
     x += 28 + s.label.length * 4.4;
   }
-  if (skipped) out.push(`<rect x="${x}" y="4" width="12" height="8" fill="#eceff1"/>`, svgText(x + 16, 10.5, 'Skipped day', 'start', 8));
+  if (skipped)
+    out.push(
+      `<rect x="${x}" y="4" width="12" height="8" fill="#eceff1"/>`,
+      svgText(x + 16, 10.5, 'Skipped day', 'start', 8),
+    );
   return out;
 }
 
 // ── Photos ───────────────────────────────────────────────────────────────────
 
 /** An image name for each photo whose picture was made, registered in the document's images. */
-function imageKeys(photos: PacketPhoto[], pictures: PacketPictures, images: Record<string, string>): Map<string, string> {
+function imageKeys(
+  photos: PacketPhoto[],
+  pictures: PacketPictures,
+  images: Record<string, string>,
+): Map<string, string> {
   const keys = new Map<string, string>();
   for (const photo of photos) {
     const picture = pictures.get(photo.picture);
@@ -667,14 +1012,20 @@ function dataUrl(picture: Buffer): string {
 }
 
 function photoSection(photos: PacketPhoto[], keys: Map<string, string>): Content {
-  if (photos.length === 0) return [{ text: 'Photos', style: 'h1', pageBreak: 'before' }, { text: 'The job has no photos.', style: 'muted' }];
+  if (photos.length === 0)
+    return [
+      { text: 'Photos', style: 'h1', pageBreak: 'before' },
+      { text: 'The job has no photos.', style: 'muted' },
+    ];
   const byRoom = new Map<string, PacketPhoto[]>();
   for (const photo of photos) {
     const room = byRoom.get(photo.room) ?? [];
     room.push(photo);
     byRoom.set(photo.room, room);
   }
-  return [...byRoom].flatMap(([room, list]) => chunks(list, PHOTOS_PER_PAGE).map((page, index) => photoPage(room, page, index, keys)));
+  return [...byRoom].flatMap(([room, list]) =>
+    chunks(list, PHOTOS_PER_PAGE).map((page, index) => photoPage(room, page, index, keys)),
+  );
 }
 
 /** One page: the room as its heading, then the photos two across and three down. */
@@ -682,7 +1033,15 @@ function photoPage(room: string, photos: PacketPhoto[], index: number, keys: Map
   const cells = photos.map((photo) => photoCell(photo, keys.get(photo.picture)));
   if (cells.length % 2 === 1) cells.push({ text: '' });
   return [
-    { text: [{ text: `Photos: ${room}` }, index > 0 ? { text: '  continued', style: 'muted', fontSize: 10 } : ''], style: 'h2', pageBreak: 'before', margin: [0, 0, 0, 6] },
+    {
+      text: [
+        { text: `Photos: ${room}` },
+        index > 0 ? { text: '  continued', style: 'muted', fontSize: 10 } : '',
+      ],
+      style: 'h2',
+      pageBreak: 'before',
+      margin: [0, 0, 0, 6],
+    },
     { table: { widths: ['*', '*'], dontBreakRows: true, body: chunks(cells, 2) }, layout: PHOTO_GRID },
   ];
 }
@@ -706,8 +1065,14 @@ function photoCell(photo: PacketPhoto, key: string | undefined): TableCell {
     alignment: 'center',
     stack: [
       { stack: [picture], margin: [0, 0, 0, 3] },
-      { text: caption.length > CAPTION_CHARS ? `${caption.slice(0, CAPTION_CHARS - 1)}…` : caption, bold: true },
-      { text: `Taken ${photo.taken}${photo.taken_by ? ` by ${photo.taken_by}` : ''} · uploaded by ${photo.uploaded_by}`, style: 'small' },
+      {
+        text: caption.length > CAPTION_CHARS ? `${caption.slice(0, CAPTION_CHARS - 1)}…` : caption,
+        bold: true,
+      },
+      {
+        text: `Taken ${photo.taken}${photo.taken_by ? ` by ${photo.taken_by}` : ''} · uploaded by ${photo.uploaded_by}`,
+        style: 'small',
+      },
     ],
   };
 }

@@ -29,16 +29,37 @@ export interface GatheredPacket {
   cleanup(): Promise<void>;
 }
 
-export async function gatherPacket(deps: Deps, caller: Caller, jobId: string, documents: ExportDocument[], estimateId: string): Promise<GatheredPacket> {
-  const record = documents.includes('estimate') ? await loadEstimateOfJob(deps.db, caller, estimateId, jobId) : null;
+export async function gatherPacket(
+  deps: Deps,
+  caller: Caller,
+  jobId: string,
+  documents: ExportDocument[],
+  estimateId: string,
+): Promise<GatheredPacket> {
+  const record = documents.includes('estimate')
+    ? await loadEstimateOfJob(deps.db, caller, estimateId, jobId)
+    : null;
   const estimate = record ? toEstimate(asDelivered(record)) : null;
   const draftVersion = record?.estimate.status === 'draft' ? record.estimate.version : null;
   const job = await deps.pipeline.read(caller, 'get_job', { path: { job_id: jobId }, query: {}, body: {} });
-  const dryingLog = documents.includes('drying_log') ? await deps.pipeline.read(caller, 'get_drying_log', { path: { job_id: jobId }, query: { detail: 'readings' }, body: {} }) : null;
+  const dryingLog = documents.includes('drying_log')
+    ? await deps.pipeline.read(caller, 'get_drying_log', {
+        path: { job_id: jobId },
+        query: { detail: 'readings' },
+        body: {},
+      })
+    : null;
   const dir = await mkdtemp(path.join(tmpdir(), 'packet-'));
   try {
     const photos = documents.includes('photos') ? await copyPictures(deps, caller, jobId, dir) : null;
-    const data: PacketData = { company: { name: caller.companyName, timezone: caller.timezone }, date: readableDate(new Date(), caller.timezone), job, estimate, dryingLog, photos };
+    const data: PacketData = {
+      company: { name: caller.companyName, timezone: caller.timezone },
+      date: readableDate(new Date(), caller.timezone),
+      job,
+      estimate,
+      dryingLog,
+      photos,
+    };
     return { data, draftVersion, dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
@@ -53,14 +74,25 @@ function asDelivered(record: EstimateRecord): EstimateRecord {
 }
 
 async function copyPictures(deps: Deps, caller: Caller, jobId: string, dir: string): Promise<PacketPhoto[]> {
-  const rows = byRoom(await jobRooms(deps.db, jobId), (await photosQuery(deps.db, caller.companyId).where('ph.job_id', jobId)) as PhotoRow[]);
+  const rows = byRoom(
+    await jobRooms(deps.db, jobId),
+    (await photosQuery(deps.db, caller.companyId).where('ph.job_id', jobId)) as PhotoRow[],
+  );
   const photos: PacketPhoto[] = [];
   for (const [i, row] of rows.entries()) {
     const picture = path.join(dir, `${i}.jpg`);
     const opened = await deps.media.files.open(storageKey(caller.companyId, row.sha256, 'web'));
     if (!opened) continue; // its file was swept after an undo in the meantime
     await pipeline(opened.stream, createWriteStream(picture));
-    photos.push({ room: row.room ?? UNSORTED, caption: row.caption, name: row.name, taken: readableMoment(new Date(row.taken_at), caller.timezone), uploaded_by: row.uploader_name, taken_by: row.on_site_by && row.on_site_by !== row.uploaded_by ? row.on_site_by_name : null, picture });
+    photos.push({
+      room: row.room ?? UNSORTED,
+      caption: row.caption,
+      name: row.name,
+      taken: readableMoment(new Date(row.taken_at), caller.timezone),
+      uploaded_by: row.uploader_name,
+      taken_by: row.on_site_by && row.on_site_by !== row.uploaded_by ? row.on_site_by_name : null,
+      picture,
+    });
   }
   return photos;
 }

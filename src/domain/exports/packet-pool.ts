@@ -17,7 +17,13 @@ export class PacketPool {
   constructor(threads: number) {
     // The worker is TypeScript: under jest (which runs without tsx) the loader is added.
     const execArgv = workerExecArgv();
-    this.pool = new Piscina({ filename: path.join(__dirname, 'packet-worker.ts'), minThreads: 0, maxThreads: threads, idleTimeout: 60_000, execArgv });
+    this.pool = new Piscina({
+      filename: path.join(__dirname, 'packet-worker.ts'),
+      minThreads: 0,
+      maxThreads: threads,
+      idleTimeout: 60_000,
+      execArgv,
+    });
   }
 
   /**
@@ -27,7 +33,9 @@ export class PacketPool {
   build(data: PacketData, printed: (count: number) => void = () => {}): Readable {
     const { port1, port2 } = new MessageChannel();
     const stream = new PacketStream(port1, printed);
-    this.pool.run({ data, port: port2 }, { transferList: [port2] }).catch((error: unknown) => stream.failed(error));
+    this.pool
+      .run({ data, port: port2 }, { transferList: [port2] })
+      .catch((error: unknown) => stream.failed(error));
     return stream;
   }
 

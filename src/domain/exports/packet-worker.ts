@@ -98,7 +98,10 @@ async function printPictures(photos: PacketPhoto[], dir: string, link: PortLink)
       .flatten({ background: '#ffffff' })
       .jpeg({ quality: PRINT_QUALITY })
       .toFile(out)
-      .then(() => true, () => false);
+      .then(
+        () => true,
+        () => false,
+      );
     if (made) pictures.set(photo.picture, out);
     link.printed(pictures.size);
   }
@@ -106,12 +109,18 @@ async function printPictures(photos: PacketPhoto[], dir: string, link: PortLink)
 }
 
 /** The laid-out PDF as pdfkit's document (not yet ended), and its page count. */
-async function layOut(data: PacketData, pictures: PacketPictures, dir: string): Promise<{ pdf: PDFKit.PDFDocument; pages: number }> {
+async function layOut(
+  data: PacketData,
+  pictures: PacketPictures,
+  dir: string,
+): Promise<{ pdf: PDFKit.PDFDocument; pages: number }> {
   const definition = packetDocument(data, pictures);
   let pages = 0;
   countPages(definition, (count) => (pages = count));
   // Only the fonts and this packet's own pictures may be read from disk.
-  pdfmake.setLocalAccessPolicy((file) => file.startsWith(FONT_DIR + path.sep) || file.startsWith(dir + path.sep));
+  pdfmake.setLocalAccessPolicy(
+    (file) => file.startsWith(FONT_DIR + path.sep) || file.startsWith(dir + path.sep),
+  );
   // pdfmake lays out and renders every page before it hands the document over.
   const pdf = await pdfmake.createPdf(definition).getStream();
   return { pdf, pages };
@@ -219,7 +228,10 @@ class PortLink {
   }
 
   fail(error: unknown): void {
-    if (!this.closed) this.port.postMessage({ error: error instanceof Error ? error.message : String(error) } satisfies PacketMessage);
+    if (!this.closed)
+      this.port.postMessage({
+        error: error instanceof Error ? error.message : String(error),
+      } satisfies PacketMessage);
   }
 
   /** The main thread closes the port; here it only stops listening, so the thread can idle. */

@@ -42,7 +42,8 @@ export function matchedOn(row: SearchedRow, q: string, number: number | null): M
     const text = word.toLowerCase();
     const digits = digitsOf(word);
     const has = (value: string | null) => Boolean(value?.toLowerCase().includes(text));
-    const byDigits = (value: string | null) => digits.length >= MIN_PHONE_DIGITS && PHONE_LIKE.test(word) && digitsOf(value ?? '').includes(digits);
+    const byDigits = (value: string | null) =>
+      digits.length >= MIN_PHONE_DIGITS && PHONE_LIKE.test(word) && digitsOf(value ?? '').includes(digits);
     const compact = claimLike(word);
     const byCompact = (value: string | null) => compact !== null && compactOf(value ?? '').includes(compact);
     const fields: [MatchedOn, boolean][] = [

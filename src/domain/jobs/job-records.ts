@@ -83,7 +83,9 @@ function whereRef(query: Knex.QueryBuilder, ref: string): Knex.QueryBuilder {
   return jobNumber === null ? query.where('j.id', ref) : query.where('j.job_number', jobNumber);
 }
 
-export function formatAddress(job: Pick<JobRow, 'address_line1' | 'city' | 'region' | 'postal_code'>): string | null {
+export function formatAddress(
+  job: Pick<JobRow, 'address_line1' | 'city' | 'region' | 'postal_code'>,
+): string | null {
   const regionLine = [job.region, job.postal_code].filter(Boolean).join(' ');
   const parts = [job.address_line1, job.city, regionLine].filter(Boolean);
   return parts.length ? parts.join(', ') : null;
@@ -107,7 +109,15 @@ export interface PersonOnJobRow {
 }
 
 export function toJobPerson(row: PersonOnJobRow): JobDetail['people'][number] {
-  return { id: row.id, name: row.name, role: row.role, phone: row.phone, phone_normalized: normalPhone(row.phone), email: row.email, address: formatAddress(row) };
+  return {
+    id: row.id,
+    name: row.name,
+    role: row.role,
+    phone: row.phone,
+    phone_normalized: normalPhone(row.phone),
+    email: row.email,
+    address: formatAddress(row),
+  };
 }
 
 export function toSummary(job: JobRow): JobSummary {
@@ -153,7 +163,15 @@ export function newJobDetail(
 ): JobDetail {
   const customer = parts.people.find((person) => person.role === 'customer');
   return toDetail(
-    { ...job, customer_name: customer?.name ?? null, created_by_name: parts.createdByName, people: parts.people, assignees: parts.assignees, recent_notes: [], has_estimates: false },
+    {
+      ...job,
+      customer_name: customer?.name ?? null,
+      created_by_name: parts.createdByName,
+      people: parts.people,
+      assignees: parts.assignees,
+      recent_notes: [],
+      has_estimates: false,
+    },
     [],
   );
 }
@@ -168,13 +186,25 @@ interface DetailParts {
 function toDetail(job: JobRow & DetailParts, estimates: JobDetail['estimates']): JobDetail {
   return {
     ...toSummary(job),
-    cancellation: job.cancelled_at ? { at: job.cancelled_at.toISOString(), reason: job.cancel_reason, returns_to: job.status_name } : null,
-    address_parts: { line1: job.address_line1, city: job.city, region: job.region, postal_code: job.postal_code },
+    cancellation: job.cancelled_at
+      ? { at: job.cancelled_at.toISOString(), reason: job.cancel_reason, returns_to: job.status_name }
+      : null,
+    address_parts: {
+      line1: job.address_line1,
+      city: job.city,
+      region: job.region,
+      postal_code: job.postal_code,
+    },
     loss_type: job.loss_type,
     date_of_loss: job.date_of_loss,
     cause_of_loss: job.cause_of_loss,
     water_category: job.water_category,
-    claim: { claim_number: job.claim_number, carrier: job.carrier, policy_number: job.policy_number, adjuster: job.adjuster },
+    claim: {
+      claim_number: job.claim_number,
+      carrier: job.carrier,
+      policy_number: job.policy_number,
+      adjuster: job.adjuster,
+    },
     referral_source: job.referral_source,
     people: job.people.map(toJobPerson),
     assignees: job.assignees,

@@ -63,14 +63,19 @@ export interface DuplicateRow {
 export function possibleDuplicatesColumn(db: Knex, companyId: string, job: NewJobFacts): Knex.Raw {
   const facts = factsOf(job);
   if (facts.length === 0) return db.raw("'[]'::json as possible_duplicates");
-  const matches = facts.map(([fact]) => `(select job_id, '${fact}' as fact from (${LOOKUPS[fact]}) m)`).join(' union all ');
+  const matches = facts
+    .map(([fact]) => `(select job_id, '${fact}' as fact from (${LOOKUPS[fact]}) m)`)
+    .join(' union all ');
   const duplicates = `with matches as (${matches})
     select j.id as job_id, j.job_number, j.title, s.name as status, array_agg(distinct m.fact) as matched
     from matches m join jobs j on j.id = m.job_id join statuses s on s.id = j.status_id
     where j.cancelled_at is null and j.id <> ?
     group by j.id, s.name order by j.job_number desc limit ${MOST}`;
   const bindings = [...facts.flatMap(([, value]) => [companyId, value]), job.id];
-  return db.raw(`(select coalesce(json_agg(d order by d.job_number desc), '[]'::json) from (${duplicates}) d) as possible_duplicates`, bindings);
+  return db.raw(
+    `(select coalesce(json_agg(d order by d.job_number desc), '[]'::json) from (${duplicates}) d) as possible_duplicates`,
+    bindings,
+  );
 }
 
 /** The duplicates in the answer's shape: what matched, in the spec's order. */

@@ -52,16 +52,26 @@ export function searchColumns(source: SearchSource): SearchColumns {
   const numbers = [source.claim_number, source.policy_number, ...source.people.map((p) => p.phone)];
   return {
     search_text: words.filter(Boolean).join(' | ').toLowerCase(),
-    search_digits: numbers.map((n) => digitsOf(n ?? '')).filter(Boolean).join(' '),
+    search_digits: numbers
+      .map((n) => digitsOf(n ?? ''))
+      .filter(Boolean)
+      .join(' '),
   };
 }
 
 async function peopleOf(db: Knex, jobId: string): Promise<SearchSource['people']> {
-  return db('job_contacts as jc').join('contacts as c', 'c.id', 'jc.contact_id').where('jc.job_id', jobId).select('c.name', 'c.phone', 'c.email');
+  return db('job_contacts as jc')
+    .join('contacts as c', 'c.id', 'jc.contact_id')
+    .where('jc.job_id', jobId)
+    .select('c.name', 'c.phone', 'c.email');
 }
 
 /** The search columns of a job whose own fields are `job` (after a change) and people are as stored. */
-export async function searchColumnsOf(db: Knex, jobId: string, job: Omit<SearchSource, 'people'>): Promise<SearchColumns> {
+export async function searchColumnsOf(
+  db: Knex,
+  jobId: string,
+  job: Omit<SearchSource, 'people'>,
+): Promise<SearchColumns> {
   return searchColumns({ ...job, people: await peopleOf(db, jobId) });
 }
 
@@ -70,6 +80,7 @@ export async function refreshJobSearch(ctx: WriteContext, jobIds: string[]): Pro
   for (const jobId of jobIds) {
     const job = await ctx.db('jobs').where({ id: jobId }).first();
     const fresh = await searchColumnsOf(ctx.db, jobId, job);
-    if (fresh.search_text !== job.search_text || fresh.search_digits !== job.search_digits) await ctx.rows.update('jobs', jobId, fresh);
+    if (fresh.search_text !== job.search_text || fresh.search_digits !== job.search_digits)
+      await ctx.rows.update('jobs', jobId, fresh);
   }
 }

@@ -24,7 +24,13 @@ export interface SignedLink {
 }
 
 /** A link to one variant of a photo, video or document, valid for the service's file-link lifetime. */
-export async function fileLink<C extends Collection>(ctx: Pick<ReadContext, 'links' | 'config'>, companyId: string, collection: C, id: string, variant: LinkVariant<C>): Promise<SignedLink> {
+export async function fileLink<C extends Collection>(
+  ctx: Pick<ReadContext, 'links' | 'config'>,
+  companyId: string,
+  collection: C,
+  id: string,
+  variant: LinkVariant<C>,
+): Promise<SignedLink> {
   const expires = LinkSigner.expiryIn(ctx.config.links.fileSeconds);
   const object = `${id}/${variant}`;
   const signature = await ctx.links.sign({ purpose: LINKED[collection].purpose, companyId, object, expires });
@@ -33,8 +39,13 @@ export async function fileLink<C extends Collection>(ctx: Pick<ReadContext, 'lin
 }
 
 /** The stored variant a link's variant opens, or null when the collection has no such link. */
-export function storedVariant(collection: string, variant: string): { collection: Collection; stored: FileVariant } | null {
+export function storedVariant(
+  collection: string,
+  variant: string,
+): { collection: Collection; stored: FileVariant } | null {
   if (!Object.hasOwn(LINKED, collection)) return null;
   const variants: Record<string, FileVariant> = LINKED[collection as Collection].variants;
-  return Object.hasOwn(variants, variant) ? { collection: collection as Collection, stored: variants[variant] } : null;
+  return Object.hasOwn(variants, variant)
+    ? { collection: collection as Collection, stored: variants[variant] }
+    : null;
 }

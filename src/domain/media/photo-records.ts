@@ -37,7 +37,6 @@ export interface PhotoRow {
   height: number;
 }
 
-
 /** Joins a photo's, video's or document's (`alias`) stored file as `f`. */
 export function joinStoredFile(query: Knex.QueryBuilder, alias: string): Knex.QueryBuilder {
   return query.join('stored_files as f', function () {
@@ -56,12 +55,27 @@ export function photosQuery(db: Knex, companyId: string): Knex.QueryBuilder {
     .join('people as p', 'p.id', 'ph.uploaded_by')
     .leftJoin('people as o', 'o.id', 'ph.on_site_by')
     .where('ph.company_id', companyId)
-    .select('ph.*', 'p.name as uploader_name', 'o.name as on_site_by_name', 'f.format', 'f.bytes', 'f.width', 'f.height');
+    .select(
+      'ph.*',
+      'p.name as uploader_name',
+      'o.name as on_site_by_name',
+      'f.format',
+      'f.bytes',
+      'f.width',
+      'f.height',
+    );
 }
 
 /** Photos of one job by id, in the order asked; 404 naming the first that the job does not have. */
-export async function photosOfJob(db: Knex, companyId: string, jobId: string, ids: string[]): Promise<PhotoRow[]> {
-  const rows = (await photosQuery(db, companyId).where('ph.job_id', jobId).whereIn('ph.id', ids)) as PhotoRow[];
+export async function photosOfJob(
+  db: Knex,
+  companyId: string,
+  jobId: string,
+  ids: string[],
+): Promise<PhotoRow[]> {
+  const rows = (await photosQuery(db, companyId)
+    .where('ph.job_id', jobId)
+    .whereIn('ph.id', ids)) as PhotoRow[];
   const byId = new Map(rows.map((row) => [row.id, row]));
   const missing = ids.find((id) => !byId.has(id));
   if (missing) throw notFound(`photo ${missing} on this job`);
@@ -69,12 +83,28 @@ export async function photosOfJob(db: Knex, companyId: string, jobId: string, id
 }
 
 /** What every answer says of a photo: where it is filed and what it shows. */
-export function photoLabels(row: PhotoRow): Pick<Photo, 'id' | 'job_id' | 'room' | 'caption' | 'name' | 'taken_at'> {
-  return { id: row.id, job_id: row.job_id, room: row.room ?? UNSORTED, caption: row.caption, name: row.name, taken_at: new Date(row.taken_at).toISOString() };
+export function photoLabels(
+  row: PhotoRow,
+): Pick<Photo, 'id' | 'job_id' | 'room' | 'caption' | 'name' | 'taken_at'> {
+  return {
+    id: row.id,
+    job_id: row.job_id,
+    room: row.room ?? UNSORTED,
+    caption: row.caption,
+    name: row.name,
+    taken_at: new Date(row.taken_at).toISOString(),
+  };
 }
 
-export async function toPhoto(ctx: Pick<ReadContext, 'links' | 'config'>, caller: Caller, row: PhotoRow): Promise<Photo> {
-  const [web, thumbnail] = await Promise.all([fileLink(ctx, caller.companyId, 'photos', row.id, 'web'), fileLink(ctx, caller.companyId, 'photos', row.id, 'thumbnail')]);
+export async function toPhoto(
+  ctx: Pick<ReadContext, 'links' | 'config'>,
+  caller: Caller,
+  row: PhotoRow,
+): Promise<Photo> {
+  const [web, thumbnail] = await Promise.all([
+    fileLink(ctx, caller.companyId, 'photos', row.id, 'web'),
+    fileLink(ctx, caller.companyId, 'photos', row.id, 'thumbnail'),
+  ]);
   return {
     ...photoLabels(row),
     taken_at_source: row.taken_at_source,
@@ -100,19 +130,32 @@ export async function jobRooms(db: Knex, jobId: string): Promise<string[]> {
         .join('estimates as e', 'e.id', 'r.estimate_id')
         .where('e.job_id', jobId)
         .select('r.name', db.raw('0 as source'), 'e.created_at as at', 'r.position')
-        .unionAll(db('job_rooms').where({ job_id: jobId }).select('name', db.raw('1 as source'), 'created_at as at', db.raw('0 as position')))
+        .unionAll(
+          db('job_rooms')
+            .where({ job_id: jobId })
+            .select('name', db.raw('1 as source'), 'created_at as at', db.raw('0 as position')),
+        )
         .as('rooms'),
     )
     .orderBy(['source', 'at', 'position']);
   const seen = new Set<string>();
-  return rows.map((row: { name: string }) => row.name).filter((name) => !seen.has(name.toLowerCase()) && seen.add(name.toLowerCase()));
+  return rows
+    .map((row: { name: string }) => row.name)
+    .filter((name) => !seen.has(name.toLowerCase()) && seen.add(name.toLowerCase()));
 }
 
 /** Photos in the job's room order (`rooms`, from jobRooms; Unsorted last), oldest first within a room. */
 export function byRoom<R extends PhotoRow>(rooms: string[], rows: R[]): R[] {
   const order = rooms.map((room) => room.toLowerCase());
-  const rank = (room: string | null) => (room === null ? Number.MAX_SAFE_INTEGER : order.indexOf(room.toLowerCase()) + 1 || order.length + 1);
-  return rows.sort((a, b) => rank(a.room) - rank(b.room) || (a.room ?? '').localeCompare(b.room ?? '') || new Date(a.taken_at).getTime() - new Date(b.taken_at).getTime() || a.id.localeCompare(b.id));
+  const rank = (room: string | null) =>
+    room === null ? Number.MAX_SAFE_INTEGER : order.indexOf(room.toLowerCase()) + 1 || order.length + 1;
+  return rows.sort(
+    (a, b) =>
+      rank(a.room) - rank(b.room) ||
+      (a.room ?? '').localeCompare(b.room ?? '') ||
+      new Date(a.taken_at).getTime() - new Date(b.taken_at).getTime() ||
+      a.id.localeCompare(b.id),
+  );
 }
 
 /** The room as the job spells it, `null` for Unsorted, or the new name as given (trimmed). */
@@ -123,7 +166,12 @@ export function roomNamed(given: string | null | undefined, rooms: string[]): st
 }
 
 /** Adds to the job the rooms among `names` it lacks (undoable); returns the names added. */
-export async function addJobRooms(ctx: WriteContext, jobId: string, rooms: string[], names: (string | null)[]): Promise<string[]> {
+export async function addJobRooms(
+  ctx: WriteContext,
+  jobId: string,
+  rooms: string[],
+  names: (string | null)[],
+): Promise<string[]> {
   const known = new Set(rooms.map((room) => room.toLowerCase()));
   const added: string[] = [];
   for (const name of names) {
@@ -131,6 +179,9 @@ export async function addJobRooms(ctx: WriteContext, jobId: string, rooms: strin
     known.add(name.toLowerCase());
     added.push(name);
   }
-  await ctx.rows.insertMany('job_rooms', added.map((name) => ({ id: newId('jroom'), job_id: jobId, name })));
+  await ctx.rows.insertMany(
+    'job_rooms',
+    added.map((name) => ({ id: newId('jroom'), job_id: jobId, name })),
+  );
   return added;
 }

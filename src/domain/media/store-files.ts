@@ -15,9 +15,24 @@ import { storageKey } from './storage-keys';
  * objects, then the row is marked stored: what a crash leaves is found by the sweeper
  * (./file-sweeper.ts). A failure while storing removes what this request stored.
  */
-export async function storeNewFiles(deps: Deps, kind: FileKind, companyId: string, files: ReceivedFile[], dir: string): Promise<void> {
+export async function storeNewFiles(
+  deps: Deps,
+  kind: FileKind,
+  companyId: string,
+  files: ReceivedFile[],
+  dir: string,
+): Promise<void> {
   const known = new Set<string>(
-    await deps.db('stored_files').where({ company_id: companyId }).whereIn('sha256', files.map((f) => f.sha256)).whereIn('format', kind.formats).whereNotNull('stored_at').pluck('sha256'),
+    await deps
+      .db('stored_files')
+      .where({ company_id: companyId })
+      .whereIn(
+        'sha256',
+        files.map((f) => f.sha256),
+      )
+      .whereIn('format', kind.formats)
+      .whereNotNull('stored_at')
+      .pluck('sha256'),
   );
   const fresh = [...new Map(files.filter((f) => !known.has(f.sha256)).map((f) => [f.sha256, f])).values()];
   const examined = await Promise.all(
@@ -31,15 +46,28 @@ export async function storeNewFiles(deps: Deps, kind: FileKind, companyId: strin
   if (refused) throw refused;
   const stored: string[] = [];
   try {
-    for (const [i, file] of fresh.entries()) await storeOne(deps, kind, companyId, file, examined[i] as Examined, stored);
+    for (const [i, file] of fresh.entries())
+      await storeOne(deps, kind, companyId, file, examined[i] as Examined, stored);
   } catch (error) {
-    await removeUnclaimed(deps, companyId, fresh.map((f) => f.sha256), stored);
+    await removeUnclaimed(
+      deps,
+      companyId,
+      fresh.map((f) => f.sha256),
+      stored,
+    );
     throw error;
   }
 }
 
 /** Writes the file's row (unfinished), its original and renditions (each key noted in `stored` first), then marks the row stored. */
-async function storeOne(deps: Deps, kind: FileKind, companyId: string, file: ReceivedFile, examined: Examined, stored: string[]): Promise<void> {
+async function storeOne(
+  deps: Deps,
+  kind: FileKind,
+  companyId: string,
+  file: ReceivedFile,
+  examined: Examined,
+  stored: string[],
+): Promise<void> {
   const facts = {
     kind: kind.part,
     format: examined.format,
@@ -51,18 +79,35 @@ async function storeOne(deps: Deps, kind: FileKind, companyId: string, file: Rec
     facts: examined.facts ? JSON.stringify(examined.facts) : null,
     shareable_sha256: examined.shareableSha256,
   };
-  await deps.db('stored_files').insert({ company_id: companyId, sha256: file.sha256, ...facts }).onConflict(['company_id', 'sha256']).ignore();
-  for (const { variant, path: localPath, contentType } of [{ variant: 'original' as const, path: file.path, contentType: examined.contentType }, ...examined.files]) {
+  await deps
+    .db('stored_files')
+    .insert({ company_id: companyId, sha256: file.sha256, ...facts })
+    .onConflict(['company_id', 'sha256'])
+    .ignore();
+  for (const { variant, path: localPath, contentType } of [
+    { variant: 'original' as const, path: file.path, contentType: examined.contentType },
+    ...examined.files,
+  ]) {
     const key = storageKey(companyId, file.sha256, variant);
     stored.push(key);
     await deps.media.files.putFile(key, localPath, contentType);
   }
-  await deps.db('stored_files').where({ company_id: companyId, sha256: file.sha256 }).whereNull('stored_at').update({ ...facts, stored_at: deps.db.fn.now() });
+  await deps
+    .db('stored_files')
+    .where({ company_id: companyId, sha256: file.sha256 })
+    .whereNull('stored_at')
+    .update({ ...facts, stored_at: deps.db.fn.now() });
 }
 
 /** Deletes what this request stored of files no finished row claims (another request may have stored the same), with their unfinished rows. */
 async function removeUnclaimed(deps: Deps, companyId: string, shas: string[], keys: string[]): Promise<void> {
-  const unfinished = deps.db('stored_files').where({ company_id: companyId }).whereIn('sha256', shas).whereNull('stored_at');
-  const gone = new Set<string>((await unfinished.clone().delete().returning('sha256')).map((row: { sha256: string }) => row.sha256));
+  const unfinished = deps
+    .db('stored_files')
+    .where({ company_id: companyId })
+    .whereIn('sha256', shas)
+    .whereNull('stored_at');
+  const gone = new Set<string>(
+    (await unfinished.clone().delete().returning('sha256')).map((row: { sha256: string }) => row.sha256),
+  );
   await deps.media.files.delete(keys.filter((key) => gone.has(key.split('/')[2])));
 }

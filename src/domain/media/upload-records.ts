@@ -22,12 +22,21 @@ export interface UploadPlan {
   roomsAdded: string[];
 }
 
-export async function planUpload(ctx: WriteContext, table: 'photos' | 'videos' | 'documents', idPrefix: IdPrefix, jobId: string, files: PreparedFile[], room: string | undefined): Promise<UploadPlan> {
+export async function planUpload(
+  ctx: WriteContext,
+  table: 'photos' | 'videos' | 'documents',
+  idPrefix: IdPrefix,
+  jobId: string,
+  files: PreparedFile[],
+  room: string | undefined,
+): Promise<UploadPlan> {
   const { db } = ctx;
   const rooms = await jobRooms(db, jobId);
   const shas = [...new Set(files.map((f) => f.sha256))];
   const existing = new Map<string, string>(
-    (await db(table).where({ job_id: jobId }).whereIn('sha256', shas).select('sha256', 'id')).map((row: { sha256: string; id: string }) => [row.sha256, row.id]),
+    (await db(table).where({ job_id: jobId }).whereIn('sha256', shas).select('sha256', 'id')).map(
+      (row: { sha256: string; id: string }) => [row.sha256, row.id],
+    ),
   );
   const added: NewRecord[] = [];
   const idOfPart = files.map((file) => {
@@ -38,10 +47,20 @@ export async function planUpload(ctx: WriteContext, table: 'photos' | 'videos' |
     added.push({ id, file, room: roomNamed(file.room ?? room, rooms) });
     return id;
   });
-  const roomsAdded = await addJobRooms(ctx, jobId, rooms, added.map((a) => a.room));
+  const roomsAdded = await addJobRooms(
+    ctx,
+    jobId,
+    rooms,
+    added.map((a) => a.room),
+  );
   const known = [...rooms, ...roomsAdded];
-  for (const record of added) if (record.room !== null) record.room = known.find((r) => r.toLowerCase() === record.room!.toLowerCase()) ?? record.room;
-  await db('stored_files').where({ company_id: ctx.caller.companyId }).whereIn('sha256', shas).update({ last_used_at: db.fn.now() });
+  for (const record of added)
+    if (record.room !== null)
+      record.room = known.find((r) => r.toLowerCase() === record.room!.toLowerCase()) ?? record.room;
+  await db('stored_files')
+    .where({ company_id: ctx.caller.companyId })
+    .whereIn('sha256', shas)
+    .update({ last_used_at: db.fn.now() });
   return { idOfPart, added, roomsAdded };
 }
 
@@ -52,7 +71,11 @@ export function roomsFiled(plan: UploadPlan): string[] {
 
 /** What every upload answers besides its records: how many were new, how many the job had, the rooms added. */
 export function uploadCounts(plan: UploadPlan): { added: number; duplicates: number; rooms_added: string[] } {
-  return { added: plan.added.length, duplicates: plan.idOfPart.length - plan.added.length, rooms_added: plan.roomsAdded };
+  return {
+    added: plan.added.length,
+    duplicates: plan.idOfPart.length - plan.added.length,
+    rooms_added: plan.roomsAdded,
+  };
 }
 
 /** The records of the parts in order, each with `duplicate`: a part is new only the first time its record appears among the added. */

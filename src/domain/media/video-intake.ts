@@ -9,7 +9,11 @@ import type { VideoFormat } from '../../infrastructure/programs/video-probe';
 import { partName, FileKind } from './file-kind';
 
 const VIDEO_FORMATS = ['mp4', 'mov', 'webm'] as const;
-const CONTENT_TYPES: Record<VideoFormat, string> = { mp4: 'video/mp4', mov: 'video/quicktime', webm: 'video/webm' };
+const CONTENT_TYPES: Record<VideoFormat, string> = {
+  mp4: 'video/mp4',
+  mov: 'video/quicktime',
+  webm: 'video/webm',
+};
 
 /** What a video's stored file keeps besides its size and dimensions. */
 export interface StoredVideoFacts {
@@ -25,21 +29,40 @@ export function videoContentType(format: string): string {
 export const videoKind: FileKind = {
   tool: 'upload_job_videos',
   part: 'video',
-  limits: (deps) => ({ filePart: 'video', fileBytes: deps.config.videoMaxBytes, files: 10, totalBytes: 2 * deps.config.videoMaxBytes, metaBytes: 64 * 1024 }),
+  limits: (deps) => ({
+    filePart: 'video',
+    fileBytes: deps.config.videoMaxBytes,
+    files: 10,
+    totalBytes: 2 * deps.config.videoMaxBytes,
+    metaBytes: 64 * 1024,
+  }),
   metaSchema: 'VideoUploadMeta',
   formats: VIDEO_FORMATS,
   async examine(deps, file, outDir) {
     if (!(await deps.media.videos.available())) {
-      return new ApiError(503, 'feature_unavailable', 'Videos cannot be taken on this server: ffmpeg and ffprobe are not installed (Debian package ffmpeg).');
+      return new ApiError(
+        503,
+        'feature_unavailable',
+        'Videos cannot be taken on this server: ffmpeg and ffprobe are not installed (Debian package ffmpeg).',
+      );
     }
     const stillPath = path.join(outDir, 'still.jpg');
     const result = await deps.media.videos.examine({ sourcePath: file.path, stillPath });
     const part = partName(file, 'video');
     if (!result.ok) {
-      if (result.problem === 'unsupported') return new ApiError(415, 'unsupported_media_type', `${part} is not an MP4, MOV or WebM video: ${result.detail}.`);
+      if (result.problem === 'unsupported')
+        return new ApiError(
+          415,
+          'unsupported_media_type',
+          `${part} is not an MP4, MOV or WebM video: ${result.detail}.`,
+        );
       return new ApiError(422, 'invalid_file', `${part} is not a readable video: ${result.detail}.`);
     }
-    const facts: StoredVideoFacts = { duration_seconds: result.durationSeconds, codec: result.codec, recorded_at: result.recordedAt };
+    const facts: StoredVideoFacts = {
+      duration_seconds: result.durationSeconds,
+      codec: result.codec,
+      recorded_at: result.recordedAt,
+    };
     return {
       format: result.format,
       contentType: CONTENT_TYPES[result.format],

@@ -37,8 +37,15 @@ export function videosQuery(db: Knex, companyId: string): Knex.QueryBuilder {
     .select('v.*', 'p.name as uploader_name', 'f.format', 'f.bytes', 'f.width', 'f.height', 'f.facts');
 }
 
-export async function toVideo(ctx: Pick<ReadContext, 'links' | 'config'>, caller: Caller, row: VideoRow): Promise<Video> {
-  const [play, still] = await Promise.all([fileLink(ctx, caller.companyId, 'videos', row.id, 'play'), fileLink(ctx, caller.companyId, 'videos', row.id, 'still')]);
+export async function toVideo(
+  ctx: Pick<ReadContext, 'links' | 'config'>,
+  caller: Caller,
+  row: VideoRow,
+): Promise<Video> {
+  const [play, still] = await Promise.all([
+    fileLink(ctx, caller.companyId, 'videos', row.id, 'play'),
+    fileLink(ctx, caller.companyId, 'videos', row.id, 'still'),
+  ]);
   return {
     id: row.id,
     job_id: row.job_id,

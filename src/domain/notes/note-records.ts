@@ -24,7 +24,10 @@ export async function findNote(db: Knex, companyId: string, jobId: string, noteI
 /** The notes with these ids, with authors and history, by id (retracted ones are absent). */
 export async function loadNotes(db: Knex, noteIds: string[]): Promise<Map<string, Note>> {
   if (noteIds.length === 0) return new Map();
-  const notes = await db('notes as n').join('people as p', 'p.id', 'n.author_id').whereIn('n.id', noteIds).select('n.*', 'p.name as author_name');
+  const notes = await db('notes as n')
+    .join('people as p', 'p.id', 'n.author_id')
+    .whereIn('n.id', noteIds)
+    .select('n.*', 'p.name as author_name');
   const versions = await db('note_versions as v')
     .join('people as p', 'p.id', 'v.replaced_by')
     .whereIn('v.note_id', noteIds)
@@ -42,7 +45,11 @@ export async function loadNotes(db: Knex, noteIds: string[]): Promise<Map<string
         updated_at: n.updated_at.toISOString(),
         history: versions
           .filter((v) => v.note_id === n.id)
-          .map((v) => ({ text: v.text, replaced_at: v.replaced_at.toISOString(), replaced_by: { id: v.person_id, name: v.person_name } })),
+          .map((v) => ({
+            text: v.text,
+            replaced_at: v.replaced_at.toISOString(),
+            replaced_by: { id: v.person_id, name: v.person_name },
+          })),
       },
     ]),
   );
@@ -50,7 +57,15 @@ export async function loadNotes(db: Knex, noteIds: string[]): Promise<Map<string
 
 /** A note just written, as the spec shows it: from the row its insert returned, by the caller. */
 export function newNote(row: NoteRow, author: { id: string; name: string }): Note {
-  return { id: row.id, job_id: row.job_id, text: row.text, author, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(), history: [] };
+  return {
+    id: row.id,
+    job_id: row.job_id,
+    text: row.text,
+    author,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    history: [],
+  };
 }
 
 export async function loadNote(db: Knex, noteId: string): Promise<Note> {

@@ -16,16 +16,35 @@ export interface ContactChanges {
 }
 
 /** The person `contactId` as they are on `jobId`, else 404. */
-export async function personOnJob(db: Knex, jobId: string, contactId: string): Promise<PersonOnJobRow & { link_id: string }> {
+export async function personOnJob(
+  db: Knex,
+  jobId: string,
+  contactId: string,
+): Promise<PersonOnJobRow & { link_id: string }> {
   const row = await db('job_contacts as jc')
     .join('contacts as c', 'c.id', 'jc.contact_id')
     .where({ 'jc.job_id': jobId, 'jc.contact_id': contactId })
-    .first('c.id', 'c.name', 'jc.role', 'c.phone', 'c.email', 'c.address_line1', 'c.city', 'c.region', 'c.postal_code', 'jc.id as link_id');
+    .first(
+      'c.id',
+      'c.name',
+      'jc.role',
+      'c.phone',
+      'c.email',
+      'c.address_line1',
+      'c.city',
+      'c.region',
+      'c.postal_code',
+      'jc.id as link_id',
+    );
   if (!row) throw notFound('person on this job');
   return row;
 }
 
-export async function jobPerson(db: Knex, jobId: string, contactId: string): Promise<components['schemas']['JobPerson']> {
+export async function jobPerson(
+  db: Knex,
+  jobId: string,
+  contactId: string,
+): Promise<components['schemas']['JobPerson']> {
   return toJobPerson(await personOnJob(db, jobId, contactId));
 }
 
@@ -40,7 +59,12 @@ export function contactColumns(changes: ContactChanges): Record<string, string |
   if (changes.email !== undefined) columns.email = changes.email;
   if (changes.address !== undefined) {
     const address = changes.address ?? { line1: null, city: null, region: null, postal_code: null };
-    const parts = { address_line1: address.line1, city: address.city, region: address.region, postal_code: address.postal_code };
+    const parts = {
+      address_line1: address.line1,
+      city: address.city,
+      region: address.region,
+      postal_code: address.postal_code,
+    };
     for (const [column, value] of Object.entries(parts)) if (value !== undefined) columns[column] = value;
   }
   return columns;
@@ -56,10 +80,15 @@ export async function changePerson(
   changes: ContactChanges & { role?: string },
 ): Promise<string[]> {
   const columns = contactColumns(changes);
-  const changedColumns = Object.keys(columns).filter((c) => columns[c] !== current[c as keyof PersonOnJobRow] && c !== 'phone_digits');
+  const changedColumns = Object.keys(columns).filter(
+    (c) => columns[c] !== current[c as keyof PersonOnJobRow] && c !== 'phone_digits',
+  );
   if (changedColumns.length > 0) {
     await ctx.rows.update('contacts', current.id, columns);
-    await refreshJobSearch(ctx, await ctx.db('job_contacts').where({ contact_id: current.id }).distinct('job_id').pluck('job_id'));
+    await refreshJobSearch(
+      ctx,
+      await ctx.db('job_contacts').where({ contact_id: current.id }).distinct('job_id').pluck('job_id'),
+    );
   }
   const role = changes.role?.trim().toLowerCase();
   if (role && role !== current.role) {

@@ -9,7 +9,13 @@ export function normalPhone(typed: string | null | undefined): string | null {
   if (!typed) return null;
   const digits = digitsOf(typed);
   const international = typed.trim().startsWith('+');
-  const northAmerican = digits.length === 10 && !international ? digits : digits.length === 11 && digits.startsWith('1') ? digits.slice(1) : null;
-  if (northAmerican) return `(${northAmerican.slice(0, 3)}) ${northAmerican.slice(3, 6)}-${northAmerican.slice(6)}`;
+  const northAmerican =
+    digits.length === 10 && !international
+      ? digits
+      : digits.length === 11 && digits.startsWith('1')
+        ? digits.slice(1)
+        : null;
+  if (northAmerican)
+    return `(${northAmerican.slice(0, 3)}) ${northAmerican.slice(3, 6)}-${northAmerican.slice(6)}`;
   return digits.length >= 7 ? `${international ? '+' : ''}${digits}` : null;
 }

@@ -17,10 +17,21 @@ const MAX_NEAR_MATCHES = 5;
 
 const byCode = new Map(PRICE_LIST.map((item) => [item.code, item]));
 const compact = (code: string) => code.toUpperCase().replace(/[^A-Z0-9]/g, '');
-const wordsOf = (text: string) => text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1);
+const wordsOf = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 1);
 /** An item's words, with each pair of neighbours also written together (`air mover` is also `airmover`). */
-const itemWords = new Map(PRICE_LIST.map((item) => [item.code, new Set([...wordsOf(item.description), ...joinedPairs(wordsOf(item.description)), ...wordsOf(item.code)])]));
-const lowerDescriptions = new Map(PRICE_LIST.map((item) => [item.code, ` ${wordsOf(item.description).join(' ')} `]));
+const itemWords = new Map(
+  PRICE_LIST.map((item) => [
+    item.code,
+    new Set([...wordsOf(item.description), ...joinedPairs(wordsOf(item.description)), ...wordsOf(item.code)]),
+  ]),
+);
+const lowerDescriptions = new Map(
+  PRICE_LIST.map((item) => [item.code, ` ${wordsOf(item.description).join(' ')} `]),
+);
 
 function joinedPairs(words: string[]): string[] {
   return words.slice(1).map((word, i) => `${words[i]}${word}`);
@@ -58,7 +69,9 @@ export function nearMatches(code: string): NearMatch[] {
 export function searchItems(q: string, category?: string): PriceListItem[] {
   const words = wordsOf(q);
   const wantedCode = compact(q);
-  const scored = PRICE_LIST.filter((item) => !category || item.category.toLowerCase() === category.trim().toLowerCase())
+  const scored = PRICE_LIST.filter(
+    (item) => !category || item.category.toLowerCase() === category.trim().toLowerCase(),
+  )
     .map((item) => {
       if (compact(item.code) === wantedCode) return { item, score: 1000 };
       const own = itemWords.get(item.code)!;
@@ -69,11 +82,14 @@ export function searchItems(q: string, category?: string): PriceListItem[] {
       }
       if (compact(item.code).includes(wantedCode) && wantedCode.length >= 3) score += 2;
       const phrase = ` ${words.join(' ')} `;
-      if (words.length > 1 && lowerDescriptions.get(item.code)!.includes(phrase)) score += lowerDescriptions.get(item.code)!.startsWith(phrase) ? 6 : 3;
+      if (words.length > 1 && lowerDescriptions.get(item.code)!.includes(phrase))
+        score += lowerDescriptions.get(item.code)!.startsWith(phrase) ? 6 : 3;
       return { item, score: words.length > 0 && score >= words.length * 2 ? score + 1 : score };
     })
     .filter(({ score }) => score > 0);
-  return scored.sort((a, b) => b.score - a.score || a.item.code.localeCompare(b.item.code)).map(({ item }) => item);
+  return scored
+    .sort((a, b) => b.score - a.score || a.item.code.localeCompare(b.item.code))
+    .map(({ item }) => item);
 }
 
 export interface AppliedRegion {
@@ -86,7 +102,9 @@ export function regionFor(...candidates: (string | null | undefined)[]): Applied
   for (const candidate of candidates) {
     const wanted = candidate?.trim().toLowerCase();
     if (!wanted) continue;
-    const region = PRICING_REGIONS.find((r) => r.code.toLowerCase() === wanted || r.name.toLowerCase() === wanted);
+    const region = PRICING_REGIONS.find(
+      (r) => r.code.toLowerCase() === wanted || r.name.toLowerCase() === wanted,
+    );
     if (region) return { code: region.code, factorX100: toHundredths(region.factor) };
   }
   return { code: null, factorX100: toHundredths(DEFAULT_REGION_FACTOR) };

@@ -24,7 +24,12 @@ export interface PassageRow {
   score: number;
 }
 
-export async function findPassages(db: Knex, q: string, publisher: string | undefined, limit: number): Promise<PassageRow[]> {
+export async function findPassages(
+  db: Knex,
+  q: string,
+  publisher: string | undefined,
+  limit: number,
+): Promise<PassageRow[]> {
   const { rows } = await db.raw(
     `with terms as (select distinct unnest(tsvector_to_array(to_tsvector('english', ?))) as lex),
           subjects as (select unnest(tsvector_to_array(to_tsvector('english', ?))) as lex),
@@ -49,7 +54,9 @@ export async function findPassages(db: Knex, q: string, publisher: string | unde
 
 /** Each passage's excerpt: whole sentences, the question's words between `**`. */
 export async function excerptsOf(db: Knex, q: string, passages: PassageRow[]): Promise<Map<string, string>> {
-  const sentences = passages.flatMap((p) => sentencesOf(p.text).map((text, index) => ({ id: p.id, index, text })));
+  const sentences = passages.flatMap((p) =>
+    sentencesOf(p.text).map((text, index) => ({ id: p.id, index, text })),
+  );
   if (sentences.length === 0) return new Map();
   const { rows } = await db.raw(
     `with query as (select replace(plainto_tsquery('english', ?)::text, '&', '|')::tsquery as tq,
@@ -61,7 +68,10 @@ export async function excerptsOf(db: Knex, q: string, passages: PassageRow[]): P
   );
   const byPassage = new Map<string, { index: number; marked: string; hits: number }[]>();
   for (const row of rows as { id: string; index: number; marked: string; hits: string | number }[]) {
-    byPassage.set(row.id, [...(byPassage.get(row.id) ?? []), { index: row.index, marked: row.marked, hits: Number(row.hits) }]);
+    byPassage.set(row.id, [
+      ...(byPassage.get(row.id) ?? []),
+      { index: row.index, marked: row.marked, hits: Number(row.hits) },
+    ]);
   }
   const excerpts = new Map<string, string>();
   for (const [id, list] of byPassage) {

@@ -35,39 +35,68 @@ const NOUNS: Record<UndoableTable, [string, string]> = {
 const ESTIMATE_TABLES = new Set<UndoableTable>(['estimates', 'estimate_rooms', 'estimate_lines']);
 
 type Verb = 'deleted' | 'restored the earlier' | 'put back';
-const verbOf = (change: RowChange): Verb => (change.before === null ? 'deleted' : change.afterVersion === null ? 'put back' : 'restored the earlier');
+const verbOf = (change: RowChange): Verb =>
+  change.before === null ? 'deleted' : change.afterVersion === null ? 'put back' : 'restored the earlier';
 
 /** Undo's words for the caller's actions: what is taken back, and an estimate's total before and after. */
 export function undoEffects(caller: Caller): DescribeUndo {
   return async (trx, changes, jobNumber) => {
     const { record, effect, estimateId } = await describeChanges(trx, changes, jobNumber);
     const totalBefore = estimateId ? await estimateTotal(trx, caller, estimateId) : null;
-    return { record, effect: async () => effect + totalWords(totalBefore, estimateId ? await estimateTotal(trx, caller, estimateId) : null) };
+    return {
+      record,
+      effect: async () =>
+        effect + totalWords(totalBefore, estimateId ? await estimateTotal(trx, caller, estimateId) : null),
+    };
   };
 }
 
-async function describeChanges(trx: Knex.Transaction, changes: RowChange[], jobNumber: number | null): Promise<{ record: { type: string; id: string }; effect: string; estimateId: string | null }> {
+async function describeChanges(
+  trx: Knex.Transaction,
+  changes: RowChange[],
+  jobNumber: number | null,
+): Promise<{ record: { type: string; id: string }; effect: string; estimateId: string | null }> {
   const [primary] = changes;
-  const row = primary.before ?? ((await trx(primary.table).where({ id: primary.id }).first()) as Record<string, unknown> | undefined) ?? {};
+  const row =
+    primary.before ??
+    ((await trx(primary.table).where({ id: primary.id }).first()) as Record<string, unknown> | undefined) ??
+    {};
   const verb = verbOf(primary);
   const same = changes.filter((c) => c.table === primary.table && verbOf(c) === verb);
   // Every change to an estimate's rooms or lines also touches the estimate, and a contact made
   // for a job comes with its link to the job: neither is worth a word.
   const hasContacts = changes.some((c) => c.table === 'contacts');
   const others = changes.filter(
-    (c) => !same.includes(c) && !(c.table === 'estimates' && verbOf(c) === 'restored the earlier' && ESTIMATE_TABLES.has(primary.table)) && !(c.table === 'job_contacts' && hasContacts),
+    (c) =>
+      !same.includes(c) &&
+      !(
+        c.table === 'estimates' &&
+        verbOf(c) === 'restored the earlier' &&
+        ESTIMATE_TABLES.has(primary.table)
+      ) &&
+      !(c.table === 'job_contacts' && hasContacts),
   );
   const [one, many] = NOUNS[primary.table];
   const label = labelOf(row);
-  let effect = same.length === 1 ? `${verb} ${one}${label ? ` '${label}'` : ''}` : `${verb} ${same.length} ${many}`;
-  if (others.length > 0) effect += `${verb === 'deleted' && others.every((c) => verbOf(c) === 'deleted') ? ' with' : ' and'} ${countsOf(others)}`;
+  let effect =
+    same.length === 1 ? `${verb} ${one}${label ? ` '${label}'` : ''}` : `${verb} ${same.length} ${many}`;
+  if (others.length > 0)
+    effect += `${verb === 'deleted' && others.every((c) => verbOf(c) === 'deleted') ? ' with' : ' and'} ${countsOf(others)}`;
   if (jobNumber !== null) effect += ` on #${jobNumber}`;
-  const estimateId = ESTIMATE_TABLES.has(primary.table) ? (primary.table === 'estimates' ? primary.id : String(row.estimate_id)) : null;
+  const estimateId = ESTIMATE_TABLES.has(primary.table)
+    ? primary.table === 'estimates'
+      ? primary.id
+      : String(row.estimate_id)
+    : null;
   return { record: { type: NOUNS[primary.table][0], id: primary.id }, effect, estimateId };
 }
 
 /** The estimate's total now, or null when it is gone. */
-async function estimateTotal(trx: Knex.Transaction, caller: Caller, estimateId: string): Promise<{ cents: number; currency: string } | null> {
+async function estimateTotal(
+  trx: Knex.Transaction,
+  caller: Caller,
+  estimateId: string,
+): Promise<{ cents: number; currency: string } | null> {
   const exists = await trx('estimates').where({ id: estimateId, company_id: caller.companyId }).first('id');
   if (!exists) return null;
   const totals = totalsOf(await loadEstimate(trx, caller, estimateId));
@@ -75,10 +104,15 @@ async function estimateTotal(trx: Knex.Transaction, caller: Caller, estimateId: 
 }
 
 /** ", total $1,133.08" for an estimate taken away, " (total $1,133.08 → $900.00)" for one changed. */
-function totalWords(before: { cents: number; currency: string } | null, after: { cents: number; currency: string } | null): string {
+function totalWords(
+  before: { cents: number; currency: string } | null,
+  after: { cents: number; currency: string } | null,
+): string {
   if (!before) return '';
   if (!after) return `, total ${formatMoney(before.cents, before.currency)}`;
-  return before.cents === after.cents ? '' : ` (total ${formatMoney(before.cents, before.currency)} → ${formatMoney(after.cents, after.currency)})`;
+  return before.cents === after.cents
+    ? ''
+    : ` (total ${formatMoney(before.cents, before.currency)} → ${formatMoney(after.cents, after.currency)})`;
 }
 
 function countsOf(changes: RowChange[]): string {

@@ -97,10 +97,16 @@ export class WebhookDelivery {
   /** After a write with feed entries commits: the company's active endpoints have something to receive. */
   announce(companyId: string): void {
     const send = async () => {
-      for (const endpointId of await this.activeEndpoints(companyId)) await this.sendSoon(companyId, endpointId);
+      for (const endpointId of await this.activeEndpoints(companyId))
+        await this.sendSoon(companyId, endpointId);
     };
     // A lost announcement only waits for the sweep.
-    send().catch((error: unknown) => this.deps.logger.warn({ err: error, company: companyId }, 'could not announce feed entries to webhooks'));
+    send().catch((error: unknown) =>
+      this.deps.logger.warn(
+        { err: error, company: companyId },
+        'could not announce feed entries to webhooks',
+      ),
+    );
   }
 
   /** An endpoint this node disabled is forgotten here at once; other changes are seen within ENDPOINTS_CACHE_MS, and the sweep covers the gap. */
@@ -110,7 +116,11 @@ export class WebhookDelivery {
 
   /** Queues a job for the lane now (one waits at a time per lane: sending again meanwhile is a no-op). */
   async sendSoon(companyId: string, endpointId: string): Promise<void> {
-    await this.deps.queue.send<LaneJob>(WEBHOOK_DELIVERY, { companyId, endpointId }, { singletonKey: `now:${endpointId}` });
+    await this.deps.queue.send<LaneJob>(
+      WEBHOOK_DELIVERY,
+      { companyId, endpointId },
+      { singletonKey: `now:${endpointId}` },
+    );
   }
 
   startSweeping(): void {
@@ -135,7 +145,11 @@ export class WebhookDelivery {
       .where('w.status', 'active')
       .where('w.next_attempt_at', '<=', db.fn.now())
       .where((q) => q.whereNull('w.leased_until').orWhere('w.leased_until', '<', db.fn.now()))
-      .where((q) => q.whereExists(db('webhook_resends as r').whereRaw('r.endpoint_id = w.id')).orWhereExists(waitingEntries(db)))
+      .where((q) =>
+        q
+          .whereExists(db('webhook_resends as r').whereRaw('r.endpoint_id = w.id'))
+          .orWhereExists(waitingEntries(db)),
+      )
       .select('w.id', 'w.company_id')) as { id: string; company_id: string }[];
     for (const row of rows) await this.sendSoon(row.company_id, row.id);
   }
@@ -147,7 +161,11 @@ export class WebhookDelivery {
     if (!leased) return; // not due, paused, gone, or another node is delivering it now
     let lane: Lane = leased;
     try {
-      for (let items = await this.waitingItems(lane); items.length > 0; items = await this.waitingItems(lane)) {
+      for (
+        let items = await this.waitingItems(lane);
+        items.length > 0;
+        items = await this.waitingItems(lane)
+      ) {
         for (const item of items) {
           const outcome = await this.attempt(lane, item);
           await this.log(lane, item, outcome);
@@ -160,7 +178,10 @@ export class WebhookDelivery {
       }
       await this.skipUnwanted(lane, holder);
     } finally {
-      await this.deps.db('webhook_endpoints').where({ id: lane.id, lease_holder: holder }).update({ lease_holder: null, leased_until: null });
+      await this.deps
+        .db('webhook_endpoints')
+        .where({ id: lane.id, lease_holder: holder })
+        .update({ lease_holder: null, leased_until: null });
     }
     // An entry may have settled after the last read and before the lease was let go: its own
     // announcement found the lane leased. One more job looks.
@@ -170,7 +191,10 @@ export class WebhookDelivery {
   private async activeEndpoints(companyId: string): Promise<string[]> {
     const cached = this.activeByCompany.get(companyId);
     if (cached && cached.until > Date.now()) return cached.ids;
-    const rows = (await this.deps.db('webhook_endpoints').where({ company_id: companyId, status: 'active' }).select('id')) as { id: string }[];
+    const rows = (await this.deps
+      .db('webhook_endpoints')
+      .where({ company_id: companyId, status: 'active' })
+      .select('id')) as { id: string }[];
     const ids = rows.map((row) => row.id);
     this.activeByCompany.set(companyId, { ids, until: Date.now() + ENDPOINTS_CACHE_MS });
     return ids;
@@ -194,18 +218,33 @@ export class WebhookDelivery {
   }
 
   private async withTimezone(row: Omit<Lane, 'timezone'>): Promise<Lane> {
-    const company = (await this.deps.db('companies').where({ id: row.company_id }).first('timezone')) as { timezone: string };
-    return { ...row, events: parseEvents(row.events), cursor_txid: String(row.cursor_txid), cursor_seq: String(row.cursor_seq), timezone: company.timezone };
+    const company = (await this.deps.db('companies').where({ id: row.company_id }).first('timezone')) as {
+      timezone: string;
+    };
+    return {
+      ...row,
+      events: parseEvents(row.events),
+      cursor_txid: String(row.cursor_txid),
+      cursor_seq: String(row.cursor_seq),
+      timezone: company.timezone,
+    };
   }
 
   private async waitingItems(lane: Lane): Promise<Item[]> {
     const { db } = this.deps;
-    const resends = (await feedRows(db, lane.company_id).join('webhook_resends as r', 'r.entry_seq', 'e.seq').where('r.endpoint_id', lane.id).orderBy('r.id').limit(BATCH).select('r.id as resend_id')) as (FeedRow & { resend_id: string })[];
+    const resends = (await feedRows(db, lane.company_id)
+      .join('webhook_resends as r', 'r.entry_seq', 'e.seq')
+      .where('r.endpoint_id', lane.id)
+      .orderBy('r.id')
+      .limit(BATCH)
+      .select('r.id as resend_id')) as (FeedRow & { resend_id: string })[];
     if (resends.length > 0) return resends.map((entry) => ({ entry, resendId: String(entry.resend_id) }));
     const entries = feedRows(db, lane.company_id)
       .whereRaw('(e.txid, e.seq) > (?, ?)', [lane.cursor_txid, lane.cursor_seq])
       .whereRaw(`e.txid < ${SETTLED_TXID}`);
-    const rows = (await subscribedTo(entries, lane.events, 'e.').orderBy([{ column: 'e.txid' }, { column: 'e.seq' }]).limit(BATCH)) as FeedRow[];
+    const rows = (await subscribedTo(entries, lane.events, 'e.')
+      .orderBy([{ column: 'e.txid' }, { column: 'e.seq' }])
+      .limit(BATCH)) as FeedRow[];
     return rows.map((entry) => ({ entry, resendId: null }));
   }
 
@@ -237,7 +276,11 @@ export class WebhookDelivery {
     const row = await db('webhook_endpoints as w')
       .where('w.id', lane.id)
       .where('w.status', 'active')
-      .where((q) => q.whereExists(db('webhook_resends as r').whereRaw('r.endpoint_id = w.id')).orWhereExists(waitingEntries(db)))
+      .where((q) =>
+        q
+          .whereExists(db('webhook_resends as r').whereRaw('r.endpoint_id = w.id'))
+          .orWhereExists(waitingEntries(db)),
+      )
       .first('w.id');
     return Boolean(row);
   }
@@ -256,12 +299,24 @@ export class WebhookDelivery {
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
     try {
-      const statusCode = await postJson(lane.url, body, { allowPrivate: allowPrivateTargets, timeoutMs, headers });
+      const statusCode = await postJson(lane.url, body, {
+        allowPrivate: allowPrivateTargets,
+        timeoutMs,
+        headers,
+      });
       const delivered = statusCode >= 200 && statusCode < 300;
-      return { delivered, statusCode, error: delivered ? null : `the endpoint answered ${statusCode}`, latencyMs: latency() };
+      return {
+        delivered,
+        statusCode,
+        error: delivered ? null : `the endpoint answered ${statusCode}`,
+        latencyMs: latency(),
+      };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      const message = error instanceof ForbiddenTarget ? `target refused: ${reason} (WEBHOOK_ALLOW_PRIVATE_TARGETS is off)` : reason;
+      const message =
+        error instanceof ForbiddenTarget
+          ? `target refused: ${reason} (WEBHOOK_ALLOW_PRIVATE_TARGETS is off)`
+          : reason;
       return { delivered: false, statusCode: null, error: message, latencyMs: latency() };
     }
   }
@@ -283,11 +338,25 @@ export class WebhookDelivery {
    * After a 2xx: the lane moves past the item, its failing streak ends, and its lease is renewed.
    * `reread` when a replay moved the lane's place meanwhile (the replay wins).
    */
-  private async advance(lane: Lane, item: Item, holder: string): Promise<{ lane: Lane; reread: boolean } | null> {
+  private async advance(
+    lane: Lane,
+    item: Item,
+    holder: string,
+  ): Promise<{ lane: Lane; reread: boolean } | null> {
     return this.deps.db.transaction(async (trx) => {
       const fresh = { head_attempts: 0, failing_since: null, leased_until: this.leaseInterval() };
-      const owned = () => trx('webhook_endpoints').where({ id: lane.id, lease_holder: holder, status: 'active' });
-      const withRow = (row: Partial<Lane> | undefined): Lane | null => (row ? { ...lane, head_attempts: 0, failing_since: null, cursor_txid: String(row.cursor_txid), cursor_seq: String(row.cursor_seq) } : null);
+      const owned = () =>
+        trx('webhook_endpoints').where({ id: lane.id, lease_holder: holder, status: 'active' });
+      const withRow = (row: Partial<Lane> | undefined): Lane | null =>
+        row
+          ? {
+              ...lane,
+              head_attempts: 0,
+              failing_since: null,
+              cursor_txid: String(row.cursor_txid),
+              cursor_seq: String(row.cursor_seq),
+            }
+          : null;
       if (item.resendId !== null) {
         await trx('webhook_resends').where({ id: item.resendId }).delete();
         const moved = withRow((await owned().update(fresh).returning(['cursor_txid', 'cursor_seq']))[0]);
@@ -308,14 +377,27 @@ export class WebhookDelivery {
     const { db, config, logger } = this.deps;
     const attempts = lane.head_attempts + 1;
     const wait = config.webhooks.retrySeconds[attempts - 1];
-    logger.warn({ webhook: lane.id, attempts, reason: outcome.error, disabled: wait === undefined }, 'webhook delivery failed');
+    logger.warn(
+      { webhook: lane.id, attempts, reason: outcome.error, disabled: wait === undefined },
+      'webhook delivery failed',
+    );
     if (wait === undefined) return this.disable(lane, outcome, holder);
     const nextAt = new Date(Date.now() + wait * 1000);
     const updated = await db('webhook_endpoints')
       .where({ id: lane.id, lease_holder: holder })
-      .update({ head_attempts: attempts, failing_since: lane.failing_since ?? db.fn.now(), next_attempt_at: nextAt, lease_holder: null, leased_until: null });
+      .update({
+        head_attempts: attempts,
+        failing_since: lane.failing_since ?? db.fn.now(),
+        next_attempt_at: nextAt,
+        lease_holder: null,
+        leased_until: null,
+      });
     if (updated === 0) return;
-    await this.deps.queue.send<LaneJob>(WEBHOOK_DELIVERY, { companyId: lane.company_id, endpointId: lane.id }, { singletonKey: `retry:${lane.id}:${nextAt.getTime()}`, startAfter: nextAt });
+    await this.deps.queue.send<LaneJob>(
+      WEBHOOK_DELIVERY,
+      { companyId: lane.company_id, endpointId: lane.id },
+      { singletonKey: `retry:${lane.id}:${nextAt.getTime()}`, startAfter: nextAt },
+    );
   }
 
   private async disable(lane: Lane, outcome: Outcome, holder: string): Promise<void> {
@@ -323,7 +405,14 @@ export class WebhookDelivery {
     await db.transaction(async (trx) => {
       const [row] = await trx('webhook_endpoints')
         .where({ id: lane.id, lease_holder: holder })
-        .update({ status: 'disabled', disabled_reason: outcome.error, head_attempts: 0, lease_holder: null, leased_until: null, next_attempt_at: db.fn.now() })
+        .update({
+          status: 'disabled',
+          disabled_reason: outcome.error,
+          head_attempts: 0,
+          lease_holder: null,
+          leased_until: null,
+          next_attempt_at: db.fn.now(),
+        })
         .returning(['failing_since']);
       if (!row) return;
       const failingSince = new Date(row.failing_since ?? Date.now());
@@ -334,7 +423,12 @@ export class WebhookDelivery {
         kind: 'changes',
         action: 'webhook.disabled',
         summary: `Disabled the webhook endpoint ${lane.url}: every delivery failed for ${hours} h`,
-        data: JSON.stringify({ action: 'webhook.disabled', webhook: { id: lane.id, url: lane.url }, failing_since: failingSince.toISOString(), reason: outcome.error ?? 'failed' }),
+        data: JSON.stringify({
+          action: 'webhook.disabled',
+          webhook: { id: lane.id, url: lane.url },
+          failing_since: failingSince.toISOString(),
+          reason: outcome.error ?? 'failed',
+        }),
         person_id: null,
         via_key: false,
       });
@@ -348,7 +442,9 @@ export function entriesAfterPlace(db: Knex): Knex.QueryBuilder {
   return db('change_entries as c')
     .whereRaw('c.company_id = w.company_id')
     .whereRaw('(c.txid, c.seq) > (w.cursor_txid, w.cursor_seq)')
-    .whereRaw('(jsonb_array_length(w.events) = 0 or w.events @> to_jsonb(c.kind) or w.events @> to_jsonb(c.action))');
+    .whereRaw(
+      '(jsonb_array_length(w.events) = 0 or w.events @> to_jsonb(c.kind) or w.events @> to_jsonb(c.action))',
+    );
 }
 
 /** What waits for an endpoint (aliased `w`): the entries after its place, settled. */
@@ -358,13 +454,20 @@ function waitingEntries(db: Knex): Knex.QueryBuilder {
 
 /** Narrows a query of change entries to an endpoint's kinds and actions (none: every entry). */
 export function subscribedTo(query: Knex.QueryBuilder, events: string[], table = ''): Knex.QueryBuilder {
-  return events.length === 0 ? query : query.where((q) => q.whereIn(`${table}kind`, events).orWhereIn(`${table}action`, events));
+  return events.length === 0
+    ? query
+    : query.where((q) => q.whereIn(`${table}kind`, events).orWhereIn(`${table}action`, events));
 }
 
 /** One signature by the secret, and during a rotation's grace one by the secret before it. */
 function signatures(lane: Lane, id: string, at: Date, body: string): string {
   const secrets = [lane.secret];
-  if (lane.previous_secret && lane.previous_secret_expires_at && new Date(lane.previous_secret_expires_at) > at) secrets.push(lane.previous_secret);
+  if (
+    lane.previous_secret &&
+    lane.previous_secret_expires_at &&
+    new Date(lane.previous_secret_expires_at) > at
+  )
+    secrets.push(lane.previous_secret);
   return secrets.map((secret) => new Webhook(secret).sign(id, at, body)).join(' ');
 }
 

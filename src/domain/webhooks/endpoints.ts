@@ -20,7 +20,10 @@ const ATTEMPTS_KEPT_DAYS = 7;
 const WAITING_COUNTED = 1000;
 
 /** Every kind and action the feed has: what `events` may name. */
-const KNOWN_EVENTS = new Set<string>([...spec.components.schemas.ChangeKind.enum, ...Object.keys(spec.components.schemas.ChangeData.discriminator.mapping)]);
+const KNOWN_EVENTS = new Set<string>([
+  ...spec.components.schemas.ChangeKind.enum,
+  ...Object.keys(spec.components.schemas.ChangeData.discriminator.mapping),
+]);
 
 export interface EndpointRow {
   id: string;
@@ -43,7 +46,10 @@ const iso = (value: Date | string | null): string | null => (value ? new Date(va
 
 /** An endpoint as the admin API answers it: never its secrets. */
 export function endpointAnswer(row: EndpointRow) {
-  const expires = row.previous_secret_expires_at && new Date(row.previous_secret_expires_at) > new Date() ? row.previous_secret_expires_at : null;
+  const expires =
+    row.previous_secret_expires_at && new Date(row.previous_secret_expires_at) > new Date()
+      ? row.previous_secret_expires_at
+      : null;
   return {
     id: row.id,
     url: row.url,
@@ -61,29 +67,60 @@ export function endpointAnswer(row: EndpointRow) {
 
 /** https, and a public address, unless the service allows tests' local receivers. */
 export async function checkEndpointUrl(url: string, allowPrivate: boolean): Promise<void> {
-  if (!allowPrivate && !/^https:/i.test(url)) throw new ApiError(422, 'webhook_not_allowed', 'The webhook target is not allowed: it must be an https URL.');
+  if (!allowPrivate && !/^https:/i.test(url))
+    throw new ApiError(
+      422,
+      'webhook_not_allowed',
+      'The webhook target is not allowed: it must be an https URL.',
+    );
   await checkWebhookTarget(url, allowPrivate);
 }
 
 export function checkEvents(events: string[] | undefined): string[] {
   const unknown = (events ?? []).filter((name) => !KNOWN_EVENTS.has(name));
   if (unknown.length > 0) {
-    throw new ApiError(400, 'invalid_request', 'The request does not match the API: events names what the feed does not have.', {
-      errors: unknown.map((name) => ({ path: '/body/events', message: `${name} is no feed kind or action; known: ${[...KNOWN_EVENTS].join(', ')}` })),
-    });
+    throw new ApiError(
+      400,
+      'invalid_request',
+      'The request does not match the API: events names what the feed does not have.',
+      {
+        errors: unknown.map((name) => ({
+          path: '/body/events',
+          message: `${name} is no feed kind or action; known: ${[...KNOWN_EVENTS].join(', ')}`,
+        })),
+      },
+    );
   }
   return events ?? [];
 }
 
-export async function createEndpoint(db: Knex, companyId: string, input: { url: string; events: string[]; description: string }): Promise<EndpointRow> {
+export async function createEndpoint(
+  db: Knex,
+  companyId: string,
+  input: { url: string; events: string[]; description: string },
+): Promise<EndpointRow> {
   await requireCompany(db, companyId);
   return db.transaction(async (trx) => {
     // One at a time per company, so that two creates cannot both pass the count.
     await trx('companies').where({ id: companyId }).forUpdate().first('id');
-    const { count } = (await trx('webhook_endpoints').where({ company_id: companyId }).count('* as count').first()) as { count: string | number };
-    if (Number(count) >= MAX_ENDPOINTS) throw new ApiError(422, 'too_many_webhooks', `A company has at most ${MAX_ENDPOINTS} webhook endpoints; remove one first.`);
+    const { count } = (await trx('webhook_endpoints')
+      .where({ company_id: companyId })
+      .count('* as count')
+      .first()) as { count: string | number };
+    if (Number(count) >= MAX_ENDPOINTS)
+      throw new ApiError(
+        422,
+        'too_many_webhooks',
+        `A company has at most ${MAX_ENDPOINTS} webhook endpoints; remove one first.`,
+      );
     // The place: after every entry there is, settled or not, so nothing older is sent.
-    const end = (await trx('change_entries').where({ company_id: companyId }).orderBy([{ column: 'txid', order: 'desc' }, { column: 'seq', order: 'desc' }]).first('txid', 'seq')) as { txid: string; seq: string } | undefined;
+    const end = (await trx('change_entries')
+      .where({ company_id: companyId })
+      .orderBy([
+        { column: 'txid', order: 'desc' },
+        { column: 'seq', order: 'desc' },
+      ])
+      .first('txid', 'seq')) as { txid: string; seq: string } | undefined;
     const [row] = await trx('webhook_endpoints')
       .insert({
         id: newId('whk'),
@@ -92,7 +129,9 @@ export async function createEndpoint(db: Knex, companyId: string, input: { url: 
         description: input.description,
         events: JSON.stringify(input.events),
         secret: newWebhookSecret(),
-        cursor_txid: end ? trx.raw(`greatest(?::bigint, ${SETTLED_TXID})`, [end.txid]) : trx.raw(SETTLED_TXID),
+        cursor_txid: end
+          ? trx.raw(`greatest(?::bigint, ${SETTLED_TXID})`, [end.txid])
+          : trx.raw(SETTLED_TXID),
         cursor_seq: end?.seq ?? 0,
       })
       .returning('*');
@@ -105,14 +144,20 @@ export async function listEndpoints(db: Knex, companyId: string): Promise<Endpoi
   return (await db('webhook_endpoints as w')
     .where('w.company_id', companyId)
     .orderBy([{ column: 'w.created_at' }, { column: 'w.id' }])
-    .select('w.*', db.raw(`(select count(*) from (${waitingSql(db)} limit ${WAITING_COUNTED}) x) as waiting`))) as EndpointRow[];
+    .select(
+      'w.*',
+      db.raw(`(select count(*) from (${waitingSql(db)} limit ${WAITING_COUNTED}) x) as waiting`),
+    )) as EndpointRow[];
 }
 
 /** The endpoint with its waiting count; 404 when it is not this company's. */
 export async function findEndpoint(db: Knex, companyId: string, endpointId: string): Promise<EndpointRow> {
   const row = (await db('webhook_endpoints as w')
     .where({ 'w.id': endpointId, 'w.company_id': companyId })
-    .first('w.*', db.raw(`(select count(*) from (${waitingSql(db)} limit ${WAITING_COUNTED}) x) as waiting`))) as EndpointRow | undefined;
+    .first(
+      'w.*',
+      db.raw(`(select count(*) from (${waitingSql(db)} limit ${WAITING_COUNTED}) x) as waiting`),
+    )) as EndpointRow | undefined;
   if (!row) throw notFound('webhook endpoint');
   return row;
 }
@@ -122,9 +167,17 @@ function waitingSql(db: Knex): string {
   return entriesAfterPlace(db).select(db.raw('1')).toQuery();
 }
 
-export async function updateEndpoint(db: Knex, companyId: string, endpointId: string, changes: { url?: string; events?: string[]; description?: string; status?: 'active' | 'paused' }): Promise<EndpointRow> {
+export async function updateEndpoint(
+  db: Knex,
+  companyId: string,
+  endpointId: string,
+  changes: { url?: string; events?: string[]; description?: string; status?: 'active' | 'paused' },
+): Promise<EndpointRow> {
   await findEndpoint(db, companyId, endpointId);
-  const resumed = changes.status === 'active' ? { head_attempts: 0, failing_since: null, disabled_reason: null, next_attempt_at: db.fn.now() } : {};
+  const resumed =
+    changes.status === 'active'
+      ? { head_attempts: 0, failing_since: null, disabled_reason: null, next_attempt_at: db.fn.now() }
+      : {};
   await db('webhook_endpoints')
     .where({ id: endpointId, company_id: companyId })
     .update({
@@ -142,7 +195,12 @@ export async function deleteEndpoint(db: Knex, companyId: string, endpointId: st
   await db('webhook_endpoints').where({ id: endpointId, company_id: companyId }).delete();
 }
 
-export async function rotateSecret(db: Knex, companyId: string, endpointId: string, graceSeconds: number): Promise<EndpointRow> {
+export async function rotateSecret(
+  db: Knex,
+  companyId: string,
+  endpointId: string,
+  graceSeconds: number,
+): Promise<EndpointRow> {
   await findEndpoint(db, companyId, endpointId);
   await db('webhook_endpoints')
     .where({ id: endpointId, company_id: companyId })
@@ -158,21 +216,40 @@ export async function rotateSecret(db: Knex, companyId: string, endpointId: stri
  * Queues events again: one (`eventId`) as a resend ahead of the endpoint's place, or all from a
  * feed cursor or a moment by moving its place back. Answers how many events it sends.
  */
-export async function replay(db: Knex, companyId: string, endpointId: string, from: { event_id?: string; since_cursor?: string; since?: string }): Promise<number> {
+export async function replay(
+  db: Knex,
+  companyId: string,
+  endpointId: string,
+  from: { event_id?: string; since_cursor?: string; since?: string },
+): Promise<number> {
   const endpoint = await findEndpoint(db, companyId, endpointId);
   const events = parseEvents(endpoint.events);
   if (from.event_id !== undefined) {
-    const entry = await subscribedTo(db('change_entries').where({ company_id: companyId, seq: from.event_id }), events).first('seq');
+    const entry = await subscribedTo(
+      db('change_entries').where({ company_id: companyId, seq: from.event_id }),
+      events,
+    ).first('seq');
     if (!entry) throw notFound('feed entry this endpoint receives');
     await db('webhook_resends').insert({ endpoint_id: endpointId, entry_seq: entry.seq });
     await db('webhook_endpoints').where({ id: endpointId }).update({ next_attempt_at: db.fn.now() });
     return 1;
   }
-  const place = from.since_cursor !== undefined ? cursorPlace(from.since_cursor) : await placeBefore(db, companyId, new Date(from.since!));
-  const counted = (await subscribedTo(db('change_entries').where({ company_id: companyId }).whereRaw('(txid, seq) > (?, ?)', [place.txid, place.seq]).whereRaw(`txid < ${SETTLED_TXID}`), events)
+  const place =
+    from.since_cursor !== undefined
+      ? cursorPlace(from.since_cursor)
+      : await placeBefore(db, companyId, new Date(from.since!));
+  const counted = (await subscribedTo(
+    db('change_entries')
+      .where({ company_id: companyId })
+      .whereRaw('(txid, seq) > (?, ?)', [place.txid, place.seq])
+      .whereRaw(`txid < ${SETTLED_TXID}`),
+    events,
+  )
     .count('* as count')
     .first()) as { count: string | number };
-  await db('webhook_endpoints').where({ id: endpointId }).update({ cursor_txid: place.txid, cursor_seq: place.seq, next_attempt_at: db.fn.now() });
+  await db('webhook_endpoints')
+    .where({ id: endpointId })
+    .update({ cursor_txid: place.txid, cursor_seq: place.seq, next_attempt_at: db.fn.now() });
   return Number(counted.count);
 }
 
@@ -180,13 +257,19 @@ function cursorPlace(cursor: string): { txid: number; seq: number } {
   try {
     return decodeCursor(cursor, { txid: SAFE_MAX, seq: SAFE_MAX });
   } catch {
-    throw new ApiError(400, 'invalid_request', 'The cursor is not one list_changes gave out.', { errors: [{ path: '/body/since_cursor', message: 'must be a next_cursor of list_changes' }] });
+    throw new ApiError(400, 'invalid_request', 'The cursor is not one list_changes gave out.', {
+      errors: [{ path: '/body/since_cursor', message: 'must be a next_cursor of list_changes' }],
+    });
   }
 }
 
 /** The place just before the first entry at or after `since`. */
 async function placeBefore(db: Knex, companyId: string, since: Date): Promise<{ txid: number; seq: number }> {
-  const first = (await db('change_entries').where({ company_id: companyId }).where('at', '>=', since).orderBy([{ column: 'txid' }, { column: 'seq' }]).first('txid', 'seq')) as { txid: string; seq: string } | undefined;
+  const first = (await db('change_entries')
+    .where({ company_id: companyId })
+    .where('at', '>=', since)
+    .orderBy([{ column: 'txid' }, { column: 'seq' }])
+    .first('txid', 'seq')) as { txid: string; seq: string } | undefined;
   if (!first) {
     const settled = (await db.raw(`select ${SETTLED_TXID} as txid`)) as { rows: { txid: string }[] };
     return { txid: Number(settled.rows[0].txid), seq: 0 };
@@ -194,7 +277,12 @@ async function placeBefore(db: Knex, companyId: string, since: Date): Promise<{ 
   return { txid: Number(first.txid), seq: Number(first.seq) - 1 };
 }
 
-export async function listAttempts(db: Knex, companyId: string, endpointId: string, query: { event_id?: string; cursor?: string; limit?: number }) {
+export async function listAttempts(
+  db: Knex,
+  companyId: string,
+  endpointId: string,
+  query: { event_id?: string; cursor?: string; limit?: number },
+) {
   await findEndpoint(db, companyId, endpointId);
   const limit = query.limit ?? 25;
   const before = query.cursor ? decodeCursor(query.cursor, { id: SAFE_MAX }).id : SAFE_MAX;
@@ -216,6 +304,8 @@ export async function listAttempts(db: Knex, companyId: string, endpointId: stri
 /** Deletes delivery-log rows past their keeping (the hourly maintenance sweep); answers how many. */
 export async function purgeOldAttempts(db: Knex): Promise<number> {
   // Counted in SQL: PGlite's driver answers a DELETE without its row count.
-  const { rows } = (await db.raw(`with gone as (delete from webhook_attempts where at < now() - interval '${ATTEMPTS_KEPT_DAYS} days' returning 1) select count(*)::int as count from gone`)) as { rows: { count: number }[] };
+  const { rows } = (await db.raw(
+    `with gone as (delete from webhook_attempts where at < now() - interval '${ATTEMPTS_KEPT_DAYS} days' returning 1) select count(*)::int as count from gone`,
+  )) as { rows: { count: number }[] };
   return rows[0].count;
 }

@@ -20,8 +20,13 @@ interface ScriptConnection {
  */
 export async function runScript(db: Knex, sql: string): Promise<void> {
   const pglite = embedded.get(db);
-  const client = db.client as { acquireConnection(): Promise<ScriptConnection>; releaseConnection(connection: ScriptConnection): Promise<void> };
-  const connection: ScriptConnection = pglite ? { query: (text) => pglite.exec(text) } : await client.acquireConnection();
+  const client = db.client as {
+    acquireConnection(): Promise<ScriptConnection>;
+    releaseConnection(connection: ScriptConnection): Promise<void>;
+  };
+  const connection: ScriptConnection = pglite
+    ? { query: (text) => pglite.exec(text) }
+    : await client.acquireConnection();
   try {
     await connection.query(sql);
   } catch (error) {
@@ -44,11 +49,16 @@ export async function openDatabase(options: { databaseUrl?: string; dataDir: str
   if (options.databaseUrl) {
     pg.types.setTypeParser(INT8, (value) => Number(value));
     pg.types.setTypeParser(DATE, (value) => value);
-    return knex({ client: PipelinedPgClient, connection: pipelined(options.databaseUrl), pool: { min: 0, max: 10 } });
+    return knex({
+      client: PipelinedPgClient,
+      connection: pipelined(options.databaseUrl),
+      pool: { min: 0, max: 10 },
+    });
   }
   // Loaded only for the embedded database: PGlite is tens of megabytes a server's node never uses.
   const { PGlite } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
-  const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as typeof import('@electric-sql/pglite/contrib/pg_trgm');
+  const { pg_trgm } =
+    require('@electric-sql/pglite/contrib/pg_trgm') as typeof import('@electric-sql/pglite/contrib/pg_trgm');
   const ClientPgLite = require('knex-pglite') as typeof import('knex-pglite');
   const dir = options.dataDir ? path.join(options.dataDir, 'pgdata') : undefined;
   if (dir) mkdirSync(dir, { recursive: true });
@@ -57,7 +67,10 @@ export async function openDatabase(options: { databaseUrl?: string; dataDir: str
     extensions: { pg_trgm },
     parsers: { [INT8]: (value: string) => Number(value), [DATE]: (value: string) => value },
   });
-  const db = knex({ client: ClientPgLite as unknown as typeof knex.Client, connection: () => ({ pglite }) } as Knex.Config);
+  const db = knex({
+    client: ClientPgLite as unknown as typeof knex.Client,
+    connection: () => ({ pglite }),
+  } as Knex.Config);
   embedded.set(db, pglite);
   return db;
 }

@@ -14,11 +14,16 @@ export interface Statement {
 
 type Sql = { toSQL(): { sql: string; bindings: readonly Knex.RawBinding[] } };
 
-const isSql = (value: unknown): value is Sql => typeof value === 'object' && value !== null && typeof (value as Partial<Sql>).toSQL === 'function';
+const isSql = (value: unknown): value is Sql =>
+  typeof value === 'object' && value !== null && typeof (value as Partial<Sql>).toSQL === 'function';
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-export function insertSql(table: string, rows: Record<string, unknown>[], returning?: (string | Knex.Raw)[]): Statement {
+export function insertSql(
+  table: string,
+  rows: Record<string, unknown>[],
+  returning?: (string | Knex.Raw)[],
+): Statement {
   const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
   const bindings: Knex.RawBinding[] = [];
   const valueOf = (value: unknown): string => {
@@ -32,9 +37,13 @@ export function insertSql(table: string, rows: Record<string, unknown>[], return
     return `(${compiled.sql})`;
   };
   const values = rows.map((row) => `(${columns.map((column) => valueOf(row[column])).join(', ')})`);
-  const returned = returning?.map((item) => (typeof item === 'string' ? item : valueOfRaw(item, bindings))) ?? [];
+  const returned =
+    returning?.map((item) => (typeof item === 'string' ? item : valueOfRaw(item, bindings))) ?? [];
   const tail = returned.length ? ` returning ${returned.join(', ')}` : '';
-  return { sql: `insert into ${quote(table)} (${columns.map(quote).join(', ')}) values ${values.join(', ')}${tail}`, bindings };
+  return {
+    sql: `insert into ${quote(table)} (${columns.map(quote).join(', ')}) values ${values.join(', ')}${tail}`,
+    bindings,
+  };
 }
 
 /**
@@ -44,7 +53,10 @@ export function insertSql(table: string, rows: Record<string, unknown>[], return
  */
 export function insertJsonRowsSql(table: string, rows: Record<string, unknown>[]): Statement {
   const columns = Object.keys(rows[0]).map(quote).join(', ');
-  return { sql: `insert into ${quote(table)} (${columns}) select ${columns} from jsonb_populate_recordset(null::${quote(table)}, ?::jsonb)`, bindings: [JSON.stringify(rows)] };
+  return {
+    sql: `insert into ${quote(table)} (${columns}) select ${columns} from jsonb_populate_recordset(null::${quote(table)}, ?::jsonb)`,
+    bindings: [JSON.stringify(rows)],
+  };
 }
 
 /** A raw item of a RETURNING list, written as it is (it names itself with `as`). */

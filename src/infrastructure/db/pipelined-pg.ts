@@ -13,7 +13,10 @@ import Transaction_PG from 'knex/lib/dialects/postgres/execution/pg-transaction'
 /** A connection of pg's, as far as this project uses it past knex. */
 export interface PgConnection {
   connection: { stream: { cork(): void; uncork(): void } };
-  query(config: { text: string; name?: string; values?: readonly unknown[] }, done: (error: Error | null, result: { rows: unknown[] }) => void): void;
+  query(
+    config: { text: string; name?: string; values?: readonly unknown[] },
+    done: (error: Error | null, result: { rows: unknown[] }) => void,
+  ): void;
 }
 
 class TransactionBegunInFlight extends Transaction_PG {
@@ -55,10 +58,17 @@ export class PipelinedPgClient extends Client_PG {
 }
 
 /** Sends a statement on the connection at the end of this turn of the event loop; resolves with its rows. */
-export function sendNow<Row = unknown>(connection: PgConnection, text: string, name?: string, values?: readonly unknown[]): Promise<Row[]> {
+export function sendNow<Row = unknown>(
+  connection: PgConnection,
+  text: string,
+  name?: string,
+  values?: readonly unknown[],
+): Promise<Row[]> {
   writeAtEndOfTurn(connection);
   return new Promise<Row[]>((resolve, reject) => {
-    connection.query({ text, name, values }, (error, result) => (error ? reject(error) : resolve(result.rows as Row[])));
+    connection.query({ text, name, values }, (error, result) =>
+      error ? reject(error) : resolve(result.rows as Row[]),
+    );
   });
 }
 
@@ -81,7 +91,10 @@ function preparedText(client: PipelinedPgClient, sql: string): PreparedText {
   let found = preparedTexts.get(sql);
   if (!found) {
     if (preparedTexts.size >= MOST_TEXTS) preparedTexts.clear();
-    found = { name: `p_${createHash('sha1').update(sql).digest('base64url')}`, text: client.positionBindings(sql) };
+    found = {
+      name: `p_${createHash('sha1').update(sql).digest('base64url')}`,
+      text: client.positionBindings(sql),
+    };
     preparedTexts.set(sql, found);
   }
   return found;
@@ -94,7 +107,11 @@ function preparedText(client: PipelinedPgClient, sql: string): PreparedText {
  * when this returns; its rows come later. Null when the transaction is not on this client (PGlite),
  * or the text holds what only knex reads (`??` identifiers, an escaped `\?`).
  */
-export async function sendPrepared<Row>(trx: Knex.Transaction, sql: string, bindings: readonly Knex.RawBinding[]): Promise<{ rows: Promise<Row[]> } | null> {
+export async function sendPrepared<Row>(
+  trx: Knex.Transaction,
+  sql: string,
+  bindings: readonly Knex.RawBinding[],
+): Promise<{ rows: Promise<Row[]> } | null> {
   if (!(trx.client instanceof PipelinedPgClient) || sql.includes('??') || sql.includes('\\?')) return null;
   const connection = (await trx.client.acquireConnection()) as PgConnection;
   const { name, text } = preparedText(trx.client, sql);

@@ -13,7 +13,10 @@ import type { Statement } from './insert-sql';
  * a create_job. Their texts are few (one per shape of row a handler inserts; values are always
  * parameters), so the prepared statements stay few too.
  */
-export async function runTogether<Row = Record<string, unknown>>(trx: Knex.Transaction, statements: (Statement | null)[]): Promise<Row[]> {
+export async function runTogether<Row = Record<string, unknown>>(
+  trx: Knex.Transaction,
+  statements: (Statement | null)[],
+): Promise<Row[]> {
   return (await sendTogether<Row>(trx, statements)).rows;
 }
 
@@ -22,7 +25,10 @@ export async function runTogether<Row = Record<string, unknown>>(trx: Knex.Trans
  * with its rows still to come: whatever the transaction sends next (its COMMIT) goes out behind
  * it without waiting for its answer.
  */
-export async function sendTogether<Row = Record<string, unknown>>(trx: Knex.Transaction, statements: (Statement | null)[]): Promise<{ rows: Promise<Row[]> }> {
+export async function sendTogether<Row = Record<string, unknown>>(
+  trx: Knex.Transaction,
+  statements: (Statement | null)[],
+): Promise<{ rows: Promise<Row[]> }> {
   const compiled = statements.filter((statement): statement is Statement => statement !== null);
   const last = compiled.pop();
   if (!last) return { rows: Promise.resolve([]) };

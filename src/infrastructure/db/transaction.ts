@@ -33,7 +33,11 @@ function pinnedPrototype(client: PipelinedPgClient): object {
       transacting: { value: true },
       acquireConnection: {
         value(this: PinnedClient) {
-          return this.over ? Promise.reject(new Error('Transaction query already complete: a statement was sent after its write ended')) : Promise.resolve(this.pinned);
+          return this.over
+            ? Promise.reject(
+                new Error('Transaction query already complete: a statement was sent after its write ended'),
+              )
+            : Promise.resolve(this.pinned);
         },
       },
       releaseConnection: { value: () => Promise.resolve() },
@@ -79,7 +83,10 @@ const handlePrototype = Object.create(Function.prototype, {
   },
 }) as object;
 
-async function onOwnConnection<T>(base: PipelinedPgClient, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+async function onOwnConnection<T>(
+  base: PipelinedPgClient,
+  work: (trx: Knex.Transaction) => Promise<T>,
+): Promise<T> {
   const connection = (await base.acquireConnection()) as PgConnection;
   const client = Object.create(pinnedPrototype(base)) as PinnedClient;
   client.pinned = connection;

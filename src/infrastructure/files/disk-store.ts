@@ -6,7 +6,15 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { checkKey, checkPrefix, checkRange, RangeNotSatisfiableError, type ByteRange, type FileStore, type OpenedFile } from './store';
+import {
+  checkKey,
+  checkPrefix,
+  checkRange,
+  RangeNotSatisfiableError,
+  type ByteRange,
+  type FileStore,
+  type OpenedFile,
+} from './store';
 
 /** Temporary names hold '~', which no key may, so list never reports them and no key can hit one. */
 const TEMP_MARK = '~';
@@ -35,7 +43,11 @@ export class DiskFileStore implements FileStore {
     }
   }
 
-  async open(key: string, range?: ByteRange, options: { chunkBytes?: number } = {}): Promise<OpenedFile | null> {
+  async open(
+    key: string,
+    range?: ByteRange,
+    options: { chunkBytes?: number } = {},
+  ): Promise<OpenedFile | null> {
     if (range) checkRange(range);
     const handle = await openIfExists(this.pathOf(key));
     if (!handle) return null;
@@ -44,7 +56,14 @@ export class DiskFileStore implements FileStore {
       const { size } = await handle.stat();
       if (range && range.start >= size) throw new RangeNotSatisfiableError(key, size);
       const bounds = range ? { start: range.start, end: Math.min(range.end, size - 1) } : {};
-      return { stream: createReadStream('', { fd: handle, ...(options.chunkBytes ? { highWaterMark: options.chunkBytes } : {}), ...bounds }), size };
+      return {
+        stream: createReadStream('', {
+          fd: handle,
+          ...(options.chunkBytes ? { highWaterMark: options.chunkBytes } : {}),
+          ...bounds,
+        }),
+        size,
+      };
     } catch (err) {
       await handle.close();
       throw err;

@@ -15,7 +15,16 @@ import {
   S3ServiceException,
   type GetObjectCommandOutput,
 } from '@aws-sdk/client-s3';
-import { checkKey, checkPrefix, checkRange, RangeNotSatisfiableError, type ByteRange, type FileStore, type OpenedFile, type S3Settings } from './store';
+import {
+  checkKey,
+  checkPrefix,
+  checkRange,
+  RangeNotSatisfiableError,
+  type ByteRange,
+  type FileStore,
+  type OpenedFile,
+  type S3Settings,
+} from './store';
 
 /** DeleteObjects takes at most this many keys a request. */
 const DELETE_BATCH = 1000;
@@ -54,7 +63,8 @@ export class S3FileStore implements FileStore {
     this.client.middlewareStack.add(
       (next) => async (args) => {
         const request = args.request as { path?: unknown };
-        if (typeof request.path === 'string' && request.path.endsWith(bucketPath)) request.path = request.path.slice(0, -1);
+        if (typeof request.path === 'string' && request.path.endsWith(bucketPath))
+          request.path = request.path.slice(0, -1);
         return next(args);
       },
       { step: 'build', name: 'dropBucketSlash' },
@@ -68,7 +78,15 @@ export class S3FileStore implements FileStore {
     const body = createReadStream(localPath);
     try {
       // ContentLength lets the SDK send the stream as it reads it, without buffering to measure it.
-      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: size, ContentType: contentType }));
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Body: body,
+          ContentLength: size,
+          ContentType: contentType,
+        }),
+      );
     } finally {
       body.destroy(); // the request may fail before reading it all; don't leak the descriptor
     }
@@ -80,11 +98,16 @@ export class S3FileStore implements FileStore {
     let out: GetObjectCommandOutput;
     try {
       out = await this.client.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+        }),
       );
     } catch (err) {
       if (errorNamed(err, 'NoSuchKey')) return null;
-      if (errorNamed(err, 'InvalidRange')) throw new RangeNotSatisfiableError(key, (await this.size(key)) ?? 0);
+      if (errorNamed(err, 'InvalidRange'))
+        throw new RangeNotSatisfiableError(key, (await this.size(key)) ?? 0);
       throw err;
     }
     const stream = nodeStream(out.Body);
@@ -117,20 +140,28 @@ export class S3FileStore implements FileStore {
 
   private async deleteBatch(keys: string[]): Promise<void> {
     const out = await this.client.send(
-      new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }),
+      new DeleteObjectsCommand({
+        Bucket: this.bucket,
+        Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true },
+      }),
     );
     // DeleteObjects answers 200 even when some keys failed; those are listed in Errors.
     const failed = out.Errors ?? [];
     if (failed.length > 0) {
       const first = failed[0];
-      throw new Error(`could not delete ${failed.length} file(s), first ${first?.Key}: ${first?.Code} ${first?.Message}`);
+      throw new Error(
+        `could not delete ${failed.length} file(s), first ${first?.Key}: ${first?.Code} ${first?.Message}`,
+      );
     }
   }
 
   async list(prefix: string): Promise<string[]> {
     checkPrefix(prefix);
     const keys: string[] = [];
-    for await (const page of paginateListObjectsV2({ client: this.client }, { Bucket: this.bucket, Prefix: prefix })) {
+    for await (const page of paginateListObjectsV2(
+      { client: this.client },
+      { Bucket: this.bucket, Prefix: prefix },
+    )) {
       for (const item of page.Contents ?? []) if (item.Key !== undefined) keys.push(item.Key);
     }
     return keys;
@@ -159,7 +190,9 @@ function rangeTotal(out: GetObjectCommandOutput, range: ByteRange): number {
   const m = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(out.ContentRange ?? '');
   const [start, end, total] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [NaN, NaN, NaN];
   if (start !== range.start || end !== Math.min(range.end, total - 1)) {
-    throw new Error(`storage answered ${out.ContentRange ?? 'no Content-Range'} for bytes ${range.start}-${range.end}`);
+    throw new Error(
+      `storage answered ${out.ContentRange ?? 'no Content-Range'} for bytes ${range.start}-${range.end}`,
+    );
   }
   return total;
 }

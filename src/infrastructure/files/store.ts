@@ -65,7 +65,6 @@ export class RangeNotSatisfiableError extends Error {
   }
 }
 
-
 const SEGMENT = /^[A-Za-z0-9_.-]+$/;
 
 function validSegments(text: string): boolean {
@@ -86,7 +85,12 @@ export function checkPrefix(prefix: string): string {
   const cut = prefix.lastIndexOf('/');
   const dir = prefix.slice(0, Math.max(cut, 0));
   const tail = prefix.slice(cut + 1);
-  const ok = (dir === '' ? cut === -1 : validSegments(dir)) && /^[A-Za-z0-9_.-]*$/.test(tail) && tail !== '.' && tail !== '..' && prefix.length <= 1024;
+  const ok =
+    (dir === '' ? cut === -1 : validSegments(dir)) &&
+    /^[A-Za-z0-9_.-]*$/.test(tail) &&
+    tail !== '.' &&
+    tail !== '..' &&
+    prefix.length <= 1024;
   if (!ok) throw new Error(`invalid file key prefix: ${JSON.stringify(prefix)}`);
   return prefix;
 }

@@ -18,7 +18,8 @@ export function useTempDir(base: string): string {
   mkdirSync(base, { recursive: true });
   for (const entry of readdirSync(base)) {
     const pid = /^p(\d+)$/.exec(entry)?.[1];
-    if (pid && (Number(pid) === process.pid || !isRunning(Number(pid)))) rmSync(path.join(base, entry), { recursive: true, force: true });
+    if (pid && (Number(pid) === process.pid || !isRunning(Number(pid))))
+      rmSync(path.join(base, entry), { recursive: true, force: true });
   }
   const dir = path.join(base, `p${process.pid}`);
   mkdirSync(dir, { recursive: true });

@@ -15,7 +15,13 @@ export class DecodePool {
   constructor(threads: number) {
     // The worker is TypeScript: under jest (which runs without tsx) the loader is added.
     const execArgv = workerExecArgv();
-    this.pool = new Piscina({ filename: path.join(__dirname, 'photo-decoding.ts'), minThreads: 0, maxThreads: threads, idleTimeout: 60_000, execArgv });
+    this.pool = new Piscina({
+      filename: path.join(__dirname, 'photo-decoding.ts'),
+      minThreads: 0,
+      maxThreads: threads,
+      idleTimeout: 60_000,
+      execArgv,
+    });
   }
 
   decode(task: DecodeTask): Promise<ImageResult> {

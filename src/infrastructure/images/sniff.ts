@@ -32,6 +32,7 @@ export function describeContent(head: Buffer): string {
   if (text.startsWith('RIFF') && text.slice(8, 12) === 'WEBP') return 'a WebP image';
   if (heifBrands(head).some((b) => b === 'avif' || b === 'avis')) return 'an AVIF image';
   if (text.startsWith('PK\u0003\u0004')) return 'a ZIP archive (or an office document)';
-  if (head.length > 0 && [...head].every((b) => b === 9 || b === 10 || b === 13 || (b >= 32 && b < 127))) return 'text';
+  if (head.length > 0 && [...head].every((b) => b === 9 || b === 10 || b === 13 || (b >= 32 && b < 127)))
+    return 'text';
   return 'not a recognised image';
 }

@@ -43,7 +43,8 @@ export class OcrPool {
   }
 
   readPdfPage(task: { path: string; page: number; size: PdfPage }): Promise<string> {
-    if (!Number.isSafeInteger(task.page) || task.page < 1) return Promise.reject(new RangeError(`Invalid page ${task.page}`));
+    if (!Number.isSafeInteger(task.page) || task.page < 1)
+      return Promise.reject(new RangeError(`Invalid page ${task.page}`));
     return this.enqueue({ kind: 'pdf', ...task });
   }
 
@@ -63,7 +64,10 @@ export class OcrPool {
   /** Waiting tasks are refused; running ones may finish within a grace, then they are killed. */
   async close(): Promise<void> {
     this.closed = true;
-    const grace = setTimeout(() => this.stopper.abort(), Math.min(this.options.pageTimeoutMs, CLOSE_GRACE_MS));
+    const grace = setTimeout(
+      () => this.stopper.abort(),
+      Math.min(this.options.pageTimeoutMs, CLOSE_GRACE_MS),
+    );
     await this.queue.drained();
     clearTimeout(grace);
   }
@@ -85,7 +89,10 @@ export class OcrPool {
     return task.kind === 'pdf' ? this.readPage(task, deadline) : this.readPicture(task.path, deadline);
   }
 
-  private async readPage(task: { path: string; page: number; size: PdfPage }, deadline: number): Promise<string> {
+  private async readPage(
+    task: { path: string; page: number; size: PdfPage },
+    deadline: number,
+  ): Promise<string> {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'ocr-'));
     try {
       const root = path.join(dir, 'page');
@@ -95,7 +102,19 @@ export class OcrPool {
       // renders the media box, which may be far larger. -singlefile: the name is root.pgm. A
       // PGM (no compression) took 0.56 s against 1.1 s for a PNG of the same page, and
       // tesseract read it in 1.9 s against 2.4 s; it carries no DPI, so tesseract is told.
-      const args = ['-f', page, '-l', page, '-r', String(dpi), '-gray', '-cropbox', '-singlefile', fileArg(task.path), root];
+      const args = [
+        '-f',
+        page,
+        '-l',
+        page,
+        '-r',
+        String(dpi),
+        '-gray',
+        '-cropbox',
+        '-singlefile',
+        fileArg(task.path),
+        root,
+      ];
       await this.tool('pdftoppm', args, deadline, QUIET_CAP);
       return await this.tesseract(`${root}.pgm`, deadline, dpi);
     } finally {
@@ -123,21 +142,44 @@ export class OcrPool {
     const { format, width = 0, height = 0 } = header;
     if (format !== 'jpeg' && format !== 'png') throw new Error(`Not a JPEG or PNG image (it is ${format})`);
     const maxPixels = this.options.maxSidePixels ** 2;
-    if (width * height > maxPixels) throw new Error(`The image has ${width} × ${height} pixels; at most ${maxPixels} are read`);
+    if (width * height > maxPixels)
+      throw new Error(`The image has ${width} × ${height} pixels; at most ${maxPixels} are read`);
   }
 
   private async tesseract(image: string, deadline: number, dpi?: number): Promise<string> {
     const env = { ...process.env, OMP_THREAD_LIMIT: '1' };
-    const args = [fileArg(image), 'stdout', '-l', 'eng', '--psm', '3', ...(dpi ? ['--dpi', String(dpi)] : [])];
+    const args = [
+      fileArg(image),
+      'stdout',
+      '-l',
+      'eng',
+      '--psm',
+      '3',
+      ...(dpi ? ['--dpi', String(dpi)] : []),
+    ];
     const output = await this.tool('tesseract', args, deadline, TEXT_CAP, env);
     return normalise(output);
   }
 
   /** Runs a step within the task's deadline; throws on any failure. */
-  private async tool(command: string, args: string[], deadline: number, cap: number, env?: NodeJS.ProcessEnv): Promise<string> {
-    const run = await runProgram(command, args, { timeoutMs: deadline - Date.now(), maxOutputBytes: cap, env, signal: this.stopper.signal });
+  private async tool(
+    command: string,
+    args: string[],
+    deadline: number,
+    cap: number,
+    env?: NodeJS.ProcessEnv,
+  ): Promise<string> {
+    const run = await runProgram(command, args, {
+      timeoutMs: deadline - Date.now(),
+      maxOutputBytes: cap,
+      env,
+      signal: this.stopper.signal,
+    });
     if (this.stopper.signal.aborted) throw closedError();
-    if (run.timedOut) throw new Error(`${command} did not finish within the OCR time limit of ${this.options.pageTimeoutMs} ms`);
+    if (run.timedOut)
+      throw new Error(
+        `${command} did not finish within the OCR time limit of ${this.options.pageTimeoutMs} ms`,
+      );
     if (run.overflowed) throw new Error(`${command} wrote more than ${cap} bytes`);
     if (run.code !== 0) throw new Error(`${command} failed (exit ${run.code}): ${lastMessage(run.stderr)}`);
     return run.stdout.toString('utf8');
@@ -161,7 +203,10 @@ function normalise(text: string): string {
 async function probeTools(): Promise<boolean> {
   const quiet = { timeoutMs: PROBE_TIMEOUT_MS, maxOutputBytes: QUIET_CAP };
   try {
-    const [pdftoppm, tesseract] = await Promise.all([runProgram('pdftoppm', ['-v'], quiet), runProgram('tesseract', ['--list-langs'], quiet)]);
+    const [pdftoppm, tesseract] = await Promise.all([
+      runProgram('pdftoppm', ['-v'], quiet),
+      runProgram('tesseract', ['--list-langs'], quiet),
+    ]);
     return pdftoppm.code === 0 && tesseract.code === 0 && /^eng$/m.test(tesseract.stdout.toString('utf8'));
   } catch {
     // Not installed (ENOENT) or not runnable.

@@ -32,9 +32,14 @@ export function fileArg(file: string): string {
 
 /** The tool's last message on one short line, e.g. "Couldn't read xref table". */
 export function lastMessage(stderr: string): string {
-  const lines = stderr.split('\n').map((line) => line.trim()).filter((line) => line.length > 0);
+  const lines = stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0);
   const line = lines.at(-1) ?? 'no message';
-  return line.replace(/^(Syntax |Internal |I\/O |Command Line )?(Error|Warning)( \(\d+\))?: /, '').slice(0, 200);
+  return line
+    .replace(/^(Syntax |Internal |I\/O |Command Line )?(Error|Warning)( \(\d+\))?: /, '')
+    .slice(0, 200);
 }
 
 export async function inspectPdf(file: string, limits: PdfLimits): Promise<PdfInspection> {
@@ -45,8 +50,9 @@ export async function inspectPdf(file: string, limits: PdfLimits): Promise<PdfIn
     timeoutMs: TOOL_TIMEOUT_MS,
     maxOutputBytes: PDFINFO_OUTPUT_CAP,
   });
-  if (run.timedOut) return corrupt('The PDF could not be read in time (it may be damaged or built to be slow).');
-  if (run.overflowed) return corrupt('The PDF\'s description is too large to read.');
+  if (run.timedOut)
+    return corrupt('The PDF could not be read in time (it may be damaged or built to be slow).');
+  if (run.overflowed) return corrupt("The PDF's description is too large to read.");
   if (run.code !== 0) return refusal(run.stderr);
   return judgePages(run.stdout.toString('utf8'), limits);
 }
@@ -57,10 +63,15 @@ function corrupt(detail: string): PdfInspection {
 
 function refusal(stderr: string): PdfInspection {
   if (/Incorrect password/i.test(stderr)) {
-    return { ok: false, problem: 'encrypted', detail: 'The PDF is protected by a password; a copy without the password is needed.' };
+    return {
+      ok: false,
+      problem: 'encrypted',
+      detail: 'The PDF is protected by a password; a copy without the password is needed.',
+    };
   }
   // A missing or unreadable stored file is the server's fault, not the document's.
-  if (/^I\/O Error: Couldn't open file/m.test(stderr)) throw new Error(`pdfinfo could not open the file: ${lastMessage(stderr)}`);
+  if (/^I\/O Error: Couldn't open file/m.test(stderr))
+    throw new Error(`pdfinfo could not open the file: ${lastMessage(stderr)}`);
   if (/Document stream is empty/.test(stderr)) return corrupt('The file is empty.');
   if (/May not be a PDF file/.test(stderr)) return corrupt('The file is not a PDF.');
   return corrupt(`The PDF is damaged and cannot be read (${lastMessage(stderr)}).`);
@@ -70,10 +81,14 @@ function judgePages(info: string, limits: PdfLimits): PdfInspection {
   const pageCount = Number(/^Pages:\s+(\d+)\s*$/m.exec(info)?.[1] ?? NaN);
   if (!Number.isSafeInteger(pageCount) || pageCount < 1) return corrupt('The PDF has no pages.');
   if (pageCount > limits.maxPages) {
-    return { ok: false, problem: 'too_many_pages', detail: `The PDF has ${pageCount} pages; at most ${limits.maxPages} are taken.` };
+    return {
+      ok: false,
+      problem: 'too_many_pages',
+      detail: `The PDF has ${pageCount} pages; at most ${limits.maxPages} are taken.`,
+    };
   }
   const pages = parsePages(info, pageCount);
-  if (pages === null) return corrupt('The PDF\'s page sizes cannot be read.');
+  if (pages === null) return corrupt("The PDF's page sizes cannot be read.");
   const large = pages.findIndex((page) => Math.max(page.widthPt, page.heightPt) > limits.maxPageSidePoints);
   if (large >= 0) {
     const { widthPt, heightPt } = pages[large]!;
@@ -94,7 +109,8 @@ function parsePages(info: string, pageCount: number): PdfPage[] | null {
   for (const match of info.matchAll(/^Page\s+(\d+) size:\s+([\d.eE+-]+) x ([\d.eE+-]+) pts/gm)) {
     sizes.set(Number(match[1]), { widthPt: Number(match[2]), heightPt: Number(match[3]) });
   }
-  for (const match of info.matchAll(/^Page\s+(\d+) rot:\s+(-?\d+)/gm)) rotations.set(Number(match[1]), Number(match[2]));
+  for (const match of info.matchAll(/^Page\s+(\d+) rot:\s+(-?\d+)/gm))
+    rotations.set(Number(match[1]), Number(match[2]));
   const pages: PdfPage[] = [];
   for (let n = 1; n <= pageCount; n++) {
     const size = sizes.get(n);
@@ -125,9 +141,14 @@ export async function textLayer(file: string, from: number, to: number): Promise
 
 async function pdftotext(file: string, from: number, to: number): Promise<string> {
   const args = ['-layout', '-f', String(from), '-l', String(to), '-enc', 'UTF-8', fileArg(file), '-'];
-  const run = await runProgram('pdftotext', args, { timeoutMs: TOOL_TIMEOUT_MS, maxOutputBytes: TEXT_OUTPUT_CAP });
-  if (run.timedOut) throw new Error(`pdftotext took over ${TOOL_TIMEOUT_MS / 1000} s on pages ${from}..${to}`);
-  if (run.overflowed) throw new Error(`pdftotext wrote over ${TEXT_OUTPUT_CAP} bytes for pages ${from}..${to}`);
+  const run = await runProgram('pdftotext', args, {
+    timeoutMs: TOOL_TIMEOUT_MS,
+    maxOutputBytes: TEXT_OUTPUT_CAP,
+  });
+  if (run.timedOut)
+    throw new Error(`pdftotext took over ${TOOL_TIMEOUT_MS / 1000} s on pages ${from}..${to}`);
+  if (run.overflowed)
+    throw new Error(`pdftotext wrote over ${TEXT_OUTPUT_CAP} bytes for pages ${from}..${to}`);
   if (run.code !== 0) throw new Error(`pdftotext failed (exit ${run.code}): ${lastMessage(run.stderr)}`);
   return run.stdout.toString('utf8');
 }

@@ -37,7 +37,10 @@ export interface ProgramOptions {
  */
 export function runProgram(command: string, args: string[], options: ProgramOptions): Promise<ProgramRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env });
+    const child = spawn(command, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: options.env ?? process.env,
+    });
     lowerPriority(child.pid);
     let timedOut = false;
     let overflowed = false;
@@ -47,10 +50,13 @@ export function runProgram(command: string, args: string[], options: ProgramOpti
       kill();
     });
     const stderr = collect(child.stderr, STDERR_CAP, () => undefined);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, Math.max(1, options.timeoutMs));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        kill();
+      },
+      Math.max(1, options.timeoutMs),
+    );
     options.signal?.addEventListener('abort', kill, { once: true });
     if (options.signal?.aborted) kill();
     const done = (): void => {

@@ -23,7 +23,9 @@ export interface VideoFacts {
   still: { width: number; height: number };
 }
 
-export type VideoResult = VideoFacts | { ok: false; problem: 'unsupported' | 'corrupt' | 'timeout'; detail: string };
+export type VideoResult =
+  | VideoFacts
+  | { ok: false; problem: 'unsupported' | 'corrupt' | 'timeout'; detail: string };
 
 interface VideoTask {
   sourcePath: string;
@@ -37,7 +39,10 @@ const STILL_SIDE = 2048;
 const OUTPUT_CAP = 1024 * 1024;
 /** ISO-BMFF brands of still pictures (HEIF, AVIF, Canon CR3) and of audio-only files. */
 const NOT_VIDEO_BRANDS = new Map<string, string>([
-  ...['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'mif1', 'mif2', 'msf1'].map((b): [string, string] => [b, 'a HEIC/HEIF image']),
+  ...['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'mif1', 'mif2', 'msf1'].map((b): [string, string] => [
+    b,
+    'a HEIC/HEIF image',
+  ]),
   ...['avif', 'avis', 'avio'].map((b): [string, string] => [b, 'an AVIF image']),
   ['crx ', 'a Canon raw photo (CR3)'],
   ...['M4A ', 'M4B ', 'M4P '].map((b): [string, string] => [b, 'an audio file (M4A)']),
@@ -64,7 +69,8 @@ function ebmlDocType(head: Buffer): string | null {
     const size = readVint(head, at + 2);
     if (size && size.value <= 32) {
       const start = at + 2 + size.length;
-      if (start + size.value <= head.length) return head.toString('latin1', start, start + size.value).replace(/\0+$/, '');
+      if (start + size.value <= head.length)
+        return head.toString('latin1', start, start + size.value).replace(/\0+$/, '');
     }
   }
   return null;
@@ -88,12 +94,18 @@ function describeContent(head: Buffer): string {
   const brand = majorBrand(head);
   const known: Array<[boolean, string]> = [
     [brand !== null && NOT_VIDEO_BRANDS.has(brand), `its content is ${NOT_VIDEO_BRANDS.get(brand ?? '')}`],
-    [head.subarray(0, 4).equals(EBML_MAGIC), `it is Matroska (${ebmlDocType(head) ?? 'unknown type'}), not WebM`],
+    [
+      head.subarray(0, 4).equals(EBML_MAGIC),
+      `it is Matroska (${ebmlDocType(head) ?? 'unknown type'}), not WebM`,
+    ],
     [text.startsWith('%PDF'), 'it starts with %PDF (a PDF document)'],
     [head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff, 'its content is a JPEG image'],
     [text.startsWith('\x89PNG'), 'its content is a PNG image'],
     [text.startsWith('GIF8'), 'its content is a GIF image'],
-    [text.startsWith('RIFF') && text.slice(8, 11) === 'AVI', 'its content is an AVI video, which is not taken'],
+    [
+      text.startsWith('RIFF') && text.slice(8, 11) === 'AVI',
+      'its content is an AVI video, which is not taken',
+    ],
     [text.startsWith('RIFF') && text.slice(8, 12) === 'WEBP', 'its content is a WebP image'],
     [text.startsWith('PK\x03\x04'), 'its content is a ZIP archive (or an office document)'],
   ];
@@ -110,18 +122,34 @@ interface Run {
 
 async function run(command: string, args: string[], timeoutMs: number): Promise<Run> {
   const result = await runProgram(command, args, { timeoutMs, maxOutputBytes: OUTPUT_CAP });
-  return { code: result.code, timedOut: result.timedOut, stdout: result.stdout.toString('utf8'), stderr: result.stderr };
+  return {
+    code: result.code,
+    timedOut: result.timedOut,
+    stdout: result.stdout.toString('utf8'),
+    stderr: result.stderr,
+  };
 }
 
 /** ffmpeg's message in one short line, without its `[demuxer @ 0x…]` prefix or the server's file path. */
 function firstLine(stderr: string): string {
-  const line = stderr.split('\n').map((l) => l.replace(/^\[[^\]]*\]\s*/, '').trim()).find((l) => l.length > 0) ?? 'no message';
+  const line =
+    stderr
+      .split('\n')
+      .map((l) => l.replace(/^\[[^\]]*\]\s*/, '').trim())
+      .find((l) => l.length > 0) ?? 'no message';
   return line.replace(/^file:.*?: /, '').slice(0, 200);
 }
 
 /** The demuxer is forced to what the magic bytes said, so ffmpeg never guesses another (e.g. a playlist). */
 function inputArgs(format: VideoFormat, sourcePath: string): string[] {
-  return ['-f', format === 'webm' ? 'matroska' : 'mov', '-protocol_whitelist', 'file', '-i', `file:${sourcePath}`];
+  return [
+    '-f',
+    format === 'webm' ? 'matroska' : 'mov',
+    '-protocol_whitelist',
+    'file',
+    '-i',
+    `file:${sourcePath}`,
+  ];
 }
 
 interface ProbeStream {
@@ -153,9 +181,18 @@ function corrupt(detail: string): Refusal {
 }
 
 async function probe(format: VideoFormat, sourcePath: string, timeoutMs: number): Promise<Probed | Refusal> {
-  const args = ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', ...inputArgs(format, sourcePath)];
+  const args = [
+    '-v',
+    'error',
+    '-print_format',
+    'json',
+    '-show_format',
+    '-show_streams',
+    ...inputArgs(format, sourcePath),
+  ];
   const result = await run('ffprobe', args, timeoutMs);
-  if (result.timedOut) return { ok: false, problem: 'timeout', detail: `ffprobe took longer than ${timeoutMs} ms` };
+  if (result.timedOut)
+    return { ok: false, problem: 'timeout', detail: `ffprobe took longer than ${timeoutMs} ms` };
   if (result.code !== 0) return corrupt(`ffprobe could not read it: ${firstLine(result.stderr)}`);
   let output: ProbeOutput;
   try {
@@ -188,7 +225,9 @@ function readFacts(format: VideoFormat, output: ProbeOutput): Probed | Refusal {
 
 /** ±90° (or 270°) by the display matrix (ffprobe 5+) or the older `rotate` tag. */
 function quarterTurned(stream: ProbeStream): boolean {
-  const rotation = stream.side_data_list?.find((d) => typeof d.rotation === 'number')?.rotation ?? Number(stream.tags?.rotate ?? 0);
+  const rotation =
+    stream.side_data_list?.find((d) => typeof d.rotation === 'number')?.rotation ??
+    Number(stream.tags?.rotate ?? 0);
   return Math.abs(Math.round(rotation)) % 180 === 90;
 }
 
@@ -209,13 +248,43 @@ function recordedAt(tags: Record<string, string>): string | null {
 const SCALE = `scale='min(${STILL_SIDE},iw)':'min(${STILL_SIDE},ih)':force_original_aspect_ratio=decrease:force_divisible_by=2`;
 
 /** One frame at `at` seconds as a JPEG; ffmpeg applies the rotation itself (autorotate). `null` when no frame came out. */
-async function writeStill(format: VideoFormat, task: VideoTask, streamIndex: number, at: number, timeoutMs: number): Promise<Run | null> {
+async function writeStill(
+  format: VideoFormat,
+  task: VideoTask,
+  streamIndex: number,
+  at: number,
+  timeoutMs: number,
+): Promise<Run | null> {
   await rm(task.stillPath, { force: true });
   // -threads 1 on both sides keeps it to one core; bitexact drops the encoder's name from the JPEG;
   // -update 1 takes the output name literally (no %d pattern).
   const args = [
-    ...['-nostdin', '-v', 'error', '-threads', '1', '-ss', at.toFixed(3), ...inputArgs(format, task.sourcePath)],
-    ...['-map', `0:${streamIndex}`, '-frames:v', '1', '-vf', SCALE, '-threads', '1', '-q:v', '3', '-map_metadata', '-1', '-flags:v', '+bitexact'],
+    ...[
+      '-nostdin',
+      '-v',
+      'error',
+      '-threads',
+      '1',
+      '-ss',
+      at.toFixed(3),
+      ...inputArgs(format, task.sourcePath),
+    ],
+    ...[
+      '-map',
+      `0:${streamIndex}`,
+      '-frames:v',
+      '1',
+      '-vf',
+      SCALE,
+      '-threads',
+      '1',
+      '-q:v',
+      '3',
+      '-map_metadata',
+      '-1',
+      '-flags:v',
+      '+bitexact',
+    ],
     ...['-f', 'image2', '-c:v', 'mjpeg', '-update', '1', '-y', `file:${task.stillPath}`],
   ];
   const result = await run('ffmpeg', args, timeoutMs);
@@ -224,9 +293,20 @@ async function writeStill(format: VideoFormat, task: VideoTask, streamIndex: num
   return written && written.size > 0 ? result : null;
 }
 
-async function makeStill(format: VideoFormat, task: VideoTask, probed: Probed, timeoutMs: number): Promise<VideoFacts['still'] | Refusal> {
+async function makeStill(
+  format: VideoFormat,
+  task: VideoTask,
+  probed: Probed,
+  timeoutMs: number,
+): Promise<VideoFacts['still'] | Refusal> {
   const deadline = Date.now() + timeoutMs;
-  let result = await writeStill(format, task, probed.streamIndex, Math.min(1, probed.durationSeconds / 2), timeoutMs);
+  let result = await writeStill(
+    format,
+    task,
+    probed.streamIndex,
+    Math.min(1, probed.durationSeconds / 2),
+    timeoutMs,
+  );
   // Seeking can land past the last frame of a very short (or badly timed) clip: then the first frame.
   if (result === null) result = await writeStill(format, task, probed.streamIndex, 0, deadline - Date.now());
   const failure = stillFailure(result, timeoutMs);
@@ -239,7 +319,12 @@ async function makeStill(format: VideoFormat, task: VideoTask, probed: Probed, t
 
 function stillFailure(result: Run | null, timeoutMs: number): Refusal | null {
   if (result === null) return corrupt('ffmpeg found no frame to make a still from');
-  if (result.timedOut) return { ok: false, problem: 'timeout', detail: `ffmpeg took longer than ${timeoutMs} ms to make a still` };
+  if (result.timedOut)
+    return {
+      ok: false,
+      problem: 'timeout',
+      detail: `ffmpeg took longer than ${timeoutMs} ms to make a still`,
+    };
   return result.code === 0 ? null : corrupt(`ffmpeg could not decode a frame: ${firstLine(result.stderr)}`);
 }
 
@@ -247,7 +332,9 @@ export class VideoTools {
   private readonly queue: fastq.queueAsPromised<VideoTask, VideoResult>;
   private availability: Promise<boolean> | null = null;
 
-  constructor(private readonly options: { concurrency: number; probeTimeoutMs: number; stillTimeoutMs: number }) {
+  constructor(
+    private readonly options: { concurrency: number; probeTimeoutMs: number; stillTimeoutMs: number },
+  ) {
     this.queue = fastq.promise((task: VideoTask) => this.examineNow(task), options.concurrency);
   }
 
@@ -260,7 +347,14 @@ export class VideoTools {
   }
 
   available(): Promise<boolean> {
-    this.availability ??= Promise.all(['ffmpeg', 'ffprobe'].map((command) => run(command, ['-version'], 5000).then((r) => r.code === 0, () => false))).then((ok) => ok.every(Boolean));
+    this.availability ??= Promise.all(
+      ['ffmpeg', 'ffprobe'].map((command) =>
+        run(command, ['-version'], 5000).then(
+          (r) => r.code === 0,
+          () => false,
+        ),
+      ),
+    ).then((ok) => ok.every(Boolean));
     return this.availability;
   }
 

@@ -74,7 +74,13 @@ export class JobQueue {
   ) {}
 
   static async start(db: Knex, settings: QueueSettings, log: Logger): Promise<JobQueue> {
-    const boss = new PgBoss({ db: executorOf(db), schema: settings.schema, supervise: true, schedule: false, maintenanceIntervalSeconds: settings.maintenanceSeconds });
+    const boss = new PgBoss({
+      db: executorOf(db),
+      schema: settings.schema,
+      supervise: true,
+      schedule: false,
+      maintenanceIntervalSeconds: settings.maintenanceSeconds,
+    });
     boss.on('error', (error: Error) => log.warn({ err: error }, 'job queue'));
     await boss.start();
     const queue = new JobQueue(db, boss, settings, log);
@@ -97,10 +103,27 @@ export class JobQueue {
    * once in each such period whoever asks; `startAfter` holds it until then. Resolves with the
    * job's id (null when an equal job was already waiting).
    */
-  async send<Data extends JobData>(name: string, data: Data, options: { db?: Knex; singletonKey?: string; startAfter?: Date; onceIn?: number } = {}): Promise<string | null> {
+  async send<Data extends JobData>(
+    name: string,
+    data: Data,
+    options: { db?: Knex; singletonKey?: string; startAfter?: Date; onceIn?: number } = {},
+  ): Promise<string | null> {
     const db = options.db ?? this.db;
-    const { rows } = (await db.raw(`select count(*)::int as waiting from ${this.settings.schema}.job where name = ? and state < 'active' and data->>'companyId' = ?`, [name, data.companyId])) as { rows: { waiting: number }[] };
-    const id = await this.boss.send(name, data as object, { priority: -rows[0].waiting, singletonKey: options.singletonKey, singletonSeconds: options.onceIn, startAfter: options.startAfter, db: executorOf(db) } as PgBoss.SendOptions);
+    const { rows } = (await db.raw(
+      `select count(*)::int as waiting from ${this.settings.schema}.job where name = ? and state < 'active' and data->>'companyId' = ?`,
+      [name, data.companyId],
+    )) as { rows: { waiting: number }[] };
+    const id = await this.boss.send(
+      name,
+      data as object,
+      {
+        priority: -rows[0].waiting,
+        singletonKey: options.singletonKey,
+        singletonSeconds: options.onceIn,
+        startAfter: options.startAfter,
+        db: executorOf(db),
+      } as PgBoss.SendOptions,
+    );
     this.wake(name);
     if (this.settings.databaseUrl) await db.raw('select pg_notify(?, ?)', [this.channel, name]);
     return id;
@@ -115,7 +138,12 @@ export class JobQueue {
     )) as { rows: { name: string; waiting: number; running: number; oldest: number }[] };
     const depth: Record<string, QueueDepth> = {};
     for (const name of this.kinds.keys()) depth[name] = { waiting: 0, running: 0, oldest_waiting_seconds: 0 };
-    for (const row of rows) depth[row.name] = { waiting: row.waiting, running: row.running, oldest_waiting_seconds: Math.round(row.oldest * 10) / 10 };
+    for (const row of rows)
+      depth[row.name] = {
+        waiting: row.waiting,
+        running: row.running,
+        oldest_waiting_seconds: Math.round(row.oldest * 10) / 10,
+      };
     return depth;
   }
 
@@ -130,11 +158,20 @@ export class JobQueue {
    * Creates the kind's queue unless it exists. Nodes starting together may create it at the same
    * moment: the one that loses (a deadlock or a duplicate) finds it made by the other.
    */
-  private async createQueue(kind: Pick<JobKind<JobData>, 'name' | 'policy' | 'retryLimit' | 'retryDelaySeconds' | 'expireInSeconds'>): Promise<void> {
+  private async createQueue(
+    kind: Pick<JobKind<JobData>, 'name' | 'policy' | 'retryLimit' | 'retryDelaySeconds' | 'expireInSeconds'>,
+  ): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       if (await this.boss.getQueue(kind.name)) return;
       try {
-        await this.boss.createQueue(kind.name, { name: kind.name, policy: kind.policy ?? 'standard', retryLimit: kind.retryLimit, retryDelay: kind.retryDelaySeconds, retryBackoff: true, expireInSeconds: kind.expireInSeconds });
+        await this.boss.createQueue(kind.name, {
+          name: kind.name,
+          policy: kind.policy ?? 'standard',
+          retryLimit: kind.retryLimit,
+          retryDelay: kind.retryDelaySeconds,
+          retryBackoff: true,
+          expireInSeconds: kind.expireInSeconds,
+        });
         return;
       } catch (error) {
         if (attempt === QUEUE_SETUP_ATTEMPTS) throw error;
@@ -198,7 +235,10 @@ class Loop {
   private async loop(): Promise<void> {
     while (!this.stopped) {
       const room = this.kind.concurrency - this.running - this.held.length;
-      const jobs = room > 0 ? ((await this.boss.fetch(this.kind.name, { batchSize: room })) as PgBoss.Job<JobData>[]) : [];
+      const jobs =
+        room > 0
+          ? ((await this.boss.fetch(this.kind.name, { batchSize: room })) as PgBoss.Job<JobData>[])
+          : [];
       for (const job of jobs) this.take(job);
       if (jobs.length === 0 || jobs.length < room) await this.sleep();
     }
@@ -237,7 +277,9 @@ class Loop {
       await this.boss.complete(this.kind.name, job.id);
     } catch (error) {
       this.log.warn({ err: error, job: job.id, kind: this.kind.name }, 'job failed; it is retried later');
-      await this.boss.fail(this.kind.name, job.id, { message: (error as Error).message }).catch(() => undefined);
+      await this.boss
+        .fail(this.kind.name, job.id, { message: (error as Error).message })
+        .catch(() => undefined);
     } finally {
       this.running--;
       const left = this.byShare.get(share)! - 1;

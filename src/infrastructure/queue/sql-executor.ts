@@ -12,7 +12,14 @@ interface Executor {
 /** A value as knex binds it: pg-boss hands objects (JSON columns) that knex would refuse for their undefined fields. */
 function bindable(value: unknown): Knex.RawBinding {
   if (value === undefined) return null;
-  if (value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date) && !Buffer.isBuffer(value)) return JSON.stringify(value);
+  if (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    !(value instanceof Date) &&
+    !Buffer.isBuffer(value)
+  )
+    return JSON.stringify(value);
   return value as Knex.RawBinding;
 }
 

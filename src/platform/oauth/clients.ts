@@ -7,7 +7,10 @@
  */
 import type { Knex } from 'knex';
 import { randomUUID } from 'node:crypto';
-import { OAuthClientMetadataSchema, type OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
+import {
+  OAuthClientMetadataSchema,
+  type OAuthClientInformationFull,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { getJson } from '../webhook-target';
 
 export interface ClientDocumentSettings {
@@ -32,7 +35,10 @@ export function isMetadataDocumentId(clientId: string): boolean {
 
 /** The name an assistant is shown by on the approval page, in the feed and to the admin. */
 export function clientNameOf(client: OAuthClientInformationFull): string {
-  return (client.client_name ?? '').trim().slice(0, 100) || (isMetadataDocumentId(client.client_id) ? new URL(client.client_id).host : 'Unnamed assistant');
+  return (
+    (client.client_name ?? '').trim().slice(0, 100) ||
+    (isMetadataDocumentId(client.client_id) ? new URL(client.client_id).host : 'Unnamed assistant')
+  );
 }
 
 export class ClientStore {
@@ -42,14 +48,19 @@ export class ClientStore {
   ) {}
 
   async getClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
-    const row = await this.db('oauth_clients').where({ id: clientId }).first('metadata', 'kind', 'fetched_at');
-    const fresh = row && (row.kind === 'registered' || Date.now() - new Date(row.fetched_at).getTime() < DOCUMENT_TTL_MS);
+    const row = await this.db('oauth_clients')
+      .where({ id: clientId })
+      .first('metadata', 'kind', 'fetched_at');
+    const fresh =
+      row && (row.kind === 'registered' || Date.now() - new Date(row.fetched_at).getTime() < DOCUMENT_TTL_MS);
     if (fresh) return { ...parsed(row.metadata), client_id: clientId };
     return isMetadataDocumentId(clientId) ? this.fetchDocument(clientId) : undefined;
   }
 
   /** Dynamic registration: the client is stored as public whatever method it asked for. */
-  async registerClient(asked: Omit<OAuthClientInformationFull, 'client_id' | 'client_id_issued_at'>): Promise<OAuthClientInformationFull> {
+  async registerClient(
+    asked: Omit<OAuthClientInformationFull, 'client_id' | 'client_id_issued_at'>,
+  ): Promise<OAuthClientInformationFull> {
     const { client_secret: _secret, client_secret_expires_at: _expires, ...metadata } = asked;
     const client: OAuthClientInformationFull = {
       ...metadata,
@@ -57,7 +68,11 @@ export class ClientStore {
       client_id_issued_at: Math.floor(Date.now() / 1000),
       token_endpoint_auth_method: 'none',
     };
-    await this.db('oauth_clients').insert({ id: client.client_id, kind: 'registered', metadata: JSON.stringify(client) });
+    await this.db('oauth_clients').insert({
+      id: client.client_id,
+      kind: 'registered',
+      metadata: JSON.stringify(client),
+    });
     return client;
   }
 
@@ -65,15 +80,29 @@ export class ClientStore {
   private async fetchDocument(clientId: string): Promise<OAuthClientInformationFull | undefined> {
     let body: unknown;
     try {
-      ({ body } = await getJson(clientId, { allowPrivate: this.documents.allowPrivate, timeoutMs: DOCUMENT_TIMEOUT_MS, maxBytes: DOCUMENT_MAX_BYTES, ...(this.documents.ca ? { ca: this.documents.ca } : {}) }));
+      ({ body } = await getJson(clientId, {
+        allowPrivate: this.documents.allowPrivate,
+        timeoutMs: DOCUMENT_TIMEOUT_MS,
+        maxBytes: DOCUMENT_MAX_BYTES,
+        ...(this.documents.ca ? { ca: this.documents.ca } : {}),
+      }));
     } catch {
       return undefined;
     }
     const metadata = OAuthClientMetadataSchema.safeParse(body);
     if (!metadata.success || (body as { client_id?: unknown }).client_id !== clientId) return undefined;
-    const client: OAuthClientInformationFull = { ...metadata.data, client_id: clientId, token_endpoint_auth_method: 'none' };
+    const client: OAuthClientInformationFull = {
+      ...metadata.data,
+      client_id: clientId,
+      token_endpoint_auth_method: 'none',
+    };
     await this.db('oauth_clients')
-      .insert({ id: clientId, kind: 'metadata_document', metadata: JSON.stringify(client), fetched_at: this.db.fn.now() })
+      .insert({
+        id: clientId,
+        kind: 'metadata_document',
+        metadata: JSON.stringify(client),
+        fetched_at: this.db.fn.now(),
+      })
       .onConflict('id')
       .merge(['metadata', 'fetched_at']);
     return client;

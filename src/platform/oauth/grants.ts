@@ -45,7 +45,10 @@ export interface Approver {
 
 const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000);
 
-export async function savePendingRequest(db: Knex, request: Omit<PendingRequest, 'id'>): Promise<PendingRequest> {
+export async function savePendingRequest(
+  db: Knex,
+  request: Omit<PendingRequest, 'id'>,
+): Promise<PendingRequest> {
   const id = newSecret('ac').replace('jms_ac_', 'req_');
   await db('oauth_requests').insert({ id, ...request, expires_at: inSeconds(REQUEST_SECONDS) });
   return { id, ...request };
@@ -107,81 +110,170 @@ function codeQuery(db: Knex, code: string) {
   return db('oauth_codes as c')
     .join('oauth_grants as g', 'g.id', 'c.grant_id')
     .where('c.code_hash', hashSecret(code))
-    .first('c.code_hash', 'c.grant_id', 'g.client_id', 'c.redirect_uri', 'c.code_challenge', 'g.resource', 'g.scope', 'c.expires_at', 'c.used_at');
+    .first(
+      'c.code_hash',
+      'c.grant_id',
+      'g.client_id',
+      'c.redirect_uri',
+      'c.code_challenge',
+      'g.resource',
+      'g.scope',
+      'c.expires_at',
+      'c.used_at',
+    );
 }
 
 /** The PKCE challenge the code was issued with; a code that cannot be exchanged is refused here. */
 export async function challengeOfCode(db: Knex, clientId: string, code: string): Promise<string> {
   const row = (await codeQuery(db, code)) as CodeRow | undefined;
-  if (!row || row.client_id !== clientId) throw new InvalidGrantError('The authorization code is unknown or was issued to another client.');
+  if (!row || row.client_id !== clientId)
+    throw new InvalidGrantError('The authorization code is unknown or was issued to another client.');
   if (row.used_at) {
     await revokeLine(db, row.code_hash);
     throw new InvalidGrantError('The authorization code was already used; the tokens it gave are revoked.');
   }
-  if (new Date(row.expires_at).getTime() <= Date.now()) throw new InvalidGrantError('The authorization code has expired; authorize again.');
+  if (new Date(row.expires_at).getTime() <= Date.now())
+    throw new InvalidGrantError('The authorization code has expired; authorize again.');
   return row.code_challenge;
 }
 
 /** The code's first tokens. The SDK has checked PKCE; this checks the rest and uses the code up. */
-export async function exchangeCode(db: Knex, clientId: string, code: string, redirectUri: string | undefined, resource: URL | undefined): Promise<OAuthTokens> {
+export async function exchangeCode(
+  db: Knex,
+  clientId: string,
+  code: string,
+  redirectUri: string | undefined,
+  resource: URL | undefined,
+): Promise<OAuthTokens> {
   const row = (await codeQuery(db, code)) as CodeRow | undefined;
-  if (!row || row.client_id !== clientId) throw new InvalidGrantError('The authorization code is unknown or was issued to another client.');
-  if (redirectUri !== undefined && redirectUri !== row.redirect_uri) throw new InvalidGrantError('redirect_uri differs from the one the code was issued for.');
-  if (resource && !sameResource(resource, row.resource)) throw new InvalidTargetError(`The code was issued for ${row.resource}.`);
+  if (!row || row.client_id !== clientId)
+    throw new InvalidGrantError('The authorization code is unknown or was issued to another client.');
+  if (redirectUri !== undefined && redirectUri !== row.redirect_uri)
+    throw new InvalidGrantError('redirect_uri differs from the one the code was issued for.');
+  if (resource && !sameResource(resource, row.resource))
+    throw new InvalidTargetError(`The code was issued for ${row.resource}.`);
   return db.transaction(async (trx) => {
-    const used = await trx('oauth_codes').where({ code_hash: row.code_hash }).whereNull('used_at').where('expires_at', '>', trx.fn.now()).update({ used_at: trx.fn.now() }).returning('code_hash');
-    if (used.length === 0) throw new InvalidGrantError('The authorization code was already used or has expired.');
+    const used = await trx('oauth_codes')
+      .where({ code_hash: row.code_hash })
+      .whereNull('used_at')
+      .where('expires_at', '>', trx.fn.now())
+      .update({ used_at: trx.fn.now() })
+      .returning('code_hash');
+    if (used.length === 0)
+      throw new InvalidGrantError('The authorization code was already used or has expired.');
     return issueTokens(trx, row.grant_id, row.code_hash, row.scope);
   });
 }
 
 /** New tokens for a refresh token, which is used up; one used before revokes its whole line. */
-export async function refresh(db: Knex, clientId: string, refreshToken: string, resource: URL | undefined): Promise<OAuthTokens> {
+export async function refresh(
+  db: Knex,
+  clientId: string,
+  refreshToken: string,
+  resource: URL | undefined,
+): Promise<OAuthTokens> {
   const row = await db('oauth_tokens as t')
     .join('oauth_grants as g', 'g.id', 't.grant_id')
     .where({ 't.token_hash': hashSecret(refreshToken), 't.kind': 'refresh' })
-    .first('t.token_hash', 't.code_hash', 't.expires_at', 't.revoked_at', 'g.id as grant_id', 'g.client_id', 'g.resource', 'g.scope', 'g.revoked_at as grant_revoked_at');
-  if (!row || row.client_id !== clientId || row.grant_revoked_at) throw new InvalidGrantError('The refresh token is unknown, revoked, or was issued to another client.');
-  if (resource && !sameResource(resource, row.resource)) throw new InvalidTargetError(`The refresh token was issued for ${row.resource}.`);
-  if (new Date(row.expires_at).getTime() <= Date.now()) throw new InvalidGrantError('The refresh token has expired; authorize again.');
+    .first(
+      't.token_hash',
+      't.code_hash',
+      't.expires_at',
+      't.revoked_at',
+      'g.id as grant_id',
+      'g.client_id',
+      'g.resource',
+      'g.scope',
+      'g.revoked_at as grant_revoked_at',
+    );
+  if (!row || row.client_id !== clientId || row.grant_revoked_at)
+    throw new InvalidGrantError('The refresh token is unknown, revoked, or was issued to another client.');
+  if (resource && !sameResource(resource, row.resource))
+    throw new InvalidTargetError(`The refresh token was issued for ${row.resource}.`);
+  if (new Date(row.expires_at).getTime() <= Date.now())
+    throw new InvalidGrantError('The refresh token has expired; authorize again.');
   const rotated = await db.transaction(async (trx) => {
-    const taken = await trx('oauth_tokens').where({ token_hash: row.token_hash }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() }).returning('token_hash');
+    const taken = await trx('oauth_tokens')
+      .where({ token_hash: row.token_hash })
+      .whereNull('revoked_at')
+      .update({ revoked_at: trx.fn.now() })
+      .returning('token_hash');
     return taken.length === 0 ? null : issueTokens(trx, row.grant_id, row.code_hash, row.scope);
   });
   if (rotated) return rotated;
   await revokeLine(db, row.code_hash);
-  throw new InvalidGrantError('The refresh token was already used; every token of this authorization is revoked. Authorize again.');
+  throw new InvalidGrantError(
+    'The refresh token was already used; every token of this authorization is revoked. Authorize again.',
+  );
 }
 
-async function issueTokens(trx: Knex.Transaction, grantId: string, codeHash: string, scope: GrantScope): Promise<OAuthTokens> {
+async function issueTokens(
+  trx: Knex.Transaction,
+  grantId: string,
+  codeHash: string,
+  scope: GrantScope,
+): Promise<OAuthTokens> {
   const access = newSecret('at');
   const refreshToken = newSecret('rt');
   await trx('oauth_tokens').insert([
-    { token_hash: hashSecret(access), grant_id: grantId, kind: 'access', code_hash: codeHash, expires_at: inSeconds(ACCESS_TOKEN_SECONDS) },
-    { token_hash: hashSecret(refreshToken), grant_id: grantId, kind: 'refresh', code_hash: codeHash, expires_at: inSeconds(REFRESH_TOKEN_SECONDS) },
+    {
+      token_hash: hashSecret(access),
+      grant_id: grantId,
+      kind: 'access',
+      code_hash: codeHash,
+      expires_at: inSeconds(ACCESS_TOKEN_SECONDS),
+    },
+    {
+      token_hash: hashSecret(refreshToken),
+      grant_id: grantId,
+      kind: 'refresh',
+      code_hash: codeHash,
+      expires_at: inSeconds(REFRESH_TOKEN_SECONDS),
+    },
   ]);
-  return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_SECONDS, refresh_token: refreshToken, scope };
+  return {
+    access_token: access,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_SECONDS,
+    refresh_token: refreshToken,
+    scope,
+  };
 }
 
 /** RFC 7009: revokes the token given (access or refresh) of this client; an unknown one is no error. */
 export async function revokeToken(db: Knex, clientId: string, token: string): Promise<void> {
   await changeKeys(db, async (trx) => {
-    const row = await trx('oauth_tokens as t').join('oauth_grants as g', 'g.id', 't.grant_id').where('t.token_hash', hashSecret(token)).first('t.token_hash', 'g.client_id');
-    if (row && row.client_id === clientId) await trx('oauth_tokens').where({ token_hash: row.token_hash }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() });
+    const row = await trx('oauth_tokens as t')
+      .join('oauth_grants as g', 'g.id', 't.grant_id')
+      .where('t.token_hash', hashSecret(token))
+      .first('t.token_hash', 'g.client_id');
+    if (row && row.client_id === clientId)
+      await trx('oauth_tokens')
+        .where({ token_hash: row.token_hash })
+        .whereNull('revoked_at')
+        .update({ revoked_at: trx.fn.now() });
   });
 }
 
 /** Every token that came from one code. */
 async function revokeLine(db: Knex, codeHash: string): Promise<void> {
-  await changeKeys(db, (trx) => trx('oauth_tokens').where({ code_hash: codeHash }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() }));
+  await changeKeys(db, (trx) =>
+    trx('oauth_tokens')
+      .where({ code_hash: codeHash })
+      .whereNull('revoked_at')
+      .update({ revoked_at: trx.fn.now() }),
+  );
 }
 
 /** Revokes a grant of the company; false when it has no such grant. A grant revoked before stays so. */
 export async function revokeGrant(db: Knex, companyId: string, grantId: string): Promise<boolean> {
   return changeKeys(db, async (trx) => {
-    const grant = await trx('oauth_grants').where({ id: grantId, company_id: companyId }).first('id', 'revoked_at');
+    const grant = await trx('oauth_grants')
+      .where({ id: grantId, company_id: companyId })
+      .first('id', 'revoked_at');
     if (!grant) return false;
-    if (!grant.revoked_at) await trx('oauth_grants').where({ id: grantId }).update({ revoked_at: trx.fn.now() });
+    if (!grant.revoked_at)
+      await trx('oauth_grants').where({ id: grantId }).update({ revoked_at: trx.fn.now() });
     return true;
   });
 }

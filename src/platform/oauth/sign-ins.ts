@@ -18,10 +18,22 @@ export interface SignIn {
 }
 
 /** A new sign-in code for the person; the caller has checked that the person is of the company. */
-export async function createSignIn(db: Knex, companyId: string, personId: string, scope: GrantScope, seconds: number): Promise<{ code: string; expiresAt: Date }> {
+export async function createSignIn(
+  db: Knex,
+  companyId: string,
+  personId: string,
+  scope: GrantScope,
+  seconds: number,
+): Promise<{ code: string; expiresAt: Date }> {
   const code = newSecret('si');
   const expiresAt = new Date(Date.now() + seconds * 1000);
-  await db('oauth_sign_ins').insert({ code_hash: hashSecret(code), company_id: companyId, person_id: personId, scope, expires_at: expiresAt });
+  await db('oauth_sign_ins').insert({
+    code_hash: hashSecret(code),
+    company_id: companyId,
+    person_id: personId,
+    scope,
+    expires_at: expiresAt,
+  });
   return { code, expiresAt };
 }
 
@@ -34,13 +46,33 @@ export async function findSignIn(db: Knex, code: string | null): Promise<SignIn 
     .where('s.code_hash', hashSecret(code))
     .whereNull('s.used_at')
     .where('s.expires_at', '>', db.fn.now())
-    .first('s.code_hash', 's.scope', 's.expires_at', 'p.id as person_id', 'p.name as person_name', 'c.id as company_id', 'c.name as company_name');
+    .first(
+      's.code_hash',
+      's.scope',
+      's.expires_at',
+      'p.id as person_id',
+      'p.name as person_name',
+      'c.id as company_id',
+      'c.name as company_name',
+    );
   if (!row) return null;
-  return { codeHash: row.code_hash, companyId: row.company_id, companyName: row.company_name, personId: row.person_id, personName: row.person_name, scope: row.scope, expiresAt: new Date(row.expires_at) };
+  return {
+    codeHash: row.code_hash,
+    companyId: row.company_id,
+    companyName: row.company_name,
+    personId: row.person_id,
+    personName: row.person_name,
+    scope: row.scope,
+    expiresAt: new Date(row.expires_at),
+  };
 }
 
 /** Uses the sign-in up; false when it was used meanwhile. */
 export async function takeSignIn(db: Knex, codeHash: string): Promise<boolean> {
-  const taken = await db('oauth_sign_ins').where({ code_hash: codeHash }).whereNull('used_at').update({ used_at: db.fn.now() }).returning('code_hash');
+  const taken = await db('oauth_sign_ins')
+    .where({ code_hash: codeHash })
+    .whereNull('used_at')
+    .update({ used_at: db.fn.now() })
+    .returning('code_hash');
   return taken.length > 0;
 }

@@ -14,5 +14,10 @@ export const admin_add_credits: AdminHandler<'admin_add_credits'> = async ({ db 
     .returning('credits');
   if (company) return { credits: company.credits };
   await requireCompany(db, path.company_id);
-  throw invalidRequest([{ path: '/body/add', message: `would take the balance past ${MAX_CREDITS.toLocaleString('en-US')} credits` }]);
+  throw invalidRequest([
+    {
+      path: '/body/add',
+      message: `would take the balance past ${MAX_CREDITS.toLocaleString('en-US')} credits`,
+    },
+  ]);
 };

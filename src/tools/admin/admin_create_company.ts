@@ -5,6 +5,12 @@ import { canonicalTimezone, createCompany } from '../../domain/admin/company-set
 export const admin_create_company: AdminHandler<'admin_create_company'> = async ({ db }, { body }) => {
   if (body.timezone === undefined) return createCompany(db, body);
   const timezone = await canonicalTimezone(db, body.timezone);
-  if (!timezone) throw invalidRequest([{ path: '/body/timezone', message: 'must be an IANA timezone that the service knows, such as America/Chicago' }]);
+  if (!timezone)
+    throw invalidRequest([
+      {
+        path: '/body/timezone',
+        message: 'must be an IANA timezone that the service knows, such as America/Chicago',
+      },
+    ]);
   return createCompany(db, { ...body, timezone });
 };

@@ -7,6 +7,13 @@ export const admin_create_key: AdminHandler<'admin_create_key'> = async ({ db },
   await requireTeamMember(db, path.company_id, body.person_id);
   const { key, prefix, hash } = newApiKey();
   const id = newId('key');
-  await db('api_keys').insert({ id, company_id: path.company_id, person_id: body.person_id, scope: body.scope, prefix, secret_hash: hash });
+  await db('api_keys').insert({
+    id,
+    company_id: path.company_id,
+    person_id: body.person_id,
+    scope: body.scope,
+    prefix,
+    secret_hash: hash,
+  });
   return { id, key, prefix, scope: body.scope, person_id: body.person_id };
 };

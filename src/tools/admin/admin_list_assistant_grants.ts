@@ -3,7 +3,10 @@ import { requireCompany } from '../../domain/admin/companies';
 
 const iso = (value: Date | null): string | null => (value ? new Date(value).toISOString() : null);
 
-export const admin_list_assistant_grants: AdminHandler<'admin_list_assistant_grants'> = async ({ db }, { path }) => {
+export const admin_list_assistant_grants: AdminHandler<'admin_list_assistant_grants'> = async (
+  { db },
+  { path },
+) => {
   await requireCompany(db, path.company_id);
   const rows = await db('oauth_grants as g')
     .join('people as p', 'p.id', 'g.person_id')
@@ -11,9 +14,21 @@ export const admin_list_assistant_grants: AdminHandler<'admin_list_assistant_gra
     .where('g.company_id', path.company_id)
     .orderBy([{ column: 'g.created_at', order: 'desc' }, { column: 'g.id' }])
     .select(
-      'g.id', 'g.client_id', 'g.client_name', 'g.scope', 'g.toolsets', 'g.resource', 'g.key_id', 'g.created_at', 'g.last_used_at', 'g.revoked_at',
-      'p.id as person_id', 'p.name as person_name',
-      db.raw('(g.key_id is not null and (k.revoked_at is not null or k.secret_hash <> g.key_secret_hash)) as ended_by_key'),
+      'g.id',
+      'g.client_id',
+      'g.client_name',
+      'g.scope',
+      'g.toolsets',
+      'g.resource',
+      'g.key_id',
+      'g.created_at',
+      'g.last_used_at',
+      'g.revoked_at',
+      'p.id as person_id',
+      'p.name as person_name',
+      db.raw(
+        '(g.key_id is not null and (k.revoked_at is not null or k.secret_hash <> g.key_secret_hash)) as ended_by_key',
+      ),
     );
   return {
     data: rows.map((g) => ({

@@ -10,10 +10,15 @@ interface CompanyRow {
 }
 
 export const admin_list_companies: AdminHandler<'admin_list_companies'> = async ({ db }, { query }) =>
-  pageByCreation(db('companies as c').select('c.id', 'c.name', 'c.timezone', 'c.pricing_region', 'c.credits'), 'c', query, (row: CompanyRow) => ({
-    id: row.id,
-    name: row.name,
-    timezone: row.timezone,
-    pricing_region: row.pricing_region,
-    credits: row.credits,
-  }));
+  pageByCreation(
+    db('companies as c').select('c.id', 'c.name', 'c.timezone', 'c.pricing_region', 'c.credits'),
+    'c',
+    query,
+    (row: CompanyRow) => ({
+      id: row.id,
+      name: row.name,
+      timezone: row.timezone,
+      pricing_region: row.pricing_region,
+      credits: row.credits,
+    }),
+  );

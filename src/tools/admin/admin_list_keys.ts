@@ -9,7 +9,16 @@ export const admin_list_keys: AdminHandler<'admin_list_keys'> = async ({ db }, {
     .join('people as p', 'p.id', 'k.person_id')
     .where('k.company_id', path.company_id)
     .orderBy([{ column: 'k.created_at', order: 'desc' }, { column: 'k.id' }])
-    .select('k.id', 'k.prefix', 'k.scope', 'k.created_at', 'k.last_used_at', 'k.revoked_at', 'p.id as person_id', 'p.name as person_name');
+    .select(
+      'k.id',
+      'k.prefix',
+      'k.scope',
+      'k.created_at',
+      'k.last_used_at',
+      'k.revoked_at',
+      'p.id as person_id',
+      'p.name as person_name',
+    );
   return {
     data: rows.map((k) => ({
       id: k.id,

@@ -2,7 +2,10 @@ import type { AdminHandler } from '../tool';
 import { listAttempts } from '../../domain/webhooks/endpoints';
 import { encodeCursor, pageOf } from '../../platform/pagination';
 
-export const admin_list_webhook_attempts: AdminHandler<'admin_list_webhook_attempts'> = async ({ db }, { path, query }) => {
+export const admin_list_webhook_attempts: AdminHandler<'admin_list_webhook_attempts'> = async (
+  { db },
+  { path, query },
+) => {
   const limit = query.limit ?? 25;
   const rows = await listAttempts(db, path.company_id, path.webhook_id, { ...query, limit });
   return pageOf(

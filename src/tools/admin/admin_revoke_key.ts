@@ -7,7 +7,8 @@ export const admin_revoke_key: AdminHandler<'admin_revoke_key'> = async ({ db },
   await changeKeys(db, async (trx) => {
     const key = await trx('api_keys').where({ id: path.key_id }).first('id', 'revoked_at');
     if (!key) throw notFound('key');
-    if (!key.revoked_at) await trx('api_keys').where({ id: path.key_id }).update({ revoked_at: trx.fn.now() });
+    if (!key.revoked_at)
+      await trx('api_keys').where({ id: path.key_id }).update({ revoked_at: trx.fn.now() });
   });
   return undefined;
 };

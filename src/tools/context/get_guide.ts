@@ -28,7 +28,14 @@ function buildGuide(scope: Scope): Guide {
   const ops = Object.values(operations).filter((op) => usable(op, scope));
   const names = new Set(ops.map((op) => op.name));
   const sets = toolsets
-    .map((set) => ({ name: set.name, description: set.description, tools: ops.filter((op) => op.tag === set.tag).map((op) => op.name).sort() }))
+    .map((set) => ({
+      name: set.name,
+      description: set.description,
+      tools: ops
+        .filter((op) => op.tag === set.tag)
+        .map((op) => op.name)
+        .sort(),
+    }))
     .filter((set) => set.tools.length > 0);
   const recipes = source.recipes.filter((recipe) => recipe.tools.every((tool) => names.has(tool)));
   return { naming: source.naming, toolsets: sets, recipes };

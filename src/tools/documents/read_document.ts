@@ -17,16 +17,39 @@ const EXCERPT_CONTEXT = 60;
  */
 export const read_document: ReadHandler<'read_document'> = async (ctx, { path, query }) => {
   const { db, caller } = ctx;
-  const row = (await documentsQuery(db, caller.companyId).where('d.id', path.document_id).first()) as DocumentRow | undefined;
+  const row = (await documentsQuery(db, caller.companyId).where('d.id', path.document_id).first()) as
+    | DocumentRow
+    | undefined;
   if (!row) throw notFound('document');
   const kind = DOCUMENT_FORMATS[row.format].kind;
-  if (kind === 'pdf' && row.facts?.encrypted) throw new ApiError(422, 'document_encrypted', `${row.name ?? 'This PDF'} is protected by a password and cannot be read; upload a copy without the password.`);
-  if (kind !== 'pdf' && kind !== 'image') throw new ApiError(422, 'document_unreadable', `${row.name ?? 'This document'} is a ${kind} file: only PDFs and pictures are read as text. Download it with its link instead.`);
-  if (!(await OcrPool.available())) throw new ApiError(503, 'feature_unavailable', 'Documents cannot be read on this server: poppler and tesseract are not installed (Debian packages poppler-utils and tesseract-ocr).');
+  if (kind === 'pdf' && row.facts?.encrypted)
+    throw new ApiError(
+      422,
+      'document_encrypted',
+      `${row.name ?? 'This PDF'} is protected by a password and cannot be read; upload a copy without the password.`,
+    );
+  if (kind !== 'pdf' && kind !== 'image')
+    throw new ApiError(
+      422,
+      'document_unreadable',
+      `${row.name ?? 'This document'} is a ${kind} file: only PDFs and pictures are read as text. Download it with its link instead.`,
+    );
+  if (!(await OcrPool.available()))
+    throw new ApiError(
+      503,
+      'feature_unavailable',
+      'Documents cannot be read on this server: poppler and tesseract are not installed (Debian packages poppler-utils and tesseract-ocr).',
+    );
 
   const pageCount = readingOf(row).pageCount!;
   const from = query.page_from ?? 1;
-  if (!query.q && from > pageCount) throw invalidRequest([{ path: '/query/page_from', message: `is past the last page: the document has ${pageCount} page${pageCount === 1 ? '' : 's'}` }]);
+  if (!query.q && from > pageCount)
+    throw invalidRequest([
+      {
+        path: '/query/page_from',
+        message: `is past the last page: the document has ${pageCount} page${pageCount === 1 ? '' : 's'}`,
+      },
+    ]);
   const last = query.q ? pageCount : Math.min(pageCount, from + (query.page_count ?? DEFAULT_PAGES) - 1);
   const asked = Array.from({ length: last - (query.q ? 1 : from) + 1 }, (_, i) => (query.q ? 1 : from) + i);
 
@@ -59,7 +82,10 @@ export const read_document: ReadHandler<'read_document'> = async (ctx, { path, q
 };
 
 /** The pages holding every word of `q` (any case), each with a few short passages around them. */
-function matchesOf(pages: PageText[], q: string): { page: number; source: PageText['source']; excerpts: string[] }[] {
+function matchesOf(
+  pages: PageText[],
+  q: string,
+): { page: number; source: PageText['source']; excerpts: string[] }[] {
   const words = [...new Set(q.toLowerCase().split(/\s+/).filter(Boolean))];
   return pages
     .filter((page) => {
@@ -71,7 +97,14 @@ function matchesOf(pages: PageText[], q: string): { page: number; source: PageTe
 
 function excerptsOf(text: string, words: string[]): string[] {
   const lower = text.toLowerCase();
-  const hits = words.flatMap((word) => [...lower.matchAll(new RegExp(escapeRegExp(word), 'g'))].map((m) => ({ at: m.index, end: m.index + word.length }))).sort((a, b) => a.at - b.at);
+  const hits = words
+    .flatMap((word) =>
+      [...lower.matchAll(new RegExp(escapeRegExp(word), 'g'))].map((m) => ({
+        at: m.index,
+        end: m.index + word.length,
+      })),
+    )
+    .sort((a, b) => a.at - b.at);
   const excerpts: string[] = [];
   let shownTo = -1;
   for (const hit of hits) {
@@ -79,7 +112,9 @@ function excerptsOf(text: string, words: string[]): string[] {
     if (hit.at < shownTo) continue;
     const start = Math.max(0, hit.at - EXCERPT_CONTEXT);
     shownTo = Math.min(text.length, hit.end + EXCERPT_CONTEXT);
-    excerpts.push(`${start > 0 ? '…' : ''}${text.slice(start, shownTo).replace(/\s+/g, ' ').trim()}${shownTo < text.length ? '…' : ''}`);
+    excerpts.push(
+      `${start > 0 ? '…' : ''}${text.slice(start, shownTo).replace(/\s+/g, ' ').trim()}${shownTo < text.length ? '…' : ''}`,
+    );
   }
   return excerpts;
 }

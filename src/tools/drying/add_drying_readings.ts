@@ -4,14 +4,28 @@ import { lockedJob, type BodyOf, type WriteContext, type WriteHandler } from '..
 import { newId } from '../../platform/ids';
 import { toHundredths } from '../../platform/money';
 import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
-import { dateOfDay, findArea, findLogWithGoals, plannedDaysOf, todayOf, type AreaRow, type LogRow } from '../../domain/drying/drying-records';
+import {
+  dateOfDay,
+  findArea,
+  findLogWithGoals,
+  plannedDaysOf,
+  todayOf,
+  type AreaRow,
+  type LogRow,
+} from '../../domain/drying/drying-records';
 import { loadEquipment } from '../../domain/drying/equipment';
 import { airConditions, DryGoals, elevationOf, materialStatuses } from '../../domain/drying/drying-status';
 import { dateInFuture, futureDayError, resolveDay } from '../../domain/drying/days';
 import { doneBy, onSiteTeammate } from '../../domain/people/on-site';
 import { followPlan } from '../../domain/drying/estimate-follow';
 import { addMissingAreas, DEFAULT_PLANNED_DAYS, startLog } from '../../domain/drying/log-start';
-import { isMaterial, rangeOf, stored, type ReadingLocation, type StoredMetric } from '../../domain/drying/metrics';
+import {
+  isMaterial,
+  rangeOf,
+  stored,
+  type ReadingLocation,
+  type StoredMetric,
+} from '../../domain/drying/metrics';
 
 type Body = BodyOf<'add_drying_readings'>;
 type ReadingInput = components['schemas']['ReadingInput'];
@@ -52,7 +66,13 @@ interface Row {
 
 /** The body's own row (readings in the body) and its `rows`, each with its path and the body's defaults. */
 function rowsOf(body: Body): Row[] {
-  const defaults = { day: body.day, date: body.date, area: body.area, location: body.location, source: body.source_of_values };
+  const defaults = {
+    day: body.day,
+    date: body.date,
+    area: body.area,
+    location: body.location,
+    source: body.source_of_values,
+  };
   const rows: Row[] = [];
   if (body.readings) rows.push({ path: '/body', ...defaults, readings: body.readings });
   for (const [i, row] of (body.rows ?? []).entries()) {
@@ -72,16 +92,27 @@ function rowsOf(body: Body): Row[] {
 
 /** The materials the request reads (as stored), whose dry goals its answer gives. */
 function materialsOf(body: Body): string[] {
-  return [...new Set(rowsOf(body).flatMap((row) => row.readings.map((r) => stored(r.metric, r.value).metric)).filter(isMaterial))];
+  return [
+    ...new Set(
+      rowsOf(body)
+        .flatMap((row) => row.readings.map((r) => stored(r.metric, r.value).metric))
+        .filter(isMaterial),
+    ),
+  ];
 }
 
 /** Checks the whole request before anything is saved; every bad row is named. */
 function check(rows: Row[], startDate: string): Checked[] {
   const errors: FieldError[] = [];
   const checked: Checked[] = [];
-  if (rows.length === 0) errors.push({ path: '/body/readings', message: 'send readings (one area and day) or rows' });
+  if (rows.length === 0)
+    errors.push({ path: '/body/readings', message: 'send readings (one area and day) or rows' });
   const count = rows.reduce((sum, row) => sum + row.readings.length, 0);
-  if (count > MAX_READINGS) errors.push({ path: '/body/rows', message: `holds ${count} readings; at most ${MAX_READINGS} in one request` });
+  if (count > MAX_READINGS)
+    errors.push({
+      path: '/body/rows',
+      message: `holds ${count} readings; at most ${MAX_READINGS} in one request`,
+    });
 
   for (const row of rows) {
     const day = dayOfRow(row, startDate, errors);
@@ -90,17 +121,29 @@ function check(rows: Row[], startDate: string): Checked[] {
       const location = reading.location ?? row.location ?? 'affected';
       const range = rangeOf(reading.metric);
       if (reading.value < range.min || reading.value > range.max) {
-        errors.push({ path: `${at}/value`, message: `${reading.metric} must be between ${range.min} and ${range.max}${range.unit}` });
+        errors.push({
+          path: `${at}/value`,
+          message: `${reading.metric} must be between ${range.min} and ${range.max}${range.unit}`,
+        });
       }
       if (!row.area && !BUILDING_LOCATIONS.includes(location)) {
-        errors.push({ path: `${row.path}/area`, message: `is required for ${location} readings (only outside and unaffected readings may have no area)` });
+        errors.push({
+          path: `${row.path}/area`,
+          message: `is required for ${location} readings (only outside and unaffected readings may have no area)`,
+        });
       }
       const value = stored(reading.metric, reading.value);
       if (reading.reference && (value.metric === 'temp_f' || value.metric === 'rh_pct')) {
-        errors.push({ path: `${at}/reference`, message: 'marks a material reading as the dry goal; air readings cannot be references' });
+        errors.push({
+          path: `${at}/reference`,
+          message: 'marks a material reading as the dry goal; air readings cannot be references',
+        });
       }
       if (reading.unit !== undefined && !UNIT_LOCATIONS.includes(location)) {
-        errors.push({ path: `${at}/unit`, message: `names a dehumidifier; give it with location ${UNIT_LOCATIONS.join(' or ')}` });
+        errors.push({
+          path: `${at}/unit`,
+          message: `names a dehumidifier; give it with location ${UNIT_LOCATIONS.join(' or ')}`,
+        });
       }
       if (day === null) continue;
       checked.push({
@@ -119,7 +162,10 @@ function check(rows: Row[], startDate: string): Checked[] {
     }
   }
   // An area is named once per row, however many of its readings lack it.
-  if (errors.length) throw invalidRequest(errors.filter((e, i) => errors.findIndex((o) => o.path === e.path && o.message === e.message) === i));
+  if (errors.length)
+    throw invalidRequest(
+      errors.filter((e, i) => errors.findIndex((o) => o.path === e.path && o.message === e.message) === i),
+    );
   return checked;
 }
 
@@ -127,7 +173,10 @@ function check(rows: Row[], startDate: string): Checked[] {
 function refuseFutureRows(rows: Row[], startDate: string, today: string): void {
   const errors = rows.flatMap((row) => {
     const { day } = resolveDay(row, startDate, row.path);
-    const error = day === null ? null : futureDayError(day, startDate, today, `${row.path}/${row.date !== undefined ? 'date' : 'day'}`);
+    const error =
+      day === null
+        ? null
+        : futureDayError(day, startDate, today, `${row.path}/${row.date !== undefined ? 'date' : 'day'}`);
     return error ? [error] : [];
   });
   if (errors.length) throw dateInFuture(errors, today);
@@ -142,25 +191,51 @@ function dayOfRow(row: Row, startDate: string, errors: FieldError[]): number | n
 
 /** A new log's start: the earliest date the rows name, if before today (a date is `YYYY-MM-DD`, so text orders it). */
 function earliestDate(rows: Row[], today: string): string {
-  return rows.reduce((earliest, row) => (row.date !== undefined && row.date < earliest ? row.date : earliest), today);
+  return rows.reduce(
+    (earliest, row) => (row.date !== undefined && row.date < earliest ? row.date : earliest),
+    today,
+  );
 }
 
 /** The log, started if the job has none: on its start date, planned for 3 days or up to the latest day read. */
-async function logFor(ctx: WriteContext, job: Awaited<ReturnType<typeof resolveJob>>, existing: LogRow | null, startDate: string, readings: Checked[]) {
+async function logFor(
+  ctx: WriteContext,
+  job: Awaited<ReturnType<typeof resolveJob>>,
+  existing: LogRow | null,
+  startDate: string,
+  readings: Checked[],
+) {
   if (existing) return { log: existing, started: null };
   const lastDay = Math.max(0, ...readings.map((r) => r.day));
-  const areaNames = [...new Set(readings.map((r) => r.areaName).filter((name): name is string => name !== null))];
-  const started = await startLog(ctx, job, { startDate, plannedDays: Math.max(DEFAULT_PLANNED_DAYS, lastDay), areaNames, startedBy: 'add_drying_readings' });
+  const areaNames = [
+    ...new Set(readings.map((r) => r.areaName).filter((name): name is string => name !== null)),
+  ];
+  const started = await startLog(ctx, job, {
+    startDate,
+    plannedDays: Math.max(DEFAULT_PLANNED_DAYS, lastDay),
+    areaNames,
+    startedBy: 'add_drying_readings',
+  });
   return { log: started.log, started };
 }
 
 /** Longer plans for days read past them: the job's, and an area's own. */
-async function extendPlans(ctx: WriteContext, log: LogRow, areas: AreaRow[], readings: Checked[]): Promise<void> {
+async function extendPlans(
+  ctx: WriteContext,
+  log: LogRow,
+  areas: AreaRow[],
+  readings: Checked[],
+): Promise<void> {
   const lastDay = Math.max(...readings.map((r) => r.day));
-  if (lastDay > log.planned_days) Object.assign(log, await ctx.rows.update('drying_logs', log.id, { planned_days: lastDay }));
+  if (lastDay > log.planned_days)
+    Object.assign(log, await ctx.rows.update('drying_logs', log.id, { planned_days: lastDay }));
   for (const area of areas) {
-    const last = Math.max(0, ...readings.filter((r) => r.areaName?.toLowerCase() === area.name.toLowerCase()).map((r) => r.day));
-    if (area.planned_days !== null && last > area.planned_days) Object.assign(area, await ctx.rows.update('drying_areas', area.id, { planned_days: last }));
+    const last = Math.max(
+      0,
+      ...readings.filter((r) => r.areaName?.toLowerCase() === area.name.toLowerCase()).map((r) => r.day),
+    );
+    if (area.planned_days !== null && last > area.planned_days)
+      Object.assign(area, await ctx.rows.update('drying_areas', area.id, { planned_days: last }));
   }
 }
 
@@ -207,7 +282,12 @@ export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (c
   const { log, started } = await logFor(ctx, job, existing, startDate, readings);
   const plannedBefore = started ? null : log.planned_days;
   const areas = [...log.areas];
-  const areasAdded = await addMissingAreas(ctx, log, areas, readings.map((r) => r.areaName).filter((name): name is string => name !== null));
+  const areasAdded = await addMissingAreas(
+    ctx,
+    log,
+    areas,
+    readings.map((r) => r.areaName).filter((name): name is string => name !== null),
+  );
   const areaDaysBefore = areas.map((a) => plannedDaysOf(a, log)).join();
   await extendPlans(ctx, log, areas, readings);
   const unitIds = await unitsOf(db, log, readings);
@@ -232,32 +312,43 @@ export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (c
   // Nothing below reads the readings back: they are written with the write's last statement.
   ctx.rows.insertAtCommit('drying_readings', saved);
 
-  const planChanged = started !== null || areasAdded.length > 0 || areaDaysBefore !== areas.map((a) => plannedDaysOf(a, log)).join();
+  const planChanged =
+    started !== null ||
+    areasAdded.length > 0 ||
+    areaDaysBefore !== areas.map((a) => plannedDaysOf(a, log)).join();
   const estimate = planChanged ? await followPlan(ctx, log, areas, started?.estimateCreated ?? false) : null;
   const areaName = (id: string | null) => areas.find((a) => a.id === id)?.name ?? null;
   // Goals only for the materials read now: the log's references, then this request's, by day
   // (a stable sort keeps each day's in the order they were recorded).
   const goalReadings = [...(existing?.goalReadings ?? []), ...saved].sort((a, b) => a.day - b.day);
   const days = [...new Set(readings.map((r) => r.day))].sort((a, b) => a - b);
-  const readAreas = [...new Set(saved.map((r) => areaName(r.area_id)).filter((name): name is string => name !== null))];
+  const readAreas = [
+    ...new Set(saved.map((r) => areaName(r.area_id)).filter((name): name is string => name !== null)),
+  ];
 
   // A log this call started is what undo names: undo takes the log back, and this with it.
-  ctx.changes.add({
-    kind: 'visits',
-    data: {
-      action: 'drying.readings_added',
-      log_id: log.id,
-      count: saved.length,
-      days,
-      areas: readAreas,
-      areas_added: areasAdded.map((a) => a.name),
-      planned_days: plannedBefore !== null && plannedBefore !== log.planned_days ? { before: plannedBefore, after: log.planned_days } : null,
-      on_site_by: onSite,
+  ctx.changes.add(
+    {
+      kind: 'visits',
+      data: {
+        action: 'drying.readings_added',
+        log_id: log.id,
+        count: saved.length,
+        days,
+        areas: readAreas,
+        areas_added: areasAdded.map((a) => a.name),
+        planned_days:
+          plannedBefore !== null && plannedBefore !== log.planned_days
+            ? { before: plannedBefore, after: log.planned_days }
+            : null,
+        on_site_by: onSite,
+      },
+      summary: `${saved.length} drying reading${saved.length === 1 ? '' : 's'} on #${job.job_number} (day ${days.join(', ')}${readAreas.length ? `; ${readAreas.join(', ')}` : ''}) ${doneBy(caller, onSite)}`,
+      job: jobRefOf(job),
+      recordId: log.id,
     },
-    summary: `${saved.length} drying reading${saved.length === 1 ? '' : 's'} on #${job.job_number} (day ${days.join(', ')}${readAreas.length ? `; ${readAreas.join(', ')}` : ''}) ${doneBy(caller, onSite)}`,
-    job: jobRefOf(job),
-    recordId: log.id,
-  }, { undo: !started });
+    { undo: !started },
+  );
   return {
     log_id: log.id,
     log_started: started !== null,

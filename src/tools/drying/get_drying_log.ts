@@ -12,6 +12,11 @@ export const get_drying_log: ReadHandler<'get_drying_log'> = async (ctx, { path,
   const { job, log } = found;
   if (!log) throw noLog(job);
   if (query.area) requireArea(log.areas, query.area);
-  const view = { detail: query.detail ?? 'summary', area: query.area, fromDay: query.from_day, toDay: query.to_day };
+  const view = {
+    detail: query.detail ?? 'summary',
+    area: query.area,
+    fromDay: query.from_day,
+    toDay: query.to_day,
+  };
   return readLog(ctx.db, job, log, view, { parts: found, fromCache: true });
 };

@@ -18,12 +18,20 @@ function check(chambers: ChamberInput[]): void {
   const areas = new Map<string, string>();
   chambers.forEach((chamber, i) => {
     const name = chamber.name.trim().toLowerCase();
-    if (names.has(name)) errors.push({ path: `/body/chambers/${i}/name`, message: `names a chamber twice: ${chamber.name.trim()}` });
+    if (names.has(name))
+      errors.push({
+        path: `/body/chambers/${i}/name`,
+        message: `names a chamber twice: ${chamber.name.trim()}`,
+      });
     names.add(name);
     chamber.areas.forEach((area, j) => {
       const key = area.name.trim().toLowerCase();
       const earlier = areas.get(key);
-      if (earlier !== undefined) errors.push({ path: `/body/chambers/${i}/areas/${j}/name`, message: `${area.name.trim()} is already in ${earlier}` });
+      if (earlier !== undefined)
+        errors.push({
+          path: `/body/chambers/${i}/areas/${j}/name`,
+          message: `${area.name.trim()} is already in ${earlier}`,
+        });
       areas.set(key, chamber.name.trim());
     });
   });
@@ -37,20 +45,50 @@ export const set_drying_chambers: WriteHandler<'set_drying_chambers'> = async (c
   if (!log) throw noLog(job);
   check(body.chambers);
   const reviewedLater = body.chambers.flatMap((chamber, i) =>
-    chamber.category_reviewed_on !== undefined && chamber.category_reviewed_on > log.today ? [{ path: `/body/chambers/${i}/category_reviewed_on`, message: `is ${chamber.category_reviewed_on}, after today (${log.today})` }] : [],
+    chamber.category_reviewed_on !== undefined && chamber.category_reviewed_on > log.today
+      ? [
+          {
+            path: `/body/chambers/${i}/category_reviewed_on`,
+            message: `is ${chamber.category_reviewed_on}, after today (${log.today})`,
+          },
+        ]
+      : [],
   );
   if (reviewedLater.length) throw dateInFuture(reviewedLater, log.today);
-  const wanted = body.chambers.map((chamber) => ({ ...chamber, name: chamber.name.trim(), areas: chamber.areas.map((area) => ({ ...area, row: requireArea(log.areas, area.name) })) }));
+  const wanted = body.chambers.map((chamber) => ({
+    ...chamber,
+    name: chamber.name.trim(),
+    areas: chamber.areas.map((area) => ({ ...area, row: requireArea(log.areas, area.name) })),
+  }));
 
   const before = await loadChambers(db, log);
-  const kept = new Map<string, ChamberRow>(before.chambers.map((chamber) => [chamber.name.toLowerCase(), chamber]));
+  const kept = new Map<string, ChamberRow>(
+    before.chambers.map((chamber) => [chamber.name.toLowerCase(), chamber]),
+  );
   const chamberIds: string[] = [];
   for (const [position, chamber] of wanted.entries()) {
-    const fields = { name: chamber.name, category: chamber.category, given_class: chamber.class ?? null, note: chamber.note?.trim() || null, category_reviewed_on: chamber.category_reviewed_on ?? null, position: position + 1 };
+    const fields = {
+      name: chamber.name,
+      category: chamber.category,
+      given_class: chamber.class ?? null,
+      note: chamber.note?.trim() || null,
+      category_reviewed_on: chamber.category_reviewed_on ?? null,
+      position: position + 1,
+    };
     const existing = kept.get(chamber.name.toLowerCase());
-    if (!existing) chamberIds.push((await ctx.rows.insert<{ id: string }>('drying_chambers', { id: newId('chb'), log_id: log.id, ...fields })).id);
+    if (!existing)
+      chamberIds.push(
+        (
+          await ctx.rows.insert<{ id: string }>('drying_chambers', {
+            id: newId('chb'),
+            log_id: log.id,
+            ...fields,
+          })
+        ).id,
+      );
     else {
-      if (Object.entries(fields).some(([key, value]) => existing[key as keyof ChamberRow] !== value)) await ctx.rows.update('drying_chambers', existing.id, fields);
+      if (Object.entries(fields).some(([key, value]) => existing[key as keyof ChamberRow] !== value))
+        await ctx.rows.update('drying_chambers', existing.id, fields);
       chamberIds.push(existing.id);
     }
   }
@@ -58,21 +96,38 @@ export const set_drying_chambers: WriteHandler<'set_drying_chambers'> = async (c
   for (const area of before.areas) {
     const index = wanted.findIndex((chamber) => chamber.areas.some((a) => a.row.id === area.id));
     const given = index < 0 ? undefined : wanted[index].areas.find((a) => a.row.id === area.id);
-    const patch = { chamber_id: index < 0 ? null : chamberIds[index], ...Object.fromEntries(WET_FIELDS.map((field) => [field, given?.[field] ?? null])) };
-    if (Object.entries(patch).some(([key, value]) => area[key as keyof typeof area] !== value)) await ctx.rows.update('drying_areas', area.id, patch);
+    const patch = {
+      chamber_id: index < 0 ? null : chamberIds[index],
+      ...Object.fromEntries(WET_FIELDS.map((field) => [field, given?.[field] ?? null])),
+    };
+    if (Object.entries(patch).some(([key, value]) => area[key as keyof typeof area] !== value))
+      await ctx.rows.update('drying_areas', area.id, patch);
   }
-  for (const chamber of before.chambers) if (!chamberIds.includes(chamber.id)) await ctx.rows.remove('drying_chambers', chamber.id);
+  for (const chamber of before.chambers)
+    if (!chamberIds.includes(chamber.id)) await ctx.rows.remove('drying_chambers', chamber.id);
 
   const after = await loadChambers(db, log);
   const chambers = chamberViews(after.chambers, after.areas, await loadEquipment(db, log.id));
   if (ctx.rows.changes.length > 0) {
-    ctx.changes.add({
-      kind: 'schedule',
-      data: { action: 'drying.chambers_set', log_id: log.id, chambers: chambers.map((c) => ({ name: c.name, category: c.category, class: c.class, areas: c.areas.map((a) => a.name) })) },
-      summary: `Drying chambers of #${job.job_number}: ${chambers.length ? chambers.map((c) => `${c.name} (category ${c.category}${c.class ? `, class ${c.class}` : ''})`).join(', ') : 'none'}`,
-      job: jobRefOf(job),
-      recordId: log.id,
-    }, { undo: true });
+    ctx.changes.add(
+      {
+        kind: 'schedule',
+        data: {
+          action: 'drying.chambers_set',
+          log_id: log.id,
+          chambers: chambers.map((c) => ({
+            name: c.name,
+            category: c.category,
+            class: c.class,
+            areas: c.areas.map((a) => a.name),
+          })),
+        },
+        summary: `Drying chambers of #${job.job_number}: ${chambers.length ? chambers.map((c) => `${c.name} (category ${c.category}${c.class ? `, class ${c.class}` : ''})`).join(', ') : 'none'}`,
+        job: jobRefOf(job),
+        recordId: log.id,
+      },
+      { undo: true },
+    );
   }
   return { log_id: log.id, chambers };
 };

@@ -1,7 +1,13 @@
 import type { WriteHandler } from '../tool';
 import { invalidRequest, notFound } from '../../platform/errors';
 import { toHundredths } from '../../platform/money';
-import { loadEstimate, requireDraft, toLine, totalsOf, type LineRow } from '../../domain/estimates/estimate-records';
+import {
+  loadEstimate,
+  requireDraft,
+  toLine,
+  totalsOf,
+  type LineRow,
+} from '../../domain/estimates/estimate-records';
 import { recordEstimateChange } from '../../domain/estimates/estimate-changes';
 
 /** Quantity (or units per day of a day-billed line) and note; the price stays as it was set. */
@@ -13,10 +19,14 @@ export const update_line_item: WriteHandler<'update_line_item'> = async (ctx, { 
 
   const followsDays = line.units_per_day_x100 !== null;
   if (body.quantity !== undefined && followsDays) {
-    throw invalidRequest([{ path: '/body/quantity', message: 'this line is billed by the day: change units_per_day' }]);
+    throw invalidRequest([
+      { path: '/body/quantity', message: 'this line is billed by the day: change units_per_day' },
+    ]);
   }
   if (body.units_per_day !== undefined && !followsDays) {
-    throw invalidRequest([{ path: '/body/units_per_day', message: 'this line has a quantity of its own: change quantity' }]);
+    throw invalidRequest([
+      { path: '/body/units_per_day', message: 'this line has a quantity of its own: change quantity' },
+    ]);
   }
   const patch: Partial<LineRow> = {};
   if (body.quantity !== undefined) patch.quantity_x100 = toHundredths(body.quantity);

@@ -12,10 +12,19 @@ export const export_pdf: ReadHandler<'export_pdf'> = async (ctx, { path, query }
   const { db, caller } = ctx;
   const job = await resolveJob(db, caller, path.job_id);
   const documents = PACKET_ORDER.filter((document) => query.documents.includes(document));
-  const estimate = documents.includes('estimate') ? await packetEstimate(db, caller, job, query.estimate_id) : null;
+  const estimate = documents.includes('estimate')
+    ? await packetEstimate(db, caller, job, query.estimate_id)
+    : null;
   if (documents.includes('drying_log') && !(await findJobLog(db, caller, job.id))?.log) throw noLog(job);
   const expires = exportExpiry(ctx, query.expires_in);
-  const link: PacketLink = { purpose: 'export_pdf', companyId: caller.companyId, keyId: caller.keyId, jobId: job.id, params: { d: documents.join(','), est: estimate?.estimate.id ?? '' }, expires };
+  const link: PacketLink = {
+    purpose: 'export_pdf',
+    companyId: caller.companyId,
+    keyId: caller.keyId,
+    jobId: job.id,
+    params: { d: documents.join(','), est: estimate?.estimate.id ?? '' },
+    expires,
+  };
   const urls = await packetUrls(ctx, link);
   const totals = estimate ? totalsOf(estimate) : null;
   const build = await currentBuild(db, { caller, jobId: job.id, documents, estimateId: link.params.est });
@@ -26,7 +35,16 @@ export const export_pdf: ReadHandler<'export_pdf'> = async (ctx, { path, query }
     job_id: job.id,
     job_number: job.job_number,
     documents,
-    estimate: estimate && totals ? { id: estimate.estimate.id, label: estimate.estimate.label, status: estimate.estimate.status, total_cents: totals.total_cents, currency: totals.currency } : null,
+    estimate:
+      estimate && totals
+        ? {
+            id: estimate.estimate.id,
+            label: estimate.estimate.label,
+            status: estimate.estimate.status,
+            total_cents: totals.total_cents,
+            currency: totals.currency,
+          }
+        : null,
     finalizes_estimate: estimate?.estimate.status === 'draft',
     photo_count: documents.includes('photos') ? job.photo_count : 0,
     build: build ? await buildStatus(ctx, link, job.job_number, build) : null,
@@ -34,10 +52,31 @@ export const export_pdf: ReadHandler<'export_pdf'> = async (ctx, { path, query }
 };
 
 /** The estimate named (it must be this job's), else the job's newest. */
-async function packetEstimate(db: Knex, caller: Caller, job: JobRow, estimateId: string | undefined): Promise<EstimateRecord> {
-  const id = estimateId ?? (await db('estimates').where({ job_id: job.id }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).first('id'))?.id;
-  if (!id) throw new ApiError(404, 'not_found', `Job #${job.job_number} has no estimate yet; create_estimate writes one.`);
+async function packetEstimate(
+  db: Knex,
+  caller: Caller,
+  job: JobRow,
+  estimateId: string | undefined,
+): Promise<EstimateRecord> {
+  const id =
+    estimateId ??
+    (
+      await db('estimates')
+        .where({ job_id: job.id })
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .first('id')
+    )?.id;
+  if (!id)
+    throw new ApiError(
+      404,
+      'not_found',
+      `Job #${job.job_number} has no estimate yet; create_estimate writes one.`,
+    );
   const record = await loadEstimate(db, caller, id);
-  if (record.estimate.job_id !== job.id) throw new ApiError(404, 'not_found', `Estimate ${id} is not on job #${job.job_number}.`);
+  if (record.estimate.job_id !== job.id)
+    throw new ApiError(404, 'not_found', `Estimate ${id} is not on job #${job.job_number}.`);
   return record;
 }

@@ -5,28 +5,63 @@ import { nextJobNumber } from '../../platform/counters';
 import { findReferralSource, findTeammate, firstStatusId } from '../../domain/company/lookups';
 import { newJobDetail, type JobRow } from '../../domain/jobs/job-records';
 import { digitsOf, searchColumns } from '../../domain/jobs/search-text';
-import { possibleDuplicatesColumn, toDuplicates, type DuplicateRow } from '../../domain/jobs/possible-duplicates';
+import {
+  possibleDuplicatesColumn,
+  toDuplicates,
+  type DuplicateRow,
+} from '../../domain/jobs/possible-duplicates';
 
-const LOSS_WORDS: Record<string, string> = { water: 'water', fire: 'fire', smoke: 'smoke', mold: 'mold', storm: 'storm', wind: 'wind', hail: 'hail', flood: 'flood', sewage: 'sewage', other: 'loss' };
+const LOSS_WORDS: Record<string, string> = {
+  water: 'water',
+  fire: 'fire',
+  smoke: 'smoke',
+  mold: 'mold',
+  storm: 'storm',
+  wind: 'wind',
+  hail: 'hail',
+  flood: 'flood',
+  sewage: 'sewage',
+  other: 'loss',
+};
 
 export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
   const { db, caller, rows } = ctx;
   const assignee = body.assignee ? await findTeammate(db, caller.companyId, body.assignee) : null;
-  const referralSource = body.referral_source ? await findReferralSource(db, caller.companyId, body.referral_source) : null;
+  const referralSource = body.referral_source
+    ? await findReferralSource(db, caller.companyId, body.referral_source)
+    : null;
 
   const title = body.title ?? defaultTitle(body.customer_name, body.loss_type);
   const hasCustomer = Boolean(body.customer_name || body.customer_phone || body.customer_email);
-  const customer = { name: body.customer_name ?? 'Customer', phone: body.customer_phone ?? null, email: body.customer_email ?? null };
-  const customerAddress = { address_line1: body.address_line1 ?? null, city: body.city ?? null, region: body.region ?? null, postal_code: body.postal_code ?? null };
+  const customer = {
+    name: body.customer_name ?? 'Customer',
+    phone: body.customer_phone ?? null,
+    email: body.customer_email ?? null,
+  };
+  const customerAddress = {
+    address_line1: body.address_line1 ?? null,
+    city: body.city ?? null,
+    region: body.region ?? null,
+    postal_code: body.postal_code ?? null,
+  };
 
   // The job, its customer and its assignee go in in one round trip: their ids are made here.
   const jobId = newId('job');
-  const contact = hasCustomer ? { id: newId('con'), ...customer, ...customerAddress, phone_digits: digitsOf(customer.phone ?? '') } : null;
+  const contact = hasCustomer
+    ? { id: newId('con'), ...customer, ...customerAddress, phone_digits: digitsOf(customer.phone ?? '') }
+    : null;
   const linked: NewRow[] = [];
   if (contact) {
-    linked.push({ table: 'contacts', row: contact }, { table: 'job_contacts', row: { id: newId('jc'), job_id: jobId, contact_id: contact.id, role: 'customer' } });
+    linked.push(
+      { table: 'contacts', row: contact },
+      {
+        table: 'job_contacts',
+        row: { id: newId('jc'), job_id: jobId, contact_id: contact.id, role: 'customer' },
+      },
+    );
   }
-  if (assignee) linked.push({ table: 'job_assignees', row: { id: newId('asg'), job_id: jobId, person_id: assignee.id } });
+  if (assignee)
+    linked.push({ table: 'job_assignees', row: { id: newId('asg'), job_id: jobId, person_id: assignee.id } });
   const jobRow = {
     id: jobId,
     job_number: nextJobNumber(db, caller.companyId),
@@ -48,13 +83,31 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
     created_by: caller.personId,
     ...searchColumns({ ...body, title, people: hasCustomer ? [customer] : [] }),
   };
-  const facts = { id: jobId, phone: customer.phone, address_line1: body.address_line1, claim_number: body.claim_number };
-  const { possible_duplicates: duplicates, ...job } = await rows.insertTogether<JobRow & { possible_duplicates: DuplicateRow[] }>(
+  const facts = {
+    id: jobId,
+    phone: customer.phone,
+    address_line1: body.address_line1,
+    claim_number: body.claim_number,
+  };
+  const { possible_duplicates: duplicates, ...job } = await rows.insertTogether<
+    JobRow & { possible_duplicates: DuplicateRow[] }
+  >(
     [{ table: 'jobs', row: jobRow }, ...linked],
-    [db.raw('(select name from statuses s where s.id = jobs.status_id) as status_name'), possibleDuplicatesColumn(db, caller.companyId, facts)],
+    [
+      db.raw('(select name from statuses s where s.id = jobs.status_id) as status_name'),
+      possibleDuplicatesColumn(db, caller.companyId, facts),
+    ],
   );
 
-  ctx.changes.add({ kind: 'changes', data: { action: 'job.created', title, status: { id: job.status_id, name: job.status_name } }, summary: `Created job #${job.job_number} ${title}`, job: { id: job.id, job_number: job.job_number } }, { undo: true });
+  ctx.changes.add(
+    {
+      kind: 'changes',
+      data: { action: 'job.created', title, status: { id: job.status_id, name: job.status_name } },
+      summary: `Created job #${job.job_number} ${title}`,
+      job: { id: job.id, job_number: job.job_number },
+    },
+    { undo: true },
+  );
   // Answered from the rows just written, in get_job's shape, rather than read back.
   const detail = newJobDetail(job, {
     createdByName: caller.personName,

@@ -24,13 +24,25 @@ export const get_job_activity: ReadHandler<'get_job_activity'> = async ({ db, ca
   if (query.kind) entries.where('e.kind', query.kind);
   if (query.person) entries.where('e.person_id', (await findTeammate(db, caller.companyId, query.person)).id);
   if (query.cursor) entries.where('e.seq', '<', decodeCursor(query.cursor, { before: SAFE_MAX }).before);
-  const rows = (await entries.orderBy('e.seq', 'desc').limit(limit + 1).select('e.*', 'p.name as person_name')) as EntryRow[];
-  const page = pageOf(rows, limit, (row) => row, (row) => encodeCursor({ before: row.seq }));
+  const rows = (await entries
+    .orderBy('e.seq', 'desc')
+    .limit(limit + 1)
+    .select('e.*', 'p.name as person_name')) as EntryRow[];
+  const page = pageOf(
+    rows,
+    limit,
+    (row) => row,
+    (row) => encodeCursor({ before: row.seq }),
+  );
 
   const noteIds = page.data.filter((e) => e.kind === 'notes' && e.record_id).map((e) => e.record_id!);
   const notes = await loadNotes(db, noteIds);
   return {
-    data: page.data.map((e) => ({ ...entryAnswer(e, caller.timezone), person: { id: e.person_id, name: e.person_name }, note: (e.kind === 'notes' && e.record_id && notes.get(e.record_id)) || null })),
+    data: page.data.map((e) => ({
+      ...entryAnswer(e, caller.timezone),
+      person: { id: e.person_id, name: e.person_name },
+      note: (e.kind === 'notes' && e.record_id && notes.get(e.record_id)) || null,
+    })),
     next_cursor: page.next_cursor,
   };
 };

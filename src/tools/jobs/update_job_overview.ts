@@ -10,15 +10,30 @@ export const update_job_overview: WriteHandler<'update_job_overview'> = async (c
   const { db, caller } = ctx;
   const job = lockedJob(ctx);
   const { operation_id: _operationId, ...requested } = body;
-  if (requested.referral_source) requested.referral_source = await findReferralSource(db, caller.companyId, requested.referral_source);
+  if (requested.referral_source)
+    requested.referral_source = await findReferralSource(db, caller.companyId, requested.referral_source);
 
-  const changed = (Object.keys(requested) as Field[]).filter((field) => requested[field] !== job[field as keyof JobRow]);
+  const changed = (Object.keys(requested) as Field[]).filter(
+    (field) => requested[field] !== job[field as keyof JobRow],
+  );
   if (changed.length === 0) return loadJobDetail(db, caller, job.id);
 
   const patch = Object.fromEntries(changed.map((field) => [field, requested[field]]));
   const after = { ...job, ...patch } as JobRow;
   await ctx.rows.update('jobs', job.id, { ...patch, ...(await searchColumnsOf(db, job.id, after)) });
-  const fields = changed.map((field) => ({ field, before: job[field] ?? null, after: requested[field] ?? null }));
-  ctx.changes.add({ kind: 'changes', data: { action: 'job.overview_updated', fields }, summary: `Updated #${job.job_number}: ${changed.join(', ')}`, job: jobRefOf(job) }, { undo: true });
+  const fields = changed.map((field) => ({
+    field,
+    before: job[field] ?? null,
+    after: requested[field] ?? null,
+  }));
+  ctx.changes.add(
+    {
+      kind: 'changes',
+      data: { action: 'job.overview_updated', fields },
+      summary: `Updated #${job.job_number}: ${changed.join(', ')}`,
+      job: jobRefOf(job),
+    },
+    { undo: true },
+  );
   return loadJobDetail(db, caller, job.id);
 };

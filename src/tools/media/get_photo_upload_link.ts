@@ -11,7 +11,14 @@ export const get_photo_upload_link: WriteHandler<'get_photo_upload_link'> = asyn
   const room = query.room === undefined ? null : roomNamed(query.room, await jobRooms(db, job.id));
   const teammate = await onSiteTeammate(db, caller, query.for);
   const expires = LinkSigner.expiryIn(query.expires_in ?? config.links.uploadSeconds, false);
-  const link = { purpose: 'upload' as const, companyId: caller.companyId, keyId: caller.keyId, jobId: job.id, params: { r: room ?? '', b: teammate?.id ?? '' }, expires };
+  const link = {
+    purpose: 'upload' as const,
+    companyId: caller.companyId,
+    keyId: caller.keyId,
+    jobId: job.id,
+    params: { r: room ?? '', b: teammate?.id ?? '' },
+    expires,
+  };
   return {
     url: `${config.publicUrl}/upload/${job.id}?${await personLinkQuery(ctx.links, link, UPLOAD_LINK_PARAMS, UPLOAD_LINK_ADDED)}`,
     expires_at: new Date(expires * 1000).toISOString(),

@@ -14,18 +14,22 @@ export const update_photos: WriteHandler<'update_photos'> = async (ctx, { body }
   const fields = new Set<'caption' | 'name'>();
   for (const change of body.photos) {
     const patch: { caption?: string | null; name?: string | null } = {};
-    if (change.caption !== undefined) patch.caption = change.caption === null ? null : change.caption.trim() || null;
+    if (change.caption !== undefined)
+      patch.caption = change.caption === null ? null : change.caption.trim() || null;
     if (change.name !== undefined) patch.name = change.name === null ? null : change.name.trim() || null;
     for (const field of Object.keys(patch) as ('caption' | 'name')[]) fields.add(field);
     await ctx.rows.update('photos', change.photo_id, patch);
   }
-  ctx.changes.add({
-    kind: 'files',
-    data: { action: 'photos.updated', photo_ids: ids, fields: [...fields].sort() },
-    summary: `${[...fields].sort().join(' and ')} of ${ids.length} photo${ids.length === 1 ? '' : 's'} on #${job.job_number} changed by ${caller.personName}`,
-    job: jobRefOf(job),
-    recordId: ids[0],
-  }, { undo: true });
+  ctx.changes.add(
+    {
+      kind: 'files',
+      data: { action: 'photos.updated', photo_ids: ids, fields: [...fields].sort() },
+      summary: `${[...fields].sort().join(' and ')} of ${ids.length} photo${ids.length === 1 ? '' : 's'} on #${job.job_number} changed by ${caller.personName}`,
+      job: jobRefOf(job),
+      recordId: ids[0],
+    },
+    { undo: true },
+  );
   const rows = (await photosQuery(db, caller.companyId).whereIn('ph.id', ids)) as PhotoRow[];
   const byId = new Map(rows.map((row) => [row.id, row]));
   return { job_id: job.id, photos: await Promise.all(ids.map((id) => toPhoto(ctx, caller, byId.get(id)!))) };

@@ -2,7 +2,13 @@ import type { Knex } from 'knex';
 import { lockedJob, type WriteHandler } from '../tool';
 import { jobRefOf } from '../../domain/jobs/job-records';
 import { photosQuery, toPhoto, type Photo, type PhotoRow } from '../../domain/media/photo-records';
-import { inPartOrder, planUpload, roomsFiled, undoableUpload, uploadCounts } from '../../domain/media/upload-records';
+import {
+  inPartOrder,
+  planUpload,
+  roomsFiled,
+  undoableUpload,
+  uploadCounts,
+} from '../../domain/media/upload-records';
 import { doneBy, onSiteTeammate } from '../../domain/people/on-site';
 
 /** The camera's time as read from the file by the intake: local time, with its offset when the camera wrote one. */
@@ -20,7 +26,12 @@ export const upload_job_photos: WriteHandler<'upload_job_photos'> = async (ctx, 
   const job = lockedJob(ctx);
   const onSite = await onSiteTeammate(db, caller, body.by);
   const plan = await planUpload(ctx, 'photos', 'pho', job.id, body.photos, body.room);
-  const times = await takenTimes(db, caller.companyId, caller.timezone, plan.added.map((a) => a.file.sha256));
+  const times = await takenTimes(
+    db,
+    caller.companyId,
+    caller.timezone,
+    plan.added.map((a) => a.file.sha256),
+  );
   await ctx.rows.insertMany(
     'photos',
     plan.added.map(({ id, file, room }) => ({
@@ -39,16 +50,31 @@ export const upload_job_photos: WriteHandler<'upload_job_photos'> = async (ctx, 
   );
   if (plan.added.length > 0) {
     const rooms = roomsFiled(plan);
-    ctx.changes.add({
-      kind: 'files',
-      data: { action: 'photos.uploaded', photo_ids: plan.added.map((a) => a.id), count: plan.added.length, rooms, rooms_added: plan.roomsAdded, via: body.via, on_site_by: onSite },
-      summary: `${plan.added.length} photo${plan.added.length === 1 ? '' : 's'} added to #${job.job_number} (${rooms.join(', ')}) ${doneBy(caller, onSite)}`,
-      job: jobRefOf(job),
-      recordId: plan.added[0].id,
-    }, { undo: undoableUpload(ctx, body.via) });
+    ctx.changes.add(
+      {
+        kind: 'files',
+        data: {
+          action: 'photos.uploaded',
+          photo_ids: plan.added.map((a) => a.id),
+          count: plan.added.length,
+          rooms,
+          rooms_added: plan.roomsAdded,
+          via: body.via,
+          on_site_by: onSite,
+        },
+        summary: `${plan.added.length} photo${plan.added.length === 1 ? '' : 's'} added to #${job.job_number} (${rooms.join(', ')}) ${doneBy(caller, onSite)}`,
+        job: jobRefOf(job),
+        recordId: plan.added[0].id,
+      },
+      { undo: undoableUpload(ctx, body.via) },
+    );
   }
-  const rows = (await photosQuery(db, caller.companyId).whereIn('ph.id', [...new Set(plan.idOfPart)])) as PhotoRow[];
-  const photos = new Map<string, Photo>(await Promise.all(rows.map(async (row) => [row.id, await toPhoto(ctx, caller, row)] as const)));
+  const rows = (await photosQuery(db, caller.companyId).whereIn('ph.id', [
+    ...new Set(plan.idOfPart),
+  ])) as PhotoRow[];
+  const photos = new Map<string, Photo>(
+    await Promise.all(rows.map(async (row) => [row.id, await toPhoto(ctx, caller, row)] as const)),
+  );
   return {
     job_id: job.id,
     photos: inPartOrder(plan, photos),
@@ -57,15 +83,29 @@ export const upload_job_photos: WriteHandler<'upload_job_photos'> = async (ctx, 
 };
 
 /** When each stored file was taken, by the camera's clock: with its offset, else in the company's timezone. */
-async function takenTimes(db: Knex, companyId: string, timezone: string, shas: string[]): Promise<Map<string, { at: Date; source: Photo['taken_at_source'] }>> {
-  const rows = (await db('stored_files').where({ company_id: companyId }).whereIn('sha256', shas).whereNotNull('taken').select('sha256', 'taken')) as { sha256: string; taken: TakenTime }[];
+async function takenTimes(
+  db: Knex,
+  companyId: string,
+  timezone: string,
+  shas: string[],
+): Promise<Map<string, { at: Date; source: Photo['taken_at_source'] }>> {
+  const rows = (await db('stored_files')
+    .where({ company_id: companyId })
+    .whereIn('sha256', shas)
+    .whereNotNull('taken')
+    .select('sha256', 'taken')) as { sha256: string; taken: TakenTime }[];
   const local = rows.filter((row) => row.taken.offset === null);
   const zoned = local.length
     ? new Map<string, Date>(
         (
           (await db
             .select('x.sha256', db.raw('(x.local::timestamp at time zone ?) as at', [timezone]))
-            .from(db.raw('unnest(?::text[], ?::text[]) as x(sha256, local)', [local.map((r) => r.sha256), local.map((r) => r.taken.local)]))) as { sha256: string; at: Date }[]
+            .from(
+              db.raw('unnest(?::text[], ?::text[]) as x(sha256, local)', [
+                local.map((r) => r.sha256),
+                local.map((r) => r.taken.local),
+              ]),
+            )) as { sha256: string; at: Date }[]
         ).map((row) => [row.sha256, new Date(row.at)]),
       )
     : new Map<string, Date>();

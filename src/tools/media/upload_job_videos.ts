@@ -1,6 +1,12 @@
 import { lockedJob, type WriteHandler } from '../tool';
 import { jobRefOf } from '../../domain/jobs/job-records';
-import { inPartOrder, planUpload, roomsFiled, undoableUpload, uploadCounts } from '../../domain/media/upload-records';
+import {
+  inPartOrder,
+  planUpload,
+  roomsFiled,
+  undoableUpload,
+  uploadCounts,
+} from '../../domain/media/upload-records';
 import { toVideo, videosQuery, type Video, type VideoRow } from '../../domain/media/video-records';
 import type { StoredVideoFacts } from '../../domain/media/video-intake';
 
@@ -14,9 +20,15 @@ export const upload_job_videos: WriteHandler<'upload_job_videos'> = async (ctx, 
   const job = lockedJob(ctx);
   const plan = await planUpload(ctx, 'videos', 'vid', job.id, body.videos, body.room);
   const facts = new Map<string, StoredVideoFacts>(
-    (await db('stored_files').where({ company_id: caller.companyId }).whereIn('sha256', plan.added.map((a) => a.file.sha256)).select('sha256', 'facts')).map(
-      (row: { sha256: string; facts: StoredVideoFacts }) => [row.sha256, row.facts],
-    ),
+    (
+      await db('stored_files')
+        .where({ company_id: caller.companyId })
+        .whereIn(
+          'sha256',
+          plan.added.map((a) => a.file.sha256),
+        )
+        .select('sha256', 'facts')
+    ).map((row: { sha256: string; facts: StoredVideoFacts }) => [row.sha256, row.facts]),
   );
   await ctx.rows.insertMany(
     'videos',
@@ -38,17 +50,35 @@ export const upload_job_videos: WriteHandler<'upload_job_videos'> = async (ctx, 
   );
   if (plan.added.length > 0) {
     const rooms = roomsFiled(plan);
-    const seconds = Math.round(plan.added.reduce((sum, a) => sum + (facts.get(a.file.sha256)?.duration_seconds ?? 0), 0) * 1000) / 1000;
-    ctx.changes.add({
-      kind: 'files',
-      data: { action: 'videos.uploaded', video_ids: plan.added.map((a) => a.id), count: plan.added.length, seconds, rooms, rooms_added: plan.roomsAdded, via: body.via },
-      summary: `${plan.added.length} video${plan.added.length === 1 ? '' : 's'} (${Math.round(seconds)} s) added to #${job.job_number} (${rooms.join(', ')}) by ${caller.personName}`,
-      job: jobRefOf(job),
-      recordId: plan.added[0].id,
-    }, { undo: undoableUpload(ctx, body.via) });
+    const seconds =
+      Math.round(
+        plan.added.reduce((sum, a) => sum + (facts.get(a.file.sha256)?.duration_seconds ?? 0), 0) * 1000,
+      ) / 1000;
+    ctx.changes.add(
+      {
+        kind: 'files',
+        data: {
+          action: 'videos.uploaded',
+          video_ids: plan.added.map((a) => a.id),
+          count: plan.added.length,
+          seconds,
+          rooms,
+          rooms_added: plan.roomsAdded,
+          via: body.via,
+        },
+        summary: `${plan.added.length} video${plan.added.length === 1 ? '' : 's'} (${Math.round(seconds)} s) added to #${job.job_number} (${rooms.join(', ')}) by ${caller.personName}`,
+        job: jobRefOf(job),
+        recordId: plan.added[0].id,
+      },
+      { undo: undoableUpload(ctx, body.via) },
+    );
   }
-  const rows = (await videosQuery(db, caller.companyId).whereIn('v.id', [...new Set(plan.idOfPart)])) as VideoRow[];
-  const videos = new Map<string, Video>(await Promise.all(rows.map(async (row) => [row.id, await toVideo(ctx, caller, row)] as const)));
+  const rows = (await videosQuery(db, caller.companyId).whereIn('v.id', [
+    ...new Set(plan.idOfPart),
+  ])) as VideoRow[];
+  const videos = new Map<string, Video>(
+    await Promise.all(rows.map(async (row) => [row.id, await toVideo(ctx, caller, row)] as const)),
+  );
   return {
     job_id: job.id,
     videos: inPartOrder(plan, videos),

@@ -23,11 +23,36 @@ export interface ViewableRow {
 
 /** The company's photos and videos as one list, dated by when they were taken or recorded. */
 export function viewablesQuery(db: Knex, companyId: string): Knex.QueryBuilder {
-  const photos = db('photos').where('company_id', companyId).select(db.raw("'photo' as kind"), 'id', 'job_id', 'sha256', 'room', 'caption', 'name', 'taken_at as at', db.raw('null::float8 as duration_seconds'));
+  const photos = db('photos')
+    .where('company_id', companyId)
+    .select(
+      db.raw("'photo' as kind"),
+      'id',
+      'job_id',
+      'sha256',
+      'room',
+      'caption',
+      'name',
+      'taken_at as at',
+      db.raw('null::float8 as duration_seconds'),
+    );
   const videos = joinStoredFile(db('videos as v'), 'v')
     .where('v.company_id', companyId)
-    .select(db.raw("'video' as kind"), 'v.id', 'v.job_id', 'v.sha256', 'v.room', 'v.caption', 'v.name', 'v.recorded_at as at', db.raw("(f.facts->>'duration_seconds')::float8 as duration_seconds"));
-  return db.from(photos.unionAll(videos).as('x')).join('jobs as j', 'j.id', 'x.job_id').select('x.*', 'j.job_number');
+    .select(
+      db.raw("'video' as kind"),
+      'v.id',
+      'v.job_id',
+      'v.sha256',
+      'v.room',
+      'v.caption',
+      'v.name',
+      'v.recorded_at as at',
+      db.raw("(f.facts->>'duration_seconds')::float8 as duration_seconds"),
+    );
+  return db
+    .from(photos.unionAll(videos).as('x'))
+    .join('jobs as j', 'j.id', 'x.job_id')
+    .select('x.*', 'j.job_number');
 }
 
 export const view_photos: ReadHandler<'view_photos'> = async (ctx, { query }) => {
@@ -39,8 +64,14 @@ export const view_photos: ReadHandler<'view_photos'> = async (ctx, { query }) =>
   else {
     const job = await resolveJob(db, caller, query.job_id!);
     shown.where('x.job_id', job.id);
-    if (query.room !== undefined) whereRoom(shown, 'x.room', roomNamed(query.room, await jobRooms(db, job.id)));
-    shown.orderBy([{ column: 'x.at', order: 'desc' }, { column: 'x.id', order: 'desc' }]).limit(query.limit ?? DEFAULT_LIMIT);
+    if (query.room !== undefined)
+      whereRoom(shown, 'x.room', roomNamed(query.room, await jobRooms(db, job.id)));
+    shown
+      .orderBy([
+        { column: 'x.at', order: 'desc' },
+        { column: 'x.id', order: 'desc' },
+      ])
+      .limit(query.limit ?? DEFAULT_LIMIT);
   }
   const rows = (await shown) as ViewableRow[];
   const byId = new Map(rows.map((row) => [row.id, row]));
@@ -50,7 +81,10 @@ export const view_photos: ReadHandler<'view_photos'> = async (ctx, { query }) =>
   return {
     photos: await Promise.all(
       ordered.map(async (row) => {
-        const link = row.kind === 'photo' ? await fileLink(ctx, caller.companyId, 'photos', row.id, 'web') : await fileLink(ctx, caller.companyId, 'videos', row.id, 'still');
+        const link =
+          row.kind === 'photo'
+            ? await fileLink(ctx, caller.companyId, 'photos', row.id, 'web')
+            : await fileLink(ctx, caller.companyId, 'videos', row.id, 'still');
         return {
           id: row.id,
           kind: row.kind,

@@ -12,6 +12,15 @@ export const retract_note: WriteHandler<'retract_note'> = async (ctx, { path, qu
   await ctx.rows.remove('notes', note.id);
   const { reason } = query;
   const summary = `Note on #${job.job_number} retracted by ${caller.personName}${reason ? `: ${reason}` : ''}`;
-  ctx.changes.add({ kind: 'notes', data: { action: 'note.retracted', note_id: note.id, ...(reason ? { reason } : {}) }, summary, job: jobRefOf(job), recordId: note.id }, { undo: true });
+  ctx.changes.add(
+    {
+      kind: 'notes',
+      data: { action: 'note.retracted', note_id: note.id, ...(reason ? { reason } : {}) },
+      summary,
+      job: jobRefOf(job),
+      recordId: note.id,
+    },
+    { undo: true },
+  );
   return { retracted: { id: note.id, job_id: job.id, corrections: versionIds.length } };
 };

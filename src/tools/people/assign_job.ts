@@ -12,7 +12,16 @@ export const assign_job: WriteHandler<'assign_job'> = async (ctx, { body }) => {
   const already = await db('job_assignees').where({ job_id: job.id, person_id: teammate.id }).first('id');
   if (!already) {
     await ctx.rows.insert('job_assignees', { id: newId('asg'), job_id: job.id, person_id: teammate.id });
-    ctx.changes.add({ kind: 'changes', data: { action: 'job.assigned', teammate: { id: teammate.id, name: teammate.name } }, summary: `Assigned ${teammate.name} to #${job.job_number}`, job: jobRefOf(job), recordId: teammate.id }, { undo: true });
+    ctx.changes.add(
+      {
+        kind: 'changes',
+        data: { action: 'job.assigned', teammate: { id: teammate.id, name: teammate.name } },
+        summary: `Assigned ${teammate.name} to #${job.job_number}`,
+        job: jobRefOf(job),
+        recordId: teammate.id,
+      },
+      { undo: true },
+    );
   }
   return assigneesOf(db, job.id);
 };

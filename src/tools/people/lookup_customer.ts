@@ -18,25 +18,54 @@ export const lookup_customer: ReadHandler<'lookup_customer'> = async ({ db, call
   const contacts = db('contacts as c')
     .where('c.company_id', caller.companyId)
     .where((match) => {
-      match.whereRaw('lower(c.name) like ?', [likeContains(words)]).orWhereRaw('lower(c.email) like ?', [likeContains(words)]);
+      match
+        .whereRaw('lower(c.name) like ?', [likeContains(words)])
+        .orWhereRaw('lower(c.email) like ?', [likeContains(words)]);
       if (digits.length >= MIN_PHONE_DIGITS) match.orWhere('c.phone_digits', 'like', `%${digits}%`);
     });
   if (query.role) {
-    contacts.whereExists(db('job_contacts as r').whereRaw('r.contact_id = c.id').where('r.role', query.role.trim().toLowerCase()));
+    contacts.whereExists(
+      db('job_contacts as r')
+        .whereRaw('r.contact_id = c.id')
+        .where('r.role', query.role.trim().toLowerCase()),
+    );
   }
   if (query.cursor) {
     const after = decodeCursor(query.cursor, { name: 'text', id: 'text' });
     contacts.whereRaw('(c.name, c.id) > (?, ?)', [after.name, after.id]);
   }
-  const rows = (await contacts.orderBy([{ column: 'c.name' }, { column: 'c.id' }]).limit(limit + 1).select('c.*')) as ContactRow[];
-  const page = pageOf(rows, limit, (row) => row, (row) => encodeCursor({ name: row.name, id: row.id }));
+  const rows = (await contacts
+    .orderBy([{ column: 'c.name' }, { column: 'c.id' }])
+    .limit(limit + 1)
+    .select('c.*')) as ContactRow[];
+  const page = pageOf(
+    rows,
+    limit,
+    (row) => row,
+    (row) => encodeCursor({ name: row.name, id: row.id }),
+  );
 
   const jobs = await db('job_contacts as jc')
     .join('jobs as j', 'j.id', 'jc.job_id')
     .join('statuses as s', 's.id', 'j.status_id')
-    .whereIn('jc.contact_id', page.data.map((c) => c.id))
+    .whereIn(
+      'jc.contact_id',
+      page.data.map((c) => c.id),
+    )
     .orderBy('j.job_number', 'desc')
-    .select('jc.contact_id', 'jc.role', 'j.id', 'j.job_number', 'j.title', 'j.cancelled_at', 's.name as status_name', 'j.address_line1', 'j.city', 'j.region', 'j.postal_code');
+    .select(
+      'jc.contact_id',
+      'jc.role',
+      'j.id',
+      'j.job_number',
+      'j.title',
+      'j.cancelled_at',
+      's.name as status_name',
+      'j.address_line1',
+      'j.city',
+      'j.region',
+      'j.postal_code',
+    );
 
   return {
     data: page.data.map((contact) => {
@@ -50,7 +79,13 @@ export const lookup_customer: ReadHandler<'lookup_customer'> = async ({ db, call
         email: contact.email,
         address: formatAddress(contact) ?? (newestAsCustomer ? formatAddress(newestAsCustomer) : null),
         roles: [...new Set(own.map((j) => j.role as string))],
-        jobs: own.map((j) => ({ id: j.id, job_number: j.job_number, title: j.title, status: j.cancelled_at ? CANCELLED : j.status_name, role: j.role })),
+        jobs: own.map((j) => ({
+          id: j.id,
+          job_number: j.job_number,
+          title: j.title,
+          status: j.cancelled_at ? CANCELLED : j.status_name,
+          role: j.role,
+        })),
       };
     }),
     next_cursor: page.next_cursor,

@@ -11,7 +11,19 @@ export const update_contact: WriteHandler<'update_contact'> = async (ctx, { path
   const changed = await changePerson(ctx, current, changes);
   const person = await jobPerson(db, job.id, current.id);
   if (changed.length > 0) {
-    ctx.changes.add({ kind: 'changes', data: { action: 'contact.updated', contact: { id: current.id, name: person.name, role: person.role } }, summary: `Updated ${person.name} on #${job.job_number}: ${changed.join(', ')}`, job: jobRefOf(job), recordId: current.id }, { undo: true });
+    ctx.changes.add(
+      {
+        kind: 'changes',
+        data: {
+          action: 'contact.updated',
+          contact: { id: current.id, name: person.name, role: person.role },
+        },
+        summary: `Updated ${person.name} on #${job.job_number}: ${changed.join(', ')}`,
+        job: jobRefOf(job),
+        recordId: current.id,
+      },
+      { undo: true },
+    );
   }
   return person;
 };

@@ -4,7 +4,14 @@ import { findItem, nearMatches, regionFor, toApiItem } from '../../domain/price-
 
 export const get_price_list_item: ReadHandler<'get_price_list_item'> = async ({ db, caller }, { query }) => {
   const region = regionFor(query.region, await companyPricingRegion(db, caller.companyId));
-  const codes = [...new Set(query.codes.flatMap((entry) => entry.split(',')).map((code) => code.trim()).filter(Boolean))];
+  const codes = [
+    ...new Set(
+      query.codes
+        .flatMap((entry) => entry.split(','))
+        .map((code) => code.trim())
+        .filter(Boolean),
+    ),
+  ];
   const found = codes.map((code) => ({ code, item: findItem(code) }));
   return {
     items: found.filter((f) => f.item).map((f) => toApiItem(f.item!, region)),

@@ -79,13 +79,19 @@ class Unreachable extends Error {}
 
 function causeOf(error: Error): string {
   const cause = error.cause;
-  if (cause instanceof Error) return 'code' in cause && typeof cause.code === 'string' ? cause.code : cause.message;
+  if (cause instanceof Error)
+    return 'code' in cause && typeof cause.code === 'string' ? cause.code : cause.message;
   return error.message;
 }
 
 /** `--does "inspections, drying checks"` → the list; not given → left as it is. */
 function listOf(text: string | undefined): string[] | undefined {
-  return text === undefined ? undefined : text.split(',').map((item) => item.trim()).filter(Boolean);
+  return text === undefined
+    ? undefined
+    : text
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean);
 }
 
 function required(values: Values, name: keyof Values): string {
@@ -119,7 +125,13 @@ function joinNegativeValues(argv: string[]): string[] {
   for (let i = 0; i < argv.length; i++) {
     const name = /^--([\w-]+)$/.exec(argv[i])?.[1];
     const next = argv[i + 1];
-    if (name && name in OPTIONS && OPTIONS[name as keyof typeof OPTIONS].type === 'string' && next !== undefined && /^-\d/.test(next)) {
+    if (
+      name &&
+      name in OPTIONS &&
+      OPTIONS[name as keyof typeof OPTIONS].type === 'string' &&
+      next !== undefined &&
+      /^-\d/.test(next)
+    ) {
       out.push(`--${name}=${next}`);
       i++;
     } else out.push(argv[i]);
@@ -140,22 +152,45 @@ function run(api: JobsClient, command: string, args: string[], values: Values): 
   const webhookPath = '/admin/v1/companies/{company_id}/webhooks/{webhook_id}';
   switch (command) {
     case 'webhooks create':
-      return api.POST('/admin/v1/companies/{company_id}/webhooks', { params: company(), body: { url: required(values, 'url'), events: listOf(values.events), description: values.description } });
+      return api.POST('/admin/v1/companies/{company_id}/webhooks', {
+        params: company(),
+        body: {
+          url: required(values, 'url'),
+          events: listOf(values.events),
+          description: values.description,
+        },
+      });
     case 'webhooks list':
       return api.GET('/admin/v1/companies/{company_id}/webhooks', { params: company() });
     case 'webhooks set':
-      return api.PATCH(webhookPath, { params: webhook(), body: { url: values.url, events: listOf(values.events), description: values.description } });
+      return api.PATCH(webhookPath, {
+        params: webhook(),
+        body: { url: values.url, events: listOf(values.events), description: values.description },
+      });
     case 'webhooks pause':
     case 'webhooks resume':
-      return api.PATCH(webhookPath, { params: webhook(), body: { status: command === 'webhooks pause' ? 'paused' : 'active' } });
+      return api.PATCH(webhookPath, {
+        params: webhook(),
+        body: { status: command === 'webhooks pause' ? 'paused' : 'active' },
+      });
     case 'webhooks delete':
       return api.DELETE(webhookPath, { params: webhook() });
     case 'webhooks rotate':
-      return api.POST(`${webhookPath}/rotate-secret`, { params: webhook(), body: { grace_seconds: values['grace-seconds'] === undefined ? undefined : number(values, 'grace-seconds') } });
+      return api.POST(`${webhookPath}/rotate-secret`, {
+        params: webhook(),
+        body: {
+          grace_seconds: values['grace-seconds'] === undefined ? undefined : number(values, 'grace-seconds'),
+        },
+      });
     case 'webhooks replay':
-      return api.POST(`${webhookPath}/replay`, { params: webhook(), body: { event_id: values.event, since_cursor: values['since-cursor'], since: values.since } });
+      return api.POST(`${webhookPath}/replay`, {
+        params: webhook(),
+        body: { event_id: values.event, since_cursor: values['since-cursor'], since: values.since },
+      });
     case 'webhooks attempts':
-      return api.GET(`${webhookPath}/attempts`, { params: { ...webhook(), query: { ...page(values), event_id: values.event } } });
+      return api.GET(`${webhookPath}/attempts`, {
+        params: { ...webhook(), query: { ...page(values), event_id: values.event } },
+      });
     case 'companies create':
       return api.POST('/admin/v1/companies', {
         body: {
@@ -168,9 +203,19 @@ function run(api: JobsClient, command: string, args: string[], values: Values): 
     case 'companies list':
       return api.GET('/admin/v1/companies', { params: { query: page(values) } });
     case 'team list':
-      return api.GET('/admin/v1/companies/{company_id}/team', { params: { ...company(), query: page(values) } });
+      return api.GET('/admin/v1/companies/{company_id}/team', {
+        params: { ...company(), query: page(values) },
+      });
     case 'team add':
-      return api.POST('/admin/v1/companies/{company_id}/team', { params: company(), body: { name: required(values, 'name'), role: required(values, 'role'), email: values.email, responsibilities: listOf(values.does) } });
+      return api.POST('/admin/v1/companies/{company_id}/team', {
+        params: company(),
+        body: {
+          name: required(values, 'name'),
+          role: required(values, 'role'),
+          email: values.email,
+          responsibilities: listOf(values.does),
+        },
+      });
     case 'team set':
       return api.PATCH('/admin/v1/companies/{company_id}/team/{person_id}', {
         params: { path: { company_id: required(values, 'company'), person_id: required(values, 'person') } },
@@ -191,7 +236,9 @@ function run(api: JobsClient, command: string, args: string[], values: Values): 
       return api.GET('/admin/v1/companies/{company_id}/assistant-grants', { params: company() });
     case 'assistants revoke':
       if (!args[0]) throw new UsageError('give the grant id');
-      return api.DELETE('/admin/v1/companies/{company_id}/assistant-grants/{grant_id}', { params: { path: { company_id: required(values, 'company'), grant_id: args[0] } } });
+      return api.DELETE('/admin/v1/companies/{company_id}/assistant-grants/{grant_id}', {
+        params: { path: { company_id: required(values, 'company'), grant_id: args[0] } },
+      });
     case 'sign-in link':
       return api.POST('/admin/v1/companies/{company_id}/sign-in-links', {
         params: company(),
@@ -202,11 +249,20 @@ function run(api: JobsClient, command: string, args: string[], values: Values): 
         },
       });
     case 'statuses set':
-      return api.PUT('/admin/v1/companies/{company_id}/statuses', { params: company(), body: { statuses: args } });
+      return api.PUT('/admin/v1/companies/{company_id}/statuses', {
+        params: company(),
+        body: { statuses: args },
+      });
     case 'referral-sources set':
-      return api.PUT('/admin/v1/companies/{company_id}/referral-sources', { params: company(), body: { referral_sources: args } });
+      return api.PUT('/admin/v1/companies/{company_id}/referral-sources', {
+        params: company(),
+        body: { referral_sources: args },
+      });
     case 'credits add':
-      return api.POST('/admin/v1/companies/{company_id}/credits', { params: company(), body: { add: number(values, 'add') } });
+      return api.POST('/admin/v1/companies/{company_id}/credits', {
+        params: company(),
+        body: { add: number(values, 'add') },
+      });
     case 'chat set': {
       const url = required(values, 'webhook-url');
       return api.PUT('/admin/v1/companies/{company_id}/chat', {
@@ -217,23 +273,34 @@ function run(api: JobsClient, command: string, args: string[], values: Values): 
     case 'estimate-rates set':
       return api.PUT('/admin/v1/companies/{company_id}/estimate-rates', {
         params: company(),
-        body: { overhead_pct: number(values, 'overhead'), profit_pct: number(values, 'profit'), tax_pct: number(values, 'tax') },
+        body: {
+          overhead_pct: number(values, 'overhead'),
+          profit_pct: number(values, 'profit'),
+          tax_pct: number(values, 'tax'),
+        },
       });
     case 'elevation set':
-      return api.PUT('/admin/v1/companies/{company_id}/elevation', { params: company(), body: { elevation_ft: number(values, 'feet') } });
+      return api.PUT('/admin/v1/companies/{company_id}/elevation', {
+        params: company(),
+        body: { elevation_ft: number(values, 'feet') },
+      });
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: joinNegativeValues(argv), options: OPTIONS, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    args: joinNegativeValues(argv),
+    options: OPTIONS,
+    allowPositionals: true,
+  });
   if (values.help || positionals.length < 2) {
     console.log(USAGE);
     return values.help ? 0 : 1;
   }
   const adminToken = process.env.ADMIN_TOKEN;
-  if (!adminToken) throw new UsageError('set ADMIN_TOKEN to the service\'s admin token');
+  if (!adminToken) throw new UsageError("set ADMIN_TOKEN to the service's admin token");
   const baseUrl = process.env.JMS_URL ?? 'http://127.0.0.1:3000';
   const api = createAdminClient({ baseUrl, adminToken });
   const [noun, verb, ...args] = positionals;
@@ -242,7 +309,10 @@ async function main(argv: string[]): Promise<number> {
     answer = await run(api, `${noun} ${verb}`, args, values);
   } catch (error) {
     // fetch fails with a TypeError (refused, unknown host, reset) before any answer arrives.
-    if (error instanceof TypeError) throw new Unreachable(`cannot reach the service at ${baseUrl} (${causeOf(error)}); is it running? (JMS_URL sets where)`);
+    if (error instanceof TypeError)
+      throw new Unreachable(
+        `cannot reach the service at ${baseUrl} (${causeOf(error)}); is it running? (JMS_URL sets where)`,
+      );
     throw error;
   }
   if (answer.error) {
@@ -252,14 +322,23 @@ async function main(argv: string[]): Promise<number> {
     console.error(lines.join('\n'));
     return 1;
   }
-  console.log(answer.data === undefined ? JSON.stringify({ status: answer.response.status }) : JSON.stringify(answer.data, null, 2));
+  console.log(
+    answer.data === undefined
+      ? JSON.stringify({ status: answer.response.status })
+      : JSON.stringify(answer.data, null, 2),
+  );
   return 0;
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const message = error instanceof UsageError ? `${error.message}\n\n${USAGE}` : error instanceof Error ? error.message : String(error);
+    const message =
+      error instanceof UsageError
+        ? `${error.message}\n\n${USAGE}`
+        : error instanceof Error
+          ? error.message
+          : String(error);
     console.error(message);
     process.exit(1);
   },

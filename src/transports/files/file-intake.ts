@@ -36,20 +36,44 @@ interface UploadMeta {
 }
 
 /** Takes the upload within the company's share of the node's uploads: how many at once, how fast. */
-export function intakeFiles(deps: Deps, req: Request, who: Uploader, kind: FileKind, shares: UploadShares): Promise<ToolAnswer> {
+export function intakeFiles(
+  deps: Deps,
+  req: Request,
+  who: Uploader,
+  kind: FileKind,
+  shares: UploadShares,
+): Promise<ToolAnswer> {
   return shares.slots.run(who.caller.companyId, () => intake(deps, req, who, kind, shares.pace));
 }
 
-async function intake(deps: Deps, req: Request, who: Uploader, kind: FileKind, pace: CompanyBytePace): Promise<ToolAnswer> {
+async function intake(
+  deps: Deps,
+  req: Request,
+  who: Uploader,
+  kind: FileKind,
+  pace: CompanyBytePace,
+): Promise<ToolAnswer> {
   const call = deps.pipeline.begin(kind.tool, who.caller); // a read key is refused before the files are read
   checkValue('JobRef', who.jobRef, '/path/job_id');
   await resolveJob(deps.db, who.caller, who.jobRef); // an unknown job is refused before the files are read
-  const upload = await receiveParts(req, kind.limits(deps), deps.config.uploadIdleMs, (bytes) => pace.delayFor(who.caller.companyId, bytes));
+  const upload = await receiveParts(req, kind.limits(deps), deps.config.uploadIdleMs, (bytes) =>
+    pace.delayFor(who.caller.companyId, bytes),
+  );
   try {
     const meta = readMeta(kind, upload.meta, upload.files.length);
-    const items: PreparedFile[] = upload.files.map((file, i) => ({ sha256: file.sha256, file_name: file.fileName, ...meta.items?.[i] }));
+    const items: PreparedFile[] = upload.files.map((file, i) => ({
+      sha256: file.sha256,
+      file_name: file.fileName,
+      ...meta.items?.[i],
+    }));
     const by = who.by ?? meta.by;
-    const body = { operation_id: meta.operation_id, via: who.via, ...(meta.room ? { room: meta.room } : {}), ...(by ? { by } : {}), [`${kind.part}s`]: items };
+    const body = {
+      operation_id: meta.operation_id,
+      via: who.via,
+      ...(meta.room ? { room: meta.room } : {}),
+      ...(by ? { by } : {}),
+      [`${kind.part}s`]: items,
+    };
     const input = { path: { job_id: who.jobRef }, query: {}, body };
     const checked = await call.check(input);
     if ('replay' in checked) return checked.replay;
@@ -62,7 +86,10 @@ async function intake(deps: Deps, req: Request, who: Uploader, kind: FileKind, p
 
 function readMeta(kind: FileKind, text: string | null, fileCount: number): UploadMeta {
   const items = `${kind.part}s`;
-  if (text === null) throw invalidRequest([{ path: '/body/meta', message: 'is required: a part named meta holding JSON with operation_id' }]);
+  if (text === null)
+    throw invalidRequest([
+      { path: '/body/meta', message: 'is required: a part named meta holding JSON with operation_id' },
+    ]);
   let meta: unknown;
   try {
     meta = JSON.parse(text);
@@ -70,10 +97,23 @@ function readMeta(kind: FileKind, text: string | null, fileCount: number): Uploa
     throw invalidRequest([{ path: '/body/meta', message: 'is not valid JSON' }]);
   }
   checkValue(kind.metaSchema, meta, '/body/meta');
-  if (fileCount === 0) throw invalidRequest([{ path: `/body/${kind.part}`, message: `is required: send one part named ${kind.part} per file` }]);
-  const { operation_id, room, by, [items]: given } = meta as { operation_id: string; room?: string; by?: string } & Record<string, UploadMeta['items']>;
+  if (fileCount === 0)
+    throw invalidRequest([
+      { path: `/body/${kind.part}`, message: `is required: send one part named ${kind.part} per file` },
+    ]);
+  const {
+    operation_id,
+    room,
+    by,
+    [items]: given,
+  } = meta as { operation_id: string; room?: string; by?: string } & Record<string, UploadMeta['items']>;
   if (given && given.length !== fileCount) {
-    throw invalidRequest([{ path: `/body/meta/${items}`, message: `has ${given.length} entries for ${fileCount} ${kind.part} parts: give one entry per file, in order` }]);
+    throw invalidRequest([
+      {
+        path: `/body/meta/${items}`,
+        message: `has ${given.length} entries for ${fileCount} ${kind.part} parts: give one entry per file, in order`,
+      },
+    ]);
   }
   return { operation_id, room, by, items: given };
 }

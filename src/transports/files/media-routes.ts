@@ -28,14 +28,24 @@ import { storageKey, type FileVariant } from '../../domain/media/storage-keys';
 import { UPLOAD_LINK_ADDED, UPLOAD_LINK_PARAMS } from '../../domain/media/upload-links';
 
 /** The upload of each collection, by the last segment of its path. */
-const UPLOADS: Record<Collection, FileKind> = { photos: photoKind, videos: videoKind, documents: documentKind };
+const UPLOADS: Record<Collection, FileKind> = {
+  photos: photoKind,
+  videos: videoKind,
+  documents: documentKind,
+};
 
 /** Routes under /api/v1 that run after the key check. */
 export function addUploadRoutes(router: Router, deps: Deps, uploads: UploadShares): void {
   for (const [collection, kind] of Object.entries(UPLOADS)) {
     router.post(`/api/v1/jobs/:job_id/${collection}`, async (req: Request, res: Response) => {
       const caller = callerOf(res);
-      const answer = await intakeFiles(deps, req, { caller, jobRef: req.params.job_id as string, via: 'api' }, kind, uploads);
+      const answer = await intakeFiles(
+        deps,
+        req,
+        { caller, jobRef: req.params.job_id as string, via: 'api' },
+        kind,
+        uploads,
+      );
       send(res, answer.status, answer.body, answer.replayed);
     });
   }
@@ -50,11 +60,15 @@ export function linkRoutes(deps: Deps, limiter: RateLimiter, uploads: UploadShar
     if (!linked) throw notFound('file');
     const companyId = String(req.query.c ?? '');
     const expires = Number(req.query.e);
-    await deps.media.links.check({ purpose: LINKED[linked.collection].purpose, companyId, object: `${id}/${variant}`, expires }, req.query.s);
+    await deps.media.links.check(
+      { purpose: LINKED[linked.collection].purpose, companyId, object: `${id}/${variant}`, expires },
+      req.query.s,
+    );
     const record = await joinStoredFile(deps.db(`${linked.collection} as r`), 'r')
       .where({ 'r.id': id, 'r.company_id': companyId })
       .first('r.sha256', 'r.name', 'f.format');
-    if (!record) throw new ApiError(404, 'not_found', `This ${linked.collection.slice(0, -1)} is no longer on its job.`);
+    if (!record)
+      throw new ApiError(404, 'not_found', `This ${linked.collection.slice(0, -1)} is no longer on its job.`);
     const maxAge = Math.max(0, expires - Math.floor(Date.now() / 1000));
     await sendStoredFile(req, res, deps.media.files, storageKey(companyId, record.sha256, linked.stored), {
       ...fileHeaders(linked.collection, linked.stored, record),
@@ -73,7 +87,13 @@ export function linkRoutes(deps: Deps, limiter: RateLimiter, uploads: UploadShar
     router.post(`/upload/:job_id/${collection}`, refuseCrossSite, async (req: Request, res: Response) => {
       const { caller, teammate } = await uploaderOfLink(deps, req);
       await limiter.charge(res, 'work', caller.keyId, 1);
-      const answer = await intakeFiles(deps, req, { caller, jobRef: req.params.job_id as string, via: 'upload_page', by: teammate }, kind, uploads);
+      const answer = await intakeFiles(
+        deps,
+        req,
+        { caller, jobRef: req.params.job_id as string, via: 'upload_page', by: teammate },
+        kind,
+        uploads,
+      );
       send(res, answer.status, answer.body, answer.replayed);
     });
   }
@@ -84,8 +104,19 @@ export function linkRoutes(deps: Deps, limiter: RateLimiter, uploads: UploadShar
 /** The person a valid upload link acts for, and its job, with the room the link preselects. */
 async function uploaderOfLink(deps: Deps, req: Request) {
   const link = personLinkOf(req, 'upload', UPLOAD_LINK_PARAMS);
-  const { caller, job } = await holderOfLink(deps.db, deps.media.links, link, UPLOAD_LINK_PARAMS, req.query.s, UPLOAD_LINK_ADDED);
-  return { caller, teammate: link.params.b === '' ? undefined : link.params.b, job: { ...job, room: link.params.r === '' ? null : link.params.r } };
+  const { caller, job } = await holderOfLink(
+    deps.db,
+    deps.media.links,
+    link,
+    UPLOAD_LINK_PARAMS,
+    req.query.s,
+    UPLOAD_LINK_ADDED,
+  );
+  return {
+    caller,
+    teammate: link.params.b === '' ? undefined : link.params.b,
+    job: { ...job, room: link.params.r === '' ? null : link.params.r },
+  };
 }
 
 /** People who open a link get a page; programs get a problem. */
@@ -101,7 +132,11 @@ export function linkErrors(error: unknown, req: Request, res: Response, next: Ne
  * with its own type; a document downloads under its name (PDFs and pictures open in the browser,
  * sandboxed so that a PDF's scripts cannot act as this site).
  */
-function fileHeaders(collection: Collection, stored: FileVariant, record: { name: string | null; format: string }): Record<string, string> {
+function fileHeaders(
+  collection: Collection,
+  stored: FileVariant,
+  record: { name: string | null; format: string },
+): Record<string, string> {
   if (stored !== 'original') return { 'Content-Type': 'image/jpeg' };
   if (collection === 'videos') return { 'Content-Type': videoContentType(record.format) };
   const format = DOCUMENT_FORMATS[record.format as DocumentFormat];

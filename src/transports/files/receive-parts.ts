@@ -37,14 +37,26 @@ export type Pace = (bytes: number) => number;
  * Reads the upload at the pace given; a body that sends nothing for `idleMs` is cut off with 408,
  * and its files released at once.
  */
-export async function receiveParts(req: Request, limits: UploadLimits, idleMs: number, pace: Pace): Promise<ReceivedUpload> {
+export async function receiveParts(
+  req: Request,
+  limits: UploadLimits,
+  idleMs: number,
+  pace: Pace,
+): Promise<ReceivedUpload> {
   if (!req.is('multipart/form-data')) {
-    throw new ApiError(415, 'unsupported_media_type', `Send the upload as multipart/form-data: a part named meta (JSON) and one part named ${limits.filePart} per file.`);
+    throw new ApiError(
+      415,
+      'unsupported_media_type',
+      `Send the upload as multipart/form-data: a part named meta (JSON) and one part named ${limits.filePart} per file.`,
+    );
   }
   const declared = Number(req.headers['content-length']);
   const dir = await mkdtemp(path.join(tmpdir(), 'jms-upload-'));
   try {
-    if (declared > limits.totalBytes + limits.metaBytes + 64 * 1024) throw tooLarge(`The request is ${mib(declared)}; at most ${mib(limits.totalBytes)} of files can be sent at once.`);
+    if (declared > limits.totalBytes + limits.metaBytes + 64 * 1024)
+      throw tooLarge(
+        `The request is ${mib(declared)}; at most ${mib(limits.totalBytes)} of files can be sent at once.`,
+      );
     return { ...(await readParts(req, limits, dir, idleMs, pace)), dir };
   } catch (error) {
     await discard({ dir });
@@ -52,7 +64,13 @@ export async function receiveParts(req: Request, limits: UploadLimits, idleMs: n
   }
 }
 
-function readParts(req: Request, limits: UploadLimits, dir: string, idleMs: number, pace: Pace): Promise<Omit<ReceivedUpload, 'dir'>> {
+function readParts(
+  req: Request,
+  limits: UploadLimits,
+  dir: string,
+  idleMs: number,
+  pace: Pace,
+): Promise<Omit<ReceivedUpload, 'dir'>> {
   return new Promise((resolve, reject) => {
     const files: ReceivedFile[] = [];
     const writes: Promise<void>[] = [];
@@ -63,7 +81,16 @@ function readParts(req: Request, limits: UploadLimits, dir: string, idleMs: numb
     // busboy counts a part against `parts` once it has ended and refuses when the count reaches
     // the limit: `files` files and one meta part must pass, so the limit is one past them. More
     // files are refused as they start (`files`), a second meta by the field handler.
-    const parser = busboy({ headers: req.headers, limits: { fileSize: limits.fileBytes, files: limits.files, fields: 2, fieldSize: limits.metaBytes, parts: limits.files + 2 } });
+    const parser = busboy({
+      headers: req.headers,
+      limits: {
+        fileSize: limits.fileBytes,
+        files: limits.files,
+        fields: 2,
+        fieldSize: limits.metaBytes,
+        parts: limits.files + 2,
+      },
+    });
 
     // The files being written are closed (their parts never end), and only then is the request
     // answered, so that the temporary directory is removed with no file of it still open.
@@ -92,7 +119,14 @@ function readParts(req: Request, limits: UploadLimits, dir: string, idleMs: numb
       void closeFiles().then(() => reject(error));
     };
     const stalled = () =>
-      abandon(new ApiError(408, 'request_timeout', `The upload sent nothing for ${idleMs / 1000} s and was cut off; send it again (the same operation_id is safe to retry).`, { headers: { Connection: 'close' } }));
+      abandon(
+        new ApiError(
+          408,
+          'request_timeout',
+          `The upload sent nothing for ${idleMs / 1000} s and was cut off; send it again (the same operation_id is safe to retry).`,
+          { headers: { Connection: 'close' } },
+        ),
+      );
     let idle = setTimeout(stalled, idleMs);
     req.on('data', () => idle.refresh());
     req.on('end', () => {
@@ -100,7 +134,10 @@ function readParts(req: Request, limits: UploadLimits, dir: string, idleMs: numb
       if (refused) void closeFiles().then(() => reject(refused));
     });
     req.on('error', abandon);
-    req.on('close', () => !req.complete && abandon(new Error('the client closed the connection before the upload ended')));
+    req.on(
+      'close',
+      () => !req.complete && abandon(new Error('the client closed the connection before the upload ended')),
+    );
 
     parser.on('file', (name, stream, info) => {
       if (refused || name !== limits.filePart) {
@@ -108,23 +145,38 @@ function readParts(req: Request, limits: UploadLimits, dir: string, idleMs: numb
         stream.resume();
         return;
       }
-      const file: ReceivedFile = { part: files.length + 1, fileName: cleanFileName(info.filename), path: path.join(dir, `part-${files.length + 1}`), bytes: 0, sha256: '', head: Buffer.alloc(0) };
+      const file: ReceivedFile = {
+        part: files.length + 1,
+        fileName: cleanFileName(info.filename),
+        path: path.join(dir, `part-${files.length + 1}`),
+        bytes: 0,
+        sha256: '',
+        head: Buffer.alloc(0),
+      };
       files.push(file);
       const hash = createHash('sha256');
       const count = new Transform({
         transform(chunk: Buffer, _encoding, done) {
           file.bytes += chunk.length;
           total += chunk.length;
-          if (file.head.length < HEAD_BYTES) file.head = Buffer.concat([file.head, chunk.subarray(0, HEAD_BYTES - file.head.length)]);
+          if (file.head.length < HEAD_BYTES)
+            file.head = Buffer.concat([file.head, chunk.subarray(0, HEAD_BYTES - file.head.length)]);
           hash.update(chunk);
-          if (total > limits.totalBytes) refuse(tooLarge(`The files add up to more than ${mib(limits.totalBytes)}; send them in several requests.`));
+          if (total > limits.totalBytes)
+            refuse(
+              tooLarge(
+                `The files add up to more than ${mib(limits.totalBytes)}; send them in several requests.`,
+              ),
+            );
           // Held back, the chunk holds the parser and then the connection: the client waits.
           const wait = pace(chunk.length);
           if (wait > 0) setTimeout(() => done(null, chunk), wait);
           else done(null, chunk);
         },
       });
-      stream.on('limit', () => refuse(tooLarge(`${partName(file, limits.filePart)} is over ${mib(limits.fileBytes)}.`)));
+      stream.on('limit', () =>
+        refuse(tooLarge(`${partName(file, limits.filePart)} is over ${mib(limits.fileBytes)}.`)),
+      );
       const sink = createWriteStream(file.path);
       sinks.push(sink);
       const written = pipeline(stream, count, sink).then(() => {
@@ -137,20 +189,44 @@ function readParts(req: Request, limits: UploadLimits, dir: string, idleMs: numb
     parser.on('field', (name, value, info) => {
       // busboy reads a part without `filename=` (and not application/octet-stream) as a text field.
       if (name === limits.filePart) {
-        return refuse(invalidRequest([{ path: `/body/${name}`, message: `was sent without a filename: send each file as Content-Disposition: form-data; name="${name}"; filename="…"` }]));
+        return refuse(
+          invalidRequest([
+            {
+              path: `/body/${name}`,
+              message: `was sent without a filename: send each file as Content-Disposition: form-data; name="${name}"; filename="…"`,
+            },
+          ]),
+        );
       }
       if (name !== 'meta') return refuse(notAPart(name, limits.filePart));
-      if (meta !== null) return refuse(invalidRequest([{ path: '/body/meta', message: 'must be sent once' }]));
-      if (info.valueTruncated) return refuse(tooLarge(`The meta part is over ${limits.metaBytes / 1024} KiB.`));
+      if (meta !== null)
+        return refuse(invalidRequest([{ path: '/body/meta', message: 'must be sent once' }]));
+      if (info.valueTruncated)
+        return refuse(tooLarge(`The meta part is over ${limits.metaBytes / 1024} KiB.`));
       meta = value;
     });
-    parser.on('filesLimit', () => refuse(tooLarge(`At most ${limits.files} files can be sent in one request.`)));
-    parser.on('partsLimit', () => refuse(tooLarge(`At most ${limits.files} files and one meta part can be sent in one request.`)));
-    parser.on('error', (error: Error) => refuse(invalidRequest([{ path: '/body', message: `is not readable multipart/form-data (${error.message})` }])));
+    parser.on('filesLimit', () =>
+      refuse(tooLarge(`At most ${limits.files} files can be sent in one request.`)),
+    );
+    parser.on('partsLimit', () =>
+      refuse(tooLarge(`At most ${limits.files} files and one meta part can be sent in one request.`)),
+    );
+    parser.on('error', (error: Error) =>
+      refuse(
+        invalidRequest([
+          { path: '/body', message: `is not readable multipart/form-data (${error.message})` },
+        ]),
+      ),
+    );
     parser.on('close', () => {
       Promise.all(writes).then(
         () => (refused ? undefined : resolve({ meta, files })),
-        (error: unknown) => refuse(error instanceof ApiError ? error : invalidRequest([{ path: '/body', message: `could not be read (${String(error)})` }])),
+        (error: unknown) =>
+          refuse(
+            error instanceof ApiError
+              ? error
+              : invalidRequest([{ path: '/body', message: `could not be read (${String(error)})` }]),
+          ),
       );
     });
     req.pipe(parser);
@@ -168,11 +244,20 @@ function mib(bytes: number): string {
 function notAPart(name: string | undefined, filePart: string): ApiError {
   const expected = `send one part named meta and one named ${filePart} per file`;
   if (!name) return invalidRequest([{ path: '/body', message: `has a part without a name: ${expected}` }]);
-  return invalidRequest([{ path: `/body/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, message: `is not a part of this upload: ${expected}` }]);
+  return invalidRequest([
+    {
+      path: `/body/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+      message: `is not a part of this upload: ${expected}`,
+    },
+  ]);
 }
 
 /** The file name as sent, without any folder part and without control characters. */
 function cleanFileName(name: string | undefined): string | null {
-  const base = (name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const base = (name ?? '')
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim();
   return base ? base.slice(0, 200) : null;
 }

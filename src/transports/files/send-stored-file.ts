@@ -17,14 +17,25 @@ export interface SendOptions {
   beforeEnd?: (sent: ByteRange) => Promise<void>;
 }
 
-export async function sendStoredFile(req: Request, res: Response, files: FileStore, key: string, headers: Record<string, string>, options: SendOptions = {}): Promise<void> {
+export async function sendStoredFile(
+  req: Request,
+  res: Response,
+  files: FileStore,
+  key: string,
+  headers: Record<string, string>,
+  options: SendOptions = {},
+): Promise<void> {
   const size = await files.size(key);
   if (size === null) throw notFound('file');
   const range = rangeStillValid(req, headers.ETag) ? requestedRange(req.headers.range, size) : null;
   // HEAD asks for the headers only: the object is not read (on S3 that would be a download).
   const opened = req.method === 'HEAD' ? null : await files.open(key, range ?? undefined);
   if (req.method !== 'HEAD' && !opened) throw notFound('file');
-  res.set({ ...headers, 'Accept-Ranges': 'bytes', 'Content-Length': String(range ? range.end - range.start + 1 : size) });
+  res.set({
+    ...headers,
+    'Accept-Ranges': 'bytes',
+    'Content-Length': String(range ? range.end - range.start + 1 : size),
+  });
   if (range) res.status(206).set('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
   if (!opened) return void res.end();
   if (!options.beforeEnd) return pipeline(opened.stream, res);
@@ -51,9 +62,13 @@ function requestedRange(header: string | undefined, size: number): ByteRange | n
   const match = header?.match(/^bytes=(\d*)-(\d*)$/);
   if (!match || (match[1] === '' && match[2] === '')) return null;
   const [start, end] =
-    match[1] === '' ? [Math.max(0, size - Number(match[2])), size - 1] : [Number(match[1]), match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1)];
+    match[1] === ''
+      ? [Math.max(0, size - Number(match[2])), size - 1]
+      : [Number(match[1]), match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1)];
   if (start > end || start >= size) {
-    throw new ApiError(416, 'invalid_request', `The range ${header} is outside the file's ${size} bytes.`, { headers: { 'Content-Range': `bytes */${size}` } });
+    throw new ApiError(416, 'invalid_request', `The range ${header} is outside the file's ${size} bytes.`, {
+      headers: { 'Content-Range': `bytes */${size}` },
+    });
   }
   return { start, end };
 }

@@ -29,7 +29,10 @@ const JSON_LIMIT = '1mb';
 /** `redis`: where every node keeps its rate-limit counts (REDIS_URL); null counts on this node. */
 export function createApp(given: Omit<Deps, 'pipeline'> & { logger: Logger; redis?: Redis | null }): Express {
   const slots = new CompanySlots(given.config.companyConcurrency);
-  const deps: Deps & { logger: Logger; redis?: Redis | null } = { ...given, pipeline: toolPipeline({ ...given, slots }) };
+  const deps: Deps & { logger: Logger; redis?: Redis | null } = {
+    ...given,
+    pipeline: toolPipeline({ ...given, slots }),
+  };
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -56,16 +59,30 @@ export function createApp(given: Omit<Deps, 'pipeline'> & { logger: Logger; redi
   // Multipart uploads, signed links and the pages have routes of their own.
   // Uploads have a share of their own: one company's big uploads cannot take the node's CPU and
   // disk from the others, nor hold the slots of its own tool calls.
-  const uploads = { slots: new CompanySlots(deps.config.uploadsPerCompany), pace: new CompanyBytePace(deps.config.uploadBytesPerSecond) };
+  const uploads = {
+    slots: new CompanySlots(deps.config.uploadsPerCompany),
+    pace: new CompanyBytePace(deps.config.uploadBytesPerSecond),
+  };
   addUploadRoutes(app, deps, uploads);
   app.use(linkRoutes(deps, limiter, uploads));
   app.use(exportRoutes(deps, limiter));
   app.use(authorizationServer(deps, limiter));
   app.use('/admin/v1', requireAdminToken(deps.config.adminToken, limiter), json);
   app.use('/mcp', checkMcpHost(deps.config)); // DNS-rebinding protection, before the key and the body
-  app.post('/mcp', requireCredential(deps.db, limiter, resources.mcp), json, chargeMcpMessages(limiter), mcpEndpoint(deps));
+  app.post(
+    '/mcp',
+    requireCredential(deps.db, limiter, resources.mcp),
+    json,
+    chargeMcpMessages(limiter),
+    mcpEndpoint(deps),
+  );
   app.all('/mcp', () => {
-    throw new ApiError(405, 'method_not_allowed', 'This MCP endpoint is stateless: send JSON-RPC messages with POST.', { headers: { Allow: 'POST' } });
+    throw new ApiError(
+      405,
+      'method_not_allowed',
+      'This MCP endpoint is stateless: send JSON-RPC messages with POST.',
+      { headers: { Allow: 'POST' } },
+    );
   });
 
   const tools = express.Router();

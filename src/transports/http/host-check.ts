@@ -21,7 +21,9 @@ function ownHosts(config: Config, port: number | undefined): Set<string> {
   // The port the request came in on, beside PORT: they differ only when the service was told to
   // listen on any free port (tests), and then the real one is what clients put in Host.
   // HOST as a name, unless it is "every interface" (0.0.0.0, ::), which no client should name.
-  const host = ['0.0.0.0', '::', '[::]'].includes(config.host) ? [] : [config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host];
+  const host = ['0.0.0.0', '::', '[::]'].includes(config.host)
+    ? []
+    : [config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host];
   for (const p of new Set([config.port, port])) {
     if (p === undefined) continue;
     names.push(...[...host, ...LOOPBACK].map((name) => `${name}:${p}`));
@@ -30,7 +32,9 @@ function ownHosts(config: Config, port: number | undefined): Set<string> {
 }
 
 export function checkMcpHost(config: Config) {
-  const origins = new Set(config.mcp.allowedOrigins.map(originKey).filter((key): key is string => key !== null));
+  const origins = new Set(
+    config.mcp.allowedOrigins.map(originKey).filter((key): key is string => key !== null),
+  );
   const byPort = new Map<number | undefined, Set<string>>();
   return (req: Request, _res: Response, next: NextFunction): void => {
     const port = req.socket.localPort;
@@ -38,7 +42,13 @@ export function checkMcpHost(config: Config) {
     if (!hosts) byPort.set(port, (hosts = ownHosts(config, port)));
     const host = hostKey(req.headers.host ?? '');
     if (host === null || !hosts.has(host)) {
-      next(new ApiError(403, 'forbidden_host', `This MCP endpoint does not answer to the host "${req.headers.host ?? ''}". Use one of the service's own names, or add it to MCP_ALLOWED_HOSTS.`));
+      next(
+        new ApiError(
+          403,
+          'forbidden_host',
+          `This MCP endpoint does not answer to the host "${req.headers.host ?? ''}". Use one of the service's own names, or add it to MCP_ALLOWED_HOSTS.`,
+        ),
+      );
       return;
     }
     const origin = req.headers.origin;
@@ -46,7 +56,13 @@ export function checkMcpHost(config: Config) {
       const key = originKey(origin);
       const fromOwnName = key !== null && hosts.has(hostKey(new URL(key).host) ?? '');
       if (!fromOwnName && (key === null || !origins.has(key))) {
-        next(new ApiError(403, 'forbidden_origin', `Requests from the origin "${origin}" are not allowed here. Add it to MCP_ALLOWED_ORIGINS to allow a browser client there.`));
+        next(
+          new ApiError(
+            403,
+            'forbidden_origin',
+            `Requests from the origin "${origin}" are not allowed here. Add it to MCP_ALLOWED_ORIGINS to allow a browser client there.`,
+          ),
+        );
         return;
       }
     }

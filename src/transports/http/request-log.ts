@@ -29,7 +29,11 @@ export function requestLog(logger: Logger): RequestHandler {
     let log: Logger | undefined;
     Object.defineProperty(req, 'log', { get: () => (log ??= logger.child({ req: about() })) });
     res.once('close', () => {
-      const line = { req: about(), res: { statusCode: res.statusCode }, responseTime: Math.round(performance.now() - started) };
+      const line = {
+        req: about(),
+        res: { statusCode: res.statusCode },
+        responseTime: Math.round(performance.now() - started),
+      };
       if (!res.writableFinished) logger.warn(line, 'request aborted');
       else logger[res.statusCode >= 500 ? 'error' : 'info'](line, 'request completed');
     });

@@ -4,7 +4,14 @@
  * of the spec asked with another method is a 405 naming the allowed ones; any other path a 404.
  */
 import type { Request, Response, Router } from 'express';
-import { operations, type AdminOperationName, type OperationName, type OperationSpec, type ReadOperationName, type WriteOperationName } from '../../generated/operations';
+import {
+  operations,
+  type AdminOperationName,
+  type OperationName,
+  type OperationSpec,
+  type ReadOperationName,
+  type WriteOperationName,
+} from '../../generated/operations';
 import { handlers } from '../../tools';
 import type { AdminContext, ToolInput } from '../../platform/handler';
 import { refuseUnstorableText } from '../../platform/inputs';
@@ -21,7 +28,11 @@ function inputOf(op: OperationSpec, req: Request): ToolInput<OperationName> {
     throw new ApiError(415, 'unsupported_media_type', 'Send the body as application/json.');
   }
   // Express 5 parses req.query anew on each read: the checked (typed) copy is the one passed on.
-  const parts = { path: { ...req.params }, query: { ...(req.query as Record<string, unknown>) }, body: op.hasBody ? (req.body as unknown) : undefined };
+  const parts = {
+    path: { ...req.params },
+    query: { ...(req.query as Record<string, unknown>) },
+    body: op.hasBody ? (req.body as unknown) : undefined,
+  };
   checkHttpRequest(op.name as OperationName, parts);
   const input = { ...parts, body: parts.body ?? {} };
   refuseUnstorableText(input);
@@ -40,7 +51,14 @@ export function send(res: Response, status: number, body: unknown, replayed = fa
 }
 
 /** `send`, after checking the answer against the spec when the service runs in its tests. */
-function answer(deps: Deps, op: OperationSpec, res: Response, status: number, body: unknown, replayed = false): void {
+function answer(
+  deps: Deps,
+  op: OperationSpec,
+  res: Response,
+  status: number,
+  body: unknown,
+  replayed = false,
+): void {
   if (deps.config.validateResponses) checkAnswer(op.name as OperationName, status, body);
   send(res, status, body, replayed);
 }
@@ -59,21 +77,36 @@ export function addToolRoutes(router: Router, deps: Deps): void {
 export function addAdminRoutes(router: Router, deps: Deps): void {
   for (const op of Object.values(operations)) {
     if (op.scope !== 'admin') continue;
-    const handler = handlers[op.name as AdminOperationName] as (ctx: AdminContext, input: ToolInput<OperationName>) => Promise<unknown>;
+    const handler = handlers[op.name as AdminOperationName] as (
+      ctx: AdminContext,
+      input: ToolInput<OperationName>,
+    ) => Promise<unknown>;
     router[op.method.toLowerCase() as 'get'](op.expressPath, async (req: Request, res: Response) => {
-      answer(deps, op, res, op.successStatus, await handler({ db: deps.db, config: deps.config }, inputOf(op, req)));
+      answer(
+        deps,
+        op,
+        res,
+        op.successStatus,
+        await handler({ db: deps.db, config: deps.config }, inputOf(op, req)),
+      );
     });
   }
 }
 
-const routeMatchers = Object.values(operations).map((op) => ({ op, pattern: new RegExp(`^${op.path.replace(/\{\w+\}/g, '[^/]+')}/?$`) }));
+const routeMatchers = Object.values(operations).map((op) => ({
+  op,
+  pattern: new RegExp(`^${op.path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
+}));
 
 /** After every route: a path of the spec with another method answers 405 with `Allow`, any other path 404. */
 export function unmatchedRoute() {
   return (req: Request): never => {
     const allowed = routeMatchers.filter(({ pattern }) => pattern.test(req.path)).map(({ op }) => op.method);
-    if (allowed.length === 0) throw new ApiError(404, 'not_found', 'There is no such endpoint. See /api/v1/openapi.json.');
+    if (allowed.length === 0)
+      throw new ApiError(404, 'not_found', 'There is no such endpoint. See /api/v1/openapi.json.');
     const methods = [...new Set(allowed)].join(', ');
-    throw new ApiError(405, 'method_not_allowed', `${req.method} is not allowed here; use ${methods}.`, { headers: { Allow: methods } });
+    throw new ApiError(405, 'method_not_allowed', `${req.method} is not allowed here; use ${methods}.`, {
+      headers: { Allow: methods },
+    });
   };
 }

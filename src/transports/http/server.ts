@@ -16,8 +16,13 @@ export function createHttpServer(app: Express): Server {
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
-    if (error.code !== 'HPE_HEADER_OVERFLOW') return void socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    const problem = new ApiError(431, 'headers_too_large', 'The request line and headers are over 64 KiB.').toProblem(newId('req'));
+    if (error.code !== 'HPE_HEADER_OVERFLOW')
+      return void socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    const problem = new ApiError(
+      431,
+      'headers_too_large',
+      'The request line and headers are over 64 KiB.',
+    ).toProblem(newId('req'));
     const body = JSON.stringify(problem);
     socket.end(
       `HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -23,7 +23,12 @@ const presenters: { [N in ToolName]?: Presenter<N> } = {
 };
 
 /** The content blocks of a tool's answer: its own presentation, else the JSON as text. */
-export async function mcpContentOf<N extends ToolName>(deps: Deps, caller: Caller, name: N, body: Output<N>): Promise<Content> {
+export async function mcpContentOf<N extends ToolName>(
+  deps: Deps,
+  caller: Caller,
+  name: N,
+  body: Output<N>,
+): Promise<Content> {
   const present = presenters[name] as Presenter<N> | undefined;
   return present ? present(deps, caller, body) : [{ type: 'text', text: JSON.stringify(body ?? {}) }];
 }

@@ -10,7 +10,15 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type ServerNotification, type ServerRequest, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { operations, type ReadOperationName, type WriteOperationName } from '../../generated/operations';
 import { mcpTools, type McpToolDefinition } from '../../generated/mcp-tools';
@@ -42,7 +50,14 @@ const definitions = new Map(mcpTools.map((def) => [def.name, def]));
 
 function toolOf(def: McpToolDefinition): Tool {
   const { name, title, description, inputSchema, outputSchema, annotations } = def;
-  return { name, title, description, inputSchema, ...(outputSchema ? { outputSchema } : {}), annotations: { ...annotations } };
+  return {
+    name,
+    title,
+    description,
+    inputSchema,
+    ...(outputSchema ? { outputSchema } : {}),
+    annotations: { ...annotations },
+  };
 }
 
 const listed = mcpTools.map((def) => ({ def, tool: toolOf(def) }));
@@ -56,7 +71,9 @@ function withNumbersAsText(def: McpToolDefinition, args: unknown): unknown {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return args;
   const record = args as Record<string, unknown>;
   const numbered = def.numberArguments.filter((name) => Number.isInteger(record[name]));
-  return numbered.length === 0 ? args : { ...record, ...Object.fromEntries(numbered.map((name) => [name, String(record[name])])) };
+  return numbered.length === 0
+    ? args
+    : { ...record, ...Object.fromEntries(numbered.map((name) => [name, String(record[name])])) };
 }
 
 interface Call {
@@ -66,18 +83,32 @@ interface Call {
   extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
 }
 
-async function callTool(deps: Deps, name: string, sent: unknown, { caller, selection, req, extra }: Call): Promise<CallToolResult> {
+async function callTool(
+  deps: Deps,
+  name: string,
+  sent: unknown,
+  { caller, selection, req, extra }: Call,
+): Promise<CallToolResult> {
   try {
     const def = definitions.get(name)!;
     checkScope(def.name as ToolName, caller);
     if (!offeredTo(def, caller, selection)) {
-      throw new ApiError(404, 'not_found', `${name} is not offered to this client: it asked for ${selection.describe()}.`);
+      throw new ApiError(
+        404,
+        'not_found',
+        `${name} is not offered to this client: it asked for ${selection.describe()}.`,
+      );
     }
     const op = operations[def.name as ToolName];
     const args = withNumbersAsText(def, sent);
     refuseUnstorableText(args);
     const input = checkToolArguments(op.name as ToolName, args);
-    const answer = await deps.pipeline.run(op.name as ToolName, caller, input as ToolInput<ToolName>, progressOf(extra));
+    const answer = await deps.pipeline.run(
+      op.name as ToolName,
+      caller,
+      input as ToolInput<ToolName>,
+      progressOf(extra),
+    );
     const body = answer.body ?? {};
     const content = await mcpContentOf(deps, caller, op.name as ToolName, body as Output<ToolName>);
     return { content, structuredContent: body as Record<string, unknown> };
@@ -85,7 +116,10 @@ async function callTool(deps: Deps, name: string, sent: unknown, { caller, selec
     const apiError = toApiError(error);
     if (apiError.status >= 500) req.log.error({ err: error, tool: name }, 'tool call failed');
     else req.log.info({ tool: name, code: apiError.code }, 'tool call refused');
-    return { isError: true, content: [{ type: 'text', text: JSON.stringify(apiError.toProblem(String(req.id))) }] };
+    return {
+      isError: true,
+      content: [{ type: 'text', text: JSON.stringify(apiError.toProblem(String(req.id))) }],
+    };
   }
 }
 
@@ -96,23 +130,38 @@ export function mcpEndpoint(deps: Deps) {
   return async (req: Request, res: Response): Promise<void> => {
     const caller = callerOf(res);
     const selection = withinGrant(selectionOf(req), caller);
-    const server = new Server({ name: 'job-management-service', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator });
+    const server = new Server(
+      { name: 'job-management-service', version: '1.0.0' },
+      { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator },
+    );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsFor(caller, selection) }));
     // Registered below the SDK's own tools/call schema, which would answer `arguments` that are
     // not an object (an array, a string) with an internal error: they are a bad argument like any
     // other, answered as an invalid_request problem.
-    Protocol.prototype.setRequestHandler.call(server, ToolCallAsSent, (request: z.infer<typeof ToolCallAsSent>, extra: Call['extra']) => {
-      const { name, arguments: args } = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
-      if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name, the name of a tool.');
-      // An unknown tool is a protocol error (JSON-RPC -32602), as the MCP specification has it, not a failed call.
-      if (!definitions.has(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list (or get_guide) for the tools this key can use.`);
-      return callTool(deps, name, args ?? {}, { caller, selection, req, extra });
-    });
+    Protocol.prototype.setRequestHandler.call(
+      server,
+      ToolCallAsSent,
+      (request: z.infer<typeof ToolCallAsSent>, extra: Call['extra']) => {
+        const { name, arguments: args } = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
+        if (typeof name !== 'string')
+          throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name, the name of a tool.');
+        // An unknown tool is a protocol error (JSON-RPC -32602), as the MCP specification has it, not a failed call.
+        if (!definitions.has(name))
+          throw new McpError(
+            ErrorCode.InvalidParams,
+            `Unknown tool: ${name}. Call tools/list (or get_guide) for the tools this key can use.`,
+          );
+        return callTool(deps, name, args ?? {}, { caller, selection, req, extra });
+      },
+    );
     // A request that asked for progress is answered as a stream (its notifications come first),
     // through the SDK's Node transport; a single plain call directly (./one-call); any other as
     // plain JSON through the SDK's web-standard transport.
     if (wantsProgress(req.body)) {
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: false,
+      });
       res.on('close', () => {
         void transport.close();
         void server.close();
@@ -132,12 +181,22 @@ export function mcpEndpoint(deps: Deps) {
  * streams the Response back, for an answer that is one JSON text.
  */
 async function answerAsJson(server: Server, req: Request, res: Response): Promise<void> {
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   try {
     await server.connect(transport);
     const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
-    const answer = await transport.handleRequest(new globalThis.Request(`http://${req.headers.host ?? 'localhost'}${req.originalUrl}`, { method: 'POST', headers }), { parsedBody: req.body });
+    for (const [name, value] of Object.entries(req.headers))
+      if (typeof value === 'string') headers.set(name, value);
+    const answer = await transport.handleRequest(
+      new globalThis.Request(`http://${req.headers.host ?? 'localhost'}${req.originalUrl}`, {
+        method: 'POST',
+        headers,
+      }),
+      { parsedBody: req.body },
+    );
     res.status(answer.status);
     answer.headers.forEach((value, name) => res.setHeader(name, value));
     res.end(await answer.text());

@@ -7,10 +7,16 @@ import type { Output } from '../../platform/handler';
 import type { Deps } from '../../domain/services';
 import type { Caller } from '../../platform/caller';
 
-export async function guideContent(_deps: Deps, caller: Caller, guide: Output<'get_guide'>): Promise<CallToolResult['content']> {
+export async function guideContent(
+  _deps: Deps,
+  caller: Caller,
+  guide: Output<'get_guide'>,
+): Promise<CallToolResult['content']> {
   const text = [
     '# Job Management Service guide',
-    caller.scope === 'read' ? 'This key is read-only: it can look things up but not change them.' : 'This key can read and write.',
+    caller.scope === 'read'
+      ? 'This key is read-only: it can look things up but not change them.'
+      : 'This key can read and write.',
     '## Naming',
     guide.naming.map((line) => `- ${line}`).join('\n'),
     '## Tools by toolset',

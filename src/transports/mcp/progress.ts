@@ -23,7 +23,12 @@ export function progressOf(extra: RequestHandlerExtra<ServerRequest, ServerNotif
     if (now - lastSent < LEAST_INTERVAL_MS && progress !== total) return;
     lastSent = now;
     lastProgress = progress;
-    const params = { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) };
+    const params = {
+      progressToken,
+      progress,
+      ...(total !== undefined ? { total } : {}),
+      ...(message ? { message } : {}),
+    };
     // A client that went away misses its progress; the call itself goes on and answers as usual.
     extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {});
   };

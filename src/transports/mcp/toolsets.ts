@@ -28,7 +28,12 @@ export function selectionOf(req: Request): ToolSelection {
     toolsets: chosen,
     readOnly: only,
     describe: () =>
-      [chosen ? `the toolsets ${[...chosen].join(', ')} (X-MCP-Toolsets)` : null, only ? 'read-only tools (X-MCP-Readonly)' : null].filter(Boolean).join(' and '),
+      [
+        chosen ? `the toolsets ${[...chosen].join(', ')} (X-MCP-Toolsets)` : null,
+        only ? 'read-only tools (X-MCP-Readonly)' : null,
+      ]
+        .filter(Boolean)
+        .join(' and '),
   };
 }
 
@@ -36,14 +41,22 @@ export function selectionOf(req: Request): ToolSelection {
 export function withinGrant(selection: ToolSelection, caller: Caller): ToolSelection {
   const granted = caller.grant?.toolsets;
   if (!granted) return selection;
-  const toolsets = new Set(granted.filter((name) => selection.toolsets === null || selection.toolsets.has(name)));
+  const toolsets = new Set(
+    granted.filter((name) => selection.toolsets === null || selection.toolsets.has(name)),
+  );
   const grantWords = `the toolsets approved for this assistant (${granted.join(', ')})`;
-  return { ...selection, toolsets, describe: () => [selection.describe(), grantWords].filter(Boolean).join(' and ') };
+  return {
+    ...selection,
+    toolsets,
+    describe: () => [selection.describe(), grantWords].filter(Boolean).join(' and '),
+  };
 }
 
 export function offeredTo(def: McpToolDefinition, caller: Caller, selection: ToolSelection): boolean {
   if (def.scope === 'write' && (caller.scope !== 'write' || selection.readOnly)) return false;
-  return selection.toolsets === null || def.toolset === ALWAYS_ON_TOOLSET || selection.toolsets.has(def.toolset);
+  return (
+    selection.toolsets === null || def.toolset === ALWAYS_ON_TOOLSET || selection.toolsets.has(def.toolset)
+  );
 }
 
 interface Asked {
@@ -62,14 +75,24 @@ function askedFor(req: Request, header: string, query: string): Asked | null {
 }
 
 function toolsetsOf({ value, where }: Asked): Set<string> | null {
-  const names = value.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
   if (names.length === 0 || names.includes('all')) return null;
   const unknown = names.filter((name) => !TOOLSET_NAMES.includes(name));
   if (unknown.length > 0) {
-    throw new ApiError(400, 'invalid_request', `Unknown toolset ${unknown.map((name) => `"${name}"`).join(', ')}. Valid: ${TOOLSET_NAMES.join(', ')} (or all).`, {
-      errors: [{ path: where, message: `must be toolset names separated by commas: ${TOOLSET_NAMES.join(', ')}` }],
-      validValues: [...TOOLSET_NAMES, 'all'],
-    });
+    throw new ApiError(
+      400,
+      'invalid_request',
+      `Unknown toolset ${unknown.map((name) => `"${name}"`).join(', ')}. Valid: ${TOOLSET_NAMES.join(', ')} (or all).`,
+      {
+        errors: [
+          { path: where, message: `must be toolset names separated by commas: ${TOOLSET_NAMES.join(', ')}` },
+        ],
+        validValues: [...TOOLSET_NAMES, 'all'],
+      },
+    );
   }
   return new Set(names);
 }
@@ -78,5 +101,7 @@ function readOnlyOf({ value, where }: Asked): boolean {
   const normalized = value.trim().toLowerCase();
   if (normalized === 'true' || normalized === '1') return true;
   if (normalized === 'false' || normalized === '0' || normalized === '') return false;
-  throw new ApiError(400, 'invalid_request', 'readonly must be true or false.', { errors: [{ path: where, message: 'must be true or false' }] });
+  throw new ApiError(400, 'invalid_request', 'readonly must be true or false.', {
+    errors: [{ path: where, message: 'must be true or false' }],
+  });
 }

@@ -19,16 +19,36 @@ const SMALLEST_SIDE = 256;
 
 type Content = CallToolResult['content'];
 
-export async function viewPhotosContent(deps: Deps, caller: Caller, body: Output<'view_photos'>): Promise<Content> {
+export async function viewPhotosContent(
+  deps: Deps,
+  caller: Caller,
+  body: Output<'view_photos'>,
+): Promise<Content> {
   const share = Math.floor((ANSWER_BUDGET - TEXT_ALLOWANCE) / Math.max(1, body.photos.length));
-  const shown = (await viewablesQuery(deps.db, caller.companyId).whereIn('x.id', body.photos.map((p) => p.id))) as ViewableRow[];
+  const shown = (await viewablesQuery(deps.db, caller.companyId).whereIn(
+    'x.id',
+    body.photos.map((p) => p.id),
+  )) as ViewableRow[];
   const shaOf = new Map(shown.map((p) => [p.id, p.sha256]));
   const content: Content = [];
   for (const photo of body.photos) {
-    const what = photo.kind === 'video' ? [`video of ${photo.duration_seconds} s (still frame)`, `recorded ${photo.taken_at}`] : [`taken ${photo.taken_at}`];
-    const line = [`#${photo.job_number}`, photo.room, photo.caption ?? photo.name ?? photo.id, ...what, photo.id].join(' · ');
+    const what =
+      photo.kind === 'video'
+        ? [`video of ${photo.duration_seconds} s (still frame)`, `recorded ${photo.taken_at}`]
+        : [`taken ${photo.taken_at}`];
+    const line = [
+      `#${photo.job_number}`,
+      photo.room,
+      photo.caption ?? photo.name ?? photo.id,
+      ...what,
+      photo.id,
+    ].join(' · ');
     content.push({ type: 'text', text: line });
-    const picture = await pictureWithin(deps, storageKey(caller.companyId, shaOf.get(photo.id)!, 'web'), share);
+    const picture = await pictureWithin(
+      deps,
+      storageKey(caller.companyId, shaOf.get(photo.id)!, 'web'),
+      share,
+    );
     if (picture) content.push({ type: 'image', data: picture.toString('base64'), mimeType: 'image/jpeg' });
   }
   return content;
@@ -43,7 +63,10 @@ async function pictureWithin(deps: Deps, key: string, share: number): Promise<Bu
   const rendition = Buffer.concat(chunks); // a web rendition, never an original: a few hundred KB at most
   for (let side = LONG_SIDE; ; side = Math.round(side * 0.75)) {
     const quality = side === LONG_SIDE ? 75 : 65;
-    const picture = await sharp(rendition).resize(side, side, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality }).toBuffer();
+    const picture = await sharp(rendition)
+      .resize(side, side, { fit: 'inside', withoutEnlargement: true })
+      .jpeg({ quality })
+      .toBuffer();
     if (Math.ceil(picture.length / 3) * 4 <= share || side <= SMALLEST_SIDE) return picture;
   }
 }

@@ -38,7 +38,10 @@ function proof(facts: ApprovalPageFacts): string {
 
 function toolsetChoices(facts: ApprovalPageFacts): string {
   const boxes = facts.toolsets
-    .map((set) => `<label class="set"><input type="checkbox" name="toolsets" value="${escape(set.name)}"> <b>${escape(set.name)}</b> <span>${escape(set.description)}</span></label>`)
+    .map(
+      (set) =>
+        `<label class="set"><input type="checkbox" name="toolsets" value="${escape(set.name)}"> <b>${escape(set.name)}</b> <span>${escape(set.description)}</span></label>`,
+    )
     .join('');
   return `<details><summary>Only some tools (optional)</summary><p class="hint">Leave all unticked for every tool.</p>${boxes}</details>`;
 }

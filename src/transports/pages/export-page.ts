@@ -27,7 +27,8 @@ const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.
 
 function contents(facts: PacketPageFacts): string {
   const items: Record<ExportDocument, () => string> = {
-    estimate: () => `The estimate <b>${escape(facts.estimate!.label)}</b>, total ${escape(facts.estimate!.total)}${facts.estimate!.final ? ' (final)' : ''}`,
+    estimate: () =>
+      `The estimate <b>${escape(facts.estimate!.label)}</b>, total ${escape(facts.estimate!.total)}${facts.estimate!.final ? ' (final)' : ''}`,
     drying_log: () => 'The drying log: daily readings per area, with a GPP chart',
     photos: () => `Photos by room (${facts.photoCount})`,
   };
@@ -36,14 +37,23 @@ function contents(facts: PacketPageFacts): string {
 
 /** What a desk reviewer would question (check_claim_readiness), most severe first, before Download. */
 function findings(readiness: ClaimReadiness): string {
-  if (readiness.findings.length === 0) return '<p class="ready" id="readiness">Checked: nothing a claim reviewer would question was found.</p>';
+  if (readiness.findings.length === 0)
+    return '<p class="ready" id="readiness">Checked: nothing a claim reviewer would question was found.</p>';
   const { high, medium, low } = readiness.counts;
-  const counts = [high && `${high} serious`, medium && `${medium} to look at`, low && `${low} minor`].filter(Boolean).join(', ');
+  const counts = [high && `${high} serious`, medium && `${medium} to look at`, low && `${low} minor`]
+    .filter(Boolean)
+    .join(', ');
   const items = readiness.findings
     .slice(0, FINDINGS_SHOWN)
-    .map((finding) => `<li class="${finding.severity}"><span class="sev">${finding.severity}</span> ${escape(finding.message)}</li>`)
+    .map(
+      (finding) =>
+        `<li class="${finding.severity}"><span class="sev">${finding.severity}</span> ${escape(finding.message)}</li>`,
+    )
     .join('');
-  const more = readiness.findings.length > FINDINGS_SHOWN ? `<p class="more">And ${readiness.findings.length - FINDINGS_SHOWN} more: ask your assistant to check the claim's readiness.</p>` : '';
+  const more =
+    readiness.findings.length > FINDINGS_SHOWN
+      ? `<p class="more">And ${readiness.findings.length - FINDINGS_SHOWN} more: ask your assistant to check the claim's readiness.</p>`
+      : '';
   return `<section id="readiness" aria-labelledby="readinesstitle"><h2 id="readinesstitle">A claim reviewer would question (${counts})</h2><ul class="findings">${items}</ul>${more}</section>`;
 }
 

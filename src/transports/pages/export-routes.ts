@@ -14,8 +14,21 @@ import type { RateLimiter } from '../../platform/rate-limit';
 import { loadEstimate, totalsOf } from '../../domain/estimates/estimate-records';
 import { linkErrors } from '../files/media-routes';
 import { roomNamed } from '../../domain/media/photo-records';
-import { PACKET_LINK_PARAMS, packetDocuments, packetFileName, ZIP_LINK_PARAMS, type PacketLink } from '../../domain/exports/export-links';
-import { buildStatus, findBuild, isOutdated, recordDelivery, requestBuild, type PacketOrder } from '../../domain/exports/packet-builds';
+import {
+  PACKET_LINK_PARAMS,
+  packetDocuments,
+  packetFileName,
+  ZIP_LINK_PARAMS,
+  type PacketLink,
+} from '../../domain/exports/export-links';
+import {
+  buildStatus,
+  findBuild,
+  isOutdated,
+  recordDelivery,
+  requestBuild,
+  type PacketOrder,
+} from '../../domain/exports/packet-builds';
 import { sendStoredFile } from '../files/send-stored-file';
 import type { ByteRange } from '../../infrastructure/files/store';
 import { packetPage } from './export-page';
@@ -32,13 +45,23 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
   router.get('/exports/:job_id/packet', async (req: Request, res: Response) => {
     const { link, holder } = await packetLinkOf(deps, req);
     const documents = packetDocuments(link);
-    const [estimate, readiness] = await Promise.all([link.params.est ? loadEstimate(deps.db, holder.caller, link.params.est) : null, checkClaimReadiness(deps.db, holder.caller, holder.job.id)]);
+    const [estimate, readiness] = await Promise.all([
+      link.params.est ? loadEstimate(deps.db, holder.caller, link.params.est) : null,
+      checkClaimReadiness(deps.db, holder.caller, holder.job.id),
+    ]);
     const totals = estimate ? totalsOf(estimate) : null;
     const page = packetPage({
       jobNumber: holder.job.job_number,
       jobTitle: holder.job.title,
       documents,
-      estimate: estimate && totals ? { label: estimate.estimate.label, total: formatMoney(totals.total_cents, totals.currency), final: estimate.estimate.status === 'final' } : null,
+      estimate:
+        estimate && totals
+          ? {
+              label: estimate.estimate.label,
+              total: formatMoney(totals.total_cents, totals.currency),
+              final: estimate.estimate.status === 'final',
+            }
+          : null,
       photoCount: Number(holder.job.photo_count),
       expires: readableMoment(new Date(link.expires * 1000), holder.caller.timezone),
       fileName: packetFileName(holder.job.job_number),
@@ -48,7 +71,12 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
   });
 
   router.get('/exports/:job_id/packet.pdf', () => {
-    throw new ApiError(405, 'method_not_allowed', 'A packet is built by POST (the download page does it), so that opening or previewing a link never starts one; its status then gives the file\'s address.', { headers: { Allow: 'POST' } });
+    throw new ApiError(
+      405,
+      'method_not_allowed',
+      "A packet is built by POST (the download page does it), so that opening or previewing a link never starts one; its status then gives the file's address.",
+      { headers: { Allow: 'POST' } },
+    );
   });
 
   // Download: queues the packet's build (or finds the one already made) and answers its status.
@@ -65,7 +93,8 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
     const order = orderOf(link, holder);
     let build = await findBuild(deps.db, order, String(req.params.build_id));
     // The job changed since: the packet is built again, and the answer is that build.
-    if (build.state !== 'failed' && (await isOutdated(deps.db, order, build))) build = await requestBuild(deps, order);
+    if (build.state !== 'failed' && (await isOutdated(deps.db, order, build)))
+      build = await requestBuild(deps, order);
     res.set('Cache-Control', 'no-store').json(await buildStatus(signer, link, holder.job.job_number, build));
   });
 
@@ -74,8 +103,18 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
     await limiter.charge(res, 'work', holder.caller.keyId, 1);
     const order = orderOf(link, holder);
     const build = await findBuild(deps.db, order, String(req.params.build_id));
-    if (build.state !== 'ready') throw new ApiError(409, 'invalid_state', `The packet is ${build.state === 'failed' ? 'not built' : 'still being built'}; its status URL says when it is ready.`);
-    if (await isOutdated(deps.db, order, build)) throw new ApiError(409, 'packet_outdated', 'The job changed since this packet was built: its status URL builds it again.');
+    if (build.state !== 'ready')
+      throw new ApiError(
+        409,
+        'invalid_state',
+        `The packet is ${build.state === 'failed' ? 'not built' : 'still being built'}; its status URL says when it is ready.`,
+      );
+    if (await isOutdated(deps.db, order, build))
+      throw new ApiError(
+        409,
+        'packet_outdated',
+        'The job changed since this packet was built: its status URL builds it again.',
+      );
     const headers = {
       'Content-Type': 'application/pdf',
       'Content-Disposition': `attachment; filename="${packetFileName(holder.job.job_number)}"`,
@@ -90,24 +129,38 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
     const delivered = async (sent: ByteRange) => {
       if (version === null) return void (await recordDelivery(deps.db, build, sent.start, sent.end));
       await deps.pipeline.linkWrite(holder.caller, holder.job.id, async (ctx) => {
-        if (await recordDelivery(ctx.db, build, sent.start, sent.end)) await finalizeEstimate(ctx, link.params.est, holder.job.id, order.documents, version);
+        if (await recordDelivery(ctx.db, build, sent.start, sent.end))
+          await finalizeEstimate(ctx, link.params.est, holder.job.id, order.documents, version);
       });
     };
-    await sendStoredFile(req, res, deps.media.files, build.file_key, headers, { beforeEnd: req.method === 'HEAD' ? undefined : delivered });
+    await sendStoredFile(req, res, deps.media.files, build.file_key, headers, {
+      beforeEnd: req.method === 'HEAD' ? undefined : delivered,
+    });
   });
 
   router.get('/exports/:job_id/photos/:file_name', async (req: Request, res: Response) => {
     const link = personLinkOf(req, 'export_zip', ZIP_LINK_PARAMS);
     const holder = await holderOfLink(deps.db, deps.media.links, link, ZIP_LINK_PARAMS, req.query.s);
     await limiter.charge(res, 'work', holder.caller.keyId, 1);
-    const selection = link.params.p ? { photoIds: link.params.p.split(',') } : link.params.r ? { room: roomNamed(link.params.r, []) } : {};
+    const selection = link.params.p
+      ? { photoIds: link.params.p.split(',') }
+      : link.params.r
+        ? { room: roomNamed(link.params.r, []) }
+        : {};
     res.status(200).set({
       'Content-Type': 'application/zip',
       'Content-Disposition': `attachment; filename="${String(req.params.file_name).replace(/[^\w.-]/g, '_')}"`,
       'Cache-Control': 'private, no-store',
       'X-Content-Type-Options': 'nosniff',
     });
-    await streamPhotoZip(deps, holder.caller.companyId, holder.caller.timezone, holder.job.id, selection, res);
+    await streamPhotoZip(
+      deps,
+      holder.caller.companyId,
+      holder.caller.timezone,
+      holder.job.id,
+      selection,
+      res,
+    );
   });
 
   router.use(linkErrors);
@@ -116,10 +169,17 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
 
 async function packetLinkOf(deps: Deps, req: Request): Promise<{ link: PacketLink; holder: LinkHolder }> {
   const link = personLinkOf(req, 'export_pdf', PACKET_LINK_PARAMS);
-  return { link, holder: await holderOfLink(deps.db, deps.media.links, link, PACKET_LINK_PARAMS, req.query.s) };
+  return {
+    link,
+    holder: await holderOfLink(deps.db, deps.media.links, link, PACKET_LINK_PARAMS, req.query.s),
+  };
 }
 
 function orderOf(link: PacketLink, holder: LinkHolder): PacketOrder {
-  return { caller: holder.caller, jobId: holder.job.id, documents: packetDocuments(link), estimateId: link.params.est };
+  return {
+    caller: holder.caller,
+    jobId: holder.job.id,
+    documents: packetDocuments(link),
+    estimateId: link.params.est,
+  };
 }
-

@@ -8,7 +8,11 @@ import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../../platform/errors';
 import { hostKey, originKey } from '../../platform/hosts';
 
-const FRAMING_AND_REFERRER = { 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store' };
+const FRAMING_AND_REFERRER = {
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+};
 
 /**
  * Headers of a page whose scripts and styles carry `nonce`. `formTargets`: origins a form's answer
@@ -38,8 +42,15 @@ export const ERROR_PAGE_HEADERS = {
  */
 export function refuseCrossSite(req: Request, _res: Response, next: NextFunction): void {
   const origin = req.headers.origin;
-  const crossSite = req.headers['sec-fetch-site'] === 'cross-site' || (origin !== undefined && !isOwnOrigin(origin, req.headers.host ?? ''));
-  if (crossSite) throw new ApiError(403, 'forbidden_origin', 'This page accepts uploads and downloads only from itself: the request came from another site.');
+  const crossSite =
+    req.headers['sec-fetch-site'] === 'cross-site' ||
+    (origin !== undefined && !isOwnOrigin(origin, req.headers.host ?? ''));
+  if (crossSite)
+    throw new ApiError(
+      403,
+      'forbidden_origin',
+      'This page accepts uploads and downloads only from itself: the request came from another site.',
+    );
   next();
 }
 

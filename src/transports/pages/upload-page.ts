@@ -8,7 +8,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ApiError } from '../../platform/errors';
 
-
 const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export interface PageJob {
@@ -21,7 +20,10 @@ export interface PageJob {
 export function uploadPage(job: PageJob): { html: string; nonce: string } {
   const nonce = randomBytes(16).toString('base64');
   const options = [...new Set([...job.rooms, ...(job.room ? [job.room] : [])])]
-    .map((room) => `<option${room.toLowerCase() === job.room?.toLowerCase() ? ' selected' : ''}>${escape(room)}</option>`)
+    .map(
+      (room) =>
+        `<option${room.toLowerCase() === job.room?.toLowerCase() ? ' selected' : ''}>${escape(room)}</option>`,
+    )
     .join('');
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -20,8 +20,21 @@ export interface FuzzWorld {
 }
 
 const CUSTOMERS = [
-  { customer_name: 'Maria Alvarez', customer_phone: '(555) 201-3344', address_line1: '412 Birch Lane', city: 'Springfield', region: 'IL', loss_type: 'water' },
-  { customer_name: 'Tom Nguyen', customer_email: 'tom@example.com', claim_number: 'SF-22-118734', carrier: 'State Farm', region: 'TX' },
+  {
+    customer_name: 'Maria Alvarez',
+    customer_phone: '(555) 201-3344',
+    address_line1: '412 Birch Lane',
+    city: 'Springfield',
+    region: 'IL',
+    loss_type: 'water',
+  },
+  {
+    customer_name: 'Tom Nguyen',
+    customer_email: 'tom@example.com',
+    claim_number: 'SF-22-118734',
+    carrier: 'State Farm',
+    region: 'TX',
+  },
   { customer_name: 'Ana Ruiz', loss_type: 'mold', assignee: 'Dana Brooks', referral_source: 'Plumber' },
   { title: 'Warehouse flood', loss_type: 'flood', postal_code: '62704' },
 ];
@@ -39,12 +52,23 @@ export async function buildWorld(t: TestApp): Promise<FuzzWorld> {
   const rooms: string[] = [];
   const lines: string[] = [];
   for (const [index, fields] of CUSTOMERS.entries()) {
-    const job = (await write.post('/api/v1/jobs').send({ operation_id: opId(), ...fields }).expect(201)).body;
+    const job = (
+      await write
+        .post('/api/v1/jobs')
+        .send({ operation_id: opId(), ...fields })
+        .expect(201)
+    ).body;
     jobs.push(job);
     for (const text of ['Set 3 air movers in the kitchen.', 'Moisture 18% at the north wall.']) {
-      notes.push((await write.post(`/api/v1/jobs/${job.id}/notes`).send({ operation_id: opId(), text }).expect(201)).body.id);
+      notes.push(
+        (await write.post(`/api/v1/jobs/${job.id}/notes`).send({ operation_id: opId(), text }).expect(201))
+          .body.id,
+      );
     }
-    const contact = await write.post(`/api/v1/jobs/${job.id}/contacts`).send({ operation_id: opId(), name: `Priya Shah ${index}`, role: 'adjuster', phone: '312-555-0108' }).expect(200);
+    const contact = await write
+      .post(`/api/v1/jobs/${job.id}/contacts`)
+      .send({ operation_id: opId(), name: `Priya Shah ${index}`, role: 'adjuster', phone: '312-555-0108' })
+      .expect(200);
     contacts.push(contact.body.contact.id);
     if (index < 2) {
       const created = await write
@@ -52,13 +76,28 @@ export async function buildWorld(t: TestApp): Promise<FuzzWorld> {
         .send({
           operation_id: opId(),
           drying_days: 3,
-          rooms: [{ name: 'Kitchen', length: 14, width: 12, height: 8, drying_days: 3 }, { name: 'Hall', length: 10.5, width: 4 }],
+          rooms: [
+            { name: 'Kitchen', length: 14, width: 12, height: 8, drying_days: 3 },
+            { name: 'Hall', length: 10.5, width: 4 },
+          ],
           line_items: [
             { code: 'DRY-AM-STD', units_per_day: 3, room: 'Kitchen' },
             { code: PRICE_LIST[0].code, quantity: 12.5, room: 'Hall' },
             { description: 'Replace supply line', unit: 'EA', quantity: 1, unit_price: '85.00' },
             // Own lines to change and remove (on the first estimate, which the hints favour).
-            ...(index === 0 ? ['Haul debris', 'Permit', 'Trip charge', 'Supervision', 'Dump fee', 'Ladder', 'Tarp', 'Photos'] : []).map((description, n) => ({ description, unit: 'EA', quantity: n + 1, unit_price_cents: 2500 })),
+            ...(index === 0
+              ? [
+                  'Haul debris',
+                  'Permit',
+                  'Trip charge',
+                  'Supervision',
+                  'Dump fee',
+                  'Ladder',
+                  'Tarp',
+                  'Photos',
+                ]
+              : []
+            ).map((description, n) => ({ description, unit: 'EA', quantity: n + 1, unit_price_cents: 2500 })),
           ],
         })
         .expect(201);
@@ -73,7 +112,10 @@ export async function buildWorld(t: TestApp): Promise<FuzzWorld> {
   }
   // Drying logs on the first jobs, so that skip_drying_day and settings find one.
   for (const job of jobs.slice(0, 3)) {
-    await write.post(`/api/v1/jobs/${job.id}/drying-log`).send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }, { name: 'Hall' }], planned_days: 30 }).expect(201);
+    await write
+      .post(`/api/v1/jobs/${job.id}/drying-log`)
+      .send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }, { name: 'Hall' }], planned_days: 30 })
+      .expect(201);
   }
   // Photos on the first jobs, so that move_photos, update_photos and view_photos find some.
   const photos: string[] = [];
@@ -92,7 +134,11 @@ export async function buildWorld(t: TestApp): Promise<FuzzWorld> {
     .post(`/api/v1/jobs/${jobs[0].id}/documents`)
     .set('Authorization', `Bearer ${api.writeKey}`)
     .field('meta', JSON.stringify({ operation_id: opId() }))
-    .attach('document', pdfOf([{ lines: ['Moisture map', 'Kitchen wall 18%'] }, { lines: ['Drying report', 'Day 3 dry'] }]), 'report.pdf')
+    .attach(
+      'document',
+      pdfOf([{ lines: ['Moisture map', 'Kitchen wall 18%'] }, { lines: ['Drying report', 'Day 3 dry'] }]),
+      'report.pdf',
+    )
     .expect(201);
   const videos = await makeTestVideos();
   const video = await t.http
@@ -102,11 +148,17 @@ export async function buildWorld(t: TestApp): Promise<FuzzWorld> {
     .attach('video', videos.mp4, 'walkthrough.mp4')
     .expect(201);
   await videos.remove();
-  const keys = (await admin(`/admin/v1/companies/${target.id}/keys`).expect(200)).body.data.map((k: { id: string }) => k.id);
+  const keys = (await admin(`/admin/v1/companies/${target.id}/keys`).expect(200)).body.data.map(
+    (k: { id: string }) => k.id,
+  );
   const categories = [...new Set(PRICE_LIST.map((item) => item.category))];
 
   const hints: Hints = {
-    job_id: [...jobs.map((j) => j.id), ...jobs.map((j) => `#${j.job_number}`), ...jobs.map((j) => String(j.job_number))],
+    job_id: [
+      ...jobs.map((j) => j.id),
+      ...jobs.map((j) => `#${j.job_number}`),
+      ...jobs.map((j) => String(j.job_number)),
+    ],
     note_id: notes,
     photo_id: photos,
     photo_ids: [...photos, video.body.videos[0].id],
@@ -131,11 +183,31 @@ export async function buildWorld(t: TestApp): Promise<FuzzWorld> {
     value: [18.5, 45, 72, 0],
     category: categories,
     region: ['TX', 'IL', 'dc', 'ZZ'],
-    q: ['Alvarez', '#1', '5552013344', '(555) 201', 'water', 'drywall', 'category 3 water', 'dehumidifier', 'Priya', 'tom@example.com'],
+    q: [
+      'Alvarez',
+      '#1',
+      '5552013344',
+      '(555) 201',
+      'water',
+      'drywall',
+      'category 3 water',
+      'dehumidifier',
+      'Priya',
+      'tom@example.com',
+    ],
     company_id: [target.id],
     key_id: keys,
     person_id: target.people.map((p) => p.id),
-    timezone: ['America/Chicago', 'Europe/Paris', 'UTC', 'US/Pacific-New', 'Mars/Olympus', 'EST5EDT', 'Etc/GMT+12', 'America/Argentina/ComodRivadavia'],
+    timezone: [
+      'America/Chicago',
+      'Europe/Paris',
+      'UTC',
+      'US/Pacific-New',
+      'Mars/Olympus',
+      'EST5EDT',
+      'Etc/GMT+12',
+      'America/Argentina/ComodRivadavia',
+    ],
     pricing_region: ['IL', 'TX'],
     role: ['adjuster', 'tenant', 'customer'],
     label: ['Estimate A', 'Supplement'],
@@ -144,6 +216,11 @@ export async function buildWorld(t: TestApp): Promise<FuzzWorld> {
     api,
     target,
     hints,
-    authorization: { write: `Bearer ${api.writeKey}`, read: `Bearer ${api.readKey}`, admin: `Bearer ${ADMIN_TOKEN}`, wrong: `Bearer jms_${'x'.repeat(40)}` },
+    authorization: {
+      write: `Bearer ${api.writeKey}`,
+      read: `Bearer ${api.readKey}`,
+      admin: `Bearer ${ADMIN_TOKEN}`,
+      wrong: `Bearer jms_${'x'.repeat(40)}`,
+    },
   };
 }

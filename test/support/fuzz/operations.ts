@@ -42,7 +42,13 @@ export function dereference(node: unknown, root: unknown, seen = new Map<string,
   const own = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, dereference(v, root, seen)]));
   if (typeof $ref !== 'string') return own;
   if (!seen.has($ref)) {
-    const target = $ref.slice(2).split('/').reduce<unknown>((at, key) => (at as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')], root);
+    const target = $ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>(
+        (at, key) => (at as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+        root,
+      );
     seen.set($ref, dereference(target, root, seen));
   }
   const resolved = seen.get($ref) as Record<string, unknown>;
@@ -56,13 +62,29 @@ export async function loadOperations(): Promise<FuzzOperation[]> {
     for (const method of METHODS) {
       const op = item[method];
       if (!op) continue;
-      const params = (op.parameters ?? []) as { name: string; in: string; required?: boolean; schema: Schema }[];
-      const toParam = (p: (typeof params)[number]): Param => ({ name: p.name, in: p.in as Param['in'], required: p.required === true, schema: p.schema });
-      const requestBody = op.requestBody as { required?: boolean; content: Record<string, { schema: Schema }> } | undefined;
+      const params = (op.parameters ?? []) as {
+        name: string;
+        in: string;
+        required?: boolean;
+        schema: Schema;
+      }[];
+      const toParam = (p: (typeof params)[number]): Param => ({
+        name: p.name,
+        in: p.in as Param['in'],
+        required: p.required === true,
+        schema: p.schema,
+      });
+      const requestBody = op.requestBody as
+        | { required?: boolean; content: Record<string, { schema: Schema }> }
+        | undefined;
       const jsonBody = requestBody?.content['application/json'];
       const responses: Record<string, MediaSchemas> = {};
-      for (const [status, response] of Object.entries((op.responses ?? {}) as Record<string, { content?: Record<string, { schema?: Schema }> }>)) {
-        responses[status] = Object.fromEntries(Object.entries(response.content ?? {}).map(([media, content]) => [media, content.schema]));
+      for (const [status, response] of Object.entries(
+        (op.responses ?? {}) as Record<string, { content?: Record<string, { schema?: Schema }> }>,
+      )) {
+        responses[status] = Object.fromEntries(
+          Object.entries(response.content ?? {}).map(([media, content]) => [media, content.schema]),
+        );
       }
       ops.push({
         name: op.operationId as string,

@@ -34,7 +34,10 @@ function paramSchemaOf(op: FuzzOperation): Schema {
       required: params.filter((p) => p.required).map((p) => p.name),
       additionalProperties: !closed,
     });
-    schema = { type: 'object', properties: { path: group(op.pathParams, true), query: group(op.queryParams, true) } };
+    schema = {
+      type: 'object',
+      properties: { path: group(op.pathParams, true), query: group(op.queryParams, true) },
+    };
     paramSchemas.set(op.name, schema);
   }
   return schema;
@@ -95,7 +98,9 @@ export function answerProblems(op: FuzzOperation, answer: Answer): string[] {
   }
   const schema = documented[media];
   if (!(media in documented)) {
-    problems.push(`media type ${media || '(none)'} is not documented for ${status} (${mediaTypes.join(', ')})`);
+    problems.push(
+      `media type ${media || '(none)'} is not documented for ${status} (${mediaTypes.join(', ')})`,
+    );
     return problems;
   }
   let body: unknown;
@@ -107,16 +112,19 @@ export function answerProblems(op: FuzzOperation, answer: Answer): string[] {
   }
   if (schema) {
     const validate = validatorOf(schema);
-    if (!validate(body)) problems.push(`the ${status} body does not match the spec: ${ajv.errorsText(validate.errors)}`);
+    if (!validate(body))
+      problems.push(`the ${status} body does not match the spec: ${ajv.errorsText(validate.errors)}`);
   }
   if (media === 'application/problem+json') {
     const problem = body as { status?: number; code?: string; errors?: { path: string }[] };
-    if (problem.status !== answer.status) problems.push(`problem.status ${problem.status} differs from the HTTP status ${answer.status}`);
+    if (problem.status !== answer.status)
+      problems.push(`problem.status ${problem.status} differs from the HTTP status ${answer.status}`);
     if (answer.status === 400) {
       if (problem.code !== 'invalid_request') problems.push(`a 400 with code ${problem.code}`);
       if (!problem.errors?.length) problems.push('a 400 without errors[]');
       for (const error of problem.errors ?? []) {
-        if (!FIELD_PATH.test(error.path)) problems.push(`errors[].path ${JSON.stringify(error.path)} names no field of the request`);
+        if (!FIELD_PATH.test(error.path))
+          problems.push(`errors[].path ${JSON.stringify(error.path)} names no field of the request`);
       }
     }
   }

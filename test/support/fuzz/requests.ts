@@ -39,7 +39,7 @@ export class Picker {
     let t = this.state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) % n + n) % n;
+    return ((((t ^ (t >>> 14)) >>> 0) % n) + n) % n;
   }
   one<T>(items: readonly T[]): T {
     return items[this.int(items.length)];
@@ -63,25 +63,31 @@ function authFor(op: FuzzOperation, roll: number): Auth {
 /** Requests the spec allows (the key may still be the wrong one for the tool: that is 401/403). */
 export function validRequestArb(op: FuzzOperation, hints: Hints): fc.Arbitrary<FuzzRequest> {
   const paramsArb = (params: Param[]) =>
-    fc.record(
-      Object.fromEntries(params.map((p) => [p.name, valueArb(p.schema, hints, p.name)])),
-      { requiredKeys: params.filter((p) => p.required).map((p) => p.name) },
-    ) as fc.Arbitrary<Record<string, unknown>>;
+    fc.record(Object.fromEntries(params.map((p) => [p.name, valueArb(p.schema, hints, p.name)])), {
+      requiredKeys: params.filter((p) => p.required).map((p) => p.name),
+    }) as fc.Arbitrary<Record<string, unknown>>;
   const bodyArb: fc.Arbitrary<unknown> = op.body
     ? op.body.required
       ? valueArb(op.body.schema, hints)
       : fc.option(valueArb(op.body.schema, hints), { nil: undefined, freq: 4 })
     : fc.constant(undefined);
-  return fc.record({ path: paramsArb(op.pathParams), query: paramsArb(op.queryParams), body: bodyArb, roll: fc.nat(99) }).map(({ path, query, body, roll }) => ({
-    op: op.name,
-    kind: 'valid' as const,
-    mutation: null,
-    auth: authFor(op, roll),
-    path: Object.fromEntries(Object.entries(path).map(([k, v]) => [k, String(v)])),
-    rawPath: {},
-    query: Object.fromEntries(Object.entries(query).map(([k, v]) => [k, queryString(v)])),
-    ...(body === undefined ? {} : { body }),
-  }));
+  return fc
+    .record({
+      path: paramsArb(op.pathParams),
+      query: paramsArb(op.queryParams),
+      body: bodyArb,
+      roll: fc.nat(99),
+    })
+    .map(({ path, query, body, roll }) => ({
+      op: op.name,
+      kind: 'valid' as const,
+      mutation: null,
+      auth: authFor(op, roll),
+      path: Object.fromEntries(Object.entries(path).map(([k, v]) => [k, String(v)])),
+      rawPath: {},
+      query: Object.fromEntries(Object.entries(query).map(([k, v]) => [k, queryString(v)])),
+      ...(body === undefined ? {} : { body }),
+    }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -97,7 +103,8 @@ interface Leaf {
 function bodyLeaves(value: unknown, keys: Key[], out: Leaf[], containers: boolean): void {
   if (value !== null && typeof value === 'object') {
     if (containers && keys.length > 0) out.push({ where: 'body', keys, value });
-    for (const [k, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) bodyLeaves(v, [...keys, k], out, containers);
+    for (const [k, v] of Array.isArray(value) ? value.entries() : Object.entries(value))
+      bodyLeaves(v, [...keys, k], out, containers);
   } else if (keys.length > 0) out.push({ where: 'body', keys, value });
 }
 
@@ -126,33 +133,109 @@ function setLeaf(req: FuzzRequest, leaf: Leaf, value: unknown): void {
 
 const where = (leaf: Leaf) => `${leaf.where}/${leaf.keys.join('/')}`;
 
-const CONTROL = ['\u0000', '\u0001', '\u0008', '\u000b', '\u001b', '\u001f', '\u007f', '\u0085', '\u2028', '\ufeff', '\uffff', '\ud800', '\udfff'];
-
-const BIG_NUMBERS: unknown[] = [
-  1e21, 2147483648, 2147483647, -2147483649, 9007199254740993, 1e308, -1, 0, -0.0, 0.001, 0.005, 1.005, 8.2, 4.35, 2.51, 0.07, 6.255,
-  '999999999.99', '1e21', '2147483648', '-1', '12.345', '0x10', ' 5', '',
+const CONTROL = [
+  '\u0000',
+  '\u0001',
+  '\u0008',
+  '\u000b',
+  '\u001b',
+  '\u001f',
+  '\u007f',
+  '\u0085',
+  '\u2028',
+  '\ufeff',
+  '\uffff',
+  '\ud800',
+  '\udfff',
 ];
 
-const BAD_DATES = ['2024-02-30', '2024-13-01', '0000-01-01', '10000-01-01', '2024-2-3', '2023-02-29', '1900-02-29', '2024-00-10', '2024-01-32', 'today', '2024-01-01T00:00:00Z', '-2024-01-01', '２０２４-01-01'];
+const BIG_NUMBERS: unknown[] = [
+  1e21,
+  2147483648,
+  2147483647,
+  -2147483649,
+  9007199254740993,
+  1e308,
+  -1,
+  0,
+  -0.0,
+  0.001,
+  0.005,
+  1.005,
+  8.2,
+  4.35,
+  2.51,
+  0.07,
+  6.255,
+  '999999999.99',
+  '1e21',
+  '2147483648',
+  '-1',
+  '12.345',
+  '0x10',
+  ' 5',
+  '',
+];
 
-const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+const BAD_DATES = [
+  '2024-02-30',
+  '2024-13-01',
+  '0000-01-01',
+  '10000-01-01',
+  '2024-2-3',
+  '2023-02-29',
+  '1900-02-29',
+  '2024-00-10',
+  '2024-01-32',
+  'today',
+  '2024-01-01T00:00:00Z',
+  '-2024-01-01',
+  '２０２４-01-01',
+];
+
+const b64 = (value: unknown) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 const FORGED_CURSORS = [
-  b64({ before: 2147483648 }), b64({ before: 2 ** 53 }), b64({ before: -1 }), b64({ before: '12' }), b64({ before: 1e21 }),
-  b64({ offset: 2147483648 }), b64({ offset: 1e21 }), b64({ offset: -5 }), b64({ offset: 9007199254740991 }),
-  b64({ txid: 2 ** 63, seq: 1 }), b64({ txid: 9007199254740991, seq: 9007199254740991 }), b64({ txid: 1, seq: 2147483648 }),
-  b64({ name: '\u0000', id: 'con_x' }), b64({ name: 5, id: 6 }), b64({ name: 'a', id: '\u0000' }), b64({ name: [], id: {} }),
-  b64('not json'), b64('[]'), b64('null'), '%%%', '\u0000', 'e30', 'x'.repeat(200),
+  b64({ before: 2147483648 }),
+  b64({ before: 2 ** 53 }),
+  b64({ before: -1 }),
+  b64({ before: '12' }),
+  b64({ before: 1e21 }),
+  b64({ offset: 2147483648 }),
+  b64({ offset: 1e21 }),
+  b64({ offset: -5 }),
+  b64({ offset: 9007199254740991 }),
+  b64({ txid: 2 ** 63, seq: 1 }),
+  b64({ txid: 9007199254740991, seq: 9007199254740991 }),
+  b64({ txid: 1, seq: 2147483648 }),
+  b64({ name: '\u0000', id: 'con_x' }),
+  b64({ name: 5, id: 6 }),
+  b64({ name: 'a', id: '\u0000' }),
+  b64({ name: [], id: {} }),
+  b64('not json'),
+  b64('[]'),
+  b64('null'),
+  '%%%',
+  '\u0000',
+  'e30',
+  'x'.repeat(200),
 ];
 
 /** Values of another JSON type than the one given. */
 function otherTypes(value: unknown): unknown[] {
   const all: unknown[] = ['text', 42, 4.5, true, null, [], {}, [value], { value }];
-  return all.filter((candidate) => typeof candidate !== typeof value || Array.isArray(candidate) !== Array.isArray(value) || (candidate === null) !== (value === null));
+  return all.filter(
+    (candidate) =>
+      typeof candidate !== typeof value ||
+      Array.isArray(candidate) !== Array.isArray(value) ||
+      (candidate === null) !== (value === null),
+  );
 }
 
 type Mutation = (req: FuzzRequest, op: FuzzOperation, pick: Picker) => string | null;
 
-const stringLeaves = (req: FuzzRequest) => leaves(req).filter((l) => typeof l.value === 'string' || l.where !== 'body');
+const stringLeaves = (req: FuzzRequest) =>
+  leaves(req).filter((l) => typeof l.value === 'string' || l.where !== 'body');
 
 const MUTATIONS: Record<string, Mutation> = {
   control(req, _op, pick) {
@@ -178,20 +261,42 @@ const MUTATIONS: Record<string, Mutation> = {
     const leaf = pick.one(candidates);
     // URLs stay under Node's 16 KiB header limit (past it the HTTP server answers 431 itself).
     const size = leaf.where === 'body' ? pick.one([20_001, 100_000, 600_000]) : pick.one([201, 3_000]);
-    setLeaf(req, leaf, pick.int(2) ? 'x'.repeat(size) : '🙂'.repeat(Math.ceil(size / (leaf.where === 'body' ? 2 : 5))));
+    setLeaf(
+      req,
+      leaf,
+      pick.int(2) ? 'x'.repeat(size) : '🙂'.repeat(Math.ceil(size / (leaf.where === 'body' ? 2 : 5))),
+    );
     return `huge string (${size}) in ${where(leaf)}`;
   },
   hugeBody(req, op) {
     if (!op.body) return null;
-    req.body = { ...(typeof req.body === 'object' && req.body && !Array.isArray(req.body) ? req.body : {}), padding: 'x'.repeat(1024 * 1024 + 10) };
+    req.body = {
+      ...(typeof req.body === 'object' && req.body && !Array.isArray(req.body) ? req.body : {}),
+      padding: 'x'.repeat(1024 * 1024 + 10),
+    };
     return 'body over 1 MiB';
   },
   unknownField(req, op, pick) {
-    const name = pick.one(['surprise', '__proto__', 'constructor', 'Operation_ID', 'x'.repeat(300), '', 'a\u0000b']);
-    if (op.body && pick.int(2) && req.body !== null && typeof req.body === 'object' && !Array.isArray(req.body)) {
+    const name = pick.one([
+      'surprise',
+      '__proto__',
+      'constructor',
+      'Operation_ID',
+      'x'.repeat(300),
+      '',
+      'a\u0000b',
+    ]);
+    if (
+      op.body &&
+      pick.int(2) &&
+      req.body !== null &&
+      typeof req.body === 'object' &&
+      !Array.isArray(req.body)
+    ) {
       // JSON.parse makes `__proto__` an own property, so send it as raw JSON.
       const raw = JSON.stringify(req.body);
-      req.rawBody = raw === '{}' ? `{${JSON.stringify(name)}:1}` : `${raw.slice(0, -1)},${JSON.stringify(name)}:1}`;
+      req.rawBody =
+        raw === '{}' ? `{${JSON.stringify(name)}:1}` : `${raw.slice(0, -1)},${JSON.stringify(name)}:1}`;
       return `unknown body field ${JSON.stringify(name.slice(0, 20))}`;
     }
     req.query[name] = pick.one(['1', '', '\u0000']);
@@ -206,7 +311,9 @@ const MUTATIONS: Record<string, Mutation> = {
     return `${JSON.stringify(value)} for ${where(leaf)}`;
   },
   bigNumber(req, _op, pick) {
-    const numeric = leaves(req).filter((l) => typeof l.value === 'number' || (l.where === 'query' && /^-?\d/.test(String(l.value))));
+    const numeric = leaves(req).filter(
+      (l) => typeof l.value === 'number' || (l.where === 'query' && /^-?\d/.test(String(l.value))),
+    );
     const candidates = numeric.length ? numeric : leaves(req);
     if (!candidates.length) return null;
     const leaf = pick.one(candidates);
@@ -220,7 +327,15 @@ const MUTATIONS: Record<string, Mutation> = {
     const leaf = pick.one(numeric);
     const marker = 987654.321;
     setLeaf(req, leaf, marker);
-    const literal = pick.one(['1e999', '-1e999', '1e-999', '100000000000000000000000000000', '2147483648.0', '-0', '1E2']);
+    const literal = pick.one([
+      '1e999',
+      '-1e999',
+      '1e-999',
+      '100000000000000000000000000000',
+      '2147483648.0',
+      '-0',
+      '1E2',
+    ]);
     req.rawBody = JSON.stringify(req.body).replace(String(marker), literal);
     return `raw ${literal} for ${where(leaf)}`;
   },
@@ -232,12 +347,16 @@ const MUTATIONS: Record<string, Mutation> = {
       setLeaf(req, leaf, value);
       return `date ${value} for ${where(leaf)}`;
     }
-    const param = op.queryParams.find((p) => p.schema.format === 'date' || (p.schema.pattern as string | undefined)?.includes('02-29'));
+    const param = op.queryParams.find(
+      (p) => p.schema.format === 'date' || (p.schema.pattern as string | undefined)?.includes('02-29'),
+    );
     if (param) {
       req.query[param.name] = value;
       return `date ${value} for query/${param.name}`;
     }
-    const field = Object.entries((op.body?.schema.properties ?? {}) as Record<string, Schema>).find(([, s]) => s.format === 'date');
+    const field = Object.entries((op.body?.schema.properties ?? {}) as Record<string, Schema>).find(
+      ([, s]) => s.format === 'date',
+    );
     if (field && req.body && typeof req.body === 'object' && !Array.isArray(req.body)) {
       (req.body as Record<string, unknown>)[field[0]] = value;
       return `date ${value} for body/${field[0]}`;
@@ -252,7 +371,9 @@ const MUTATIONS: Record<string, Mutation> = {
   },
   arrayForObject(req, op, pick) {
     if (!op.body) return null;
-    const objects = leaves(req, { containers: true }).filter((l) => l.where === 'body' && l.value !== null && typeof l.value === 'object' && !Array.isArray(l.value));
+    const objects = leaves(req, { containers: true }).filter(
+      (l) => l.where === 'body' && l.value !== null && typeof l.value === 'object' && !Array.isArray(l.value),
+    );
     if (objects.length && pick.int(2)) {
       const leaf = pick.one(objects);
       setLeaf(req, leaf, [leaf.value]);
@@ -263,7 +384,9 @@ const MUTATIONS: Record<string, Mutation> = {
   },
   dropRequired(req, op, pick) {
     const body = req.body as Record<string, unknown> | undefined;
-    const required = ((op.body?.schema.required ?? []) as string[]).filter((name) => body && typeof body === 'object' && name in body);
+    const required = ((op.body?.schema.required ?? []) as string[]).filter(
+      (name) => body && typeof body === 'object' && name in body,
+    );
     const query = op.queryParams.filter((p) => p.required && p.name in req.query).map((p) => p.name);
     const names = [...required.map((n) => `body/${n}`), ...query.map((n) => `query/${n}`)];
     if (!names.length) return null;
@@ -277,10 +400,29 @@ const MUTATIONS: Record<string, Mutation> = {
     if (!op.body) return null;
     const variant = pick.int(3);
     if (variant === 0) {
-      req.rawBody = pick.one(['{', '{"a":', 'null', '"text"', '42', 'true', '[1,2', '{"a":1,"a":2}', '\u0000', '{"operation_id":"\\u0000"}', '{"x":"\\ud800"}']);
+      req.rawBody = pick.one([
+        '{',
+        '{"a":',
+        'null',
+        '"text"',
+        '42',
+        'true',
+        '[1,2',
+        '{"a":1,"a":2}',
+        '\u0000',
+        '{"operation_id":"\\u0000"}',
+        '{"x":"\\ud800"}',
+      ]);
       return `raw body ${JSON.stringify(req.rawBody)}`;
     }
-    req.contentType = pick.one(['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'application/xml', 'multipart/form-data; boundary=x', 'application/merge-patch+json']);
+    req.contentType = pick.one([
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/json; charset=latin1',
+      'application/xml',
+      'multipart/form-data; boundary=x',
+      'application/merge-patch+json',
+    ]);
     req.rawBody = JSON.stringify(req.body ?? {});
     return `content type ${req.contentType}`;
   },
@@ -290,12 +432,37 @@ const MUTATIONS: Record<string, Mutation> = {
     const current = req.path[param.name] ?? '';
     const prefix = /^([a-z]+_)/.exec(current)?.[1] ?? 'job_';
     const variants = [
-      `${prefix}${'Z'.repeat(12)}`, `${prefix}`, `${prefix}${'a'.repeat(5000)}`, `est_${current.slice(4)}`, '#0', '#999999999', '#2147483648', '2147483648',
-      '0', '-1', '%', '..', ' ', `${current} `, `${current}\u0000`, '\u0000', '💥', `${prefix}abc/def`,
+      `${prefix}${'Z'.repeat(12)}`,
+      `${prefix}`,
+      `${prefix}${'a'.repeat(5000)}`,
+      `est_${current.slice(4)}`,
+      '#0',
+      '#999999999',
+      '#2147483648',
+      '2147483648',
+      '0',
+      '-1',
+      '%',
+      '..',
+      ' ',
+      `${current} `,
+      `${current}\u0000`,
+      '\u0000',
+      '💥',
+      `${prefix}abc/def`,
     ];
     const raw = pick.int(5) === 0;
     if (raw) {
-      req.rawPath[param.name] = pick.one(['%00', '%E0%A4%A', '%ZZ', '%ED%A0%80', '%C0%80', '%2e%2e', '%FF', `${encodeSegment(current)}%00`]);
+      req.rawPath[param.name] = pick.one([
+        '%00',
+        '%E0%A4%A',
+        '%ZZ',
+        '%ED%A0%80',
+        '%C0%80',
+        '%2e%2e',
+        '%FF',
+        `${encodeSegment(current)}%00`,
+      ]);
       return `raw path ${param.name}=${req.rawPath[param.name]}`;
     }
     req.path[param.name] = pick.one(variants);
@@ -306,11 +473,24 @@ const MUTATIONS: Record<string, Mutation> = {
     if (!names.length) return null;
     const name = pick.one(names);
     const current = req.query[name];
-    req.query[name] = [...(Array.isArray(current) ? current : current === undefined ? ['1'] : [current]), pick.one(['2', 'x', ''])];
+    req.query[name] = [
+      ...(Array.isArray(current) ? current : current === undefined ? ['1'] : [current]),
+      pick.one(['2', 'x', '']),
+    ];
     return `repeated query ${name}`;
   },
   operationId(req, op, pick) {
-    const value = pick.one<unknown>(['\u0000', '', 'x'.repeat(201), 5, null, ['a'], { id: 1 }, ' ', 'op\u0000id']);
+    const value = pick.one<unknown>([
+      '\u0000',
+      '',
+      'x'.repeat(201),
+      5,
+      null,
+      ['a'],
+      { id: 1 },
+      ' ',
+      'op\u0000id',
+    ]);
     if (op.body && req.body && typeof req.body === 'object' && !Array.isArray(req.body)) {
       (req.body as Record<string, unknown>).operation_id = value;
       return `operation_id ${JSON.stringify(value)}`;
@@ -359,10 +539,14 @@ function encodeSegment(value: string): string {
 }
 
 export function urlOf(op: FuzzOperation, req: FuzzRequest): string {
-  const path = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => req.rawPath[name] ?? encodeSegment(req.path[name] ?? ''));
+  const path = op.path.replace(
+    /\{(\w+)\}/g,
+    (_m, name: string) => req.rawPath[name] ?? encodeSegment(req.path[name] ?? ''),
+  );
   const pairs: string[] = [];
   for (const [name, value] of Object.entries(req.query)) {
-    for (const item of Array.isArray(value) ? value : [value]) pairs.push(`${encodeSegment(name)}=${encodeSegment(item)}`);
+    for (const item of Array.isArray(value) ? value : [value])
+      pairs.push(`${encodeSegment(name)}=${encodeSegment(item)}`);
   }
   return pairs.length ? `${path}?${pairs.join('&')}` : path;
 }

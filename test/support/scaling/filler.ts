@@ -44,10 +44,22 @@ export async function fillCompany(db: Knex, target: FillTarget): Promise<void> {
      from ${series}`,
     [co, status, person],
   );
-  await run(`insert into contacts (id, company_id, name, phone, phone_digits) select 'con_F' || i, ?, 'Filler' || i || 'x Customer', ${phone}, '555' || substr((1000000 + i)::text, 2) from ${series}`, [co]);
-  await run(`insert into job_contacts (id, company_id, job_id, contact_id, role) select 'jc_F' || i, ?, 'job_F' || i, 'con_F' || i, 'customer' from ${series}`, [co]);
-  await run(`insert into notes (id, company_id, job_id, author_id, text, created_at) select 'note_F' || i || 'n' || n, ?, 'job_F' || i, ?, 'Filler note ' || n, timestamptz '2024-01-01' + i * interval '10 minutes' + n * interval '1 minute' from ${series}, generate_series(1, 3) as n`, [co, person]);
-  await run(`insert into stored_files (company_id, sha256, kind, format, bytes, renditions) select ?, 'F' || i || 'p' || n, 'photo', 'jpeg', 1000, '{}'::jsonb from ${series}, generate_series(1, 2) as n`, [co]);
+  await run(
+    `insert into contacts (id, company_id, name, phone, phone_digits) select 'con_F' || i, ?, 'Filler' || i || 'x Customer', ${phone}, '555' || substr((1000000 + i)::text, 2) from ${series}`,
+    [co],
+  );
+  await run(
+    `insert into job_contacts (id, company_id, job_id, contact_id, role) select 'jc_F' || i, ?, 'job_F' || i, 'con_F' || i, 'customer' from ${series}`,
+    [co],
+  );
+  await run(
+    `insert into notes (id, company_id, job_id, author_id, text, created_at) select 'note_F' || i || 'n' || n, ?, 'job_F' || i, ?, 'Filler note ' || n, timestamptz '2024-01-01' + i * interval '10 minutes' + n * interval '1 minute' from ${series}, generate_series(1, 3) as n`,
+    [co, person],
+  );
+  await run(
+    `insert into stored_files (company_id, sha256, kind, format, bytes, renditions) select ?, 'F' || i || 'p' || n, 'photo', 'jpeg', 1000, '{}'::jsonb from ${series}, generate_series(1, 2) as n`,
+    [co],
+  );
   await run(
     `insert into photos (id, company_id, job_id, sha256, room, taken_at, taken_at_source, uploaded_by, uploaded_via, version)
      select 'pho_F' || i || 'p' || n, ?, 'job_F' || i, 'F' || i || 'p' || n, 'Kitchen', timestamptz '2024-01-01' + i * interval '10 minutes', 'upload_time', ?, 'api', 1 from ${series}, generate_series(1, 2) as n`,
@@ -70,20 +82,34 @@ export async function fillCompany(db: Knex, target: FillTarget): Promise<void> {
 }
 
 /** Every third job has an estimate of two rooms and four lines, and a drying log of two areas with readings. */
-async function fillEstimatesAndLogs(run: (sql: string, bindings?: Knex.RawBinding[]) => Promise<unknown>, co: string, person: string, third: string): Promise<void> {
+async function fillEstimatesAndLogs(
+  run: (sql: string, bindings?: Knex.RawBinding[]) => Promise<unknown>,
+  co: string,
+  person: string,
+  third: string,
+): Promise<void> {
   await run(
     `insert into estimates (id, company_id, job_id, label, region_factor_x100, overhead_rate_bp, profit_rate_bp, tax_rate_bp, created_by, drying_days)
      select 'est_F' || i, ?, 'job_F' || i, 'Estimate 1', 100, 1000, 1000, 0, ?, 3 from ${third}`,
     [co, person],
   );
-  await run(`insert into estimate_rooms (id, company_id, estimate_id, name, position, drying_days) select 'room_F' || i || 'r' || n, ?, 'est_F' || i, 'Room ' || n, n, 3 from ${third}, generate_series(1, 2) as n`, [co]);
+  await run(
+    `insert into estimate_rooms (id, company_id, estimate_id, name, position, drying_days) select 'room_F' || i || 'r' || n, ?, 'est_F' || i, 'Room ' || n, n, 3 from ${third}, generate_series(1, 2) as n`,
+    [co],
+  );
   await run(
     `insert into estimate_lines (id, company_id, estimate_id, room_id, code, description, unit, quantity_x100, unit_price_cents, position)
      select 'line_F' || i || 'l' || n, ?, 'est_F' || i, 'room_F' || i || 'r' || (1 + n % 2), 'WTR-EXT-CP', 'Water extraction', 'SF', 10000, 125, n from ${third}, generate_series(1, 4) as n`,
     [co],
   );
-  await run(`insert into drying_logs (id, company_id, job_id, start_date, planned_days, estimate_id) select 'dry_F' || i, ?, 'job_F' || i, date '2024-01-01' + (i % 300), 3, 'est_F' || i from ${third}`, [co]);
-  await run(`insert into drying_areas (id, company_id, log_id, name, position) select 'area_F' || i || 'a' || n, ?, 'dry_F' || i, 'Area ' || n, n from ${third}, generate_series(1, 2) as n`, [co]);
+  await run(
+    `insert into drying_logs (id, company_id, job_id, start_date, planned_days, estimate_id) select 'dry_F' || i, ?, 'job_F' || i, date '2024-01-01' + (i % 300), 3, 'est_F' || i from ${third}`,
+    [co],
+  );
+  await run(
+    `insert into drying_areas (id, company_id, log_id, name, position) select 'area_F' || i || 'a' || n, ?, 'dry_F' || i, 'Area ' || n, n from ${third}, generate_series(1, 2) as n`,
+    [co],
+  );
   await run(
     `insert into drying_readings (id, company_id, log_id, area_id, day, location, metric, value_x100, source_of_values, recorded_by, position)
      select 'rdg_F' || i || 'a' || n || 'd' || d, ?, 'dry_F' || i, 'area_F' || i || 'a' || n, d, 'air', 'rh_pct', 5000, 'meter', ?, 1

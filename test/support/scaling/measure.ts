@@ -30,7 +30,11 @@ function databaseNamed(databaseUrl: string, name: string): string {
 }
 
 /** Runs `work` on a new database of its own, dropped afterwards. */
-export async function withDatabase<T>(databaseUrl: string, name: string, work: (url: string) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(
+  databaseUrl: string,
+  name: string,
+  work: (url: string) => Promise<T>,
+): Promise<T> {
   const server = knex({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 1 } });
   const drop = () => server.raw('drop database if exists ?? with (force)', [name]);
   try {
@@ -48,16 +52,31 @@ export async function withDatabase<T>(databaseUrl: string, name: string, work: (
 }
 
 async function writeKeyId(t: TestApp, companyId: string, key: string): Promise<string> {
-  return (await t.db('api_keys').where({ company_id: companyId, prefix: key.slice(0, 12) }).first('id')).id;
+  return (
+    await t
+      .db('api_keys')
+      .where({ company_id: companyId, prefix: key.slice(0, 12) })
+      .first('id')
+  ).id;
 }
 
 /** Starts the service on `databaseUrl`, fills a company with `jobs` jobs and measures every case. */
-export async function measureCompany(databaseUrl: string, jobs: number, only?: (c: ScalingCase) => boolean): Promise<Map<string, CaseFigures>> {
+export async function measureCompany(
+  databaseUrl: string,
+  jobs: number,
+  only?: (c: ScalingCase) => boolean,
+): Promise<Map<string, CaseFigures>> {
   const t = await startApp({ DATABASE_URL: explainingUrl(databaseUrl) });
   try {
     const co = await createCompany(t, { credits: 1000 });
     const status = await t.db('statuses').where({ company_id: co.id }).orderBy('position').first('id');
-    await fillCompany(t.db, { companyId: co.id, personId: co.people[0].id, keyId: await writeKeyId(t, co.id, co.writeKey), statusId: status.id, jobs });
+    await fillCompany(t.db, {
+      companyId: co.id,
+      personId: co.people[0].id,
+      keyId: await writeKeyId(t, co.id, co.writeKey),
+      statusId: status.id,
+      jobs,
+    });
     await t.db.raw('vacuum analyze');
     const probe = await makeProbe(t, co);
     // Connections opened from here on report their plans to the recorder.
@@ -74,8 +93,15 @@ export async function measureCompany(databaseUrl: string, jobs: number, only?: (
         const plans = await recorder.during(async () => {
           answer = await scalingCase.send(api, probe, made);
         });
-        if (answer.status >= 300) throw new Error(`${scalingCase.name} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-        const measured: CaseFigures = { name: scalingCase.name, statements: plans.length, rowsRead: sum(plans.map((p) => rowsRead(p.plan))), buffers: sum(plans.map((p) => buffersOf(p.plan))), plans };
+        if (answer.status >= 300)
+          throw new Error(`${scalingCase.name} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+        const measured: CaseFigures = {
+          name: scalingCase.name,
+          statements: plans.length,
+          rowsRead: sum(plans.map((p) => rowsRead(p.plan))),
+          buffers: sum(plans.map((p) => buffersOf(p.plan))),
+          plans,
+        };
         const earlier = figures.get(scalingCase.name);
         if (!earlier || measured.rowsRead < earlier.rowsRead) figures.set(scalingCase.name, measured);
       }

@@ -46,12 +46,23 @@ export function explainingUrl(databaseUrl: string): string {
 }
 
 /** Nodes that read rows of a table (an index alone is counted by the heap rows it leads to). */
-const TABLE_READS = new Set(['Seq Scan', 'Index Scan', 'Index Only Scan', 'Bitmap Heap Scan', 'Tid Scan', 'Tid Range Scan', 'Sample Scan']);
+const TABLE_READS = new Set([
+  'Seq Scan',
+  'Index Scan',
+  'Index Only Scan',
+  'Bitmap Heap Scan',
+  'Tid Scan',
+  'Tid Range Scan',
+  'Sample Scan',
+]);
 
 /** Rows a plan read from tables: those it kept and those it read and threw away, in every loop. */
 export function rowsRead(node: PlanNode): number {
   const own = TABLE_READS.has(node['Node Type'])
-    ? ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) * (node['Actual Loops'] ?? 1)
+    ? ((node['Actual Rows'] ?? 0) +
+        (node['Rows Removed by Filter'] ?? 0) +
+        (node['Rows Removed by Index Recheck'] ?? 0)) *
+      (node['Actual Loops'] ?? 1)
     : 0;
   return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child), 0);
 }
@@ -73,8 +84,14 @@ export class PlanRecorder {
   private plans: StatementPlan[] = [];
 
   constructor(db: Knex) {
-    const pool = (db.client as { pool: { on(event: 'createSuccess', listener: (id: number, connection: NoticeSource) => void): void } }).pool;
-    pool.on('createSuccess', (_id, connection) => connection.on('notice', (notice) => this.take(notice.message ?? '')));
+    const pool = (
+      db.client as {
+        pool: { on(event: 'createSuccess', listener: (id: number, connection: NoticeSource) => void): void };
+      }
+    ).pool;
+    pool.on('createSuccess', (_id, connection) =>
+      connection.on('notice', (notice) => this.take(notice.message ?? '')),
+    );
   }
 
   private take(message: string): void {
@@ -99,7 +116,9 @@ export class PlanRecorder {
 export function planText(node: PlanNode, depth = 0): string[] {
   const on = node['Relation Name'] ? ` on ${node['Relation Name']}` : '';
   const using = node['Index Name'] ? ` using ${node['Index Name']}` : '';
-  const condition = ['Index Cond', 'Recheck Cond', 'Filter', 'Hash Cond', 'Join Filter'].map((key) => (node[key] ? ` ${key.toLowerCase()}: ${String(node[key])}` : '')).join('');
+  const condition = ['Index Cond', 'Recheck Cond', 'Filter', 'Hash Cond', 'Join Filter']
+    .map((key) => (node[key] ? ` ${key.toLowerCase()}: ${String(node[key])}` : ''))
+    .join('');
   const removed = node['Rows Removed by Filter'] ? ` removed=${node['Rows Removed by Filter']}` : '';
   const line = `${'  '.repeat(depth)}${depth ? '-> ' : ''}${node['Node Type']}${using}${on} (rows=${node['Actual Rows'] ?? 0} loops=${node['Actual Loops'] ?? 1}${removed} buffers=${buffersOf(node)})${condition}`;
   return [line, ...(node.Plans ?? []).flatMap((child) => planText(child, depth + 1))];

@@ -56,7 +56,9 @@ export async function up(db: Knex): Promise<void> {
     t.text('name').notNullable();
     t.integer('position').notNullable();
   });
-  await db.raw('CREATE UNIQUE INDEX referral_sources_company_name ON referral_sources (company_id, lower(name))');
+  await db.raw(
+    'CREATE UNIQUE INDEX referral_sources_company_name ON referral_sources (company_id, lower(name))',
+  );
 
   await db.schema.createTable('jobs', (t) => {
     t.text('id').primary();
@@ -202,8 +204,20 @@ export async function up(db: Knex): Promise<void> {
 
 export async function down(db: Knex): Promise<void> {
   for (const table of [
-    'undo_actions', 'change_entries', 'idempotency_records', 'drying_logs', 'notes', 'job_assignees',
-    'job_contacts', 'contacts', 'jobs', 'referral_sources', 'statuses', 'api_keys', 'people', 'companies',
+    'undo_actions',
+    'change_entries',
+    'idempotency_records',
+    'drying_logs',
+    'notes',
+    'job_assignees',
+    'job_contacts',
+    'contacts',
+    'jobs',
+    'referral_sources',
+    'statuses',
+    'api_keys',
+    'people',
+    'companies',
   ]) {
     await db.schema.dropTableIfExists(table);
   }

@@ -45,7 +45,9 @@ export async function up(db: Knex): Promise<void> {
     t.text('last_error');
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(db.fn.now());
   });
-  await db.raw('CREATE INDEX chat_outbox_due ON chat_outbox (next_attempt_at) WHERE delivered_at IS NULL AND failed_at IS NULL');
+  await db.raw(
+    'CREATE INDEX chat_outbox_due ON chat_outbox (next_attempt_at) WHERE delivered_at IS NULL AND failed_at IS NULL',
+  );
 }
 
 export async function down(db: Knex): Promise<void> {
@@ -57,6 +59,7 @@ export async function down(db: Knex): Promise<void> {
   await db.schema.dropTable('note_versions');
   await db.raw('DROP INDEX contacts_name_trgm, contacts_email_trgm, contacts_phone_trgm');
   await db.schema.alterTable('contacts', (t) => {
-    for (const column of ['phone_digits', 'address_line1', 'city', 'region', 'postal_code']) t.dropColumn(column);
+    for (const column of ['phone_digits', 'address_line1', 'city', 'region', 'postal_code'])
+      t.dropColumn(column);
   });
 }

@@ -89,7 +89,13 @@ export async function up(db: Knex): Promise<void> {
 }
 
 export async function down(db: Knex): Promise<void> {
-  for (const table of ['reference_versions', 'standards_passages', 'estimate_lines', 'estimate_rooms', 'estimates']) {
+  for (const table of [
+    'reference_versions',
+    'standards_passages',
+    'estimate_lines',
+    'estimate_rooms',
+    'estimates',
+  ]) {
     await db.schema.dropTable(table);
   }
   await db.schema.alterTable('companies', (t) => {

@@ -10,9 +10,11 @@ import type { Knex } from 'knex';
 const SEARCH_COLUMNS = ['search_text', 'search_digits'];
 
 export async function up(db: Knex): Promise<void> {
-  for (const column of SEARCH_COLUMNS) await db.raw('ALTER TABLE jobs ALTER COLUMN ?? SET STATISTICS 1000', [column]);
+  for (const column of SEARCH_COLUMNS)
+    await db.raw('ALTER TABLE jobs ALTER COLUMN ?? SET STATISTICS 1000', [column]);
 }
 
 export async function down(db: Knex): Promise<void> {
-  for (const column of SEARCH_COLUMNS) await db.raw('ALTER TABLE jobs ALTER COLUMN ?? SET STATISTICS -1', [column]);
+  for (const column of SEARCH_COLUMNS)
+    await db.raw('ALTER TABLE jobs ALTER COLUMN ?? SET STATISTICS -1', [column]);
 }

@@ -78,7 +78,8 @@ export async function up(db: Knex): Promise<void> {
 }
 
 export async function down(db: Knex): Promise<void> {
-  for (const table of ['drying_skips', 'drying_notes', 'drying_readings', 'drying_areas']) await db.schema.dropTable(table);
+  for (const table of ['drying_skips', 'drying_notes', 'drying_readings', 'drying_areas'])
+    await db.schema.dropTable(table);
   await db.schema.alterTable('drying_logs', (t) => {
     t.dropColumn('estimate_id');
     t.dropColumn('elevation_ft');

@@ -64,8 +64,12 @@ export async function up(db: Knex): Promise<void> {
       end if;
       return null;
     end $$`);
-  await db.raw('create trigger photos_insert_counts after insert on photos referencing new table as changed_rows for each statement execute function jobs_count_photos()');
-  await db.raw('create trigger photos_delete_counts after delete on photos referencing old table as changed_rows for each statement execute function jobs_count_photos()');
+  await db.raw(
+    'create trigger photos_insert_counts after insert on photos referencing new table as changed_rows for each statement execute function jobs_count_photos()',
+  );
+  await db.raw(
+    'create trigger photos_delete_counts after delete on photos referencing old table as changed_rows for each statement execute function jobs_count_photos()',
+  );
 }
 
 export async function down(db: Knex): Promise<void> {

@@ -54,7 +54,10 @@ export async function up(db: Knex): Promise<void> {
     t.text('text').notNullable();
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(db.fn.now());
     t.primary(['company_id', 'sha256', 'page']);
-    t.foreign(['company_id', 'sha256']).references(['company_id', 'sha256']).inTable('stored_files').onDelete('CASCADE');
+    t.foreign(['company_id', 'sha256'])
+      .references(['company_id', 'sha256'])
+      .inTable('stored_files')
+      .onDelete('CASCADE');
   });
 }
 

@@ -17,8 +17,10 @@ import type { Knex } from 'knex';
  *   column that check reads the whole table (every company's readings, photos, lines).
  */
 export const phoneKey = (company: string, digits: string) => `(${company} || ':' || right(${digits}, 10))`;
-export const streetKey = (company: string, street: string) => `(${company} || ':' || lower(regexp_replace(btrim(${street}), '\\s+', ' ', 'g')))`;
-export const claimKey = (company: string, claim: string) => `(${company} || ':' || lower(regexp_replace(${claim}, '[^[:alnum:]]+', '', 'g')))`;
+export const streetKey = (company: string, street: string) =>
+  `(${company} || ':' || lower(regexp_replace(btrim(${street}), '\\s+', ' ', 'g')))`;
+export const claimKey = (company: string, claim: string) =>
+  `(${company} || ':' || lower(regexp_replace(${claim}, '[^[:alnum:]]+', '', 'g')))`;
 
 const FOREIGN_KEY_INDEXES: [name: string, table: string, columns: string][] = [
   ['estimate_lines_room', 'estimate_lines', 'room_id'],
@@ -32,14 +34,27 @@ const FOREIGN_KEY_INDEXES: [name: string, table: string, columns: string][] = [
 ];
 
 export async function up(db: Knex): Promise<void> {
-  await db.raw(`CREATE INDEX contacts_phone_key ON contacts (${phoneKey('company_id', 'phone_digits')}, created_at DESC)`);
-  await db.raw(`CREATE INDEX jobs_street_key ON jobs (${streetKey('company_id', 'address_line1')}, job_number DESC) WHERE cancelled_at IS NULL`);
-  await db.raw(`CREATE INDEX jobs_claim_key ON jobs (${claimKey('company_id', 'claim_number')}, job_number DESC) WHERE cancelled_at IS NULL`);
+  await db.raw(
+    `CREATE INDEX contacts_phone_key ON contacts (${phoneKey('company_id', 'phone_digits')}, created_at DESC)`,
+  );
+  await db.raw(
+    `CREATE INDEX jobs_street_key ON jobs (${streetKey('company_id', 'address_line1')}, job_number DESC) WHERE cancelled_at IS NULL`,
+  );
+  await db.raw(
+    `CREATE INDEX jobs_claim_key ON jobs (${claimKey('company_id', 'claim_number')}, job_number DESC) WHERE cancelled_at IS NULL`,
+  );
   await db.raw('CREATE INDEX change_entries_at ON change_entries (company_id, at)');
-  for (const [name, table, columns] of FOREIGN_KEY_INDEXES) await db.raw(`CREATE INDEX ${name} ON ${table} (${columns})`);
+  for (const [name, table, columns] of FOREIGN_KEY_INDEXES)
+    await db.raw(`CREATE INDEX ${name} ON ${table} (${columns})`);
 }
 
 export async function down(db: Knex): Promise<void> {
-  const names = ['contacts_phone_key', 'jobs_street_key', 'jobs_claim_key', 'change_entries_at', ...FOREIGN_KEY_INDEXES.map(([name]) => name)];
+  const names = [
+    'contacts_phone_key',
+    'jobs_street_key',
+    'jobs_claim_key',
+    'change_entries_at',
+    ...FOREIGN_KEY_INDEXES.map(([name]) => name),
+  ];
   await db.raw(`DROP INDEX ${names.join(', ')}`);
 }

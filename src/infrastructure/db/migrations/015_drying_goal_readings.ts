@@ -6,7 +6,9 @@ import type { Knex } from 'knex';
  * index read every reading of its log to find them.
  */
 export async function up(db: Knex): Promise<void> {
-  await db.raw("CREATE INDEX drying_readings_goals ON drying_readings (log_id, metric) WHERE reference OR location = 'unaffected'");
+  await db.raw(
+    "CREATE INDEX drying_readings_goals ON drying_readings (log_id, metric) WHERE reference OR location = 'unaffected'",
+  );
 }
 
 export async function down(db: Knex): Promise<void> {

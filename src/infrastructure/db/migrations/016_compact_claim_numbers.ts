@@ -9,7 +9,9 @@ const COMPACT = (column: string) => `lower(regexp_replace(${column}, '[^A-Za-z0-
 
 export async function up(db: Knex): Promise<void> {
   for (const column of ['claim_number', 'policy_number']) {
-    await db.raw(`UPDATE jobs SET search_text = search_text || ' | ' || ${COMPACT(column)} WHERE ${COMPACT(column)} <> '' AND ${COMPACT(column)} <> lower(${column})`);
+    await db.raw(
+      `UPDATE jobs SET search_text = search_text || ' | ' || ${COMPACT(column)} WHERE ${COMPACT(column)} <> '' AND ${COMPACT(column)} <> lower(${column})`,
+    );
   }
 }
 

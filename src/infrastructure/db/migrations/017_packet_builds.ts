@@ -28,7 +28,9 @@ export async function up(db: Knex): Promise<void> {
     t.timestamp('last_used_at', { useTz: true }).notNullable().defaultTo(db.fn.now());
     t.index(['last_used_at']);
   });
-  await db.raw(`CREATE UNIQUE INDEX packet_builds_current ON packet_builds (company_id, job_id, documents, estimate_id, stamp) WHERE state <> 'failed'`);
+  await db.raw(
+    `CREATE UNIQUE INDEX packet_builds_current ON packet_builds (company_id, job_id, documents, estimate_id, stamp) WHERE state <> 'failed'`,
+  );
 }
 
 export async function down(db: Knex): Promise<void> {

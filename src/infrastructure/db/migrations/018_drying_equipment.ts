@@ -24,8 +24,14 @@ export async function up(db: Knex): Promise<void> {
     t.index(['log_id', 'position']);
     t.index(['area_id']);
   });
-  for (const [event, rows] of [['insert', 'new'], ['update', 'new'], ['delete', 'old']]) {
-    await db.raw(`create trigger drying_equipment_${event}_revises after ${event} on drying_equipment referencing ${rows} table as changed_rows for each statement execute function drying_log_rows_changed()`);
+  for (const [event, rows] of [
+    ['insert', 'new'],
+    ['update', 'new'],
+    ['delete', 'old'],
+  ]) {
+    await db.raw(
+      `create trigger drying_equipment_${event}_revises after ${event} on drying_equipment referencing ${rows} table as changed_rows for each statement execute function drying_log_rows_changed()`,
+    );
   }
 }
 

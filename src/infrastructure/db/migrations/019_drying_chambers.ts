@@ -27,8 +27,14 @@ export async function up(db: Knex): Promise<void> {
     t.integer('wall_offsets');
     t.index(['chamber_id']);
   });
-  for (const [event, rows] of [['insert', 'new'], ['update', 'new'], ['delete', 'old']]) {
-    await db.raw(`create trigger drying_chambers_${event}_revises after ${event} on drying_chambers referencing ${rows} table as changed_rows for each statement execute function drying_log_rows_changed()`);
+  for (const [event, rows] of [
+    ['insert', 'new'],
+    ['update', 'new'],
+    ['delete', 'old'],
+  ]) {
+    await db.raw(
+      `create trigger drying_chambers_${event}_revises after ${event} on drying_chambers referencing ${rows} table as changed_rows for each statement execute function drying_log_rows_changed()`,
+    );
   }
 }
 

@@ -79,7 +79,14 @@ export async function down(db: Knex): Promise<void> {
   await db.schema.alterTable('change_entries', (t) => {
     t.dropColumn('via_client');
   });
-  for (const table of ['oauth_tokens', 'oauth_codes', 'oauth_grants', 'oauth_sign_ins', 'oauth_requests', 'oauth_clients']) {
+  for (const table of [
+    'oauth_tokens',
+    'oauth_codes',
+    'oauth_grants',
+    'oauth_sign_ins',
+    'oauth_requests',
+    'oauth_clients',
+  ]) {
     await db.schema.dropTable(table);
   }
 }

@@ -59,5 +59,6 @@ export async function down(db: Knex): Promise<void> {
   await db.schema.alterTable('change_entries', (t) => {
     t.text('person_id').notNullable().alter();
   });
-  for (const table of ['webhook_attempts', 'webhook_resends', 'webhook_endpoints']) await db.schema.dropTable(table);
+  for (const table of ['webhook_attempts', 'webhook_resends', 'webhook_endpoints'])
+    await db.schema.dropTable(table);
 }
