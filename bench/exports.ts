@@ -239,7 +239,8 @@ async function upload(
 ): Promise<void> {
   const form = new FormData();
   form.append('meta', JSON.stringify({ operation_id: randomUUID(), room }));
-  photos.forEach((photo, i) => form.append('photo', new Blob([new Uint8Array(photo)]), `p${i}.jpg`));
+  for (const [i, photo] of photos.entries())
+    form.append('photo', new Blob([new Uint8Array(photo)]), `p${i}.jpg`);
   const res = await fetch(`${base}/api/v1/jobs/${jobId}/photos`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}` },

@@ -133,7 +133,7 @@ async function upload(base: string, key: string, photos: Buffer[]): Promise<void
   const jobId = await createJob(base, key);
   const form = new FormData();
   form.append('meta', JSON.stringify({ operation_id: randomUUID(), room: 'Kitchen' }));
-  photos.forEach((photo, i) => form.append('photo', new Blob([new Uint8Array(photo)]), `p${i}`));
+  for (const [i, photo] of photos.entries()) form.append('photo', new Blob([new Uint8Array(photo)]), `p${i}`);
   const res = await fetch(`${base}/api/v1/jobs/${jobId}/photos`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}` },

@@ -61,7 +61,7 @@ export async function generateAll(): Promise<Map<string, string>> {
   );
   const tags = (doc.tags ?? []) as { name: string; description?: string }[];
   return new Map([
-    ['src/generated/openapi.json', JSON.stringify(doc, null, 2) + '\n'],
+    ['src/generated/openapi.json', `${JSON.stringify(doc, null, 2)}\n`],
     ['src/generated/operations.ts', banner + buildOperationTable(entries)],
     ['src/generated/mcp-tools.ts', banner + buildMcpTools(entries, tags)],
     ['sdk/src/schema.ts', types],

@@ -228,7 +228,10 @@ function nullableName(node: Json): string | null {
 function withSharedParts(schema: Json): Json {
   const seen = new Map<string, { name: string; count: number }>();
   const visit = (node: unknown, name: string): void => {
-    if (Array.isArray(node)) return node.forEach((item) => visit(item, name));
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item, name);
+      return;
+    }
     if (node === null || typeof node !== 'object') return;
     const text = JSON.stringify(node);
     const nullable = nullableName(node as Json);

@@ -50,7 +50,10 @@ export class CompanySlots {
     const queue = this.waiting.get(companyId);
     const next = queue?.shift();
     if (queue?.length === 0) this.waiting.delete(companyId);
-    if (next) return next();
+    if (next) {
+      next();
+      return;
+    }
     const running = (this.running.get(companyId) ?? 1) - 1;
     if (running === 0) this.running.delete(companyId);
     else this.running.set(companyId, running);

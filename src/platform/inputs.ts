@@ -26,7 +26,7 @@ function collect(value: unknown, pointer: string, errors: FieldError[]): unknown
     return value.isWellFormed() ? value : value.toWellFormed();
   }
   if (Array.isArray(value)) {
-    value.forEach((item, index) => (value[index] = collect(item, `${pointer}/${index}`, errors)));
+    for (const [index, item] of value.entries()) value[index] = collect(item, `${pointer}/${index}`, errors);
   } else if (value !== null && typeof value === 'object') {
     const record = value as Record<string, unknown>;
     for (const [key, item] of Object.entries(record))

@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import type { Request } from 'express';
 import { findCallerOfKeyId } from './auth';
 import { ApiError, notFound } from './errors';
-import { LinkSigner, type LinkFacts, type LinkPurpose } from './links';
+import type { LinkSigner, LinkFacts, LinkPurpose } from './links';
 import type { Caller } from './caller';
 
 export interface PersonLink<P extends string> {

@@ -110,7 +110,10 @@ function objectOf(properties: [string, Json][], required: string[]): Json {
 const compiled = new Map<string, ValidateFunction>();
 function compiledFor(key: string, ajv: Ajv2020, schema: Json): ValidateFunction {
   let validate = compiled.get(key);
-  if (!validate) compiled.set(key, (validate = ajv.compile(schema)));
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(key, validate);
+  }
   return validate;
 }
 

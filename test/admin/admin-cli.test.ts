@@ -197,7 +197,9 @@ describe('the admin CLI', () => {
     );
     expect(failure).toMatchObject({
       code: 1,
-      stderr: expect.stringMatching(/400 invalid_request: .*\n  \/body\/timezone: must be an IANA timezone/),
+      stderr: expect.stringMatching(
+        /400 invalid_request: .*\n {2}\/body\/timezone: must be an IANA timezone/,
+      ),
     });
   });
 

@@ -396,15 +396,13 @@ describe('undo refused', () => {
     const co = await createCompany(t);
     const job = await createJob(co.writeKey, 'Has Notes');
     const noteId = newId('note');
-    await t
-      .db('notes')
-      .insert({
-        id: noteId,
-        company_id: co.id,
-        job_id: job.id,
-        author_id: co.people[1].id,
-        text: 'Depends on the job',
-      });
+    await t.db('notes').insert({
+      id: noteId,
+      company_id: co.id,
+      job_id: job.id,
+      author_id: co.people[1].id,
+      text: 'Depends on the job',
+    });
     const before = await rowsOf(job);
     const feedBefore = await feed(co.readKey);
 

@@ -482,14 +482,12 @@ describe('webhook targets that are not public addresses', () => {
     const co = await createCompany(t);
     const id = 'chat_zoneid000001';
     const port = new URL(chat.url).port;
-    await t
-      .db('chat_outbox')
-      .insert({
-        id,
-        company_id: co.id,
-        webhook_url: `http://[::1%25lo]:${port}/hook`,
-        payload: JSON.stringify({ text: 'Zone\nid' }),
-      });
+    await t.db('chat_outbox').insert({
+      id,
+      company_id: co.id,
+      webhook_url: `http://[::1%25lo]:${port}/hook`,
+      payload: JSON.stringify({ text: 'Zone\nid' }),
+    });
     await worker({}, { poll: false }).runOnce();
     expect(chat.received).toEqual([]);
     const row = await t.db('chat_outbox').where({ id }).first();

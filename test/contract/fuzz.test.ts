@@ -131,7 +131,8 @@ describe('fuzzing the HTTP API from the spec', () => {
       statusClasses[`${String(answer.status)[0]}xx`] =
         (statusClasses[`${String(answer.status)[0]}xx`] ?? 0) + 1;
       if (answer.status < 300) succeeded.add(op.name);
-      const perOp = (statusesByOp[op.name] ??= {});
+      statusesByOp[op.name] ??= {};
+      const perOp = statusesByOp[op.name];
       perOp[answer.status] = (perOp[answer.status] ?? 0) + 1;
       const problems = answerProblems(op, answer);
       if (WRITES.has(op.method) && answer.status < 300 && !requestAllowed(op, req))

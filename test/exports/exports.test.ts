@@ -142,9 +142,7 @@ async function builtPacket(link: PdfExport): Promise<PacketBuild> {
 }
 
 /** The built PDF's text, page count and pictures (poppler's pdftotext, pdfinfo, pdfimages). */
-async function downloadPdf(
-  link: PdfExport,
-): Promise<{
+async function downloadPdf(link: PdfExport): Promise<{
   text: string;
   pages: number;
   pictures: { width: number; height: number }[];

@@ -117,15 +117,13 @@ describe('find_jobs filters', () => {
   it('filters by photos and drying log', async () => {
     const jobId = (await find(`q=%23${numbers.alvarez}`))[0].id;
     await t.db('jobs').where({ id: jobId }).update({ photo_count: 4 });
-    await t
-      .db('drying_logs')
-      .insert({
-        id: 'dry_test1',
-        company_id: co.id,
-        job_id: jobId,
-        start_date: t.db.raw('current_date - 1'),
-        planned_days: 5,
-      });
+    await t.db('drying_logs').insert({
+      id: 'dry_test1',
+      company_id: co.id,
+      job_id: jobId,
+      start_date: t.db.raw('current_date - 1'),
+      planned_days: 5,
+    });
     expect(numbersOf(await find('photos=with'))).toEqual([numbers.alvarez]);
     expect(numbersOf(await find('photos=without'))).toEqual([numbers.whitfield, numbers.nguyen]);
     expect(numbersOf(await find('drying=with'))).toEqual([numbers.alvarez]);

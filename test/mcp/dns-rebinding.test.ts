@@ -62,7 +62,7 @@ function expectRefused(res: Response, code: 'forbidden_host' | 'forbidden_origin
     }),
   );
   // Refused before the key: nothing was counted against it.
-  expect(res.headers['ratelimit']).toBeUndefined();
+  expect(res.headers.ratelimit).toBeUndefined();
 }
 
 function expectInitialized(res: Response): void {
@@ -119,12 +119,7 @@ describe('a foreign Host or Origin is refused', () => {
 
   test('an Origin of another local site (same name, other port), "null", or not an origin', async () => {
     const other = port === '1' ? '2' : '1';
-    for (const origin of [
-      `http://localhost:${other}`,
-      'null',
-      'file://',
-      'http://127.0.0.1:' + port + '/path',
-    ]) {
+    for (const origin of [`http://localhost:${other}`, 'null', 'file://', `http://127.0.0.1:${port}/path`]) {
       expectRefused(await initialize({ Host: `127.0.0.1:${port}`, Origin: origin }), 'forbidden_origin');
     }
   });

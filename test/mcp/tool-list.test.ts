@@ -95,8 +95,9 @@ describe('what a tool list costs', () => {
     const tools = await listed(await connect(co.writeKey));
     const found: string[] = [];
     const walk = (node: unknown, where: string): void => {
-      if (Array.isArray(node)) node.forEach((item, index) => walk(item, `${where}/${index}`));
-      else if (node && typeof node === 'object') {
+      if (Array.isArray(node)) {
+        for (const [index, item] of node.entries()) walk(item, `${where}/${index}`);
+      } else if (node && typeof node === 'object') {
         for (const [key, value] of Object.entries(node)) {
           if (key === 'type' && Array.isArray(value)) found.push(where);
           if (key === 'description' && typeof value === 'string' && value.includes('\n'))

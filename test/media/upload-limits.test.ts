@@ -30,7 +30,7 @@ function upload(jobId: string, collection: string, part: string, files: Buffer[]
   const req = as(t, co.writeKey)
     .post(`/api/v1/jobs/${jobId}/${collection}`)
     .field('meta', JSON.stringify({ operation_id: opId() }));
-  files.forEach((file, i) => req.attach(part, file, `f${i}.bin`));
+  for (const [i, file] of files.entries()) req.attach(part, file, `f${i}.bin`);
   return req;
 }
 

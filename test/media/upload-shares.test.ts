@@ -39,7 +39,10 @@ it("holds a company's second upload while its first is being received, and not a
   await new Promise((resolve) => setTimeout(resolve, 200));
 
   let secondDone = false;
-  const second = uploadPhoto(a, jobA, await pngOf(30, 20)).then((res) => ((secondDone = true), res));
+  const second = uploadPhoto(a, jobA, await pngOf(30, 20)).then((res) => {
+    secondDone = true;
+    return res;
+  });
   const other = await uploadPhoto(b, jobB, await pngOf(31, 20)).expect(201);
   expect(other.body.photos).toHaveLength(1);
   await new Promise((resolve) => setTimeout(resolve, 300));

@@ -189,13 +189,11 @@ describeInBrowser('the upload page on a phone', () => {
         .setInputFiles({ name: 'walkthrough.mp4', mimeType: 'video/mp4', buffer: videos.mp4 });
       expect(await states(1, /^Saved/)).toEqual(['Saved · Kitchen']);
       expect(await page.getByLabel('Add a document').getAttribute('multiple')).not.toBeNull();
-      await page
-        .locator('#document')
-        .setInputFiles({
-          name: 'Moisture map.pdf',
-          mimeType: 'application/pdf',
-          buffer: pdfOf([{ lines: ['MOISTURE MAP'] }]),
-        });
+      await page.locator('#document').setInputFiles({
+        name: 'Moisture map.pdf',
+        mimeType: 'application/pdf',
+        buffer: pdfOf([{ lines: ['MOISTURE MAP'] }]),
+      });
       expect(await states(1, /^Saved/)).toEqual(['Saved · Kitchen']);
     } finally {
       await videos.remove();

@@ -277,8 +277,9 @@ describe('money and rates', () => {
   it('no schema of the spec uses a fractional multipleOf (validators check it in floating point)', () => {
     const fractional: string[] = [];
     const walk = (node: unknown, at: string) => {
-      if (Array.isArray(node)) node.forEach((item, i) => walk(item, `${at}/${i}`));
-      else if (node && typeof node === 'object') {
+      if (Array.isArray(node)) {
+        for (const [i, item] of node.entries()) walk(item, `${at}/${i}`);
+      } else if (node && typeof node === 'object') {
         const value = (node as Schema).multipleOf;
         if (typeof value === 'number' && !Number.isInteger(value)) fractional.push(at);
         for (const [key, item] of Object.entries(node)) walk(item, `${at}/${key}`);

@@ -31,15 +31,15 @@ function sendUpload(url: string, key: string, jobId: string, photos: Buffer[]): 
       `--${boundary}\r\nContent-Disposition: form-data; name="meta"\r\n\r\n${JSON.stringify({ operation_id: randomUUID() })}\r\n`,
     ),
   ];
-  photos.forEach((photo, i) =>
+  for (const [i, photo] of photos.entries()) {
     parts.push(
       Buffer.from(
         `--${boundary}\r\nContent-Disposition: form-data; name="photo"; filename="p${i}.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`,
       ),
       photo,
       Buffer.from('\r\n'),
-    ),
-  );
+    );
+  }
   parts.push(Buffer.from(`--${boundary}--\r\n`));
   return new Promise((resolve) => {
     const req = http.request(`${url}/api/v1/jobs/${jobId}/photos`, {

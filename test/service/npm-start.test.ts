@@ -28,8 +28,14 @@ function start(env: Record<string, string>): Started {
   let output = '';
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (chunk) => ((output += chunk), (stdout += chunk)));
-  child.stderr!.on('data', (chunk) => ((output += chunk), (stderr += chunk)));
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+    stdout += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    output += chunk;
+    stderr += chunk;
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, output: () => output, stdout: () => stdout, stderr: () => stderr, exited };
 }

@@ -12,7 +12,10 @@ const IPHONE_UA =
 
 /** `describe` when Chromium is there; otherwise a skip (or, under REQUIRE_BROWSER=1, a failing test). */
 export function describeInBrowser(name: string, body: () => void): void {
-  if (existsSync(CHROMIUM)) return describe(name, body);
+  if (existsSync(CHROMIUM)) {
+    describe(name, body);
+    return;
+  }
   if (process.env.REQUIRE_BROWSER === '1') {
     it(`has Chromium for "${name}"`, () => {
       throw new Error(

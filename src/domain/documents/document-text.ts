@@ -184,7 +184,8 @@ export class DocumentReader {
       const from = sorted[i];
       const run = sorted.slice(i).filter((page) => page < from + TEXT_RUN);
       const to = run[run.length - 1];
-      (await textLayer(file, from, to)).forEach((text, offset) => texts.set(from + offset, text));
+      for (const [offset, text] of (await textLayer(file, from, to)).entries())
+        texts.set(from + offset, text);
       i += run.length;
     }
     return texts;

@@ -28,7 +28,7 @@ type DryingWarning = Schemas['DryingWarning'];
 type GrainDepression = Schemas['GrainDepression'];
 
 const round = (value: number, places: number): number => Number(value.toFixed(places));
-const valueOf = (reading: Pick<ReadingRow, 'value_x100'>): number => reading.value_x100 / 100;
+const readingValue = (reading: Pick<ReadingRow, 'value_x100'>): number => reading.value_x100 / 100;
 
 /** The pressure the log's air is computed at, from its elevation (else the company's). */
 export function elevationOf(record: Pick<DryingRecord, 'log'>): {
@@ -71,8 +71,8 @@ export function airConditions(
     const unit = r.equipment_id ?? null;
     const key = `${r.area_id ?? ''}|${r.day}|${r.location}|${unit ?? ''}`;
     const place = byPlace.get(key) ?? { area_id: r.area_id, day: r.day, location: r.location, unit };
-    if (r.metric === 'temp_f') place.temp = valueOf(r);
-    else place.rh = valueOf(r);
+    if (r.metric === 'temp_f') place.temp = readingValue(r);
+    else place.rh = readingValue(r);
     byPlace.set(key, place);
   }
   return [...byPlace.values()].map((place) => {
@@ -125,7 +125,7 @@ export class DryGoals {
     const set = own ?? building;
     if (!set) return { goal: DEFAULT_DRY_GOALS[metric], source: 'default', reference: null };
     return {
-      goal: valueOf(set),
+      goal: readingValue(set),
       source: own ? 'area_reference' : 'unaffected_reference',
       reference: { area: areaName(set.area_id), day: set.day, point: set.point, meter: set.meter },
     };
@@ -147,11 +147,11 @@ export function materialStatuses(
       day: r.day,
       metric: r.metric,
       point: r.point,
-      value: valueOf(r),
+      value: readingValue(r),
       goal,
       goal_source: source,
       reference,
-      dry: valueOf(r) <= goal,
+      dry: readingValue(r) <= goal,
     });
   }
   return statuses;
@@ -428,7 +428,7 @@ function daysOf(record: DryingRecord): DryingLog['days'] {
 function goalStatus(r: ReadingRow, goals: DryGoals): Schemas['DryingReading']['goal'] {
   if (!isMaterial(r.metric) || isReference(r)) return null;
   const { goal, source } = goals.of(r.area_id, r.metric);
-  return { value: goal, source, at_or_below: valueOf(r) <= goal };
+  return { value: goal, source, at_or_below: readingValue(r) <= goal };
 }
 
 function toReading(
@@ -443,7 +443,7 @@ function toReading(
     day: r.day,
     location: r.location,
     metric: r.metric,
-    value: valueOf(r),
+    value: readingValue(r),
     point: r.point,
     meter: r.meter,
     unit_id: r.equipment_id,

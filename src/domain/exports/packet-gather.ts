@@ -15,7 +15,7 @@ import { loadEstimateOfJob, toEstimate, type EstimateRecord } from '../estimates
 import { byRoom, jobRooms, photosQuery, UNSORTED, type PhotoRow } from '../media/photo-records';
 import type { ExportDocument } from './export-links';
 import type { PacketData, PacketPhoto } from './packet-data';
-import { type Deps } from '../services';
+import type { Deps } from '../services';
 import type { Caller } from '../../platform/caller';
 import { storageKey } from '../media/storage-keys';
 

@@ -120,10 +120,13 @@ function entryName(row: PhotoRow, timezone: string, taken: Set<string>): string 
 
 /** Characters no file system refuses: no separators, reserved punctuation or control characters. */
 function safeName(text: string): string {
-  return text
-    .replace(/[\\/:*?"<>|\u0000-\u001f\u007f]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .replace(/^[.\s]+|[.\s]+$/g, '');
+  return (
+    text
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
+      .replace(/[\\/:*?"<>|\u0000-\u001f\u007f]+/g, ' ')
+      .replace(/\s+/g, ' ')
+      .replace(/^[.\s]+|[.\s]+$/g, '')
+  );
 }
 
 /** A field a spreadsheet reads as text: quoted when needed, and never as a formula. */

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { ApiError } from '../../platform/errors';
 import type { PreparedImage } from '../../infrastructure/images/decode-pool';
 import type { Deps } from '../services';
-import { partName, type ReceivedFile, type UploadLimits, Examined, FileKind } from './file-kind';
+import { partName, type ReceivedFile, type UploadLimits, type Examined, type FileKind } from './file-kind';
 
 const MiB = 1024 * 1024;
 const PHOTO_LIMITS: UploadLimits = {

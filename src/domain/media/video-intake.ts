@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { ApiError } from '../../platform/errors';
 import type { VideoFormat } from '../../infrastructure/programs/video-probe';
-import { partName, FileKind } from './file-kind';
+import { partName, type FileKind } from './file-kind';
 
 const VIDEO_FORMATS = ['mp4', 'mov', 'webm'] as const;
 const CONTENT_TYPES: Record<VideoFormat, string> = {

@@ -26,7 +26,7 @@ export function insertSql(
 ): Statement {
   const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
   const bindings: Knex.RawBinding[] = [];
-  const valueOf = (value: unknown): string => {
+  const sqlOf = (value: unknown): string => {
     if (value === undefined) return 'default';
     if (!isSql(value)) {
       bindings.push(value as Knex.RawBinding);
@@ -36,7 +36,7 @@ export function insertSql(
     bindings.push(...compiled.bindings);
     return `(${compiled.sql})`;
   };
-  const values = rows.map((row) => `(${columns.map((column) => valueOf(row[column])).join(', ')})`);
+  const values = rows.map((row) => `(${columns.map((column) => sqlOf(row[column])).join(', ')})`);
   const returned =
     returning?.map((item) => (typeof item === 'string' ? item : valueOfRaw(item, bindings))) ?? [];
   const tail = returned.length ? ` returning ${returned.join(', ')}` : '';

@@ -3,7 +3,7 @@
  * to the target and renames it over, so a reader opens either the old file or the new one.
  */
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, type Dirent } from 'node:fs';
 import { copyFile, mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -134,7 +134,7 @@ async function openIfExists(file: string): Promise<FileHandle | null> {
   }
 }
 
-/** Keys of the files under `dir`, which holds the keys starting with `dirKey` (empty or ending in '/'). */
+/** Paths of the half-written files (marked TEMP_MARK) under `dir`, at any depth. */
 async function unfinishedFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   const found: string[] = [];
@@ -146,8 +146,9 @@ async function unfinishedFiles(dir: string): Promise<string[]> {
   return found;
 }
 
+/** Keys of the files under `dir`, which holds the keys starting with `dirKey` (empty or ending in '/'). */
 async function walk(dir: string, dirKey: string): Promise<string[]> {
-  let entries;
+  let entries: Dirent[];
   try {
     entries = await readdir(dir, { withFileTypes: true });
   } catch (err) {

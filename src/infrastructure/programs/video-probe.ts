@@ -236,7 +236,7 @@ function quarterTurned(stream: ProbeStream): boolean {
  * clip, while creation_time becomes the export time. Epoch 0 means a muxer that wrote no date.
  */
 function recordedAt(tags: Record<string, string>): string | null {
-  for (const value of [tags['com.apple.quicktime.creationdate'], tags['creation_time']]) {
+  for (const value of [tags['com.apple.quicktime.creationdate'], tags.creation_time]) {
     if (!value || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value)) continue;
     const time = new Date(value);
     if (!Number.isNaN(time.getTime()) && time.getTime() > 0) return time.toISOString();

@@ -3,7 +3,7 @@ import { invalidRequest, type FieldError } from '../../platform/errors';
 import { lockedJob, type BodyOf, type WriteContext, type WriteHandler } from '../tool';
 import { newId } from '../../platform/ids';
 import { toHundredths } from '../../platform/money';
-import { jobRefOf, resolveJob } from '../../domain/jobs/job-records';
+import { jobRefOf, type resolveJob } from '../../domain/jobs/job-records';
 import {
   dateOfDay,
   findArea,

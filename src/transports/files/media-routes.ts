@@ -22,7 +22,7 @@ import { sendStoredFile } from './send-stored-file';
 import { errorPage, uploadPage } from '../pages/upload-page';
 import { ERROR_PAGE_HEADERS, pageHeaders, refuseCrossSite } from '../pages/page-security';
 import type { Deps } from '../../domain/services';
-import { type FileKind } from '../../domain/media/file-kind';
+import type { FileKind } from '../../domain/media/file-kind';
 import { callerOf } from '../../platform/caller';
 import { storageKey, type FileVariant } from '../../domain/media/storage-keys';
 import { UPLOAD_LINK_ADDED, UPLOAD_LINK_PARAMS } from '../../domain/media/upload-links';
@@ -122,7 +122,10 @@ async function uploaderOfLink(deps: Deps, req: Request) {
 /** People who open a link get a page; programs get a problem. */
 export function linkErrors(error: unknown, req: Request, res: Response, next: NextFunction): void {
   const problem = toApiError(error);
-  if (problem.status >= 500 || req.accepts(['json', 'html']) !== 'html') return next(error);
+  if (problem.status >= 500 || req.accepts(['json', 'html']) !== 'html') {
+    next(error);
+    return;
+  }
   for (const [name, value] of Object.entries(problem.extra.headers ?? {})) res.setHeader(name, value);
   res.status(problem.status).type('html').set(ERROR_PAGE_HEADERS).send(errorPage(problem));
 }

@@ -127,7 +127,7 @@ function readParts(
           { headers: { Connection: 'close' } },
         ),
       );
-    let idle = setTimeout(stalled, idleMs);
+    const idle = setTimeout(stalled, idleMs);
     req.on('data', () => idle.refresh());
     req.on('end', () => {
       clearTimeout(idle);
@@ -257,6 +257,7 @@ function cleanFileName(name: string | undefined): string | null {
   const base = (name ?? '')
     .split(/[\\/]/)
     .pop()!
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
     .replace(/[\u0000-\u001f\u007f]/g, '')
     .trim();
   return base ? base.slice(0, 200) : null;

@@ -39,7 +39,10 @@ export function checkMcpHost(config: Config) {
   return (req: Request, _res: Response, next: NextFunction): void => {
     const port = req.socket.localPort;
     let hosts = byPort.get(port);
-    if (!hosts) byPort.set(port, (hosts = ownHosts(config, port)));
+    if (!hosts) {
+      hosts = ownHosts(config, port);
+      byPort.set(port, hosts);
+    }
     const host = hostKey(req.headers.host ?? '');
     if (host === null || !hosts.has(host)) {
       next(

@@ -34,7 +34,7 @@ export function createHttpServer(app: Express): Server {
 /** First of all middleware: a URL over 8 KiB is refused before anything reads it. */
 export function refuseLongUrls() {
   return (req: Request, _res: Response, next: NextFunction): void => {
-    if (Buffer.byteLength(req.originalUrl) <= MAX_URL_BYTES) return next();
-    next(new ApiError(414, 'uri_too_long', 'The URL is over 8 KiB: send long values in a JSON body.'));
+    if (Buffer.byteLength(req.originalUrl) <= MAX_URL_BYTES) next();
+    else next(new ApiError(414, 'uri_too_long', 'The URL is over 8 KiB: send long values in a JSON body.'));
   };
 }

@@ -33,7 +33,7 @@ import { refuseUnstorableText } from '../../platform/inputs';
 import { mcpContentOf } from './content';
 import { answerOneCall, isOnePlainCall } from './one-call';
 import type { Deps } from '../../domain/services';
-import { callerOf, Caller } from '../../platform/caller';
+import { callerOf, type Caller } from '../../platform/caller';
 
 /** A tools/call request as sent; `callTool` checks its arguments against the tool's schema. */
 const ToolCallAsSent = z.object({
@@ -198,7 +198,9 @@ async function answerAsJson(server: Server, req: Request, res: Response): Promis
       { parsedBody: req.body },
     );
     res.status(answer.status);
-    answer.headers.forEach((value, name) => res.setHeader(name, value));
+    answer.headers.forEach((value, name) => {
+      res.setHeader(name, value);
+    });
     res.end(await answer.text());
   } finally {
     void transport.close();

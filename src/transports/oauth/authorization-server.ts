@@ -41,7 +41,7 @@ import { findSignIn, takeSignIn, type SignIn } from '../../platform/oauth/sign-i
 import type { RateLimiter } from '../../platform/rate-limit';
 import type { Deps } from '../../domain/services';
 import { approvalPage } from '../pages/approval-page';
-import { ERROR_PAGE_HEADERS, pageHeaders, refuseCrossSite } from '../pages/page-security';
+import { ERROR_PAGE_HEADERS, escapeHtml, pageHeaders, refuseCrossSite } from '../pages/page-security';
 
 export const SCOPES: GrantScope[] = ['read', 'write'];
 const SIGN_IN_COOKIE = 'jms_sign_in';
@@ -351,12 +351,11 @@ async function signInPage(deps: Deps, req: Request, res: Response): Promise<void
 }
 
 function sendMessagePage(res: Response, status: number, title: string, text: string): void {
-  const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   res
     .status(status)
     .type('html')
     .set(ERROR_PAGE_HEADERS)
     .send(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(title)}</title></head><body style="font-family:system-ui,sans-serif;max-width:560px;margin:0 auto;padding:16px"><h1 style="font-size:1.3rem">${escape(title)}</h1><p>${escape(text)}</p></body></html>`,
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head><body style="font-family:system-ui,sans-serif;max-width:560px;margin:0 auto;padding:16px"><h1 style="font-size:1.3rem">${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>`,
     );
 }

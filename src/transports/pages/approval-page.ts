@@ -7,6 +7,7 @@
  * assistant.
  */
 import { randomBytes } from 'node:crypto';
+import { escapeHtml } from './page-security';
 
 export interface ApprovalPageFacts {
   requestId: string;
@@ -24,12 +25,10 @@ export interface ApprovalPageFacts {
   problem: string | null;
 }
 
-const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 function proof(facts: ApprovalPageFacts): string {
   if (facts.signedIn) {
     const { personName, companyName, scope } = facts.signedIn;
-    return `<p class="who" id="signedin">Signed in as <b>${escape(personName)}</b> of ${escape(companyName)} (up to ${scope === 'write' ? 'read and write' : 'read only'}), by a sign-in link.</p>`;
+    return `<p class="who" id="signedin">Signed in as <b>${escapeHtml(personName)}</b> of ${escapeHtml(companyName)} (up to ${scope === 'write' ? 'read and write' : 'read only'}), by a sign-in link.</p>`;
   }
   return `<label for="key">Your API key</label>
 <input id="key" name="credential" type="password" autocomplete="off" spellcheck="false" required placeholder="jms_…">
@@ -40,7 +39,7 @@ function toolsetChoices(facts: ApprovalPageFacts): string {
   const boxes = facts.toolsets
     .map(
       (set) =>
-        `<label class="set"><input type="checkbox" name="toolsets" value="${escape(set.name)}"> <b>${escape(set.name)}</b> <span>${escape(set.description)}</span></label>`,
+        `<label class="set"><input type="checkbox" name="toolsets" value="${escapeHtml(set.name)}"> <b>${escapeHtml(set.name)}</b> <span>${escapeHtml(set.description)}</span></label>`,
     )
     .join('');
   return `<details><summary>Only some tools (optional)</summary><p class="hint">Leave all unticked for every tool.</p>${boxes}</details>`;
@@ -51,7 +50,7 @@ export function approvalPage(facts: ApprovalPageFacts): { html: string; nonce: s
   const writeChecked = facts.askedScope === 'write' && facts.signedIn?.scope !== 'read';
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Connect ${escape(facts.clientName)}</title>
+<title>Connect ${escapeHtml(facts.clientName)}</title>
 <style nonce="${nonce}">
 body{font-family:system-ui,-apple-system,sans-serif;margin:0 auto;padding:16px;max-width:560px;color:#1b1f23;background:#f6f7f9}
 h1{font-size:1.3rem;margin:0 0 8px}p{margin:0 0 12px}.card{background:#fff;border:1px solid #ddd;border-radius:8px;padding:12px;margin:0 0 16px}
@@ -66,12 +65,12 @@ button.primary{background:#0b5fff;color:#fff}button.secondary{background:#fff;co
 .problem{background:#fce8e6;border:1px solid #b3261e;border-radius:8px;padding:10px;color:#a50e0e}.who{background:#e6f4ea;border:1px solid #137333;border-radius:8px;padding:10px}
 small{display:block;margin-top:18px;color:#666}
 </style></head><body>
-<h1>Connect ${escape(facts.clientName)} to ${escape(facts.resourceName)}?</h1>
+<h1>Connect ${escapeHtml(facts.clientName)} to ${escapeHtml(facts.resourceName)}?</h1>
 <p>This assistant asks to work with your company's jobs as you.</p>
-<dl class="card"><dt>Assistant</dt><dd id="client">${escape(facts.clientName)} (${escape(facts.clientOrigin)})</dd><dt>You will be sent back to</dt><dd id="redirect">${escape(facts.redirectHost)}</dd></dl>
-${facts.problem ? `<p class="problem" role="alert" id="problem">${escape(facts.problem)}</p>` : ''}
+<dl class="card"><dt>Assistant</dt><dd id="client">${escapeHtml(facts.clientName)} (${escapeHtml(facts.clientOrigin)})</dd><dt>You will be sent back to</dt><dd id="redirect">${escapeHtml(facts.redirectHost)}</dd></dl>
+${facts.problem ? `<p class="problem" role="alert" id="problem">${escapeHtml(facts.problem)}</p>` : ''}
 <form method="post" action="/oauth/approve">
-<input type="hidden" name="request" value="${escape(facts.requestId)}">
+<input type="hidden" name="request" value="${escapeHtml(facts.requestId)}">
 ${proof(facts)}
 <fieldset><legend>It may</legend>
 <label><input type="radio" name="scope" value="read"${writeChecked ? '' : ' checked'}> Read jobs, notes, photos and estimates</label>

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { components } from '../../../sdk/src/schema';
 import type { ExportDocument } from '../../domain/exports/export-links';
+import { escapeHtml } from './page-security';
 
 type ClaimReadiness = components['schemas']['ClaimReadiness'];
 /** The page lists this many findings; the rest are counted. */
@@ -23,12 +24,10 @@ export interface PacketPageFacts {
   readiness: ClaimReadiness;
 }
 
-const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 function contents(facts: PacketPageFacts): string {
   const items: Record<ExportDocument, () => string> = {
     estimate: () =>
-      `The estimate <b>${escape(facts.estimate!.label)}</b>, total ${escape(facts.estimate!.total)}${facts.estimate!.final ? ' (final)' : ''}`,
+      `The estimate <b>${escapeHtml(facts.estimate!.label)}</b>, total ${escapeHtml(facts.estimate!.total)}${facts.estimate!.final ? ' (final)' : ''}`,
     drying_log: () => 'The drying log: daily readings per area, with a GPP chart',
     photos: () => `Photos by room (${facts.photoCount})`,
   };
@@ -47,7 +46,7 @@ function findings(readiness: ClaimReadiness): string {
     .slice(0, FINDINGS_SHOWN)
     .map(
       (finding) =>
-        `<li class="${finding.severity}"><span class="sev">${finding.severity}</span> ${escape(finding.message)}</li>`,
+        `<li class="${finding.severity}"><span class="sev">${finding.severity}</span> ${escapeHtml(finding.message)}</li>`,
     )
     .join('');
   const more =
@@ -61,7 +60,7 @@ export function packetPage(facts: PacketPageFacts): { html: string; nonce: strin
   const nonce = randomBytes(16).toString('base64');
   const finalizes = facts.estimate !== null && !facts.estimate.final;
   const notice = finalizes
-    ? `<p class="warn" id="notice">Downloading makes the estimate <b>${escape(facts.estimate!.label)}</b> final: after that it can no longer be changed.</p>`
+    ? `<p class="warn" id="notice">Downloading makes the estimate <b>${escapeHtml(facts.estimate!.label)}</b> final: after that it can no longer be changed.</p>`
     : facts.estimate
       ? '<p class="note">The estimate is already final.</p>'
       : '<p class="note">Downloading changes nothing on the job.</p>';
@@ -85,18 +84,18 @@ ul.findings{list-style:none;padding:8px 12px}ul.findings li{padding:6px 0;border
 .sev{display:inline-block;min-width:4.2em;font-size:.75rem;font-weight:600;text-transform:uppercase;border-radius:4px;padding:1px 4px;margin-right:4px;text-align:center}
 li.high .sev{background:#fce8e6;color:#a50e0e}li.medium .sev{background:#fef7e0;color:#8a5300}li.low .sev{background:#e8eaed;color:#3c4043}p.more{color:#555;margin:-8px 0 0}
 </style></head><body>
-<h1>PDF for job #${facts.jobNumber}</h1><p class="job">${facts.jobTitle ? escape(facts.jobTitle) : ''}</p>
+<h1>PDF for job #${facts.jobNumber}</h1><p class="job">${facts.jobTitle ? escapeHtml(facts.jobTitle) : ''}</p>
 <p>This PDF holds:</p><ul>${contents(facts)}</ul>
 ${findings(facts.readiness)}
 ${notice}
 <button type="button" class="primary" id="download">Download PDF</button>
 <div id="confirm" role="alertdialog" aria-labelledby="confirmtext" hidden>
-<p id="confirmtext">Make the estimate <b>${escape(facts.estimate?.label ?? '')}</b> final and download the PDF? It cannot be changed afterwards.</p>
+<p id="confirmtext">Make the estimate <b>${escapeHtml(facts.estimate?.label ?? '')}</b> final and download the PDF? It cannot be changed afterwards.</p>
 <button type="button" class="primary" id="yes">Yes, make it final and download</button>
 <button type="button" class="secondary" id="no">Cancel</button>
 </div>
 <p id="status" role="status" aria-live="polite"></p>
-<small>This link works until ${escape(facts.expires)}.</small>
+<small>This link works until ${escapeHtml(facts.expires)}.</small>
 <script nonce="${nonce}">
 (function(){
 var finalizes=${finalizes},fileName=${JSON.stringify(facts.fileName)},button=document.getElementById('download'),box=document.getElementById('confirm'),status=document.getElementById('status');

@@ -8,6 +8,9 @@ import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../../platform/errors';
 import { hostKey, originKey } from '../../platform/hosts';
 
+/** Text made safe to place in HTML, in an element or a quoted attribute. */
+export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
 const FRAMING_AND_REFERRER = {
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',

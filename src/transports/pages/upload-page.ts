@@ -7,8 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ApiError } from '../../platform/errors';
-
-const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+import { escapeHtml } from './page-security';
 
 export interface PageJob {
   job_number: number;
@@ -22,7 +21,7 @@ export function uploadPage(job: PageJob): { html: string; nonce: string } {
   const options = [...new Set([...job.rooms, ...(job.room ? [job.room] : [])])]
     .map(
       (room) =>
-        `<option${room.toLowerCase() === job.room?.toLowerCase() ? ' selected' : ''}>${escape(room)}</option>`,
+        `<option${room.toLowerCase() === job.room?.toLowerCase() ? ' selected' : ''}>${escapeHtml(room)}</option>`,
     )
     .join('');
   const html = `<!doctype html>
@@ -46,7 +45,7 @@ button{font-size:1rem;min-height:44px;min-width:88px;padding:10px 20px;border-ra
 #newroom[hidden],#roomhint[hidden]{display:none}
 #roomhint{color:#b3261e;margin:6px 0 0}
 </style></head><body>
-<h1>Add photos, videos and documents</h1><p class="job">Job #${job.job_number}${job.title ? ` · ${escape(job.title)}` : ''}</p>
+<h1>Add photos, videos and documents</h1><p class="job">Job #${job.job_number}${job.title ? ` · ${escapeHtml(job.title)}` : ''}</p>
 <label for="room">Room</label>
 <select id="room"><option value="">Unsorted</option>${options}<option value="__new">New room…</option></select>
 <div id="newroom" hidden><label for="roomname">New room's name</label><input id="roomname" type="text" maxlength="100" autocomplete="off" aria-describedby="roomhint"><p id="roomhint" hidden>Type the room's name first, then pick the files again.</p></div>
@@ -101,7 +100,7 @@ function add(files,source){
 
 export function errorPage(problem: ApiError): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(problem.code === 'link_expired' ? 'Link expired' : 'Link not available')}</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(problem.code === 'link_expired' ? 'Link expired' : 'Link not available')}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:560px;margin:0 auto;padding:24px 16px;color:#1b1f23}h1{font-size:1.3rem}</style></head>
-<body><h1>${escape(problem.code === 'link_expired' ? 'This link has expired' : 'This link does not work')}</h1><p>${escape(problem.detail)}</p></body></html>`;
+<body><h1>${escapeHtml(problem.code === 'link_expired' ? 'This link has expired' : 'This link does not work')}</h1><p>${escapeHtml(problem.detail)}</p></body></html>`;
 }

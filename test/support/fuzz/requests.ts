@@ -154,6 +154,7 @@ const BIG_NUMBERS: unknown[] = [
   2147483648,
   2147483647,
   -2147483649,
+  // biome-ignore lint/correctness/noPrecisionLoss: past 2^53 on purpose, the value a JSON parser rounds
   9007199254740993,
   1e308,
   -1,

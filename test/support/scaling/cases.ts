@@ -55,16 +55,14 @@ export async function makeProbe(t: TestApp, co: TestCompany): Promise<Probe> {
   const feedCursor = (await ok(api.get('/api/v1/changes?limit=1'))).body.next_cursor as string;
   const job = (
     await ok(
-      api
-        .post('/api/v1/jobs')
-        .send({
-          operation_id: opId(),
-          customer_name: 'Probe Pat',
-          customer_phone: '(555) 999-0001',
-          address_line1: '1 Probe Road',
-          claim_number: 'PR-1',
-          loss_type: 'water',
-        }),
+      api.post('/api/v1/jobs').send({
+        operation_id: opId(),
+        customer_name: 'Probe Pat',
+        customer_phone: '(555) 999-0001',
+        address_line1: '1 Probe Road',
+        claim_number: 'PR-1',
+        loss_type: 'water',
+      }),
     )
   ).body;
   let noteId = '';
@@ -208,15 +206,13 @@ export function scalingCases(t: TestApp, co: TestCompany): ScalingCase[] {
     {
       name: 'create_job with duplicates',
       send: (api, p) =>
-        api
-          .post('/api/v1/jobs')
-          .send({
-            operation_id: opId(),
-            customer_name: 'New Person',
-            customer_phone: p.filled.phone,
-            address_line1: p.filled.street.toUpperCase(),
-            claim_number: p.filled.claim,
-          }),
+        api.post('/api/v1/jobs').send({
+          operation_id: opId(),
+          customer_name: 'New Person',
+          customer_phone: p.filled.phone,
+          address_line1: p.filled.street.toUpperCase(),
+          claim_number: p.filled.claim,
+        }),
     },
     {
       name: 'update_job_overview',
@@ -286,13 +282,11 @@ export function scalingCases(t: TestApp, co: TestCompany): ScalingCase[] {
     {
       name: 'create_estimate',
       send: (api, p) =>
-        api
-          .post(`/api/v1/jobs/${p.jobId}/estimates`)
-          .send({
-            operation_id: opId(),
-            rooms: [{ name: 'Den' }],
-            line_items: [{ code: 'WTR-EXT-CP', quantity: 10, room: 'Den' }],
-          }),
+        api.post(`/api/v1/jobs/${p.jobId}/estimates`).send({
+          operation_id: opId(),
+          rooms: [{ name: 'Den' }],
+          line_items: [{ code: 'WTR-EXT-CP', quantity: 10, room: 'Den' }],
+        }),
     },
     {
       name: 'add_rooms',
@@ -398,21 +392,19 @@ export function scalingCases(t: TestApp, co: TestCompany): ScalingCase[] {
     {
       name: 'set_drying_chambers',
       send: (api, p) =>
-        api
-          .put(`/api/v1/jobs/${p.jobId}/drying-log/chambers`)
-          .send({
-            operation_id: opId(),
-            chambers: [
-              {
-                name: 'Main',
-                category: 2,
-                areas: [
-                  { name: 'Kitchen', wet_floor_sqft: 40 + Math.floor(Math.random() * 80) },
-                  { name: 'Hall' },
-                ],
-              },
-            ],
-          }),
+        api.put(`/api/v1/jobs/${p.jobId}/drying-log/chambers`).send({
+          operation_id: opId(),
+          chambers: [
+            {
+              name: 'Main',
+              category: 2,
+              areas: [
+                { name: 'Kitchen', wet_floor_sqft: 40 + Math.floor(Math.random() * 80) },
+                { name: 'Hall' },
+              ],
+            },
+          ],
+        }),
     },
     {
       name: 'upload_job_photos',
@@ -421,23 +413,19 @@ export function scalingCases(t: TestApp, co: TestCompany): ScalingCase[] {
     {
       name: 'move_photos',
       send: (api, p) =>
-        api
-          .post(`/api/v1/jobs/${p.jobId}/photos/rooms`)
-          .send({
-            operation_id: opId(),
-            photo_ids: [p.photoIds[0]],
-            room: Math.random() < 0.5 ? 'Hall' : 'Kitchen',
-          }),
+        api.post(`/api/v1/jobs/${p.jobId}/photos/rooms`).send({
+          operation_id: opId(),
+          photo_ids: [p.photoIds[0]],
+          room: Math.random() < 0.5 ? 'Hall' : 'Kitchen',
+        }),
     },
     {
       name: 'update_photos',
       send: (api, p) =>
-        api
-          .patch(`/api/v1/jobs/${p.jobId}/photos`)
-          .send({
-            operation_id: opId(),
-            photos: [{ photo_id: p.photoIds[1], caption: `Wet wall ${opId().slice(0, 4)}` }],
-          }),
+        api.patch(`/api/v1/jobs/${p.jobId}/photos`).send({
+          operation_id: opId(),
+          photos: [{ photo_id: p.photoIds[1], caption: `Wet wall ${opId().slice(0, 4)}` }],
+        }),
     },
     { name: 'undo_my_last_action: a note', before: withNote, send: undo },
     {
@@ -445,13 +433,11 @@ export function scalingCases(t: TestApp, co: TestCompany): ScalingCase[] {
       before: async (api, p) => ({
         estimate: (
           await ok(
-            api
-              .post(`/api/v1/jobs/${p.jobId}/estimates`)
-              .send({
-                operation_id: opId(),
-                rooms: [{ name: 'Den' }],
-                line_items: [{ code: 'WTR-EXT-CP', quantity: 10, room: 'Den' }],
-              }),
+            api.post(`/api/v1/jobs/${p.jobId}/estimates`).send({
+              operation_id: opId(),
+              rooms: [{ name: 'Den' }],
+              line_items: [{ code: 'WTR-EXT-CP', quantity: 10, room: 'Den' }],
+            }),
           )
         ).body.estimate.id,
       }),
