@@ -82,7 +82,7 @@ async function main(): Promise<void> {
     pino.destination({ dest: 1, sync: false, minLength: 4096 }),
   );
   setInterval(() => logger.flush(), 1000).unref();
-  const db = await openDatabase(config);
+  const db = await openDatabase({ ...config, fastWrites: config.fastPaths.writes });
   await migrateToLatest(db);
 
   const node = await startNodeServices(db, config, logger, { deliverChat: true, deliverWebhooks: true });

@@ -109,6 +109,8 @@ const schema = z.object({
     .max(7 * 24 * 60)
     .default(60),
   NODE_ENV: z.string().optional(),
+  FAST_WRITES: z.enum(['on', 'off']).default('on'),
+  FAST_MCP_CALLS: z.enum(['on', 'off']).default('on'),
 });
 
 export interface Config {
@@ -184,6 +186,12 @@ export interface Config {
   unfinishedFilesMinutes: number;
   /** Check every answer against the spec (on in tests: an off-spec answer fails its test). */
   validateResponses: boolean;
+  /**
+   * The fast paths, each on public interfaces of its dependencies and switched off by a setting:
+   * writes' own transaction (src/infrastructure/db/fast-transaction), one MCP call straight to
+   * the SDK's server (src/transports/mcp/fast-call).
+   */
+  fastPaths: { writes: boolean; mcpCalls: boolean };
 }
 
 export class ConfigError extends Error {}
@@ -273,5 +281,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tempDir: path.resolve(e.TEMP_DIR ?? path.join(tmpdir(), 'jms-service')),
     unfinishedFilesMinutes: e.UNFINISHED_FILES_MINUTES,
     validateResponses: e.NODE_ENV === 'test',
+    fastPaths: { writes: e.FAST_WRITES === 'on', mcpCalls: e.FAST_MCP_CALLS === 'on' },
   };
 }

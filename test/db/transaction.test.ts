@@ -1,32 +1,45 @@
 /**
  * inTransaction (src/infrastructure/db/transaction.ts), the transaction every write runs in: on
- * PostgreSQL a handle of our own over knex's client with the connection fixed, on PGlite knex's
- * own transaction. Both must keep the same promises: committed when the work resolves, rolled back
- * when it throws, nothing sent after the end, a transaction inside on a savepoint, and the
- * connection clean for whoever takes it next. CI runs this file on both databases.
+ * PostgreSQL the fast transaction (src/infrastructure/db/fast-transaction), or knex's own with
+ * FAST_WRITES=off; on PGlite knex's own. All must keep the same promises: committed when the work
+ * resolves, rolled back when it throws, nothing sent after the end, a transaction inside on a
+ * savepoint, and the connection clean for whoever takes it next. CI runs this file on both
+ * databases; each test runs with the fast path on and off.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { openDatabase } from '../../src/infrastructure/db/connect';
 import { inTransaction } from '../../src/infrastructure/db/transaction';
+import { hasFastTransactions } from '../../src/infrastructure/db/fast-transaction/transaction';
 
-let db: Knex;
-const table = `tx_probe_${randomUUID().slice(0, 8)}`;
+describe.each([
+  ['on', true],
+  ['off', false],
+])('inTransaction, fast writes %s', (_setting, fastWrites) => {
+  let db: Knex;
+  const table = `tx_probe_${randomUUID().slice(0, 8)}`;
 
-beforeAll(async () => {
-  db = await openDatabase({ databaseUrl: process.env.DATABASE_URL || undefined, dataDir: null });
-  await db.raw(`create table ${table} (id text primary key, note text)`);
-});
-afterAll(async () => {
-  await db.raw(`drop table if exists ${table}`);
-  await db.destroy();
-});
+  beforeAll(async () => {
+    db = await openDatabase({
+      databaseUrl: process.env.DATABASE_URL || undefined,
+      dataDir: null,
+      fastWrites,
+    });
+    await db.raw(`create table ${table} (id text primary key, note text)`);
+  });
+  afterAll(async () => {
+    await db.raw(`drop table if exists ${table}`);
+    await db.destroy();
+  });
 
-const ids = async () => (await db(table).orderBy('id').pluck('id')) as string[];
+  const ids = async () => (await db(table).orderBy('id').pluck('id')) as string[];
 
-beforeEach(() => db(table).delete());
+  beforeEach(() => db(table).delete());
 
-describe('inTransaction', () => {
+  it('is the fast transaction exactly when the setting is on, on PostgreSQL', () => {
+    expect(hasFastTransactions(db)).toBe(fastWrites && Boolean(process.env.DATABASE_URL));
+  });
+
   it('commits what the work wrote once it resolves, and answers what it returned', async () => {
     const answer = await inTransaction(db, async (trx) => {
       await trx(table).insert({ id: 'a' });

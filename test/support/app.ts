@@ -66,9 +66,19 @@ export async function startApp(
       ? { DATABASE_URL: process.env.DATABASE_URL, QUEUE_SCHEMA: `queue_t${randomUUID().slice(0, 8)}` }
       : {}),
     FILES_DIR: filesDir,
+    // FAST_WRITES=off / FAST_MCP_CALLS=off run any test file on the plain paths.
+    ...Object.fromEntries(
+      ['FAST_WRITES', 'FAST_MCP_CALLS'].flatMap((name) =>
+        process.env[name] ? [[name, process.env[name]]] : [],
+      ),
+    ),
     ...env,
   });
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: options.dataDir ?? null });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: options.dataDir ?? null,
+    fastWrites: config.fastPaths.writes,
+  });
   if (!config.databaseUrl) await migrateToLatest(db);
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const node = await startNodeServices(db, config, logger, {

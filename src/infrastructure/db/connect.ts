@@ -2,7 +2,8 @@ import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
-import { PipelinedPgClient, pipelined } from './pipelined-pg';
+import { fastConnectionSettings } from './fast-transaction/connection';
+import { useFastTransactions } from './fast-transaction/transaction';
 
 export type Db = Knex;
 
@@ -43,17 +44,25 @@ const DATE = 1082;
 /**
  * PostgreSQL when a URL is given, otherwise the embedded PGlite (in `dataDir`, or in memory when
  * `dataDir` is null). Both return bigints as numbers and calendar dates as 'YYYY-MM-DD' strings,
- * so that handlers see the same values whichever database runs.
+ * so that handlers see the same values whichever database runs. On PostgreSQL, writes run in the
+ * fast transaction (./fast-transaction) unless `fastWrites` is false (FAST_WRITES=off).
  */
-export async function openDatabase(options: { databaseUrl?: string; dataDir: string | null }): Promise<Db> {
+export async function openDatabase(options: {
+  databaseUrl?: string;
+  dataDir: string | null;
+  fastWrites?: boolean;
+}): Promise<Db> {
   if (options.databaseUrl) {
     pg.types.setTypeParser(INT8, (value) => Number(value));
     pg.types.setTypeParser(DATE, (value) => value);
-    return knex({
-      client: PipelinedPgClient,
-      connection: pipelined(options.databaseUrl),
+    const fast = options.fastWrites !== false;
+    const db = knex({
+      client: 'pg',
+      connection: fast ? fastConnectionSettings(options.databaseUrl) : options.databaseUrl,
       pool: { min: 0, max: 10 },
     });
+    if (fast) useFastTransactions(db);
+    return db;
   }
   // Loaded only for the embedded database: PGlite is tens of megabytes a server's node never uses.
   const { PGlite } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { sendPrepared } from './pipelined-pg';
+import { sendPrepared } from './fast-transaction/transaction';
 import type { Statement } from './insert-sql';
 
 /**
@@ -35,7 +35,7 @@ export async function sendTogether<Row = Record<string, unknown>>(
   const clauses = compiled.map((statement, index) => `s${index} as (${statement.sql})`);
   const sql = clauses.length ? `with ${clauses.join(', ')} ${last.sql}` : last.sql;
   const bindings = [...compiled.flatMap((statement) => statement.bindings), ...last.bindings];
-  const direct = await sendPrepared<Row>(trx, sql, bindings);
+  const direct = sendPrepared<Row>(trx, sql, bindings);
   if (direct) return direct;
   const query = trx.raw(sql, bindings);
   // knex emits 'query' just before it hands the statement to the driver, in the same step.

@@ -9,7 +9,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   ErrorCode,
   ListToolsRequestSchema,
@@ -19,7 +19,6 @@ import {
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import { operations, type ReadOperationName, type WriteOperationName } from '../../generated/operations';
 import { mcpTools, type McpToolDefinition } from '../../generated/mcp-tools';
 import { ApiError } from '../../platform/errors';
@@ -31,15 +30,9 @@ import { progressOf, wantsProgress } from './progress';
 import { toApiError } from '../http/http-errors';
 import { refuseUnstorableText } from '../../platform/inputs';
 import { mcpContentOf } from './content';
-import { answerOneCall, isOnePlainCall } from './one-call';
+import { answerOneCall, isOnePlainCall } from './fast-call/one-call';
 import type { Deps } from '../../domain/services';
 import { callerOf, type Caller } from '../../platform/caller';
-
-/** A tools/call request as sent; `callTool` checks its arguments against the tool's schema. */
-const ToolCallAsSent = z.object({
-  method: z.literal('tools/call'),
-  params: z.unknown(),
-});
 
 const INSTRUCTIONS =
   'Job Management Service for restoration contractors. Call get_guide first: it explains how jobs, dates and amounts are named, lists every tool this key can use and gives recipes. Every write takes an operation_id you choose; resending the same one is safe.';
@@ -135,28 +128,26 @@ export function mcpEndpoint(deps: Deps) {
       { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsFor(caller, selection) }));
-    // Registered below the SDK's own tools/call schema, which would answer `arguments` that are
-    // not an object (an array, a string) with an internal error: they are a bad argument like any
-    // other, answered as an invalid_request problem.
-    Protocol.prototype.setRequestHandler.call(
-      server,
-      ToolCallAsSent,
-      (request: z.infer<typeof ToolCallAsSent>, extra: Call['extra']) => {
-        const { name, arguments: args } = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
-        if (typeof name !== 'string')
-          throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name, the name of a tool.');
-        // An unknown tool is a protocol error (JSON-RPC -32602), as the MCP specification has it, not a failed call.
-        if (!definitions.has(name))
-          throw new McpError(
-            ErrorCode.InvalidParams,
-            `Unknown tool: ${name}. Call tools/list (or get_guide) for the tools this key can use.`,
-          );
-        return callTool(deps, name, args ?? {}, { caller, selection, req, extra });
-      },
-    );
+    // tools/call is answered by the server's fallback handler (public), not by a handler for the
+    // SDK's tools/call schema: that one would answer `arguments` that are not an object (an array,
+    // a string) with an internal error, where they are a bad argument like any other, answered as
+    // an invalid_request problem; and it would check every answer against the schema again.
+    server.fallbackRequestHandler = async (request, extra) => {
+      if (request.method !== 'tools/call') throw new McpError(ErrorCode.MethodNotFound, 'Method not found');
+      const { name, arguments: args } = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
+      if (typeof name !== 'string')
+        throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name, the name of a tool.');
+      // An unknown tool is a protocol error (JSON-RPC -32602), as the MCP specification has it, not a failed call.
+      if (!definitions.has(name))
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Unknown tool: ${name}. Call tools/list (or get_guide) for the tools this key can use.`,
+        );
+      return callTool(deps, name, args ?? {}, { caller, selection, req, extra });
+    };
     // A request that asked for progress is answered as a stream (its notifications come first),
-    // through the SDK's Node transport; a single plain call directly (./one-call); any other as
-    // plain JSON through the SDK's web-standard transport.
+    // through the SDK's Node transport; a single plain call directly (./fast-call, unless
+    // FAST_MCP_CALLS=off); any other as plain JSON through the SDK's web-standard transport.
     if (wantsProgress(req.body)) {
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
@@ -170,7 +161,7 @@ export function mcpEndpoint(deps: Deps) {
       await transport.handleRequest(req, res, req.body);
       return;
     }
-    if (isOnePlainCall(req)) return answerOneCall(server, req, res);
+    if (deps.config.fastPaths.mcpCalls && isOnePlainCall(req)) return answerOneCall(server, req, res);
     await answerAsJson(server, req, res);
   };
 }

@@ -5,7 +5,9 @@
  * that request in and its answer out. Anything else (initialize, batches, notifications, bad
  * headers) goes through the SDK's own HTTP transport, which answers every case the MCP
  * specification names: for one plain call its Request, Response and body streams cost a fifth of
- * the call's CPU.
+ * the call's CPU. On the SDK's public interfaces only: its exported `Transport` interface, handed
+ * to `Server#connect`. FAST_MCP_CALLS=off sends every request through the SDK's transport
+ * (README.md here: what it saves, measured).
  */
 import type { Request, Response } from 'express';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
