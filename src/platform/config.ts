@@ -108,6 +108,7 @@ const schema = z.object({
     .min(0)
     .max(7 * 24 * 60)
     .default(60),
+  SHUTDOWN_TIMEOUT_SECONDS: positive.min(2).max(300).default(10),
   NODE_ENV: z.string().optional(),
 });
 
@@ -184,6 +185,8 @@ export interface Config {
   unfinishedFilesMinutes: number;
   /** Check every answer against the spec (on in tests: an off-spec answer fails its test). */
   validateResponses: boolean;
+  /** From SIGTERM to the process's exit at most (main.ts says what is stopped when). */
+  shutdownTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -273,5 +276,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tempDir: path.resolve(e.TEMP_DIR ?? path.join(tmpdir(), 'jms-service')),
     unfinishedFilesMinutes: e.UNFINISHED_FILES_MINUTES,
     validateResponses: e.NODE_ENV === 'test',
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
   };
 }
