@@ -99,6 +99,7 @@ async function main(): Promise<void> {
     redis: node.redis,
     media: node.media,
     webhooks: node.webhooks,
+    stopping: draining.signal,
   });
   const server = createHttpServer(app);
   const bound = await listen(server, config.port, config.host).then(

@@ -192,3 +192,59 @@ it('SIGTERM ends a node with deliveries stuck within 10 s, exit code 0, and the 
     for (const receiver of [hanging, slow, chat]) await receiver.close();
   }
 });
+
+it('SIGTERM answers an upload under way 503 with Retry-After, and the node still exits 0 within 10 s', async () => {
+  await onNodeDatabase(async (database) => {
+    const node = await startNode({ ...ENV, ...database });
+    try {
+      const company = await companyOnNode(node, 'Upload Stop Co', 'Una Upload');
+      const job = (
+        await request(node.url)
+          .post('/api/v1/jobs')
+          .set('Authorization', `Bearer ${company.key}`)
+          .send({ operation_id: randomUUID(), customer_name: 'Ulla Upload' })
+          .expect(201)
+      ).body;
+      // A photo upload whose body is sent in part, then held: the rest never comes.
+      const boundary = `b${randomUUID()}`;
+      const answer = new Promise<{ status: number; retryAfter: string | undefined; code: string }>(
+        (resolve, reject) => {
+          const req = http.request(`${node.url}/api/v1/jobs/${job.id}/photos`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${company.key}`,
+              'content-type': `multipart/form-data; boundary=${boundary}`,
+              'content-length': String(1024 * 1024),
+            },
+          });
+          req.on('response', (res) => {
+            let body = '';
+            res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                retryAfter: res.headers['retry-after'] as string | undefined,
+                code: (JSON.parse(body) as { code: string }).code,
+              }),
+            );
+          });
+          req.on('error', reject);
+          req.write(
+            `--${boundary}\r\nContent-Disposition: form-data; name="meta"\r\n\r\n${JSON.stringify({ operation_id: randomUUID() })}\r\n` +
+              `--${boundary}\r\nContent-Disposition: form-data; name="photo"; filename="p.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`,
+          );
+          req.write(Buffer.alloc(64 * 1024, 1));
+        },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const signalled = Date.now();
+      node.child.kill('SIGTERM');
+      expect(await answer).toEqual({ status: 503, retryAfter: '5', code: 'shutting_down' });
+      const code = await exited(node);
+      expect(Date.now() - signalled).toBeLessThan(BOUND_MS);
+      expect(code).toBe(0);
+    } finally {
+      await stopNodes([node]);
+    }
+  });
+});
