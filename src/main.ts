@@ -4,14 +4,18 @@
  * that cannot listen must stop before it makes them.
  */
 import type { Server } from 'node:http';
-import { pino } from 'pino';
+import type { Knex } from 'knex';
+import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './platform/config';
 import { openDatabase } from './infrastructure/db/connect';
 import { createApp } from './transports/http/app';
 import { createHttpServer } from './transports/http/server';
 import { seedDemo, type DemoKeys } from './demo/seed';
-import { startNodeServices } from './node-services';
+import { startNodeServices, type NodeServices } from './node-services';
 import { migrateToLatest } from './database';
+
+/** The last-resort exit comes this long before the bound, so that the process is gone by then. */
+const LAST_RESORT_MARGIN_MS = 500;
 
 /**
  * The banner goes to stderr: stdout carries the JSON log lines, which a log shipper reads, and
@@ -86,6 +90,8 @@ async function main(): Promise<void> {
   await migrateToLatest(db);
 
   const node = await startNodeServices(db, config, logger, { deliverChat: true, deliverWebhooks: true });
+  // Aborted when the node stops: uploads under way are answered 503 with Retry-After.
+  const draining = new AbortController();
   const app = createApp({
     db,
     config,
@@ -93,6 +99,7 @@ async function main(): Promise<void> {
     redis: node.redis,
     media: node.media,
     webhooks: node.webhooks,
+    stopping: draining.signal,
   });
   const server = createHttpServer(app);
   const bound = await listen(server, config.port, config.host).then(
@@ -111,22 +118,69 @@ async function main(): Promise<void> {
   const demo = config.demoSeed && isEmpty ? await seedDemo(db, config, node.media) : null;
   printWelcome(config, demo);
 
-  // SIGTERM/SIGINT: stop accepting, let in-flight requests finish, then close the database.
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    server.close(async () => {
-      await node.stop();
-      await db.destroy();
-      logger.flush();
-      process.exit(0);
-    });
-    server.closeIdleConnections();
+    void shutDown({ signal, server, node, db, logger, boundMs: config.shutdownTimeoutMs, draining });
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/**
+ * SIGTERM/SIGINT: the process ends within `boundMs` (SHUTDOWN_TIMEOUT_SECONDS), whatever hangs.
+ * At once: no new connection is accepted, uploads under way are answered 503 (`draining`), and
+ * the node stops its work: deliveries under way are cut short and left to their retries, queued
+ * jobs held here are released for another node. Requests in flight get half the bound to finish,
+ * then their connections are closed; jobs that do not stop when told get as long, then are left
+ * to expire as a dead node's would. Then the queue, the pools and the database close, and the
+ * process exits 0. A last-resort timer exits 1 just before the bound if any of that hangs.
+ */
+async function shutDown(stopping: {
+  signal: string;
+  server: Server;
+  node: NodeServices;
+  db: Knex;
+  logger: Logger;
+  boundMs: number;
+  draining: AbortController;
+}): Promise<void> {
+  const { server, node, db, logger, boundMs } = stopping;
+  const started = Date.now();
+  logger.info({ signal: stopping.signal, bound_seconds: boundMs / 1000 }, 'shutting down');
+  setTimeout(() => {
+    logger.error({ after_ms: Date.now() - started }, 'shutdown did not finish in time: exiting now');
+    logger.flush();
+    process.exit(1);
+  }, boundMs - LAST_RESORT_MARGIN_MS).unref();
+
+  stopping.draining.abort();
+  const requestsEnded = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const patience = boundMs / 2;
+  const [requestsInTime, workInTime] = await Promise.all([
+    within(requestsEnded, patience),
+    within(node.stopWork(), patience),
+  ]);
+  if (!requestsInTime) server.closeAllConnections();
+  if (!workInTime) logger.warn('jobs still running at shutdown are left to expire and run again elsewhere');
+  await node.stop();
+  await db.destroy();
+  logger.info({ took_ms: Date.now() - started }, 'stopped');
+  logger.flush();
+  process.exit(0);
+}
+
+/** Whether `promise` settled within `ms`. */
+function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    void promise.finally(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
 }
 
 main().catch((error: unknown) => {

@@ -50,6 +50,12 @@ export interface NodeServices {
   media: MediaServices;
   queue: JobQueue;
   webhooks: WebhookDelivery;
+  /**
+   * Stops taking work: deliveries under way are cut short and given back, the queue's jobs held
+   * here are released for another node. Resolves when the jobs running here have ended.
+   */
+  stopWork(): Promise<void>;
+  /** Stops work, then closes the queue, the worker pools, the key listener and Redis. */
   stop(): Promise<void>;
 }
 
@@ -74,8 +80,8 @@ export async function startNodeServices(
   await queue.register(
     media.documents.ocrKind(config.ocrWorkers, Math.ceil(config.ocrPageTimeoutSeconds * 1.5)),
   );
-  const chat = startChatDelivery({ db, config, logger }, { poll: false });
-  await queue.register(chatDeliveryKind(chat, queue, db), { take: options.deliverChat ?? false });
+  const chat = startChatDelivery({ db, config, logger, jobs: queue }, { poll: false });
+  await queue.register(chatDeliveryKind(chat, config), { take: options.deliverChat ?? false });
   const webhooks = new WebhookDelivery({ db, config, logger, queue });
   await queue.register(webhooks.kind(), { take: options.deliverWebhooks ?? false });
   if (options.deliverWebhooks) webhooks.startSweeping();
@@ -106,18 +112,26 @@ export async function startNodeServices(
   const first = setTimeout(() => void hourly(), FIRST_SWEEP_AFTER_MS);
   first.unref();
 
+  let working: Promise<void> | null = null;
+  const stopWork = () => {
+    working ??= (async () => {
+      clearInterval(timer);
+      webhooks.stopSweeping();
+      clearTimeout(first);
+      // The jobs this node runs end: deliveries are cut short, OCR's pages too (retried elsewhere).
+      await Promise.all([queue.stopTaking(), chat.stop(), ocr.close()]);
+    })();
+    return working;
+  };
   return {
     redis,
     media,
     queue,
     webhooks,
+    stopWork,
     async stop() {
-      clearInterval(timer);
-      webhooks.stopSweeping();
-      clearTimeout(first);
-      // The queue first: the jobs this node runs end (OCR's are cut short and retried elsewhere).
-      await Promise.all([queue.stop(), ocr.close()]);
-      await chat.stop();
+      await stopWork();
+      await queue.stop();
       await Promise.all([media.images.destroy(), media.locations.close(), media.packets.destroy()]);
       await keys?.stop();
       redis?.disconnect();

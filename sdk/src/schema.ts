@@ -2001,7 +2001,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "packet_outdated" | "date_in_future" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "too_many_webhooks" | "rate_limited" | "admin_api_disabled" | "internal_error";
+            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "packet_outdated" | "date_in_future" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "too_many_webhooks" | "rate_limited" | "admin_api_disabled" | "shutting_down" | "internal_error";
             /** @description One entry for each field that is wrong. */
             errors?: components["schemas"]["FieldError"][];
             /** @description For a 422, the names that would have been accepted. */
@@ -4224,6 +4224,26 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The node is stopping (`shutting_down`) and cut the upload off; nothing of it is kept. Send it again after `Retry-After` seconds (the same operation_id is safe to retry); another node takes it. */
+        ShuttingDown: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The service's machine lacks a program this needs (`feature_unavailable`; `detail` names it), or the node is stopping (`shutting_down`) and cut the upload off, nothing of it kept; send it again after `Retry-After` seconds (the same operation_id is safe to retry). */
+        UploadUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The body is over the limit (`payload_too_large`). */
         PayloadTooLarge: {
             headers: {
@@ -5399,7 +5419,7 @@ export interface operations {
             422: components["responses"]["InvalidFile"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["FeatureUnavailable"];
+            503: components["responses"]["UploadUnavailable"];
         };
     };
     read_document: {
@@ -7288,6 +7308,7 @@ export interface operations {
             422: components["responses"]["InvalidFile"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ShuttingDown"];
         };
     };
     update_photos: {
@@ -7709,7 +7730,7 @@ export interface operations {
             422: components["responses"]["InvalidFile"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["FeatureUnavailable"];
+            503: components["responses"]["UploadUnavailable"];
         };
     };
     admin_list_webhooks: {

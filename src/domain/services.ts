@@ -46,4 +46,6 @@ export interface Deps {
   media: MediaServices;
   /** Pushes the change feed to webhook endpoints; without it (tests that do not deliver) writes announce nothing. */
   webhooks?: WebhookDelivery;
+  /** Aborted when the node stops: uploads under way are cut off with 503 (`npm start` sets it). */
+  stopping?: AbortSignal;
 }

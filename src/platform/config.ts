@@ -108,6 +108,7 @@ const schema = z.object({
     .min(0)
     .max(7 * 24 * 60)
     .default(60),
+  SHUTDOWN_TIMEOUT_SECONDS: positive.min(2).max(300).default(10),
   NODE_ENV: z.string().optional(),
   FAST_WRITES: z.enum(['on', 'off']).default('on'),
   FAST_MCP_CALLS: z.enum(['on', 'off']).default('on'),
@@ -192,6 +193,8 @@ export interface Config {
    * the SDK's server (src/transports/mcp/fast-call).
    */
   fastPaths: { writes: boolean; mcpCalls: boolean };
+  /** From SIGTERM to the process's exit at most (main.ts says what is stopped when). */
+  shutdownTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -282,5 +285,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     unfinishedFilesMinutes: e.UNFINISHED_FILES_MINUTES,
     validateResponses: e.NODE_ENV === 'test',
     fastPaths: { writes: e.FAST_WRITES === 'on', mcpCalls: e.FAST_MCP_CALLS === 'on' },
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
   };
 }

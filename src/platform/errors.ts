@@ -43,6 +43,7 @@ const TITLES: Record<ProblemCode, string> = {
   too_many_webhooks: 'Too many webhook endpoints',
   rate_limited: 'Too many requests',
   admin_api_disabled: 'Admin API disabled',
+  shutting_down: 'Service stopping',
   internal_error: 'Internal error',
 };
 

@@ -151,6 +151,8 @@ export async function getJson(
 interface TargetOptions {
   allowPrivate: boolean;
   timeoutMs: number;
+  /** Cuts the exchange short (the node is stopping): the request is destroyed and the call rejects. */
+  signal?: AbortSignal;
 }
 
 async function guardedRequest(
@@ -173,6 +175,7 @@ async function guardedRequest(
         // A new connection each time, so that each one passes the check on connect below.
         agent: false,
         ...(options.ca ? { ca: options.ca } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
       },
       (response) => {
         const chunks: Buffer[] = [];

@@ -1,6 +1,7 @@
 /**
  * A node posts chat notifications from the job queue: a note's outbox row is queued with a job in
- * the note's transaction, and a failed post queues a job for the time of its next try.
+ * the note's transaction, and a failed post queues a job for the time of its next try. A company
+ * whose webhook is slow holds back only its own notes: another company's arrive at once.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -89,4 +90,72 @@ it('posts a new note without anyone asking, and retries a failed post at its tim
   const row = await outboxRow();
   expect(row).toMatchObject({ attempts: 3, last_error: null });
   expect(row.delivered_at).not.toBeNull();
+}, 60_000);
+
+it("delivers another company's note within 2 s while one company's webhook takes 8 s a post, 12 notes queued", async () => {
+  const arrived = new Map<string, number>();
+  const slowPosts: string[] = [];
+  const slowServer = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      slowPosts.push(JSON.parse(body).text);
+      setTimeout(() => res.writeHead(200).end('ok'), 8000);
+    });
+  });
+  const fastServer = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      arrived.set(JSON.parse(body).text, Date.now());
+      res.writeHead(200).end('ok');
+    });
+  });
+  const listen = async (server: http.Server) => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  };
+  try {
+    const [slowUrl, fastUrl] = [await listen(slowServer), await listen(fastServer)];
+    const [slowCo, fastCo] = [await createCompany(t), await createCompany(t)];
+    const connect = (id: string, webhook: string) =>
+      t.http
+        .put(`/admin/v1/companies/${id}/chat`)
+        .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+        .send({ webhook_url: webhook, new_note: true })
+        .expect(200);
+    await connect(slowCo.id, slowUrl);
+    await connect(fastCo.id, fastUrl);
+    const newJob = async (key: string) =>
+      (
+        await as(t, key)
+          .post('/api/v1/jobs')
+          .send({ operation_id: opId(), customer_name: 'Sam Slowly' })
+          .expect(201)
+      ).body.id as string;
+    const [slowJob, fastJob] = [await newJob(slowCo.writeKey), await newJob(fastCo.writeKey)];
+    const addNote = (key: string, jobId: string, text: string) =>
+      as(t, key).post(`/api/v1/jobs/${jobId}/notes`).send({ operation_id: opId(), text }).expect(201);
+
+    for (let i = 1; i <= 12; i++) await addNote(slowCo.writeKey, slowJob, `Slow ${i}`);
+    expect(await until(() => slowPosts.length > 0, 5000)).toBe(true);
+    for (let round = 1; round <= 2; round++) {
+      const text = `Fast ${round}`;
+      await addNote(fastCo.writeKey, fastJob, text);
+      const written = Date.now();
+      expect(await until(() => [...arrived.keys()].some((k) => k.endsWith(text)), 10_000)).toBe(true);
+      const delay = [...arrived.entries()].find(([k]) => k.endsWith(text))![1] - written;
+      // `REPORT_CHAT_DELAY=1` prints the figure.
+      if (process.env.REPORT_CHAT_DELAY)
+        process.stderr.write(`\n${text} arrived ${delay} ms after add_note\n`);
+      expect(delay).toBeLessThan(2000);
+      // The slow company's lane is still busy with its first notes, one at a time.
+      expect(slowPosts.length).toBeLessThan(12);
+    }
+  } finally {
+    for (const server of [slowServer, fastServer]) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }
 }, 60_000);

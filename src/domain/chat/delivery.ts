@@ -1,6 +1,6 @@
 /**
- * Delivers the chat outbox, fairly: each webhook URL is a lane, and a slow or dead webhook holds
- * up only its own lane, not the other companies' notes.
+ * Delivers the chat outbox, fairly: each company's webhook URL is a lane, and a slow or dead
+ * webhook holds up only its own lane, not the other companies' notes.
  *
  * - A message may be taken when it is due and among the oldest `CHAT_MAX_IN_FLIGHT_PER_TARGET`
  *   (default 1) unsettled messages of its lane. The rule is read from the table, so it holds
@@ -10,13 +10,20 @@
  * - Taking a message leases it: its next attempt moves a minute ahead, in the same statement that
  *   locks it (SKIP LOCKED), so no other node takes it meanwhile, and after a crash it is taken
  *   again once the lease runs out. A post's deadline (10 s) is well inside the lease.
- * - A node posts at most `CHAT_MAX_IN_FLIGHT` messages at once and does not wait for a batch: it
- *   takes more whenever a slot frees up or the poll comes round.
- * Lanes are URLs rather than hosts, since many companies' webhooks share one host (Slack's).
+ * - A post cut short because the node stops gives its message back: the attempt is not counted
+ *   and the message is due at once, for another node.
+ * Lanes are a company's URLs rather than hosts, since many companies' webhooks share one host
+ * (Slack's), and a company's rather than anyone's, so that no company waits behind another.
  *
- * On a node, deliveries are started by the job queue rather than by polling: a note's outbox row
- * is queued with a job in the same transaction (./outbox.ts), and a failed post queues a job for
- * the time of its next try. Any node takes them; the leases above keep two from posting one row.
+ * On a node, deliveries run as jobs of the durable queue, one company at a time per job: a
+ * note's outbox row is queued with a job for its company in the same transaction (./outbox.ts),
+ * and a job that leaves a retry waiting queues one for the time it is due. The queue shares a
+ * node's jobs between companies (JOBS_PER_COMPANY each), so a company whose webhook takes its
+ * time holds at most its own share of the `CHAT_MAX_IN_FLIGHT` jobs a node runs at once. Any
+ * node takes any job; the leases above keep two from posting one row.
+ *
+ * `runOnce` and polling take due messages of every company at once, up to `CHAT_MAX_IN_FLIGHT`
+ * posts under way: a worker for tests and tools that drive delivery themselves.
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -32,7 +39,12 @@ const TIMEOUT_MS = 10_000;
 export interface ChatDelivery {
   /** Takes what is due now (as free slots allow) and resolves, once those are tried, with how many. */
   runOnce(): Promise<number>;
-  /** Stops taking messages and waits for the posts under way (each ends by its deadline). */
+  /**
+   * Delivers one company's due messages, lane by lane in order, until none is due; then queues a
+   * job for its next retry. Throws once `signal` is aborted (the posts under way are given back).
+   */
+  deliverCompany(companyId: string, signal: AbortSignal): Promise<void>;
+  /** Stops taking messages and cuts the posts under way short (their messages are given back). */
   stop(): Promise<void>;
 }
 
@@ -43,27 +55,39 @@ interface Claimed {
   attempts: number;
 }
 
+/** A delivery cut short because the node stops: its job is released, not failed. */
+export class DeliveryStopped extends Error {
+  constructor() {
+    super('the node is stopping');
+  }
+}
+
 export function startChatDelivery(
-  deps: { db: Knex; config: Config; logger: Logger },
+  deps: { db: Knex; config: Config; logger: Logger; jobs?: JobQueue },
   options: { poll?: boolean } = {},
 ): ChatDelivery {
   const { db, config, logger } = deps;
   const poll = options.poll !== false;
   const underWay = new Set<Promise<void>>();
+  const stopping = new AbortController();
   let claiming: Promise<Promise<void>[]> | null = null;
   let claimAgain = false;
-  let stopped = false;
 
-  async function claimDue(limit: number): Promise<Claimed[]> {
-    const unsettled = (query: Knex.QueryBuilder) => query.whereNull('delivered_at').whereNull('failed_at');
-    const lanes = unsettled(db('chat_outbox')).select(
+  const unsettled = (query: Knex.QueryBuilder) => query.whereNull('delivered_at').whereNull('failed_at');
+
+  /** The unsettled messages (of one company, or all) that head their lane. */
+  function laneHeads(companyId: string | null): Knex.QueryBuilder {
+    const rows = unsettled(db('chat_outbox')).select(
       'id',
       'next_attempt_at',
-      db.raw('row_number() over (partition by webhook_url order by created_at, id) as place'),
+      db.raw('row_number() over (partition by company_id, webhook_url order by created_at, id) as place'),
     );
-    const eligible = db
-      .from(lanes.as('lane'))
-      .where('place', '<=', config.chat.maxInFlightPerTarget)
+    if (companyId !== null) rows.where('company_id', companyId);
+    return db.from(rows.as('lane')).where('place', '<=', config.chat.maxInFlightPerTarget);
+  }
+
+  async function claimDue(limit: number, companyId: string | null): Promise<Claimed[]> {
+    const eligible = laneHeads(companyId)
       .where('next_attempt_at', '<=', db.fn.now())
       .orderBy('next_attempt_at')
       .limit(limit)
@@ -85,7 +109,7 @@ export function startChatDelivery(
       .returning(['id', 'webhook_url', 'payload', 'attempts']);
   }
 
-  async function deliver(message: Claimed): Promise<void> {
+  async function deliver(message: Claimed, signal: AbortSignal): Promise<void> {
     const payload = typeof message.payload === 'string' ? JSON.parse(message.payload) : message.payload;
     let failure: string | null = null;
     let refused = false;
@@ -93,6 +117,7 @@ export function startChatDelivery(
       const status = await postJson(message.webhook_url, payload, {
         allowPrivate: config.chat.allowPrivateTargets,
         timeoutMs: TIMEOUT_MS,
+        signal,
       });
       if (status < 200 || status >= 300) failure = `the webhook answered ${status}`;
     } catch (error) {
@@ -104,6 +129,11 @@ export function startChatDelivery(
     const leased = db('chat_outbox').where({ id: message.id, attempts: message.attempts });
     if (failure === null) {
       await leased.update({ delivered_at: db.fn.now(), last_error: null });
+      return;
+    }
+    // Cut short by the node's stop: not an attempt of the message's; due at once for another node.
+    if (signal.aborted) {
+      await leased.update({ attempts: db.raw('attempts - 1'), next_attempt_at: db.fn.now() });
       return;
     }
     // A refused target stays refused: retrying would only repeat the refusal.
@@ -119,17 +149,23 @@ export function startChatDelivery(
     });
   }
 
+  function track(delivery: Promise<void>, id: string): Promise<void> {
+    const tracked: Promise<void> = delivery
+      .catch((error: unknown) => logger.error({ err: error, message: id }, 'chat delivery'))
+      .finally(() => underWay.delete(tracked));
+    underWay.add(tracked);
+    return tracked;
+  }
+
   function start(message: Claimed): Promise<void> {
-    const delivery: Promise<void> = deliver(message)
-      .catch((error: unknown) => logger.error({ err: error, message: message.id }, 'chat delivery'))
-      .finally(() => {
-        underWay.delete(delivery);
+    return track(
+      deliver(message, stopping.signal).finally(() => {
         // A freed slot may let the lane's next message (or a waiting lane) go now, not at the next poll.
-        if (poll && !stopped)
+        if (poll && !stopping.signal.aborted)
           void claim().catch((error: unknown) => logger.error({ err: error }, 'chat delivery'));
-      });
-    underWay.add(delivery);
-    return delivery;
+      }),
+      message.id,
+    );
   }
 
   /** Fills the free slots; one claim at a time per node, repeated if asked again meanwhile. */
@@ -143,8 +179,8 @@ export function startChatDelivery(
       do {
         claimAgain = false;
         const free = config.chat.maxInFlight - underWay.size;
-        if (stopped || free <= 0) break;
-        started.push(...(await claimDue(free)).map(start));
+        if (stopping.signal.aborted || free <= 0) break;
+        started.push(...(await claimDue(free, null)).map(start));
       } while (claimAgain);
       return started;
     })().finally(() => (claiming = null));
@@ -157,6 +193,32 @@ export function startChatDelivery(
     return started.length;
   }
 
+  async function deliverCompany(companyId: string, jobSignal: AbortSignal): Promise<void> {
+    const signal = AbortSignal.any([jobSignal, stopping.signal]);
+    for (;;) {
+      if (signal.aborted) throw new DeliveryStopped();
+      const claimed = await claimDue(config.chat.maxInFlightPerTarget, companyId);
+      if (claimed.length === 0) break;
+      await Promise.all(claimed.map((message) => track(deliver(message, signal), message.id)));
+    }
+    await queueNextTry(companyId);
+  }
+
+  /** One waiting job per company and second of retry time: an earlier retry is never held behind a later one. */
+  async function queueNextTry(companyId: string): Promise<void> {
+    if (!deps.jobs) return;
+    const next = (await laneHeads(companyId).min('next_attempt_at as at').first()) as
+      | { at: Date | string | null }
+      | undefined;
+    if (!next?.at) return;
+    const at = new Date(next.at);
+    await deps.jobs.send<JobData>(
+      CHAT_DELIVERY,
+      { companyId },
+      { singletonKey: `retry:${companyId}:${Math.ceil(at.getTime() / 1000)}`, startAfter: at },
+    );
+  }
+
   const timer = poll
     ? setInterval(
         () => void claim().catch((error: unknown) => logger.error({ err: error }, 'chat delivery')),
@@ -166,8 +228,9 @@ export function startChatDelivery(
   timer?.unref();
   return {
     runOnce,
+    deliverCompany,
     async stop() {
-      stopped = true;
+      stopping.abort();
       if (timer) clearInterval(timer);
       await claiming?.catch(() => undefined);
       await Promise.all(underWay);
@@ -176,40 +239,24 @@ export function startChatDelivery(
 }
 
 export const CHAT_DELIVERY = 'chat.deliver';
-/** The deliveries are the service's, not a company's: fairness between companies is per lane, above. */
-const NO_COMPANY = '';
 
-/** Asks for the due messages to be delivered now (a note's outbox row was written in `db`'s transaction). */
-export async function deliverSoon(jobs: JobQueue, db: Knex): Promise<void> {
-  await jobs.send(CHAT_DELIVERY, { companyId: NO_COMPANY }, { db, singletonKey: 'now' });
+/** Asks for the company's due messages to be delivered now (its outbox row was written in `db`'s transaction). */
+export async function deliverSoon(jobs: JobQueue, db: Knex, companyId: string): Promise<void> {
+  await jobs.send<JobData>(CHAT_DELIVERY, { companyId }, { db, singletonKey: `now:${companyId}` });
 }
 
-/** The queue's kind: delivers what is due, then queues a job for the time the next retry is due. */
-export function chatDeliveryKind(delivery: ChatDelivery, jobs: JobQueue, db: Knex): JobKind<JobData> {
+/**
+ * The queue's kind: a job delivers one company's lanes. The queue's share per company keeps a
+ * slow webhook's company to its own jobs; the other companies' jobs take the rest of the node.
+ */
+export function chatDeliveryKind(delivery: ChatDelivery, config: Config): JobKind<JobData> {
   return {
     name: CHAT_DELIVERY,
-    concurrency: 1,
+    concurrency: config.chat.maxInFlight,
     expireInSeconds: 5 * 60,
     retryLimit: 10,
     retryDelaySeconds: 5,
     policy: 'short',
-    run: async () => {
-      while ((await delivery.runOnce()) > 0);
-      const next = (await db('chat_outbox')
-        .whereNull('delivered_at')
-        .whereNull('failed_at')
-        .min('next_attempt_at as at')
-        .first()) as { at: Date | null } | undefined;
-      // One waiting job per second of retry time: an earlier retry is never held behind a later one.
-      if (next?.at)
-        await jobs.send(
-          CHAT_DELIVERY,
-          { companyId: NO_COMPANY },
-          {
-            singletonKey: `retry:${Math.ceil(new Date(next.at).getTime() / 1000)}`,
-            startAfter: new Date(next.at),
-          },
-        );
-    },
+    run: (job, signal) => delivery.deliverCompany(job.companyId, signal),
   };
 }

@@ -29,5 +29,5 @@ export async function queueNewNoteMessage(
       text: `New note on job #${job.job_number} ${job.title} by ${caller.personName}:\n${preview}`,
     }),
   });
-  await deliverSoon(jobs, trx);
+  await deliverSoon(jobs, trx, caller.companyId);
 }

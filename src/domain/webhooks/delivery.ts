@@ -14,6 +14,10 @@
  * after a write with feed entries commits (announce), for the time of a retry, and by each node's
  * sweep, which finds lanes with entries waiting that nothing announced (a node that died between
  * its commit and its announcement, an entry settled only after an older transaction ended).
+ *
+ * When the node stops, a post under way is cut short (its job's AbortSignal): the attempt is not
+ * logged nor counted, the place does not move, the lease is let go, and the job is released to
+ * the queue, so another node sends that entry again at once, under the same `webhook-id`.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -31,6 +35,13 @@ const BATCH = 50;
 const LEASE_MARGIN_SECONDS = 5;
 /** How long a company's list of active endpoints is trusted on a node (admin changes on it clear it at once). */
 const ENDPOINTS_CACHE_MS = 2000;
+
+/** A lane's delivery cut short because the node stops: its job is released, not failed. */
+export class LaneStopped extends Error {
+  constructor() {
+    super('the node is stopping');
+  }
+}
 
 interface LaneJob extends JobData {
   endpointId: string;
@@ -90,7 +101,7 @@ export class WebhookDelivery {
       // The endpoint, not the company, shares a node: a company's slow endpoint must not hold
       // back its other endpoints (an endpoint has at most one delivery under way anyway, by its lease).
       shareOf: (job) => job.endpointId,
-      run: (job) => this.runLane(job.endpointId),
+      run: (job, signal) => this.runLane(job.endpointId, signal),
     };
   }
 
@@ -154,8 +165,11 @@ export class WebhookDelivery {
     for (const row of rows) await this.sendSoon(row.company_id, row.id);
   }
 
-  /** Delivers what waits for the endpoint, in order, until it is all delivered or an attempt fails. */
-  async runLane(endpointId: string): Promise<void> {
+  /**
+   * Delivers what waits for the endpoint, in order, until it is all delivered or an attempt fails.
+   * Throws `LaneStopped` once `signal` is aborted, with the post under way cut short and not counted.
+   */
+  async runLane(endpointId: string, signal: AbortSignal): Promise<void> {
     const holder = randomUUID();
     const leased = await this.lease(endpointId, holder);
     if (!leased) return; // not due, paused, gone, or another node is delivering it now
@@ -167,7 +181,10 @@ export class WebhookDelivery {
         items = await this.waitingItems(lane)
       ) {
         for (const item of items) {
-          const outcome = await this.attempt(lane, item);
+          if (signal.aborted) throw new LaneStopped();
+          const outcome = await this.attempt(lane, item, signal);
+          // Cut short: the receiver's answer is unknown, so the entry is sent again by another node.
+          if (!outcome.delivered && signal.aborted) throw new LaneStopped();
           await this.log(lane, item, outcome);
           if (!outcome.delivered) return await this.fail(lane, outcome, holder);
           const next = await this.advance(lane, item, holder);
@@ -285,7 +302,7 @@ export class WebhookDelivery {
     return Boolean(row);
   }
 
-  private async attempt(lane: Lane, item: Item): Promise<Outcome> {
+  private async attempt(lane: Lane, item: Item, signal: AbortSignal): Promise<Outcome> {
     const { allowPrivateTargets, timeoutMs } = this.deps.config.webhooks;
     const id = String(item.entry.seq);
     const at = new Date();
@@ -303,6 +320,7 @@ export class WebhookDelivery {
         allowPrivate: allowPrivateTargets,
         timeoutMs,
         headers,
+        signal,
       });
       const delivered = statusCode >= 200 && statusCode < 300;
       return {

@@ -13,6 +13,11 @@
  * Fairness between companies: a job's priority is minus the number of its company's jobs of the
  * same kind still waiting when it is sent. A company that queues 200 pages holds another
  * company's first page back by at most the jobs already running.
+ *
+ * When a node stops, its running jobs are told through their AbortSignal; a job that ends cut
+ * short, and a job fetched but not started, is released: queued again as it was (same data, same
+ * singleton key, same priority) for another node, and only then cancelled here, so that a node
+ * dying in between leaves at worst one extra run, never none. It does not count as a failure.
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -50,7 +55,8 @@ export interface JobKind<Data extends JobData> {
   policy?: 'standard' | 'short';
   /** What shares `perCompany` on a node: the job's company unless the kind says otherwise. */
   shareOf?: (data: Data) => string;
-  run(data: Data): Promise<void>;
+  /** `signal` is aborted when the node stops: a job that can stop early should, and then throw. */
+  run(data: Data, signal: AbortSignal): Promise<void>;
 }
 
 export interface QueueDepth {
@@ -147,9 +153,17 @@ export class JobQueue {
     return depth;
   }
 
-  /** Stops fetching, lets the jobs running on this node end, then stops pg-boss. */
-  async stop(): Promise<void> {
+  /**
+   * Stops fetching and tells the running jobs to stop (their AbortSignal); the jobs fetched but
+   * not started, and those cut short, are released for another node. Resolves when none runs.
+   */
+  async stopTaking(): Promise<void> {
     await Promise.all([...this.kinds.values()].map((loop) => loop.stop()));
+  }
+
+  /** Stops taking jobs, then stops pg-boss. */
+  async stop(): Promise<void> {
+    await this.stopTaking();
     await this.listener?.end().catch(() => undefined);
     await this.boss.stop({ graceful: false, wait: true, close: false });
   }
@@ -205,10 +219,12 @@ class Loop {
   private running = 0;
   private readonly byShare = new Map<string, number>();
   /** Fetched jobs whose company has its share of this node running: they wait here, in order. */
-  private readonly held: PgBoss.Job<JobData>[] = [];
+  private readonly held: PgBoss.JobWithMetadata<JobData>[] = [];
+  private readonly stopping = new AbortController();
   private stopped = false;
   private wakeUp: (() => void) | null = null;
   private done: Promise<void> = Promise.resolve();
+  private ended: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly boss: PgBoss,
@@ -225,10 +241,19 @@ class Loop {
     this.wakeUp?.();
   }
 
+  /** Stops fetching, releases the jobs not started, tells the running ones and waits for them to end. */
   async stop(): Promise<void> {
+    if (this.stopped) return this.ended;
+    this.ended = this.end();
+    return this.ended;
+  }
+
+  private async end(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     this.wake();
     await this.done;
+    await Promise.all(this.held.splice(0).map((job) => this.release(job)));
     while (this.running > 0) await new Promise((resolve) => setTimeout(resolve, 50));
   }
 
@@ -237,7 +262,7 @@ class Loop {
       const room = this.kind.concurrency - this.running - this.held.length;
       const jobs =
         room > 0
-          ? ((await this.boss.fetch(this.kind.name, { batchSize: room })) as PgBoss.Job<JobData>[])
+          ? await this.boss.fetch<JobData>(this.kind.name, { batchSize: room, includeMetadata: true })
           : [];
       for (const job of jobs) this.take(job);
       if (jobs.length === 0 || jobs.length < room) await this.sleep();
@@ -263,36 +288,61 @@ class Loop {
     return this.kind.shareOf?.(job.data) ?? job.data.companyId;
   }
 
-  private take(job: PgBoss.Job<JobData>): void {
+  private take(job: PgBoss.JobWithMetadata<JobData>): void {
+    if (this.stopped) return void this.release(job);
     if ((this.byShare.get(this.shareOf(job)) ?? 0) >= this.settings.perCompany) this.held.push(job);
     else void this.run(job);
   }
 
-  private async run(job: PgBoss.Job<JobData>): Promise<void> {
+  private async run(job: PgBoss.JobWithMetadata<JobData>): Promise<void> {
     const share = this.shareOf(job);
     this.running++;
     this.byShare.set(share, (this.byShare.get(share) ?? 0) + 1);
     try {
-      await this.kind.run(job.data);
+      await this.kind.run(job.data, this.stopping.signal);
       await this.boss.complete(this.kind.name, job.id);
     } catch (error) {
-      this.log.warn({ err: error, job: job.id, kind: this.kind.name }, 'job failed; it is retried later');
-      await this.boss
-        .fail(this.kind.name, job.id, { message: (error as Error).message })
-        .catch(() => undefined);
+      if (this.stopped) await this.release(job);
+      else {
+        this.log.warn({ err: error, job: job.id, kind: this.kind.name }, 'job failed; it is retried later');
+        await this.boss
+          .fail(this.kind.name, job.id, { message: (error as Error).message })
+          .catch(() => undefined);
+      }
     } finally {
       this.running--;
       const left = this.byShare.get(share)! - 1;
       if (left === 0) this.byShare.delete(share);
       else this.byShare.set(share, left);
-      this.release(share);
+      this.runNextHeld(share);
       this.wake();
     }
   }
 
   /** Runs the first held job whose company (or the kind's share) now has room. */
-  private release(share: string): void {
+  private runNextHeld(share: string): void {
+    if (this.stopped) return;
     const next = this.held.findIndex((job) => this.shareOf(job) === share);
     if (next >= 0) void this.run(this.held.splice(next, 1)[0]);
+  }
+
+  /**
+   * Gives a job this node will not run back to the queue: a copy is queued first (a waiting job
+   * with the same singleton key makes it a no-op: that one stands for it), then this one is
+   * cancelled, so that a node dying in between leaves an extra run rather than none.
+   */
+  private async release(job: PgBoss.JobWithMetadata<JobData>): Promise<void> {
+    try {
+      await this.boss.send(this.kind.name, job.data, {
+        priority: job.priority,
+        ...(job.singletonKey ? { singletonKey: job.singletonKey } : {}),
+      });
+      await this.boss.cancel(this.kind.name, job.id);
+    } catch (error) {
+      this.log.warn(
+        { err: error, job: job.id, kind: this.kind.name },
+        'could not release a job; it runs again once it expires',
+      );
+    }
   }
 }

@@ -56,8 +56,11 @@ async function intake(
   const call = deps.pipeline.begin(kind.tool, who.caller); // a read key is refused before the files are read
   checkValue('JobRef', who.jobRef, '/path/job_id');
   await resolveJob(deps.db, who.caller, who.jobRef); // an unknown job is refused before the files are read
-  const upload = await receiveParts(req, kind.limits(deps), deps.config.uploadIdleMs, (bytes) =>
-    pace.delayFor(who.caller.companyId, bytes),
+  const upload = await receiveParts(
+    req,
+    kind.limits(deps),
+    { idleMs: deps.config.uploadIdleMs, stopping: deps.stopping },
+    (bytes) => pace.delayFor(who.caller.companyId, bytes),
   );
   try {
     const meta = readMeta(kind, upload.meta, upload.files.length);

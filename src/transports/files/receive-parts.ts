@@ -33,14 +33,24 @@ export async function discard(upload: Pick<ReceivedUpload, 'dir'>): Promise<void
 /** Milliseconds to hold `bytes` of a file back before reading on (the company's pace). */
 export type Pace = (bytes: number) => number;
 
+/** How long a body may send nothing; a signal aborted when the node stops. */
+export interface ReceiveCutoffs {
+  idleMs: number;
+  stopping?: AbortSignal;
+}
+
+/** Seconds a client cut off by a stopping node is told to wait: another node takes it by then. */
+const RETRY_AFTER_STOP_SECONDS = 5;
+
 /**
  * Reads the upload at the pace given; a body that sends nothing for `idleMs` is cut off with 408,
- * and its files released at once.
+ * an upload under way (or still waiting for its turn) when the node stops with 503 and
+ * Retry-After, and its files released at once.
  */
 export async function receiveParts(
   req: Request,
   limits: UploadLimits,
-  idleMs: number,
+  cutoffs: ReceiveCutoffs,
   pace: Pace,
 ): Promise<ReceivedUpload> {
   if (!req.is('multipart/form-data')) {
@@ -50,6 +60,7 @@ export async function receiveParts(
       `Send the upload as multipart/form-data: a part named meta (JSON) and one part named ${limits.filePart} per file.`,
     );
   }
+  if (cutoffs.stopping?.aborted) throw shuttingDown();
   const declared = Number(req.headers['content-length']);
   const dir = await mkdtemp(path.join(tmpdir(), 'jms-upload-'));
   try {
@@ -57,21 +68,40 @@ export async function receiveParts(
       throw tooLarge(
         `The request is ${mib(declared)}; at most ${mib(limits.totalBytes)} of files can be sent at once.`,
       );
-    return { ...(await readParts(req, limits, dir, idleMs, pace)), dir };
+    return { ...(await readParts(req, limits, dir, cutoffs, pace)), dir };
   } catch (error) {
     await discard({ dir });
     throw error;
   }
 }
 
+function shuttingDown(): ApiError {
+  return new ApiError(
+    503,
+    'shutting_down',
+    `The service is stopping and cut the upload off; send it again in ${RETRY_AFTER_STOP_SECONDS} s (the same operation_id is safe to retry).`,
+    { headers: { 'Retry-After': String(RETRY_AFTER_STOP_SECONDS), Connection: 'close' } },
+  );
+}
+
 function readParts(
   req: Request,
   limits: UploadLimits,
   dir: string,
-  idleMs: number,
+  cutoffs: ReceiveCutoffs,
   pace: Pace,
 ): Promise<Omit<ReceivedUpload, 'dir'>> {
-  return new Promise((resolve, reject) => {
+  const { idleMs, stopping } = cutoffs;
+  return new Promise((resolveParts, rejectParts) => {
+    // Settled either way, the upload no longer listens for the node's stop.
+    const resolve = (parts: Omit<ReceivedUpload, 'dir'>) => {
+      stopping?.removeEventListener('abort', stop);
+      resolveParts(parts);
+    };
+    const reject = (error: unknown) => {
+      stopping?.removeEventListener('abort', stop);
+      rejectParts(error);
+    };
     const files: ReceivedFile[] = [];
     const writes: Promise<void>[] = [];
     const sinks: WriteStream[] = [];
@@ -112,7 +142,7 @@ function readParts(
         else req.resume();
       });
     };
-    // A client that goes away, or stops sending, leaves nothing open behind it.
+    // A client that goes away, or stops sending, or a node that stops, leaves nothing open behind it.
     const abandon = (error: Error) => {
       clearTimeout(idle);
       req.unpipe(parser);
@@ -128,6 +158,8 @@ function readParts(
         ),
       );
     const idle = setTimeout(stalled, idleMs);
+    const stop = () => abandon(shuttingDown());
+    stopping?.addEventListener('abort', stop, { once: true });
     req.on('data', () => idle.refresh());
     req.on('end', () => {
       clearTimeout(idle);
