@@ -40,6 +40,27 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+interface ListedGrant {
+  id: string;
+  client: { id: string; name: string };
+  revoked_at: string | null;
+  ended_by_key: boolean;
+}
+
+/** The admin API's line for the grant of a client. */
+async function grantOf(clientId: string, company = co): Promise<ListedGrant> {
+  const listed = await admin(t.http.get(`/admin/v1/companies/${company.id}/assistant-grants`)).expect(200);
+  return (listed.body.data as ListedGrant[]).find((g) => g.client.id === clientId)!;
+}
+
+function refreshWith(tokens: { refresh_token: string; clientId: string }) {
+  return exchange(t, {
+    grant_type: 'refresh_token',
+    refresh_token: tokens.refresh_token,
+    client_id: tokens.clientId,
+  });
+}
+
 /** A tool call's problem, when the call was refused. */
 function problemOf(res: {
   body: { result?: { isError?: boolean; content: { text: string }[] } };
@@ -368,6 +389,7 @@ describe('codes and tokens', () => {
     await mcpCall(t, tokens.access_token, 'tools/list').expect(200);
     expect((await exchange(t, form).expect(400)).body.error).toBe('invalid_grant');
     await mcpCall(t, tokens.access_token, 'tools/list').expect(401);
+    expect((await grantOf(clientId)).revoked_at).not.toBeNull();
     expect(
       (
         await exchange(t, {
@@ -379,7 +401,7 @@ describe('codes and tokens', () => {
     ).toBe('invalid_grant');
   });
 
-  it('refresh rotates: new tokens, the old refresh token used again revokes them all', async () => {
+  it('refresh rotates: new tokens, the old refresh token used again revokes them all and the grant', async () => {
     const first = await tokensFor(t, co.writeKey);
     const second = (
       await exchange(t, {
@@ -405,6 +427,9 @@ describe('codes and tokens', () => {
       refresh_token: second.refresh_token,
       client_id: first.clientId,
     }).expect(400);
+    const grant = await grantOf(first.clientId);
+    expect(grant.revoked_at).not.toBeNull();
+    expect(grant.ended_by_key).toBe(false);
   });
 
   it('an expired access token is 401 invalid_token, and refresh gives a working one', async () => {
@@ -494,6 +519,32 @@ describe('revocation', () => {
     await admin(t.http.delete(`/admin/v1/keys/${key2.id}`)).expect(204);
     await mcpCall(t, tokens2.access_token, 'tools/list').expect(401);
   });
+
+  it.each(['rotated', 'revoked'])(
+    'once the key that approved a grant is %s, its refresh token is refused (invalid_grant) and the grant is listed as revoked',
+    async (change) => {
+      const key = (
+        await admin(t.http.post(`/admin/v1/companies/${co.id}/keys`))
+          .send({ person_id: co.people[2].id, scope: 'write' })
+          .expect(201)
+      ).body;
+      const ended = await tokensFor(t, key.key);
+      const untouched = await tokensFor(t, co.writeKey);
+      if (change === 'rotated') await admin(t.http.post(`/admin/v1/keys/${key.id}/rotate`)).expect(200);
+      else await admin(t.http.delete(`/admin/v1/keys/${key.id}`)).expect(204);
+
+      const refused = await refreshWith(ended).expect(400);
+      expect(refused.body.error).toBe('invalid_grant');
+      await mcpCall(t, ended.access_token, 'tools/list').expect(401);
+      const grant = await grantOf(ended.clientId);
+      expect(grant.revoked_at).not.toBeNull();
+      expect(grant.ended_by_key).toBe(true);
+      // A grant approved with another key of the company goes on.
+      const renewed = (await refreshWith(untouched).expect(200)).body;
+      await mcpCall(t, renewed.access_token, 'tools/list').expect(200);
+      expect((await grantOf(untouched.clientId)).revoked_at).toBeNull();
+    },
+  );
 
   it('API keys keep working as before, over HTTP and MCP', async () => {
     await as(t, co.readKey).get('/api/v1/jobs').expect(200);
