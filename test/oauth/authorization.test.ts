@@ -26,6 +26,8 @@ import {
   tokensFor,
   authorizeQuery,
 } from '../support/oauth';
+import { hashSecret } from '../../src/platform/ids';
+import { purgeExpiredOAuthRows } from '../../src/platform/oauth/expired';
 
 let t: TestApp;
 let co: TestCompany;
@@ -549,5 +551,81 @@ describe('revocation', () => {
   it('API keys keep working as before, over HTTP and MCP', async () => {
     await as(t, co.readKey).get('/api/v1/jobs').expect(200);
     await mcpCall(t, co.writeKey, 'tools/list').expect(200);
+  });
+});
+
+describe('expired codes, tokens, approvals and sign-in links', () => {
+  const hoursAgo = (hours: number) => t.db.raw('now() - make_interval(hours => ?)', [hours]);
+
+  it('are purged by the hourly sweep once expired for more than a day; a purged token is refused as before', async () => {
+    const old = await tokensFor(t, co.writeKey, { clientName: 'Long Gone Bot' });
+    const recent = await tokensFor(t, co.writeKey, { clientName: 'Just Expired Bot' });
+    const oldGrant = await grantOf(old.clientId);
+    const recentGrant = await grantOf(recent.clientId);
+    for (const [grant, hours] of [
+      [oldGrant, 25],
+      [recentGrant, 23],
+    ] as const) {
+      await t
+        .db('oauth_tokens')
+        .where({ grant_id: grant.id })
+        .update({ expires_at: hoursAgo(hours) });
+      await t
+        .db('oauth_codes')
+        .where({ grant_id: grant.id })
+        .update({ expires_at: hoursAgo(hours) });
+    }
+    const unanswered = await openApproval(t, { clientId: old.clientId, pkce: newPkce() });
+    await t
+      .db('oauth_requests')
+      .where({ id: unanswered })
+      .update({ expires_at: hoursAgo(25) });
+    const link = (
+      await admin(t.http.post(`/admin/v1/companies/${co.id}/sign-in-links`))
+        .send({ person_id: co.people[1].id, scope: 'read' })
+        .expect(201)
+    ).body;
+    const linkCode = new URL(link.url).searchParams.get('code')!;
+    await t
+      .db('oauth_sign_ins')
+      .where({ code_hash: hashSecret(linkCode) })
+      .update({ expires_at: hoursAgo(25) });
+
+    // Before the sweep: refused because expired.
+    const expired = await mcpCall(t, old.access_token, 'tools/list').expect(401);
+    expect(expired.headers['www-authenticate']).toContain('error="invalid_token"');
+    expect((await refreshWith(old).expect(400)).body.error).toBe('invalid_grant');
+
+    expect(await purgeExpiredOAuthRows(t.db)).toBeGreaterThanOrEqual(5);
+    const tokensLeft = await t
+      .db('oauth_tokens')
+      .whereIn('grant_id', [oldGrant.id, recentGrant.id])
+      .pluck('grant_id');
+    expect(new Set(tokensLeft)).toEqual(new Set([recentGrant.id]));
+    const codesLeft = await t
+      .db('oauth_codes')
+      .whereIn('grant_id', [oldGrant.id, recentGrant.id])
+      .pluck('grant_id');
+    expect(codesLeft).toEqual([recentGrant.id]);
+    expect(await t.db('oauth_requests').where({ id: unanswered }).first()).toBeUndefined();
+    expect(
+      await t
+        .db('oauth_sign_ins')
+        .where({ code_hash: hashSecret(linkCode) })
+        .first(),
+    ).toBeUndefined();
+    // The grant itself stays, for the admin's list.
+    expect((await grantOf(old.clientId)).id).toBe(oldGrant.id);
+
+    // After it: refused as before, at the same places with the same errors.
+    const purged = await mcpCall(t, old.access_token, 'tools/list').expect(401);
+    expect(purged.headers['www-authenticate']).toContain('error="invalid_token"');
+    expect((await refreshWith(old).expect(400)).body.error).toBe('invalid_grant');
+    await t.http.get(`/oauth/sign-in?code=${linkCode}`).expect(400);
+    await answerApproval(t, { request: unanswered, credential: co.writeKey }).expect(400);
+    // The younger ones are still refused as expired, not as unknown.
+    expect((await mcpCall(t, recent.access_token, 'tools/list').expect(401)).body.detail).toContain(
+      'expired',
+    );
   });
 });
