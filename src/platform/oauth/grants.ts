@@ -4,7 +4,7 @@
  * themselves with), optionally narrowed to some toolsets, for one resource (the MCP endpoint or
  * the HTTP API). Its secrets, each stored as a hash only:
  * - the authorization code: one use, 5 minutes, bound to the client, its redirect_uri and its
- *   PKCE challenge. A code used twice revokes every token it led to (RFC 9700 §4.2.4);
+ *   PKCE challenge. A code used twice ends the grant and every token it led to (RFC 9700 §4.2.4);
  * - access tokens: 1 hour;
  * - refresh tokens: 30 days, rotated on each use; an old one used again revokes the grant.
  * A grant ends (`revoked_at`) when an admin revokes it, when its code or a refresh token is used
@@ -167,6 +167,8 @@ export async function exchangeCode(
   });
 }
 
+const REFRESH_REFUSED = 'The refresh token is unknown, revoked, or was issued to another client.';
+
 /** New tokens for a refresh token, which is used up; one used before ends its grant. */
 export async function refresh(
   db: Knex,
@@ -219,8 +221,6 @@ export async function refresh(
     'The refresh token was already used; every token of this authorization is revoked. Authorize again.',
   );
 }
-
-const REFRESH_REFUSED = 'The refresh token is unknown, revoked, or was issued to another client.';
 
 async function issueTokens(
   trx: Knex.Transaction,
