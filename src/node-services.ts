@@ -3,7 +3,8 @@
  * directory, the Redis connection that shares rate-limit counts between nodes (REDIS_URL), the
  * listener that hears key revocations made on other nodes (PostgreSQL), the durable job queue
  * with the kinds of work this node takes, the file store with the image, video, OCR and PDF
- * workers, and the periodic purge of expired idempotency records and of stored files nothing uses.
+ * workers, and the periodic purge of expired idempotency records, OAuth codes and tokens, and of
+ * stored files nothing uses.
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -11,6 +12,7 @@ import { Redis } from 'ioredis';
 import type { Config } from './platform/config';
 import { KeyChangeListener } from './platform/key-cache';
 import { purgeExpiredAnswers } from './platform/idempotency';
+import { purgeExpiredOAuthRows } from './platform/oauth/expired';
 import { LinkSigner } from './platform/links';
 import { openFileStore } from './infrastructure/files/open-store';
 import { sweepTempDir, useTempDir } from './infrastructure/files/temp-dir';
@@ -182,8 +184,9 @@ function maintenanceKind(db: Knex, media: MediaServices, config: Config, logger:
 }
 
 /**
- * Purges expired idempotency records and webhook delivery attempts, and sweeps the file store: files nothing uses any more,
- * files whose upload never finished, objects no row names, and packets nobody asked for lately.
+ * Purges expired idempotency records, webhook delivery attempts and OAuth codes and tokens, and
+ * sweeps the file store: files nothing uses any more, files whose upload never finished, objects no
+ * row names, and packets nobody asked for lately.
  */
 export async function sweepStorage(
   db: Knex,
@@ -198,10 +201,11 @@ export async function sweepStorage(
   const orphans = await sweepObjectsWithoutRows(db, media.files, config.unfinishedFilesMinutes * 60_000);
   const packets = await sweepPacketBuilds(db, media.files, PACKET_KEPT_HOURS);
   const attempts = await purgeOldAttempts(db);
-  if (deleted + unused + unfinished + orphans + packets + attempts > 0)
+  const oauth = await purgeExpiredOAuthRows(db);
+  if (deleted + unused + unfinished + orphans + packets + attempts + oauth > 0)
     logger.info(
-      { deleted, unused, unfinished, orphans, packets, attempts },
-      'swept expired answers, stored files and packets, and the webhook log',
+      { deleted, unused, unfinished, orphans, packets, attempts, oauth },
+      'swept expired answers, stored files and packets, the webhook log, and expired OAuth codes and tokens',
     );
 }
 

@@ -103,7 +103,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a key
-         * @description Replaces the key's secret. The old secret stops working at once on the node that handled this request and within 5 seconds on every other node; the new one is shown only in this answer.
+         * @description Replaces the key's secret. The old secret stops working at once on the node that handled this request and within 5 seconds on every other node; the new one is shown only in this answer. The assistants' grants approved with the old secret end with it (`revoked_at`).
          */
         post: operations["admin_rotate_key"];
         delete?: never;
@@ -124,7 +124,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a key
-         * @description Revokes the key; requests with it answer 401 from then on (at once on the node that handled this request, within 5 seconds on every other node).
+         * @description Revokes the key; requests with it answer 401 from then on (at once on the node that handled this request, within 5 seconds on every other node). The assistants' grants approved with it end with it (`revoked_at`).
          */
         delete: operations["admin_revoke_key"];
         options?: never;
@@ -141,7 +141,7 @@ export interface paths {
         };
         /**
          * List the assistants people approved
-         * @description Lists the company's assistant grants, newest first: each assistant (OAuth client) a person approved on the approval page, as whom it acts, with which scope and toolsets, for which resource, when it was last used, and whether it was revoked. A grant approved with an API key also ends when that key is revoked or rotated (`ended_by_key`).
+         * @description Lists the company's assistant grants, newest first: each assistant (OAuth client) a person approved on the approval page, as whom it acts, with which scope and toolsets, for which resource, when it was last used, and when it was revoked: by an admin, by its authorization code or a refresh token sent twice, or by the revocation or rotation of the API key it was approved with (`ended_by_key`).
          */
         get: operations["admin_list_assistant_grants"];
         put?: never;
@@ -2096,7 +2096,10 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             last_used_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the grant ended: revoked by an admin, ended by its code or a refresh token sent twice, or by the revocation or rotation of the key it was approved with. Its tokens work no more.
+             */
             revoked_at: string | null;
             /** @description True when the key it was approved with has been revoked or rotated since, which ended it. */
             ended_by_key: boolean;

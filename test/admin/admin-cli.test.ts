@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { ADMIN_TOKEN, as, createCompany, startApp, type TestApp } from '../support/app';
-import { mcpCall, tokensFor } from '../support/oauth';
+import { exchange, mcpCall, tokensFor } from '../support/oauth';
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, '../..');
@@ -100,6 +100,30 @@ describe('the admin CLI', () => {
       JSON.parse((await cli('assistants', 'revoke', '--company', co.id, listed.data[0].id)).stdout),
     ).toEqual({ status: 204 });
     await mcpCall(t, tokens.access_token, 'tools/list').expect(401);
+  });
+
+  it('lists as revoked a grant whose key was rotated, and one whose refresh token was used twice', async () => {
+    const co = await createCompany(t);
+    const key = JSON.parse(
+      (await cli('keys', 'create', '--company', co.id, '--person', co.people[1].id, '--scope', 'write'))
+        .stdout,
+    );
+    await tokensFor(t, key.key, { clientName: 'CLI Key Bot' });
+    const reused = await tokensFor(t, co.writeKey, { clientName: 'CLI Reused Bot' });
+    const refresh = () =>
+      exchange(t, {
+        grant_type: 'refresh_token',
+        refresh_token: reused.refresh_token,
+        client_id: reused.clientId,
+      });
+    await refresh().expect(200);
+    await refresh().expect(400);
+    await cli('keys', 'rotate', key.id);
+    const listed = JSON.parse((await cli('assistants', 'list', '--company', co.id)).stdout);
+    const line = (name: string) =>
+      listed.data.find((g: { client: { name: string } }) => g.client.name === name);
+    expect(line('CLI Key Bot')).toMatchObject({ revoked_at: expect.any(String), ended_by_key: true });
+    expect(line('CLI Reused Bot')).toMatchObject({ revoked_at: expect.any(String), ended_by_key: false });
   });
 
   it('manages webhook endpoints: create (the secret printed once), list, pause, resume, rotate, replay, attempts, delete', async () => {

@@ -26,6 +26,8 @@ import {
   tokensFor,
   authorizeQuery,
 } from '../support/oauth';
+import { hashSecret } from '../../src/platform/ids';
+import { purgeExpiredOAuthRows } from '../../src/platform/oauth/expired';
 
 let t: TestApp;
 let co: TestCompany;
@@ -39,6 +41,27 @@ beforeAll(async () => {
   other = await createCompany(t);
 });
 afterAll(() => t.close());
+
+interface ListedGrant {
+  id: string;
+  client: { id: string; name: string };
+  revoked_at: string | null;
+  ended_by_key: boolean;
+}
+
+/** The admin API's line for the grant of a client. */
+async function grantOf(clientId: string, company = co): Promise<ListedGrant> {
+  const listed = await admin(t.http.get(`/admin/v1/companies/${company.id}/assistant-grants`)).expect(200);
+  return (listed.body.data as ListedGrant[]).find((g) => g.client.id === clientId)!;
+}
+
+function refreshWith(tokens: { refresh_token: string; clientId: string }) {
+  return exchange(t, {
+    grant_type: 'refresh_token',
+    refresh_token: tokens.refresh_token,
+    client_id: tokens.clientId,
+  });
+}
 
 /** A tool call's problem, when the call was refused. */
 function problemOf(res: {
@@ -368,6 +391,7 @@ describe('codes and tokens', () => {
     await mcpCall(t, tokens.access_token, 'tools/list').expect(200);
     expect((await exchange(t, form).expect(400)).body.error).toBe('invalid_grant');
     await mcpCall(t, tokens.access_token, 'tools/list').expect(401);
+    expect((await grantOf(clientId)).revoked_at).not.toBeNull();
     expect(
       (
         await exchange(t, {
@@ -379,7 +403,7 @@ describe('codes and tokens', () => {
     ).toBe('invalid_grant');
   });
 
-  it('refresh rotates: new tokens, the old refresh token used again revokes them all', async () => {
+  it('refresh rotates: new tokens, the old refresh token used again revokes them all and the grant', async () => {
     const first = await tokensFor(t, co.writeKey);
     const second = (
       await exchange(t, {
@@ -405,6 +429,9 @@ describe('codes and tokens', () => {
       refresh_token: second.refresh_token,
       client_id: first.clientId,
     }).expect(400);
+    const grant = await grantOf(first.clientId);
+    expect(grant.revoked_at).not.toBeNull();
+    expect(grant.ended_by_key).toBe(false);
   });
 
   it('an expired access token is 401 invalid_token, and refresh gives a working one', async () => {
@@ -495,8 +522,110 @@ describe('revocation', () => {
     await mcpCall(t, tokens2.access_token, 'tools/list').expect(401);
   });
 
+  it.each(['rotated', 'revoked'])(
+    'once the key that approved a grant is %s, its refresh token is refused (invalid_grant) and the grant is listed as revoked',
+    async (change) => {
+      const key = (
+        await admin(t.http.post(`/admin/v1/companies/${co.id}/keys`))
+          .send({ person_id: co.people[2].id, scope: 'write' })
+          .expect(201)
+      ).body;
+      const ended = await tokensFor(t, key.key);
+      const untouched = await tokensFor(t, co.writeKey);
+      if (change === 'rotated') await admin(t.http.post(`/admin/v1/keys/${key.id}/rotate`)).expect(200);
+      else await admin(t.http.delete(`/admin/v1/keys/${key.id}`)).expect(204);
+
+      const refused = await refreshWith(ended).expect(400);
+      expect(refused.body.error).toBe('invalid_grant');
+      await mcpCall(t, ended.access_token, 'tools/list').expect(401);
+      const grant = await grantOf(ended.clientId);
+      expect(grant.revoked_at).not.toBeNull();
+      expect(grant.ended_by_key).toBe(true);
+      // A grant approved with another key of the company goes on.
+      const renewed = (await refreshWith(untouched).expect(200)).body;
+      await mcpCall(t, renewed.access_token, 'tools/list').expect(200);
+      expect((await grantOf(untouched.clientId)).revoked_at).toBeNull();
+    },
+  );
+
   it('API keys keep working as before, over HTTP and MCP', async () => {
     await as(t, co.readKey).get('/api/v1/jobs').expect(200);
     await mcpCall(t, co.writeKey, 'tools/list').expect(200);
+  });
+});
+
+describe('expired codes, tokens, approvals and sign-in links', () => {
+  const hoursAgo = (hours: number) => t.db.raw('now() - make_interval(hours => ?)', [hours]);
+
+  it('are purged by the hourly sweep once expired for more than a day; a purged token is refused as before', async () => {
+    const old = await tokensFor(t, co.writeKey, { clientName: 'Long Gone Bot' });
+    const recent = await tokensFor(t, co.writeKey, { clientName: 'Just Expired Bot' });
+    const oldGrant = await grantOf(old.clientId);
+    const recentGrant = await grantOf(recent.clientId);
+    for (const [grant, hours] of [
+      [oldGrant, 25],
+      [recentGrant, 23],
+    ] as const) {
+      await t
+        .db('oauth_tokens')
+        .where({ grant_id: grant.id })
+        .update({ expires_at: hoursAgo(hours) });
+      await t
+        .db('oauth_codes')
+        .where({ grant_id: grant.id })
+        .update({ expires_at: hoursAgo(hours) });
+    }
+    const unanswered = await openApproval(t, { clientId: old.clientId, pkce: newPkce() });
+    await t
+      .db('oauth_requests')
+      .where({ id: unanswered })
+      .update({ expires_at: hoursAgo(25) });
+    const link = (
+      await admin(t.http.post(`/admin/v1/companies/${co.id}/sign-in-links`))
+        .send({ person_id: co.people[1].id, scope: 'read' })
+        .expect(201)
+    ).body;
+    const linkCode = new URL(link.url).searchParams.get('code')!;
+    await t
+      .db('oauth_sign_ins')
+      .where({ code_hash: hashSecret(linkCode) })
+      .update({ expires_at: hoursAgo(25) });
+
+    // Before the sweep: refused because expired.
+    const expired = await mcpCall(t, old.access_token, 'tools/list').expect(401);
+    expect(expired.headers['www-authenticate']).toContain('error="invalid_token"');
+    expect((await refreshWith(old).expect(400)).body.error).toBe('invalid_grant');
+
+    expect(await purgeExpiredOAuthRows(t.db)).toBeGreaterThanOrEqual(5);
+    const tokensLeft = await t
+      .db('oauth_tokens')
+      .whereIn('grant_id', [oldGrant.id, recentGrant.id])
+      .pluck('grant_id');
+    expect(new Set(tokensLeft)).toEqual(new Set([recentGrant.id]));
+    const codesLeft = await t
+      .db('oauth_codes')
+      .whereIn('grant_id', [oldGrant.id, recentGrant.id])
+      .pluck('grant_id');
+    expect(codesLeft).toEqual([recentGrant.id]);
+    expect(await t.db('oauth_requests').where({ id: unanswered }).first()).toBeUndefined();
+    expect(
+      await t
+        .db('oauth_sign_ins')
+        .where({ code_hash: hashSecret(linkCode) })
+        .first(),
+    ).toBeUndefined();
+    // The grant itself stays, for the admin's list.
+    expect((await grantOf(old.clientId)).id).toBe(oldGrant.id);
+
+    // After it: refused as before, at the same places with the same errors.
+    const purged = await mcpCall(t, old.access_token, 'tools/list').expect(401);
+    expect(purged.headers['www-authenticate']).toContain('error="invalid_token"');
+    expect((await refreshWith(old).expect(400)).body.error).toBe('invalid_grant');
+    await t.http.get(`/oauth/sign-in?code=${linkCode}`).expect(400);
+    await answerApproval(t, { request: unanswered, credential: co.writeKey }).expect(400);
+    // The younger ones are still refused as expired, not as unknown.
+    expect((await mcpCall(t, recent.access_token, 'tools/list').expect(401)).body.detail).toContain(
+      'expired',
+    );
   });
 });

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { adminOf as admin, startNode, stopNodes, type Node } from '../support/nodes';
 import type { TestApp } from '../support/app';
-import { mcpCall, tokensFor } from '../support/oauth';
+import { exchange, mcpCall, tokensFor } from '../support/oauth';
 
 const databaseUrl = process.env.DATABASE_URL;
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -113,6 +113,22 @@ onPostgres('two nodes on one database and one Redis', () => {
       if (after.status !== 401) late.push(after.status);
     }
     expect(late).toEqual([]);
+  });
+
+  it("an assistant's refresh token is refused by the other node once its key is rotated on one, and its grant is listed as revoked", async () => {
+    const { id, key } = await newKey('write');
+    const tokens = await tokensFor({ url: BALANCED_URL, http: request(a.url) } as TestApp, key);
+    await mcpCall({ http: request(b.url) } as TestApp, tokens.access_token, 'tools/list').expect(200);
+    await admin(a).post(`/admin/v1/keys/${id}/rotate`).expect(200);
+    const refused = await exchange({ http: request(b.url) } as TestApp, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: tokens.clientId,
+    }).expect(400);
+    expect(refused.body.error).toBe('invalid_grant');
+    await mcpCall({ http: request(b.url) } as TestApp, tokens.access_token, 'tools/list').expect(401);
+    const listed = await admin(b).get(`/admin/v1/companies/${companyId}/assistant-grants`).expect(200);
+    expect(listed.body.data[0]).toMatchObject({ revoked_at: expect.any(String), ended_by_key: true });
   });
 
   it('one operation_id sent to both nodes at the same moment saves once', async () => {

@@ -23,6 +23,8 @@ import * as onSiteBy from './migrations/021_on_site_by';
 import * as readingUnits from './migrations/022_reading_units';
 import * as assistantGrants from './migrations/023_assistant_grants';
 import * as webhooks from './migrations/024_webhooks';
+import * as grantsEndWithTheirKey from './migrations/025_grants_end_with_their_key';
+import * as oauthExpiry from './migrations/026_oauth_expiry';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
 const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> }> = {
@@ -50,6 +52,8 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '022_reading_units': readingUnits,
   '023_assistant_grants': assistantGrants,
   '024_webhooks': webhooks,
+  '025_grants_end_with_their_key': grantsEndWithTheirKey,
+  '026_oauth_expiry': oauthExpiry,
 };
 
 const source: Knex.MigrationSource<string> = {

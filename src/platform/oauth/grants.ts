@@ -4,11 +4,13 @@
  * themselves with), optionally narrowed to some toolsets, for one resource (the MCP endpoint or
  * the HTTP API). Its secrets, each stored as a hash only:
  * - the authorization code: one use, 5 minutes, bound to the client, its redirect_uri and its
- *   PKCE challenge. A code used twice revokes every token it led to (RFC 9700 §4.2.4);
+ *   PKCE challenge. A code used twice ends the grant and every token it led to (RFC 9700 §4.2.4);
  * - access tokens: 1 hour;
- * - refresh tokens: 30 days, rotated on each use; an old one used again revokes the line.
- * A grant ends when it is revoked, or when the key it was approved with is revoked or rotated.
- * Revocations go through changeKeys, so that every node stops the token before the answer.
+ * - refresh tokens: 30 days, rotated on each use; an old one used again revokes the grant.
+ * A grant ends (`revoked_at`) when an admin revokes it, when its code or a refresh token is used
+ * twice, or when the key it was approved with is revoked or rotated (endGrantsOfKey, in the key's
+ * own transaction). Revocations go through changeKeys, so that every node stops the token before
+ * the answer; a refresh reads the grant in the database, so no node refreshes an ended grant.
  */
 import type { Knex } from 'knex';
 import { InvalidGrantError, InvalidTargetError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
@@ -129,7 +131,7 @@ export async function challengeOfCode(db: Knex, clientId: string, code: string):
   if (!row || row.client_id !== clientId)
     throw new InvalidGrantError('The authorization code is unknown or was issued to another client.');
   if (row.used_at) {
-    await revokeLine(db, row.code_hash);
+    await endGrantOnReuse(db, row.grant_id);
     throw new InvalidGrantError('The authorization code was already used; the tokens it gave are revoked.');
   }
   if (new Date(row.expires_at).getTime() <= Date.now())
@@ -165,7 +167,9 @@ export async function exchangeCode(
   });
 }
 
-/** New tokens for a refresh token, which is used up; one used before revokes its whole line. */
+const REFRESH_REFUSED = 'The refresh token is unknown, revoked, or was issued to another client.';
+
+/** New tokens for a refresh token, which is used up; one used before ends its grant. */
 export async function refresh(
   db: Knex,
   clientId: string,
@@ -187,21 +191,32 @@ export async function refresh(
       'g.revoked_at as grant_revoked_at',
     );
   if (!row || row.client_id !== clientId || row.grant_revoked_at)
-    throw new InvalidGrantError('The refresh token is unknown, revoked, or was issued to another client.');
+    throw new InvalidGrantError(REFRESH_REFUSED);
   if (resource && !sameResource(resource, row.resource))
     throw new InvalidTargetError(`The refresh token was issued for ${row.resource}.`);
   if (new Date(row.expires_at).getTime() <= Date.now())
     throw new InvalidGrantError('The refresh token has expired; authorize again.');
   const rotated = await db.transaction(async (trx) => {
+    // Locked: a revocation of the grant or of its key meanwhile either waits for these tokens
+    // (and then ends them) or is seen here.
+    const standing = await trx('oauth_grants')
+      .where({ id: row.grant_id })
+      .whereNull('revoked_at')
+      .forUpdate()
+      .first('id');
+    if (!standing) return 'ended' as const;
     const taken = await trx('oauth_tokens')
       .where({ token_hash: row.token_hash })
       .whereNull('revoked_at')
       .update({ revoked_at: trx.fn.now() })
       .returning('token_hash');
-    return taken.length === 0 ? null : issueTokens(trx, row.grant_id, row.code_hash, row.scope);
+    return taken.length === 0
+      ? ('reused' as const)
+      : issueTokens(trx, row.grant_id, row.code_hash, row.scope);
   });
-  if (rotated) return rotated;
-  await revokeLine(db, row.code_hash);
+  if (rotated === 'ended') throw new InvalidGrantError(REFRESH_REFUSED);
+  if (rotated !== 'reused') return rotated;
+  await endGrantOnReuse(db, row.grant_id);
   throw new InvalidGrantError(
     'The refresh token was already used; every token of this authorization is revoked. Authorize again.',
   );
@@ -255,14 +270,32 @@ export async function revokeToken(db: Knex, clientId: string, token: string): Pr
   });
 }
 
-/** Every token that came from one code. */
-async function revokeLine(db: Knex, codeHash: string): Promise<void> {
-  await changeKeys(db, (trx) =>
-    trx('oauth_tokens')
-      .where({ code_hash: codeHash })
+/**
+ * A code or refresh token used twice may have been stolen: the grant ends with every token it
+ * issued (RFC 9700 §4.2.4, §4.14.2), and the admin's list shows it revoked.
+ */
+async function endGrantOnReuse(db: Knex, grantId: string): Promise<void> {
+  await changeKeys(db, async (trx) => {
+    await trx('oauth_grants')
+      .where({ id: grantId })
       .whereNull('revoked_at')
-      .update({ revoked_at: trx.fn.now() }),
-  );
+      .update({ revoked_at: trx.fn.now() });
+    await trx('oauth_tokens')
+      .where({ grant_id: grantId })
+      .whereNull('revoked_at')
+      .update({ revoked_at: trx.fn.now() });
+  });
+}
+
+/**
+ * Ends the grants approved with a key, in the transaction (under changeKeys) that revokes or
+ * rotates it: a rotation ends those approved with the old secret, which is every one there is.
+ */
+export async function endGrantsOfKey(trx: Knex.Transaction, keyId: string): Promise<void> {
+  await trx('oauth_grants')
+    .where({ key_id: keyId })
+    .whereNull('revoked_at')
+    .update({ revoked_at: trx.fn.now() });
 }
 
 /** Revokes a grant of the company; false when it has no such grant. A grant revoked before stays so. */
