@@ -2627,6 +2627,12 @@ export interface components {
             reason: string;
         };
         /**
+         * Format: email
+         * @description An email address, `name@domain`, of at most 254 characters. The name is letters, digits and ``!#$%&'*+/=?^_`{|}~-``, in words joined by single dots; the domain has at least two labels joined by dots (`example.com`), each of letters, digits and inner hyphens. A one-word domain (`0@com`, `ann@localhost`), quoted names and addresses in brackets are refused with 400 naming the field.
+         * @example pshah@carrier.example
+         */
+        Email: string;
+        /**
          * Format: date
          * @description A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.
          * @example 2026-11-18
@@ -3573,8 +3579,7 @@ export interface components {
             customer_name?: string;
             /** @description Any formatting; matched by digits. */
             customer_phone?: string;
-            /** Format: email */
-            customer_email?: string;
+            customer_email?: components["schemas"]["Email"];
             /** @description Street address of the loss. */
             address_line1?: string;
             city?: string;
@@ -4530,8 +4535,7 @@ export interface operations {
                     name: string;
                     /** @example Project manager */
                     role: string;
-                    /** Format: email */
-                    email?: string;
+                    email?: components["schemas"]["Email"];
                     /** @description What the person does (`inspections`, `drying checks`, `estimates`); list_team shows it. */
                     responsibilities?: string[];
                 };
@@ -4572,8 +4576,7 @@ export interface operations {
             content: {
                 "application/json": {
                     role?: string;
-                    /** Format: email */
-                    email?: string | null;
+                    email?: components["schemas"]["Email"] | null;
                     /** @description What the person does (`inspections`, `drying checks`, `estimates`); list_team shows it. */
                     responsibilities?: string[];
                 };
@@ -6998,8 +7001,7 @@ export interface operations {
                     /** @description Required unless `contact_id` is sent. */
                     name?: string;
                     phone?: string | null;
-                    /** Format: email */
-                    email?: string | null;
+                    email?: components["schemas"]["Email"] | null;
                     role?: components["schemas"]["ContactRole"];
                     address?: components["schemas"]["ContactAddressInput"];
                 } & ({
@@ -7054,8 +7056,7 @@ export interface operations {
                     operation_id?: components["schemas"]["OperationId"];
                     name?: string;
                     phone?: string | null;
-                    /** Format: email */
-                    email?: string | null;
+                    email?: components["schemas"]["Email"] | null;
                     role?: components["schemas"]["ContactRole"];
                     address?: components["schemas"]["ContactAddressInput"] | null;
                 };
