@@ -2627,6 +2627,11 @@ export interface components {
             reason: string;
         };
         /**
+         * Format: binary
+         * @description One file of an upload, sent as a file part (with a `filename`); judged by its content, never by its name or declared type.
+         */
+        UploadedFile: string;
+        /**
          * Format: email
          * @description An email address, `name@domain`, of at most 254 characters. The name is letters, digits and ``!#$%&'*+/=?^_`{|}~-``, in words joined by single dots; the domain has at least two labels joined by dots (`example.com`), each of letters, digits and inner hyphens. A one-word domain (`0@com`, `ann@localhost`), quoted names and addresses in brackets are refused with 400 naming the field.
          * @example pshah@carrier.example
@@ -4395,6 +4400,11 @@ export interface components {
         RetryAfter: number;
         /** @description `true` when this answer is the stored result of an earlier request with the same `operation_id`. */
         IdempotentReplayed: "true";
+        /**
+         * @description A file part of an upload is sent as a file: `form-data; name="photo"; filename="kitchen 1.jpg"` (the name of its part; `filename*` is read too). Its file name is kept as the file's name unless `meta` gives one. A part of that name without a `filename` is read as a text field and answers 400 naming it, unless its `Content-Type` is `application/octet-stream` (then it is a file without a name). The declared type is not relied on: each file is judged by its content.
+         * @example form-data; name="photo"; filename="kitchen 1.jpg"
+         */
+        FilePartDisposition: string;
     };
     pathItems: never;
 }
@@ -5374,8 +5384,8 @@ export interface operations {
             content: {
                 "multipart/form-data": {
                     meta: components["schemas"]["DocumentUploadMeta"];
-                    /** @description One part per document, in the order of `meta.documents`. */
-                    document: string | string[];
+                    /** @description One part per document, in the order of `meta.documents`. Each is a file part (see its encoding); a `document` part sent as a text field answers 400. */
+                    document: components["schemas"]["UploadedFile"] | components["schemas"]["UploadedFile"][];
                 };
             };
         };
@@ -7261,8 +7271,8 @@ export interface operations {
             content: {
                 "multipart/form-data": {
                     meta: components["schemas"]["PhotoUploadMeta"];
-                    /** @description One part per photo, in the order of `meta.photos`. */
-                    photo: string | string[];
+                    /** @description One part per photo, in the order of `meta.photos`. Each is a file part (see its encoding); a `photo` part sent as a text field answers 400. */
+                    photo: components["schemas"]["UploadedFile"] | components["schemas"]["UploadedFile"][];
                 };
             };
         };
@@ -7682,8 +7692,8 @@ export interface operations {
             content: {
                 "multipart/form-data": {
                     meta: components["schemas"]["VideoUploadMeta"];
-                    /** @description One part per video, in the order of `meta.videos`. */
-                    video: string | string[];
+                    /** @description One part per video, in the order of `meta.videos`. Each is a file part (see its encoding); a `video` part sent as a text field answers 400. */
+                    video: components["schemas"]["UploadedFile"] | components["schemas"]["UploadedFile"][];
                 };
             };
         };
