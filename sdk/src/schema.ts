@@ -2630,6 +2630,17 @@ export interface components {
             reason: string;
         };
         /**
+         * Format: binary
+         * @description One file of an upload, sent as a file part (with a `filename`); judged by its content, never by its name or declared type.
+         */
+        UploadedFile: string;
+        /**
+         * Format: email
+         * @description An email address, `name@domain`, of at most 254 characters. The name is letters, digits and ``!#$%&'*+/=?^_`{|}~-``, in words joined by single dots; the domain has at least two labels joined by dots (`example.com`), each of letters, digits and inner hyphens. A one-word domain (`0@com`, `ann@localhost`), quoted names and addresses in brackets are refused with 400 naming the field.
+         * @example pshah@carrier.example
+         */
+        Email: string;
+        /**
          * Format: date
          * @description A day of the calendar, `YYYY-MM-DD`, from 0001-01-01 to 9999-12-31. Only days that exist are accepted (2024-02-29 is, 2023-02-29 and 2024-02-30 are not); anything else answers 400 naming the field.
          * @example 2026-11-18
@@ -3576,8 +3587,7 @@ export interface components {
             customer_name?: string;
             /** @description Any formatting; matched by digits. */
             customer_phone?: string;
-            /** Format: email */
-            customer_email?: string;
+            customer_email?: components["schemas"]["Email"];
             /** @description Street address of the loss. */
             address_line1?: string;
             city?: string;
@@ -4413,6 +4423,11 @@ export interface components {
         RetryAfter: number;
         /** @description `true` when this answer is the stored result of an earlier request with the same `operation_id`. */
         IdempotentReplayed: "true";
+        /**
+         * @description A file part of an upload is sent as a file: `form-data; name="photo"; filename="kitchen 1.jpg"` (the name of its part; `filename*` is read too). Its file name is kept as the file's name unless `meta` gives one. A part of that name without a `filename` is read as a text field and answers 400 naming it, unless its `Content-Type` is `application/octet-stream` (then it is a file without a name). The declared type is not relied on: each file is judged by its content.
+         * @example form-data; name="photo"; filename="kitchen 1.jpg"
+         */
+        FilePartDisposition: string;
     };
     pathItems: never;
 }
@@ -4553,8 +4568,7 @@ export interface operations {
                     name: string;
                     /** @example Project manager */
                     role: string;
-                    /** Format: email */
-                    email?: string;
+                    email?: components["schemas"]["Email"];
                     /** @description What the person does (`inspections`, `drying checks`, `estimates`); list_team shows it. */
                     responsibilities?: string[];
                 };
@@ -4595,8 +4609,7 @@ export interface operations {
             content: {
                 "application/json": {
                     role?: string;
-                    /** Format: email */
-                    email?: string | null;
+                    email?: components["schemas"]["Email"] | null;
                     /** @description What the person does (`inspections`, `drying checks`, `estimates`); list_team shows it. */
                     responsibilities?: string[];
                 };
@@ -5394,8 +5407,8 @@ export interface operations {
             content: {
                 "multipart/form-data": {
                     meta: components["schemas"]["DocumentUploadMeta"];
-                    /** @description One part per document, in the order of `meta.documents`. */
-                    document: string | string[];
+                    /** @description One part per document, in the order of `meta.documents`. Each is a file part (see its encoding); a `document` part sent as a text field answers 400. */
+                    document: components["schemas"]["UploadedFile"] | components["schemas"]["UploadedFile"][];
                 };
             };
         };
@@ -7021,8 +7034,7 @@ export interface operations {
                     /** @description Required unless `contact_id` is sent. */
                     name?: string;
                     phone?: string | null;
-                    /** Format: email */
-                    email?: string | null;
+                    email?: components["schemas"]["Email"] | null;
                     role?: components["schemas"]["ContactRole"];
                     address?: components["schemas"]["ContactAddressInput"];
                 } & ({
@@ -7077,8 +7089,7 @@ export interface operations {
                     operation_id?: components["schemas"]["OperationId"];
                     name?: string;
                     phone?: string | null;
-                    /** Format: email */
-                    email?: string | null;
+                    email?: components["schemas"]["Email"] | null;
                     role?: components["schemas"]["ContactRole"];
                     address?: components["schemas"]["ContactAddressInput"] | null;
                 };
@@ -7283,8 +7294,8 @@ export interface operations {
             content: {
                 "multipart/form-data": {
                     meta: components["schemas"]["PhotoUploadMeta"];
-                    /** @description One part per photo, in the order of `meta.photos`. */
-                    photo: string | string[];
+                    /** @description One part per photo, in the order of `meta.photos`. Each is a file part (see its encoding); a `photo` part sent as a text field answers 400. */
+                    photo: components["schemas"]["UploadedFile"] | components["schemas"]["UploadedFile"][];
                 };
             };
         };
@@ -7705,8 +7716,8 @@ export interface operations {
             content: {
                 "multipart/form-data": {
                     meta: components["schemas"]["VideoUploadMeta"];
-                    /** @description One part per video, in the order of `meta.videos`. */
-                    video: string | string[];
+                    /** @description One part per video, in the order of `meta.videos`. Each is a file part (see its encoding); a `video` part sent as a text field answers 400. */
+                    video: components["schemas"]["UploadedFile"] | components["schemas"]["UploadedFile"][];
                 };
             };
         };

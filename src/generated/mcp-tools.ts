@@ -823,7 +823,7 @@ export const mcpTools: McpToolDefinition[] = [
           "$ref": "#/$defs/nullable"
         },
         "email": {
-          "anyOf": [
+          "oneOf": [
             {
               "type": "string",
               "format": "email"
@@ -1070,7 +1070,7 @@ export const mcpTools: McpToolDefinition[] = [
           "$ref": "#/$defs/nullable"
         },
         "email": {
-          "anyOf": [
+          "oneOf": [
             {
               "type": "string",
               "format": "email"

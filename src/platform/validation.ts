@@ -21,8 +21,11 @@ interface Parameter {
 }
 
 function engine(options: Options): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: false, ...options });
+  // verbose: an error carries its schema, so that a pattern standing for a format is named by it.
+  const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true, ...options });
   addFormats(ajv);
+  // An email's one rule is the pattern of the spec's `Email` schema; `format: email` only names it.
+  ajv.addFormat('email', true);
   ajv.addSchema(spec, 'spec');
   return ajv;
 }
@@ -223,7 +226,7 @@ function pointer(prefix: string, key: string): string {
 export function fieldErrors(prefix: string, errors: ErrorObject[] | null | undefined): FieldError[] {
   const seen = new Set<string>();
   const result: FieldError[] = [];
-  for (const e of errors ?? []) {
+  for (const e of withoutNullBranches(errors ?? [])) {
     let path = `${prefix}${e.instancePath}`;
     if (e.keyword === 'required' || e.keyword === 'dependentRequired')
       path = pointer(path, (e.params as { missingProperty: string }).missingProperty);
@@ -231,11 +234,26 @@ export function fieldErrors(prefix: string, errors: ErrorObject[] | null | undef
       path = pointer(path, (e.params as { additionalProperty: string }).additionalProperty);
     const allowed =
       e.keyword === 'enum' ? `: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` : '';
-    const message = `${e.message ?? 'is invalid'}${allowed}`;
+    // A pattern that states a format's rule (Email, CalendarDate) says more by the format's name than as a regex.
+    const format = e.keyword === 'pattern' ? (e.parentSchema as Json | undefined)?.format : undefined;
+    const message =
+      typeof format === 'string' ? `must match format "${format}"` : `${e.message ?? 'is invalid'}${allowed}`;
     const key = `${path} ${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
     result.push({ path: path || '/', message });
   }
   return result;
+}
+
+const NULL_BRANCH = /\/(?:anyOf|oneOf)\/\d+\/type$/;
+/**
+ * A nullable field written as a union with `{type: 'null'}` (an Email or null): a value that is not
+ * null is judged by its other branch alone, without "must be null" and the union's own summary.
+ */
+function withoutNullBranches(errors: ErrorObject[]): ErrorObject[] {
+  const isNullBranch = (e: ErrorObject) =>
+    e.keyword === 'type' && (e.params as { type: unknown }).type === 'null' && NULL_BRANCH.test(e.schemaPath);
+  const unions = new Set(errors.filter(isNullBranch).map((e) => e.schemaPath.replace(/\/\d+\/type$/, '')));
+  return errors.filter((e) => !isNullBranch(e) && !unions.has(e.schemaPath));
 }

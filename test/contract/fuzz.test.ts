@@ -3,7 +3,9 @@
  * document for every operation, HTTP tools and admin alike: valid ones and ones with a deliberate
  * fault. The run fails on any 5xx, on any answer the operation does not document (status, media
  * type or body, problem+json included), and on any write answered 2xx that the spec does not
- * allow. Then the MCP endpoint gets tools/call with bad arguments.
+ * allow. The uploads get multipart bodies built from their multipart schemas: the parts the spec
+ * states, and ones with a part it does not allow, which must be a 400 naming that part. Then the
+ * MCP endpoint gets tools/call with bad arguments.
  *
  * The seed is printed; FUZZ_SEED=<n> replays a run, FUZZ_PER_OP=<n> sets how many valid and how
  * many invalid requests each operation gets, FUZZ_OPS=a,b limits the run to some operations
@@ -29,6 +31,7 @@ import {
 import { answerProblems, requestAllowed } from '../support/fuzz/oracle';
 import { buildWorld, type FuzzWorld } from '../support/fuzz/fixtures';
 import { closeConnections, send } from '../support/fuzz/send';
+import { faultyUploadArb, multipartOf, uploadShapeOf, validUploadArb } from '../support/fuzz/uploads';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const PER_OP = Number(process.env.FUZZ_PER_OP ?? 60);
@@ -166,6 +169,57 @@ describe('fuzzing the HTTP API from the spec', () => {
     // The default run is at least 5,000 requests; FUZZ_PER_OP and FUZZ_OPS make shorter ones.
     if (!ONLY && !process.env.FUZZ_PER_OP) expect(requests.length).toBeGreaterThanOrEqual(5000);
   }, 600_000);
+});
+
+describe('fuzzing the uploads from their multipart schemas', () => {
+  it('answers uploads within the spec: the parts it states are taken, any other part is a 400 naming it', async () => {
+    const failures: Failure[] = [];
+    let sent = 0;
+    const jobId = String(world.hints.job_id[0]);
+    for (const [index, op] of ops.entries()) {
+      const shape = uploadShapeOf(op);
+      if (!shape) continue;
+      const seed = SEED + 15485863 + index * 7919;
+      const perOp = Math.max(4, Math.round(PER_OP / 4));
+      const uploads = [
+        ...fc.sample(validUploadArb(shape, world.hints), { seed, numRuns: perOp }),
+        ...fc.sample(faultyUploadArb(shape, world.hints), { seed: seed + 1, numRuns: perOp }),
+      ];
+      for (const upload of uploads) {
+        const { contentType, body } = multipartOf(upload.parts);
+        const answer = await send(
+          t.url,
+          'POST',
+          op.path.replace('{job_id}', encodeURIComponent(jobId)),
+          {
+            Authorization: world.authorization.write,
+            Accept: 'application/json',
+            'Content-Type': contentType,
+          },
+          body,
+        ).catch((error: Error) => ({ status: 0, contentType: '', text: `no answer: ${error.message}` }));
+        sent++;
+        const problems = answerProblems(op, answer);
+        const errors = answer.status === 400 ? (JSON.parse(answer.text).errors as { path: string }[]) : [];
+        const partNamed = (part: string) => errors.some((e) => e.path === `/body/${part}`);
+        if (upload.fault && !partNamed(upload.fault.part))
+          problems.push(`${upload.fault.what} was not refused with a 400 naming /body/${upload.fault.part}`);
+        if (!upload.fault && errors.some((e) => e.path === `/body/${shape.filePart}` || e.path === '/body'))
+          problems.push('an upload of the parts the spec states was refused for its parts');
+        for (const problem of problems)
+          failures.push({
+            op: op.name,
+            problem,
+            request: upload.parts.map((p) => `${p.name}${p.filename ? `(${p.filename})` : ''}`).join(', '),
+            mutation: upload.fault?.what ?? null,
+            answer: `${answer.status} ${answer.text.slice(0, 300)}`,
+          });
+      }
+    }
+    console.log(`fuzz (uploads): seed ${SEED}, ${sent} multipart requests; ${failures.length} failures`);
+    if (failures.length)
+      throw new Error(`${failures.length} of ${sent} uploads failed (seed ${SEED}):\n${grouped(failures)}`);
+  }, 300_000);
 });
 
 /** Over MCP a job may be given as a whole number (`{"job_id": 16}`): the server reads it as the text "16". */

@@ -26,6 +26,7 @@ const admin = {
   get: (path: string) => t.http.get(path).set('Authorization', `Bearer ${ADMIN_TOKEN}`),
   post: (path: string) => t.http.post(path).set('Authorization', `Bearer ${ADMIN_TOKEN}`),
   put: (path: string) => t.http.put(path).set('Authorization', `Bearer ${ADMIN_TOKEN}`),
+  patch: (path: string) => t.http.patch(path).set('Authorization', `Bearer ${ADMIN_TOKEN}`),
 };
 
 /** A 400 invalid_request whose errors name exactly these fields (a field may break several rules). */
@@ -209,6 +210,80 @@ describe('calendar dates: real days from 0001-01-01 to 9999-12-31', () => {
     const problem = await mcpProblem('find_jobs', { created_to: '2024-02-30' });
     expect(problem.code).toBe('invalid_request');
     expect(problem.errors?.map((e) => e.path)).toContain('/created_to');
+  });
+});
+
+describe("emails: one rule, the spec's Email pattern, for every field that takes one", () => {
+  const refused = [
+    '0@com',
+    'ann@localhost',
+    '"ann lee"@example.com',
+    'ann..lee@example.com',
+    'ann@example.com.',
+    'ann@[127.0.0.1]',
+    'ann@exa_mple.com',
+  ];
+  const accepted = ["o'brien+claims@sub-1.example.co.uk", "!#$%&'*+/=?^_`{|}~-@x.io", 'A.B@EXAMPLE.COM'];
+  const pattern = new RegExp((spec.components.schemas.Email as { pattern: string }).pattern, 'u');
+
+  it('the spec states the rule: a pattern beside format: email, and a description naming a one-word domain', () => {
+    for (const email of refused) expect([email, pattern.test(email)]).toEqual([email, false]);
+    for (const email of accepted) expect([email, pattern.test(email)]).toEqual([email, true]);
+    expect(spec.components.schemas.Email.description).toContain('`0@com`');
+  });
+
+  it.each(refused)(
+    'refuses %s on create_job, add_contact, update_contact and the team, naming the field; nothing is saved',
+    async (email) => {
+      const w = as(t, co.writeKey);
+      const jobsBefore = await count('jobs', { company_id: co.id });
+      const contact = (
+        await w
+          .post(`/api/v1/jobs/${job.id}/contacts`)
+          .send({ operation_id: opId(), name: 'Mail Mo' })
+          .expect(200)
+      ).body.contact;
+      const answers = [
+        await w
+          .post('/api/v1/jobs')
+          .send({ operation_id: opId(), customer_name: 'Em', customer_email: email }),
+        await w.post(`/api/v1/jobs/${job.id}/contacts`).send({ operation_id: opId(), name: 'Em', email }),
+        await w.patch(`/api/v1/jobs/${job.id}/contacts/${contact.id}`).send({ operation_id: opId(), email }),
+        await admin.post(`/admin/v1/companies/${co.id}/team`).send({ name: 'Em', role: 'Tech', email }),
+        await admin.patch(`/admin/v1/companies/${co.id}/team/${co.people[0].id}`).send({ email }),
+      ];
+      const fields = ['customer_email', 'email', 'email', 'email', 'email'];
+      answers.forEach((res, i) => {
+        expectInvalid(res, [`/body/${fields[i]}`]);
+        // One clear message, not the pattern's text.
+        expect(res.body.errors).toEqual([
+          { path: `/body/${fields[i]}`, message: 'must match format "email"' },
+        ]);
+      });
+      expect(await count('jobs', { company_id: co.id })).toBe(jobsBefore);
+      expect(await count('contacts', { company_id: co.id, email })).toBe(0);
+    },
+  );
+
+  it('accepts the edges of the rule as sent', async () => {
+    for (const email of accepted) {
+      const res = await as(t, co.writeKey)
+        .post('/api/v1/jobs')
+        .send({ operation_id: opId(), customer_name: 'Edge Ed', customer_email: email })
+        .expect(201);
+      expect(res.body.people[0].email).toBe(email);
+    }
+  });
+
+  it('over MCP too, naming the argument', async () => {
+    const problem = await mcpProblem('add_contact', {
+      job_id: job.id,
+      operation_id: opId(),
+      name: 'Em',
+      email: '0@com',
+    });
+    expect(problem.code).toBe('invalid_request');
+    expect(problem.errors).toEqual([{ path: '/email', message: 'must match format "email"' }]);
   });
 });
 

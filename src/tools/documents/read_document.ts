@@ -2,13 +2,11 @@ import type { ReadHandler } from '../tool';
 import { ApiError, invalidRequest, notFound } from '../../platform/errors';
 import { DOCUMENT_FORMATS } from '../../domain/documents/document-kinds';
 import { documentsQuery, readingOf, type DocumentRow } from '../../domain/documents/document-records';
-import type { PageText } from '../../domain/documents/document-text';
+import { matchesOf } from '../../domain/documents/page-matches';
 import { OcrPool } from '../../infrastructure/programs/ocr-pool';
 
 const DEFAULT_PAGES = 10;
 const DEFAULT_WAIT_S = 5;
-const EXCERPTS = 3;
-const EXCERPT_CONTEXT = 60;
 
 /**
  * A document's text page by page, or the pages holding every word of `q`. Pages queued for OCR
@@ -80,45 +78,3 @@ export const read_document: ReadHandler<'read_document'> = async (ctx, { path, q
     next_page_from: query.q || last >= pageCount ? null : last + 1,
   };
 };
-
-/** The pages holding every word of `q` (any case), each with a few short passages around them. */
-function matchesOf(
-  pages: PageText[],
-  q: string,
-): { page: number; source: PageText['source']; excerpts: string[] }[] {
-  const words = [...new Set(q.toLowerCase().split(/\s+/).filter(Boolean))];
-  return pages
-    .filter((page) => {
-      const text = page.text.toLowerCase();
-      return words.every((word) => text.includes(word));
-    })
-    .map((page) => ({ page: page.page, source: page.source, excerpts: excerptsOf(page.text, words) }));
-}
-
-function excerptsOf(text: string, words: string[]): string[] {
-  const lower = text.toLowerCase();
-  const hits = words
-    .flatMap((word) =>
-      [...lower.matchAll(new RegExp(escapeRegExp(word), 'g'))].map((m) => ({
-        at: m.index,
-        end: m.index + word.length,
-      })),
-    )
-    .sort((a, b) => a.at - b.at);
-  const excerpts: string[] = [];
-  let shownTo = -1;
-  for (const hit of hits) {
-    if (excerpts.length === EXCERPTS) break;
-    if (hit.at < shownTo) continue;
-    const start = Math.max(0, hit.at - EXCERPT_CONTEXT);
-    shownTo = Math.min(text.length, hit.end + EXCERPT_CONTEXT);
-    excerpts.push(
-      `${start > 0 ? '…' : ''}${text.slice(start, shownTo).replace(/\s+/g, ' ').trim()}${shownTo < text.length ? '…' : ''}`,
-    );
-  }
-  return excerpts;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}

@@ -1,60 +1,20 @@
-import { invalidRequest, type FieldError } from '../../platform/errors';
-import { lockedJob, type BodyOf, type WriteHandler } from '../tool';
+import { lockedJob, type WriteHandler } from '../tool';
 import { newId } from '../../platform/ids';
 import { jobRefOf } from '../../domain/jobs/job-records';
 import { findLog, noLog, requireArea } from '../../domain/drying/drying-records';
-import { dateInFuture } from '../../domain/drying/days';
+import { checkChamberNames, refuseLaterReviews } from '../../domain/drying/chamber-rules';
 import { chamberViews, loadChambers, type ChamberRow } from '../../domain/drying/chambers';
 import { loadEquipment } from '../../domain/drying/equipment';
 
-type ChamberInput = BodyOf<'set_drying_chambers'>['chambers'][number];
-
 const WET_FIELDS = ['wet_floor_sqft', 'wet_wall_sqft', 'wet_ceiling_sqft', 'wall_offsets'] as const;
-
-/** Chamber names differ without regard to case, and an area is in one chamber at most. */
-function check(chambers: ChamberInput[]): void {
-  const errors: FieldError[] = [];
-  const names = new Set<string>();
-  const areas = new Map<string, string>();
-  chambers.forEach((chamber, i) => {
-    const name = chamber.name.trim().toLowerCase();
-    if (names.has(name))
-      errors.push({
-        path: `/body/chambers/${i}/name`,
-        message: `names a chamber twice: ${chamber.name.trim()}`,
-      });
-    names.add(name);
-    chamber.areas.forEach((area, j) => {
-      const key = area.name.trim().toLowerCase();
-      const earlier = areas.get(key);
-      if (earlier !== undefined)
-        errors.push({
-          path: `/body/chambers/${i}/areas/${j}/name`,
-          message: `${area.name.trim()} is already in ${earlier}`,
-        });
-      areas.set(key, chamber.name.trim());
-    });
-  });
-  if (errors.length) throw invalidRequest(errors);
-}
 
 export const set_drying_chambers: WriteHandler<'set_drying_chambers'> = async (ctx, { body }) => {
   const { db } = ctx;
   const job = lockedJob(ctx);
   const log = await findLog(db, ctx.caller, job.id);
   if (!log) throw noLog(job);
-  check(body.chambers);
-  const reviewedLater = body.chambers.flatMap((chamber, i) =>
-    chamber.category_reviewed_on !== undefined && chamber.category_reviewed_on > log.today
-      ? [
-          {
-            path: `/body/chambers/${i}/category_reviewed_on`,
-            message: `is ${chamber.category_reviewed_on}, after today (${log.today})`,
-          },
-        ]
-      : [],
-  );
-  if (reviewedLater.length) throw dateInFuture(reviewedLater, log.today);
+  checkChamberNames(body.chambers);
+  refuseLaterReviews(body.chambers, log.today);
   const wanted = body.chambers.map((chamber) => ({
     ...chamber,
     name: chamber.name.trim(),

@@ -5,6 +5,7 @@ import { decodeCursor, encodeCursor, INT4_MAX, pageOf } from '../../platform/pag
 import { findStatus } from '../../domain/company/lookups';
 import { CANCELLED, toSummary, withNames, type JobRow } from '../../domain/jobs/job-records';
 import { digitsOf } from '../../domain/jobs/search-text';
+import { assigneesByJob } from '../../domain/people/assignees';
 import {
   claimLike,
   jobNumberIn,
@@ -41,7 +42,7 @@ export const find_jobs: ReadHandler<'find_jobs'> = async ({ db, caller }, { quer
   const rows = (await order(withNames(db, order(jobs).limit(limit + 1)))) as (JobRow & {
     search_digits: string;
   })[];
-  const assignees = await assigneesOf(
+  const assignees = await assigneesByJob(
     db,
     rows.map((row) => row.id),
   );
@@ -69,18 +70,6 @@ function matchWords(jobs: Knex.QueryBuilder, q: string): void {
       if (/^\d{1,9}$/.test(word)) match.orWhere('j.job_number', Number(word));
     });
   }
-}
-
-async function assigneesOf(db: Knex, jobIds: string[]): Promise<Map<string, { id: string; name: string }[]>> {
-  const rows = (await db('job_assignees as a')
-    .join('people as p', 'p.id', 'a.person_id')
-    .whereIn('a.job_id', jobIds)
-    .orderBy(['a.created_at', 'a.id'])
-    .select('a.job_id', 'p.id', 'p.name')) as { job_id: string; id: string; name: string }[];
-  const byJob = new Map<string, { id: string; name: string }[]>();
-  for (const row of rows)
-    byJob.set(row.job_id, [...(byJob.get(row.job_id) ?? []), { id: row.id, name: row.name }]);
-  return byJob;
 }
 
 async function applyFilters(

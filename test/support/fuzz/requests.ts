@@ -2,7 +2,8 @@
  * Requests generated from an operation of the spec: valid ones (from its parameter and body
  * schemas, with known ids and names mixed in) and invalid ones (a valid request with one
  * deliberate fault: NUL and control characters, huge strings, wrong types, out-of-range numbers
- * and dates, forged ids and cursors, unknown fields, arrays for objects, broken JSON, …).
+ * and dates, emails the spec's rule refuses, forged ids and cursors, unknown fields, arrays for
+ * objects, broken JSON, …).
  */
 import fc from 'fast-check';
 import type { FuzzOperation, Param, Schema } from './operations';
@@ -176,6 +177,23 @@ const BIG_NUMBERS: unknown[] = [
   '0x10',
   ' 5',
   '',
+];
+
+/** Addresses some readings of `format: email` take, and the spec's Email rule does not. */
+const BAD_EMAILS = [
+  '0@com',
+  'ann@localhost',
+  '"ann lee"@example.com',
+  'ann..lee@example.com',
+  '.ann@example.com',
+  'ann@-example.com',
+  'ann@example-.com',
+  'ann@example.com.',
+  'ann@[127.0.0.1]',
+  'ann@exa_mple.com',
+  'anné@example.com',
+  'ann@',
+  '@example.com',
 ];
 
 const BAD_DATES = [
@@ -363,6 +381,14 @@ const MUTATIONS: Record<string, Mutation> = {
       return `date ${value} for body/${field[0]}`;
     }
     return null;
+  },
+  badEmail(req, _op, pick) {
+    const emails = leaves(req).filter((l) => l.where === 'body' && /email$/.test(String(l.keys.at(-1))));
+    if (!emails.length) return null;
+    const leaf = pick.one(emails);
+    const value = pick.one(BAD_EMAILS);
+    setLeaf(req, leaf, value);
+    return `email ${JSON.stringify(value)} for ${where(leaf)}`;
   },
   forgedCursor(req, op, pick) {
     if (!op.queryParams.some((p) => p.name === 'cursor')) return null;
