@@ -26,6 +26,8 @@ module.exports = {
       testPathIgnorePatterns: ['\\.unit\\.test\\.ts$'],
       transform,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/support/setup-service.ts'],
     },
   ],
 };

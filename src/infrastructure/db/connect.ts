@@ -7,7 +7,10 @@ import { PipelinedPgClient, pipelined } from './pipelined-pg';
 export type Db = Knex;
 
 /** The embedded database behind a knex of PGlite, for what its one-statement queries cannot do. */
-const embedded = new WeakMap<Knex, { exec(sql: string): Promise<unknown> }>();
+const embedded = new WeakMap<
+  Knex,
+  { exec(sql: string): Promise<unknown>; dumpDataDir(compression: 'none'): Promise<Blob> }
+>();
 
 interface ScriptConnection {
   query(sql: string): Promise<unknown>;
@@ -43,9 +46,15 @@ const DATE = 1082;
 /**
  * PostgreSQL when a URL is given, otherwise the embedded PGlite (in `dataDir`, or in memory when
  * `dataDir` is null). Both return bigints as numbers and calendar dates as 'YYYY-MM-DD' strings,
- * so that handlers see the same values whichever database runs.
+ * so that handlers see the same values whichever database runs. `template`: an embedded
+ * database's data directory (`dumpEmbedded`) to start from instead of an empty one; the tests
+ * migrate one once per run and start every file's database from it.
  */
-export async function openDatabase(options: { databaseUrl?: string; dataDir: string | null }): Promise<Db> {
+export async function openDatabase(options: {
+  databaseUrl?: string;
+  dataDir: string | null;
+  template?: Blob;
+}): Promise<Db> {
   if (options.databaseUrl) {
     pg.types.setTypeParser(INT8, (value) => Number(value));
     pg.types.setTypeParser(DATE, (value) => value);
@@ -66,6 +75,7 @@ export async function openDatabase(options: { databaseUrl?: string; dataDir: str
   const pglite = await PGlite.create(dir, {
     extensions: { pg_trgm },
     parsers: { [INT8]: (value: string) => Number(value), [DATE]: (value: string) => value },
+    ...(options.template ? { loadDataDir: options.template } : {}),
   });
   const db = knex({
     client: ClientPgLite as unknown as typeof knex.Client,
@@ -73,4 +83,11 @@ export async function openDatabase(options: { databaseUrl?: string; dataDir: str
   } as Knex.Config);
   embedded.set(db, pglite);
   return db;
+}
+
+/** The data directory of an embedded database, as a tar archive `openDatabase` can start from. */
+export async function dumpEmbedded(db: Knex): Promise<Blob> {
+  const pglite = embedded.get(db);
+  if (!pglite) throw new Error('only an embedded database can be dumped');
+  return pglite.dumpDataDir('none');
 }
