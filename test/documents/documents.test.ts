@@ -50,7 +50,7 @@ const REPORT_PAGES = Array.from({ length: 20 }, (_, i) => [
 const reportPdf = (): Buffer => pdfOf(REPORT_PAGES.map((lines) => ({ lines })));
 
 // On both file stores: OCR reads a local copy of the stored file, downloaded from S3 there.
-describe.each(['disk', 's3'] as const)('documents on %s storage', (store) => {
+describe.each(['disk', 's3'] as const)('upload_job_documents, list_job_documents, read_document: documents on %s storage', (store) => {
   let t: TestApp;
   let co: TestCompany;
   let other: TestCompany;

@@ -145,7 +145,7 @@ describe('create_estimate', () => {
   });
 });
 
-describe('rooms and lines', () => {
+describe('add_rooms, update_room, add_line_items, update_line_item, remove_line_item: rooms and lines', () => {
   let estimateId: string;
   let roomId: string;
 
@@ -299,7 +299,7 @@ describe('rooms and lines', () => {
   });
 });
 
-describe('totals to the cent', () => {
+describe('get_estimate: totals to the cent', () => {
   it('computes line, room and estimate totals of a realistic estimate exactly', async () => {
     const jobId = await newJob('IL');
     const items = {

@@ -54,7 +54,7 @@ afterAll(async () => {
   await clips?.remove();
 });
 
-describe.each(['disk', 's3'] as const)('videos on %s storage', (store) => {
+describe.each(['disk', 's3'] as const)('upload_job_videos, list_job_videos: videos on %s storage', (store) => {
   let t: TestApp;
   let co: TestCompany;
   let other: TestCompany;
