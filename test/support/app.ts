@@ -37,7 +37,8 @@ export interface TestApp {
 
 /**
  * `dataDir` keeps the PGlite database on disk, so that a test can stop the app and start it
- * again on the same data (on PostgreSQL the data outlives the app anyway).
+ * again on the same data (on PostgreSQL the data outlives the app anyway). A start slower than
+ * START_TIMEOUT_MS fails with a message that says the machine is loaded (start-timeout.ts).
  */
 export async function startApp(
   env: Record<string, string> = {},
