@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe('companies, team and keys', () => {
+describe('admin_create_company, admin_add_team_member, admin_create_key, admin_list_keys, admin_rotate_key, admin_revoke_key: companies, team and keys', () => {
   it('a new company gets the default board and referral sources', async () => {
     const company = await admin()
       .post('/admin/v1/companies')
@@ -124,7 +124,7 @@ describe('companies, team and keys', () => {
   });
 });
 
-describe('company settings', () => {
+describe('admin_set_statuses, admin_set_referral_sources, admin_add_credits, admin_set_chat: company settings', () => {
   it('sets the board: reorders, renames by case, adds, and refuses to drop a status that holds jobs', async () => {
     const co = await createCompany(t);
     await as(t, co.writeKey).post('/api/v1/jobs').send({ operation_id: 'board-1' }).expect(201);
@@ -205,7 +205,7 @@ describe('company settings', () => {
   });
 });
 
-describe('listing companies and teams', () => {
+describe('admin_list_companies, admin_list_team: listing companies and teams', () => {
   it("pages every company oldest first, and each company's team", async () => {
     const made = [await createCompany(t), await createCompany(t), await createCompany(t)];
     const seen: { id: string; name: string; credits: number }[] = [];

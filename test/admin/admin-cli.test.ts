@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe('the admin CLI', () => {
+describe('the admin CLI (admin_set_elevation through the API too)', () => {
   const cli = (...args: string[]) =>
     run(path.join(root, 'node_modules', '.bin', 'tsx'), ['src/transports/cli/admin-cli.ts', ...args], {
       cwd: root,

@@ -472,7 +472,7 @@ describe('find_jobs reads what people type', () => {
   });
 });
 
-describe('list_team', () => {
+describe('list_team, admin_update_team_member', () => {
   it("shows each teammate's responsibilities, set through the admin API", async () => {
     const admin = (req: ReturnType<typeof t.http.patch>) => req.set('Authorization', `Bearer ${ADMIN_TOKEN}`);
     const dana = co.people[2];
@@ -514,7 +514,7 @@ describe('list_team', () => {
   });
 });
 
-describe('standards and the price list find what people type', () => {
+describe('search_standards, get_standard, search_price_list: find what people type', () => {
   it('ranks the wet-drywall passage first for a drying question, filters by publisher and reads a passage whole', async () => {
     const found = (
       await read()

@@ -53,7 +53,7 @@ beforeAll(async () => {
   t = await startApp();
   world = await buildWorld(t);
   ops = (await loadOperations()).filter((op) => !ONLY || ONLY.includes(op.name));
-}, 60_000);
+});
 afterAll(async () => {
   closeConnections();
   await t.close();

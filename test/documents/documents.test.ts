@@ -50,7 +50,10 @@ const REPORT_PAGES = Array.from({ length: 20 }, (_, i) => [
 const reportPdf = (): Buffer => pdfOf(REPORT_PAGES.map((lines) => ({ lines })));
 
 // On both file stores: OCR reads a local copy of the stored file, downloaded from S3 there.
-describe.each(['disk', 's3'] as const)('documents on %s storage', (store) => {
+/** The tools this file tests (tests-by-tool.unit.test.ts finds them in the describe's title). */
+const TOOLS = 'upload_job_documents, list_job_documents, read_document';
+
+describe.each(['disk', 's3'] as const)(`${TOOLS}: documents on %s storage`, (store) => {
   let t: TestApp;
   let co: TestCompany;
   let other: TestCompany;
@@ -59,7 +62,7 @@ describe.each(['disk', 's3'] as const)('documents on %s storage', (store) => {
     t = await startAppOn(store);
     co = await createCompany(t);
     other = await createCompany(t);
-  }, 60_000);
+  });
   afterAll(async () => {
     await t.close();
   });

@@ -17,7 +17,7 @@ beforeAll(async () => {
   t = await startApp({ OCR_WORKERS: '1', QUEUE_POLL_MS: '100' });
   co = await createCompany(t);
   other = await createCompany(t);
-}, 60_000);
+});
 afterAll(async () => {
   await t.close();
 });

@@ -78,7 +78,7 @@ const MAIN = {
   ],
 };
 
-describe('drying chambers', () => {
+describe('set_drying_chambers: drying chambers', () => {
   it('computes the class from the wet share and an S500 plan, and compares it with the equipment on site', async () => {
     const job = await sizedJob();
     const set = (await setChambers(job.id, [MAIN]).expect(200)).body as ChambersSet;

@@ -614,7 +614,7 @@ describe('add_drying_readings', () => {
   });
 });
 
-describe('starting a log and credits', () => {
+describe('create_drying_log, add_drying_note: starting a log and credits', () => {
   it('readings on a job with no estimate start the log and an estimate with one credit; a replay uses none', async () => {
     const job = await newJob();
     const before = await credits();

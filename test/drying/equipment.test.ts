@@ -78,7 +78,7 @@ async function feedOf(jobNumber: number): Promise<Entry[]> {
   );
 }
 
-describe('drying equipment', () => {
+describe('place_equipment, remove_equipment: drying equipment', () => {
   it('places and removes units on dates and counts equipment-days per unit, area and job', async () => {
     const job = await jobWithLog();
     const kitchen = (

@@ -237,7 +237,7 @@ describe.each(['disk', 's3'] as const)('exports on %s storage', (store) => {
     co = await createCompany(t, { credits: 50 });
     other = await createCompany(t);
     scratch = await mkdtemp(path.join(tmpdir(), 'exports-test-'));
-  }, 60_000);
+  });
   afterAll(async () => {
     await t.close();
     await rm(scratch, { recursive: true, force: true });

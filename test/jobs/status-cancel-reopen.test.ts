@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe('the board: move, cancel, reopen', () => {
+describe('move_job_status, cancel_job, reopen_job: the board', () => {
   it('moves by name in any case, lists the board on an unknown status, and counts follow', async () => {
     const company = await createCompany(t);
     const job = await newJob(company.writeKey);

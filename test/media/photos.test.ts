@@ -31,7 +31,11 @@ interface Part {
   type?: string;
 }
 
-describe.each(['disk', 's3'] as const)('photos on %s storage', (store) => {
+/** The tools this file tests (tests-by-tool.unit.test.ts finds them in the describe's title). */
+const TOOLS =
+  'upload_job_photos, list_job_photos, update_photos, move_photos, get_photo_upload_link, view_photos';
+
+describe.each(['disk', 's3'] as const)(`${TOOLS}: photos on %s storage`, (store) => {
   let t: TestApp;
   let co: TestCompany;
   let other: TestCompany;

@@ -14,7 +14,7 @@ let co: TestCompany;
 beforeAll(async () => {
   t = await startApp({ UPLOAD_IDLE_SECONDS: '1' });
   co = await createCompany(t);
-}, 60_000);
+});
 afterAll(() => t.close());
 
 async function newJob(): Promise<string> {

@@ -13,7 +13,7 @@ let b: TestCompany;
 beforeAll(async () => {
   t = await startApp({ UPLOAD_MB_PER_SECOND: '1' });
   [a, b] = [await createCompany(t), await createCompany(t)];
-}, 60_000);
+});
 afterAll(() => t.close());
 
 async function newJob(company: TestCompany): Promise<string> {

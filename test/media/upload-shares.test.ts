@@ -13,7 +13,7 @@ let b: TestCompany;
 beforeAll(async () => {
   t = await startApp({ UPLOADS_PER_COMPANY: '1', UPLOAD_IDLE_SECONDS: '30' });
   [a, b] = [await createCompany(t), await createCompany(t)];
-}, 60_000);
+});
 afterAll(() => t.close());
 
 async function newJob(company: TestCompany): Promise<string> {

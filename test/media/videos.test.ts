@@ -54,7 +54,10 @@ afterAll(async () => {
   await clips?.remove();
 });
 
-describe.each(['disk', 's3'] as const)('videos on %s storage', (store) => {
+/** The tools this file tests (tests-by-tool.unit.test.ts finds them in the describe's title). */
+const TOOLS = 'upload_job_videos, list_job_videos';
+
+describe.each(['disk', 's3'] as const)(`${TOOLS}: videos on %s storage`, (store) => {
   let t: TestApp;
   let co: TestCompany;
   let other: TestCompany;

@@ -229,7 +229,7 @@ describe('an approved assistant', () => {
   });
 });
 
-describe('the approval', () => {
+describe('the approval, and admin_create_sign_in_link', () => {
   it('sends the browser back with the code, the state and the issuer (RFC 9207); a denial with access_denied', async () => {
     const clientId = await registerClient(t);
     const request = await openApproval(t, { clientId, pkce: newPkce(), state: 'abc' });
@@ -464,7 +464,7 @@ describe('codes and tokens', () => {
   });
 });
 
-describe('revocation', () => {
+describe('admin_list_assistant_grants, admin_revoke_assistant_grant: revocation', () => {
   it('an admin lists the grants and revokes one: its tokens stop at once', async () => {
     const tokens = await tokensFor(t, co.writeKey, { clientName: 'Revocable Bot' });
     await mcpCall(t, tokens.access_token, 'tools/list').expect(200);

@@ -42,7 +42,7 @@ describeInBrowser('the export download page on a phone', () => {
     co = await createCompany(t);
     context = await phoneContext(browser, { acceptDownloads: true });
     page = await context.newPage();
-  }, 30_000);
+  });
 
   afterAll(async () => {
     await browser?.close();

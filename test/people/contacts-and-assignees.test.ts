@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe('people on a job', () => {
+describe('add_contact, update_contact, lookup_customer, assign_job, unassign_job: people on a job', () => {
   it('adds, updates by the same name, links a known person, and finds them', async () => {
     const job = await newJob();
     const added = await as(t, co.writeKey)

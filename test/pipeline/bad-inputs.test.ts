@@ -328,7 +328,7 @@ describe('cursors: anything but a next_cursor of the list is a 400 naming /query
   });
 });
 
-describe('money and rates', () => {
+describe('admin_set_estimate_rates: money and rates', () => {
   it('rates with two decimals are accepted as sent (8.2, 4.35, 2.51, 0.07); more decimals round half up', async () => {
     const own = await createCompany(t);
     const set = (rates: Record<string, number>) =>

@@ -22,7 +22,7 @@ beforeAll(async () => {
   co = await createCompany(t);
   emptyDir = await mkdtemp(path.join(tmpdir(), 'jms-no-programs-'));
   process.env.PATH = emptyDir;
-}, 60_000);
+});
 afterAll(async () => {
   process.env.PATH = realPath;
   await t.close();

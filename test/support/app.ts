@@ -21,6 +21,8 @@ import { SETTLED_TXID } from '../../src/platform/changes';
 import { startNodeServices } from '../../src/node-services';
 import type { MediaServices } from '../../src/domain/services';
 import { migrateToLatest } from '../../src/database';
+import { databaseTemplate } from './database-template';
+import { START_TIMEOUT_MS, slowStartMessage } from './start-timeout';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -35,12 +37,36 @@ export interface TestApp {
 
 /**
  * `dataDir` keeps the PGlite database on disk, so that a test can stop the app and start it
- * again on the same data (on PostgreSQL the data outlives the app anyway).
+ * again on the same data (on PostgreSQL the data outlives the app anyway). A start slower than
+ * START_TIMEOUT_MS fails with a message that says the machine is loaded (start-timeout.ts).
  */
 export async function startApp(
   env: Record<string, string> = {},
-  options: { dataDir?: string; deliverChat?: boolean; deliverWebhooks?: boolean } = {},
+  options: StartOptions = {},
 ): Promise<TestApp> {
+  const started = startAppNow(env, options);
+  let timer: NodeJS.Timeout | undefined;
+  const tooSlow = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // The start goes on: whatever it opens is closed once it is done.
+      void started.then((app) => app.close()).catch(() => undefined);
+      reject(new Error(slowStartMessage()));
+    }, START_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([started, tooSlow]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+interface StartOptions {
+  dataDir?: string;
+  deliverChat?: boolean;
+  deliverWebhooks?: boolean;
+}
+
+async function startAppNow(env: Record<string, string>, options: StartOptions): Promise<TestApp> {
   // Each app keeps its files in a directory of its own, removed when it closes.
   const filesDir = await mkdtemp(path.join(tmpdir(), 'jms-files-'));
   // Listening first, so that the app knows its own address (links, OAuth issuer and resources).
@@ -74,12 +100,15 @@ export async function startApp(
     ),
     ...env,
   });
+  // A database in memory starts from the run's migrated template; on disk it is migrated here.
+  const template = config.databaseUrl || options.dataDir ? null : databaseTemplate();
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: options.dataDir ?? null,
     fastWrites: config.fastPaths.writes,
+    template: (await template) ?? undefined,
   });
-  if (!config.databaseUrl) await migrateToLatest(db);
+  if (!config.databaseUrl && !template) await migrateToLatest(db);
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const node = await startNodeServices(db, config, logger, {
     deliverChat: options.deliverChat,

@@ -87,7 +87,7 @@ async function feed() {
   }[];
 }
 
-describe('webhook deliveries', () => {
+describe('admin_create_webhook, admin_list_webhooks, admin_update_webhook, admin_delete_webhook, admin_rotate_webhook_secret, admin_replay_webhook, admin_list_webhook_attempts: webhook deliveries', () => {
   it('signs each feed entry as Standard Webhooks describes, with the same id and body as list_changes', async () => {
     const receiver = await openReceiver();
     const endpoint = await subscribe(receiver.url, { description: 'Our CRM' });

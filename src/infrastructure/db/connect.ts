@@ -8,7 +8,10 @@ import { useFastTransactions } from './fast-transaction/transaction';
 export type Db = Knex;
 
 /** The embedded database behind a knex of PGlite, for what its one-statement queries cannot do. */
-const embedded = new WeakMap<Knex, { exec(sql: string): Promise<unknown> }>();
+const embedded = new WeakMap<
+  Knex,
+  { exec(sql: string): Promise<unknown>; dumpDataDir(compression: 'none'): Promise<Blob> }
+>();
 
 interface ScriptConnection {
   query(sql: string): Promise<unknown>;
@@ -46,11 +49,14 @@ const DATE = 1082;
  * `dataDir` is null). Both return bigints as numbers and calendar dates as 'YYYY-MM-DD' strings,
  * so that handlers see the same values whichever database runs. On PostgreSQL, writes run in the
  * fast transaction (./fast-transaction) unless `fastWrites` is false (FAST_WRITES=off).
+ * `template`: an embedded database's data directory (`dumpEmbedded`) to start from instead of an
+ * empty one; the tests migrate one once per run and start every file's database from it.
  */
 export async function openDatabase(options: {
   databaseUrl?: string;
   dataDir: string | null;
   fastWrites?: boolean;
+  template?: Blob;
 }): Promise<Db> {
   if (options.databaseUrl) {
     pg.types.setTypeParser(INT8, (value) => Number(value));
@@ -75,6 +81,7 @@ export async function openDatabase(options: {
   const pglite = await PGlite.create(dir, {
     extensions: { pg_trgm },
     parsers: { [INT8]: (value: string) => Number(value), [DATE]: (value: string) => value },
+    ...(options.template ? { loadDataDir: options.template } : {}),
   });
   const db = knex({
     client: ClientPgLite as unknown as typeof knex.Client,
@@ -82,4 +89,11 @@ export async function openDatabase(options: {
   } as Knex.Config);
   embedded.set(db, pglite);
   return db;
+}
+
+/** The data directory of an embedded database, as a tar archive `openDatabase` can start from. */
+export async function dumpEmbedded(db: Knex): Promise<Blob> {
+  const pglite = embedded.get(db);
+  if (!pglite) throw new Error('only an embedded database can be dumped');
+  return pglite.dumpDataDir('none');
 }
