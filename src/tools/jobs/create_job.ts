@@ -5,24 +5,12 @@ import { nextJobNumber } from '../../platform/counters';
 import { findReferralSource, findTeammate, firstStatusId } from '../../domain/company/lookups';
 import { newJobDetail, type JobRow } from '../../domain/jobs/job-records';
 import { digitsOf, searchColumns } from '../../domain/jobs/search-text';
+import { defaultJobTitle } from '../../domain/jobs/job-title';
 import {
   possibleDuplicatesColumn,
   toDuplicates,
   type DuplicateRow,
 } from '../../domain/jobs/possible-duplicates';
-
-const LOSS_WORDS: Record<string, string> = {
-  water: 'water',
-  fire: 'fire',
-  smoke: 'smoke',
-  mold: 'mold',
-  storm: 'storm',
-  wind: 'wind',
-  hail: 'hail',
-  flood: 'flood',
-  sewage: 'sewage',
-  other: 'loss',
-};
 
 export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
   const { db, caller, rows } = ctx;
@@ -31,7 +19,7 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
     ? await findReferralSource(db, caller.companyId, body.referral_source)
     : null;
 
-  const title = body.title ?? defaultTitle(body.customer_name, body.loss_type);
+  const title = body.title ?? defaultJobTitle(body.customer_name, body.loss_type);
   const hasCustomer = Boolean(body.customer_name || body.customer_phone || body.customer_email);
   const customer = {
     name: body.customer_name ?? 'Customer',
@@ -116,9 +104,3 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
   });
   return { ...detail, possible_duplicates: toDuplicates(duplicates) };
 };
-
-function defaultTitle(customerName: string | undefined, lossType: string | undefined): string {
-  const loss = lossType ? LOSS_WORDS[lossType] : null;
-  if (customerName && loss) return `${customerName} - ${loss}`;
-  return customerName ?? (loss ? `${loss[0].toUpperCase()}${loss.slice(1)} job` : 'New job');
-}
