@@ -16,7 +16,7 @@ import { handlers } from '../../tools';
 import type { AdminContext, ToolInput } from '../../platform/handler';
 import { refuseUnstorableText } from '../../platform/inputs';
 import type { Deps } from '../../domain/services';
-import { callerOf } from '../../platform/caller';
+import { callerOf } from '../shared/credentials';
 import { checkAnswer, checkHttpRequest } from '../../platform/validation';
 import { ApiError } from '../../platform/errors';
 

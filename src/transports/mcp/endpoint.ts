@@ -33,7 +33,8 @@ import { refuseUnstorableText } from '../../platform/inputs';
 import { mcpContentOf } from './content';
 import { answerOneCall, isOnePlainCall } from './one-call';
 import type { Deps } from '../../domain/services';
-import { callerOf, Caller } from '../../platform/caller';
+import type { Caller } from '../../platform/caller';
+import { callerOf } from '../shared/credentials';
 
 /** A tools/call request as sent; `callTool` checks its arguments against the tool's schema. */
 const ToolCallAsSent = z.object({
