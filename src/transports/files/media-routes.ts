@@ -7,7 +7,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { ApiError, notFound } from '../../platform/errors';
 import { holderOfLink, personLinkOf } from '../../platform/person-links';
-import { toApiError } from '../http/http-errors';
+import { toApiError } from '../shared/problems';
 import type { RateLimiter } from '../../platform/rate-limit';
 import type { UploadShares } from '../../platform/fair-share';
 import { send } from '../http/routes';

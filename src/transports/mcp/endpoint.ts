@@ -28,7 +28,7 @@ import type { Output, ToolInput } from '../../platform/handler';
 import { checkScope } from '../../platform/pipeline';
 import { offeredTo, selectionOf, withinGrant, type ToolSelection } from './toolsets';
 import { progressOf, wantsProgress } from './progress';
-import { toApiError } from '../http/http-errors';
+import { toApiError } from '../shared/problems';
 import { refuseUnstorableText } from '../../platform/inputs';
 import { mcpContentOf } from './content';
 import { answerOneCall, isOnePlainCall } from './one-call';
