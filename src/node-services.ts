@@ -151,7 +151,7 @@ async function startMedia(
     documents: new DocumentReader(db, files, ocr, queue, logger),
     locations: new LocationRemover(config.mediaWorkers),
     packets: new PacketPool(config.pdfWorkers),
-    jobs: queue,
+    queue,
   };
   return { media, ocr };
 }

@@ -14,7 +14,7 @@ import {
 } from '../generated/operations';
 import type { Config } from './config';
 import { ApiError } from './errors';
-import type { Output, Progress, ReadContext, ToolInput, WriteContext } from './handler';
+import type { CallContext, Output, Progress, ToolInput, ToolName, WriteCallContext } from './handler';
 import { ChangeLog, changeEntries } from './changes';
 import { RecordedWrites, undoRecord } from './undo';
 import { findAnswer, fingerprint, storedAnswer, type StoredAnswer } from './idempotency';
@@ -24,15 +24,13 @@ import type { CompanySlots } from './fair-share';
 import type { LinkSigner } from './links';
 import type { Caller } from './caller';
 
-export type ToolName = ReadOperationName | WriteOperationName;
-
 export interface ToolAnswer extends StoredAnswer {
   replayed: boolean;
 }
 
 type AnyInput = ToolInput<OperationName, unknown>;
 /** A handler as the pipeline calls it; the tools layer types each one by its operation. */
-type AnyHandler = (ctx: ReadContext, input: AnyInput) => Promise<unknown>;
+type AnyHandler = (ctx: CallContext, input: AnyInput) => Promise<unknown>;
 
 /** Locks what a write's path names, first (./locks.ts says why), and gives it to the handler. */
 export type LockSubject<Subject> = (
@@ -137,7 +135,7 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
   linkWrite<T>(
     caller: Caller,
     jobId: string,
-    write: (ctx: WriteContext<Subject> & Services) => Promise<T>,
+    write: (ctx: WriteCallContext<Subject> & Services) => Promise<T>,
   ): Promise<T> {
     return this.options.slots.run(caller.companyId, () =>
       inTransaction(this.options.db, async (trx) => {
@@ -157,7 +155,7 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
     );
   }
 
-  private context(caller: Caller, progress: Progress): ReadContext & Services {
+  private context(caller: Caller, progress: Progress): CallContext & Services {
     const { db, config, links, slots } = this.options;
     return {
       ...this.options.services(caller),
@@ -175,7 +173,7 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
     caller: Caller,
     progress: Progress,
     subject: Subject,
-  ): WriteContext<Subject> & Services {
+  ): WriteCallContext<Subject> & Services {
     return {
       ...this.context(caller, progress),
       db: trx,

@@ -180,12 +180,12 @@ export const CHAT_DELIVERY = 'chat.deliver';
 const NO_COMPANY = '';
 
 /** Asks for the due messages to be delivered now (a note's outbox row was written in `db`'s transaction). */
-export async function deliverSoon(jobs: JobQueue, db: Knex): Promise<void> {
-  await jobs.send(CHAT_DELIVERY, { companyId: NO_COMPANY }, { db, singletonKey: 'now' });
+export async function deliverSoon(queue: JobQueue, db: Knex): Promise<void> {
+  await queue.send(CHAT_DELIVERY, { companyId: NO_COMPANY }, { db, singletonKey: 'now' });
 }
 
 /** The queue's kind: delivers what is due, then queues a job for the time the next retry is due. */
-export function chatDeliveryKind(delivery: ChatDelivery, jobs: JobQueue, db: Knex): JobKind<JobData> {
+export function chatDeliveryKind(delivery: ChatDelivery, queue: JobQueue, db: Knex): JobKind<JobData> {
   return {
     name: CHAT_DELIVERY,
     concurrency: 1,
@@ -202,7 +202,7 @@ export function chatDeliveryKind(delivery: ChatDelivery, jobs: JobQueue, db: Kne
         .first()) as { at: Date | null } | undefined;
       // One waiting job per second of retry time: an earlier retry is never held behind a later one.
       if (next?.at)
-        await jobs.send(
+        await queue.send(
           CHAT_DELIVERY,
           { companyId: NO_COMPANY },
           {

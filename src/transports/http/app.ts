@@ -42,7 +42,7 @@ export function createApp(given: Omit<Deps, 'pipeline'> & { logger: Logger; redi
   app.use(requestLog(deps.logger));
   app.use(refuseLongUrls());
   app.get('/healthz', async (_req, res) => {
-    res.json({ status: 'ok', change_feed: await feedHorizon(deps.db), jobs: await deps.media.jobs.depth() });
+    res.json({ status: 'ok', change_feed: await feedHorizon(deps.db), jobs: await deps.media.queue.depth() });
   });
   // The committed spec names the default address; the served one names where this service is.
   const servedSpec = { ...spec, servers: [{ url: deps.config.publicUrl, description: 'This service' }] };

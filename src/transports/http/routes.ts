@@ -9,11 +9,9 @@ import {
   type AdminOperationName,
   type OperationName,
   type OperationSpec,
-  type ReadOperationName,
-  type WriteOperationName,
 } from '../../generated/operations';
 import { handlers } from '../../tools';
-import type { AdminContext, ToolInput } from '../../platform/handler';
+import type { AdminContext, ToolInput, ToolName } from '../../platform/handler';
 import { refuseUnstorableText } from '../../platform/inputs';
 import type { Deps } from '../../domain/services';
 import { callerOf } from '../shared/credentials';
@@ -66,7 +64,7 @@ function answer(
 export function addToolRoutes(router: Router, deps: Deps): void {
   for (const op of Object.values(operations)) {
     if (op.scope === 'admin') continue;
-    const name = op.name as ReadOperationName | WriteOperationName;
+    const name = op.name as ToolName;
     router[op.method.toLowerCase() as 'get'](op.expressPath, async (req: Request, res: Response) => {
       const result = await deps.pipeline.run(name, callerOf(res), inputOf(op, req));
       answer(deps, op, res, result.status, result.body, result.replayed);

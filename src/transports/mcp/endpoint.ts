@@ -20,11 +20,11 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { operations, type ReadOperationName, type WriteOperationName } from '../../generated/operations';
+import { operations } from '../../generated/operations';
 import { mcpTools, type McpToolDefinition } from '../../generated/mcp-tools';
 import { ApiError } from '../../platform/errors';
 import { checkToolArguments } from '../../platform/validation';
-import type { Output, ToolInput } from '../../platform/handler';
+import type { Output, ToolInput, ToolName } from '../../platform/handler';
 import { checkScope } from '../../platform/pipeline';
 import { offeredTo, selectionOf, withinGrant, type ToolSelection } from './toolsets';
 import { progressOf, wantsProgress } from './progress';
@@ -44,8 +44,6 @@ const ToolCallAsSent = z.object({
 
 const INSTRUCTIONS =
   'Job Management Service for restoration contractors. Call get_guide first: it explains how jobs, dates and amounts are named, lists every tool this key can use and gives recipes. Every write takes an operation_id you choose; resending the same one is safe.';
-
-type ToolName = ReadOperationName | WriteOperationName;
 
 const definitions = new Map(mcpTools.map((def) => [def.name, def]));
 
