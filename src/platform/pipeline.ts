@@ -6,15 +6,10 @@
  * the platform's own; it imports neither.
  */
 import type { Knex } from 'knex';
-import {
-  operations,
-  type OperationName,
-  type ReadOperationName,
-  type WriteOperationName,
-} from '../generated/operations';
+import { operations, type OperationName, type WriteOperationName } from '../generated/operations';
 import type { Config } from './config';
 import { ApiError } from './errors';
-import type { CallContext, Output, Progress, ToolInput, ToolName, WriteCallContext } from './handler';
+import type { CallContext, Progress, ToolInput, ToolName, WriteCallContext } from './handler';
 import { ChangeLog, changeEntries } from './changes';
 import { RecordedWrites, undoRecord } from './undo';
 import { findAnswer, fingerprint, storedAnswer, type StoredAnswer } from './idempotency';
@@ -101,11 +96,6 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
   /** Runs a tool call within the company's share of the node (./fair-share). */
   run(name: ToolName, caller: Caller, input: AnyInput, progress = noProgress): Promise<ToolAnswer> {
     return this.options.slots.run(caller.companyId, () => this.runInSlot(name, caller, input, progress));
-  }
-
-  /** A read tool's answer, typed, for code that shows what the tools answer (the PDF packet). */
-  async read<N extends ReadOperationName>(caller: Caller, name: N, input: ToolInput<N>): Promise<Output<N>> {
-    return (await this.run(name, caller, input as AnyInput)).body as Output<N>;
   }
 
   /**
