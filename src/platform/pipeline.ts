@@ -59,8 +59,13 @@ interface Identified {
 /** What a write's check found: the answer of an earlier same request, or the way to run this one. */
 export type CheckedWrite = { replay: ToolAnswer } | { run(): Promise<ToolAnswer> };
 
-/** A read key may call read tools only. */
-export function checkScope(name: ToolName, caller: Caller): void {
+/** One call of a tool, its scope checked: what is left is to run it with its checked input. */
+export interface ToolCall {
+  run(input: AnyInput, progress?: Progress): Promise<ToolAnswer>;
+}
+
+/** A read key may call read tools only: checked once per call, when it is made (call, begin). */
+function checkScope(name: ToolName, caller: Caller): void {
   if (operations[name].scope === 'write' && caller.scope !== 'write') {
     throw new ApiError(
       403,
@@ -95,7 +100,19 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
 
   /** Runs a tool call within the company's share of the node (./fair-share). */
   run(name: ToolName, caller: Caller, input: AnyInput, progress = noProgress): Promise<ToolAnswer> {
-    return this.options.slots.run(caller.companyId, () => this.runInSlot(name, caller, input, progress));
+    return this.call(name, caller).run(input, progress);
+  }
+
+  /**
+   * A tool call whose scope is checked now (a read key on a write tool is a 403), before its
+   * input is: MCP refuses a read key before it looks at the arguments.
+   */
+  call(name: ToolName, caller: Caller): ToolCall {
+    checkScope(name, caller);
+    return {
+      run: (input, progress = noProgress) =>
+        this.options.slots.run(caller.companyId, () => this.runInSlot(name, caller, input, progress)),
+    };
   }
 
   /**
@@ -184,7 +201,6 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
     progress: Progress,
   ): Promise<ToolAnswer> {
     const op = operations[name];
-    checkScope(name, caller);
     if (op.scope === 'write') {
       const checked = await this.replayOf(name as WriteOperationName, caller, input);
       return 'replay' in checked

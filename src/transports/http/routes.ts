@@ -12,7 +12,6 @@ import {
 } from '../../generated/operations';
 import { handlers } from '../../tools';
 import type { AdminContext, ToolInput, ToolName } from '../../platform/handler';
-import { refuseUnstorableText } from '../../platform/inputs';
 import type { Deps } from '../../domain/services';
 import { callerOf } from '../shared/credentials';
 import { checkAnswer, checkHttpRequest } from '../../platform/validation';
@@ -32,9 +31,7 @@ function inputOf(op: OperationSpec, req: Request): ToolInput<OperationName> {
     body: op.hasBody ? (req.body as unknown) : undefined,
   };
   checkHttpRequest(op.name as OperationName, parts);
-  const input = { ...parts, body: parts.body ?? {} };
-  refuseUnstorableText(input);
-  return input as unknown as ToolInput<OperationName>;
+  return { ...parts, body: parts.body ?? {} } as unknown as ToolInput<OperationName>;
 }
 
 function hasContent(req: Request): boolean {

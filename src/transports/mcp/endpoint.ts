@@ -25,11 +25,9 @@ import { mcpTools, type McpToolDefinition } from '../../generated/mcp-tools';
 import { ApiError } from '../../platform/errors';
 import { checkToolArguments } from '../../platform/validation';
 import type { Output, ToolInput, ToolName } from '../../platform/handler';
-import { checkScope } from '../../platform/pipeline';
 import { offeredTo, selectionOf, withinGrant, type ToolSelection } from './toolsets';
 import { progressOf, wantsProgress } from './progress';
 import { toApiError } from '../shared/problems';
-import { refuseUnstorableText } from '../../platform/inputs';
 import { mcpContentOf } from './content';
 import { answerOneCall, isOnePlainCall } from './one-call';
 import type { Deps } from '../../domain/services';
@@ -90,7 +88,7 @@ async function callTool(
 ): Promise<CallToolResult> {
   try {
     const def = definitions.get(name)!;
-    checkScope(def.name as ToolName, caller);
+    const call = deps.pipeline.call(def.name as ToolName, caller);
     if (!offeredTo(def, caller, selection)) {
       throw new ApiError(
         404,
@@ -100,14 +98,8 @@ async function callTool(
     }
     const op = operations[def.name as ToolName];
     const args = withNumbersAsText(def, sent);
-    refuseUnstorableText(args);
     const input = checkToolArguments(op.name as ToolName, args);
-    const answer = await deps.pipeline.run(
-      op.name as ToolName,
-      caller,
-      input as ToolInput<ToolName>,
-      progressOf(extra),
-    );
+    const answer = await call.run(input as ToolInput<ToolName>, progressOf(extra));
     const body = answer.body ?? {};
     const content = await mcpContentOf(deps, caller, op.name as ToolName, body as Output<ToolName>);
     return { content, structuredContent: body as Record<string, unknown> };
