@@ -10,7 +10,7 @@ import { holderOfLink, personLinkOf } from '../../platform/person-links';
 import { toApiError } from '../shared/problems';
 import type { RateLimiter } from '../../platform/rate-limit';
 import type { UploadShares } from '../../platform/fair-share';
-import { send } from '../http/routes';
+import { send } from '../shared/answers';
 import { documentKind } from '../../domain/documents/document-intake';
 import { DOCUMENT_FORMATS, type DocumentFormat } from '../../domain/documents/document-kinds';
 import { intakeFiles } from './file-intake';

@@ -14,6 +14,7 @@ import { handlers } from '../../tools';
 import type { AdminContext, ToolInput, ToolName } from '../../platform/handler';
 import type { Deps } from '../../domain/services';
 import { callerOf } from '../shared/credentials';
+import { send } from '../shared/answers';
 import { checkAnswer, checkHttpRequest } from '../../platform/validation';
 import { ApiError } from '../../platform/errors';
 
@@ -36,13 +37,6 @@ function inputOf(op: OperationSpec, req: Request): ToolInput<OperationName> {
 
 function hasContent(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-}
-
-/** A tool's answer as HTTP: its status and JSON body, marked when it is a replay. */
-export function send(res: Response, status: number, body: unknown, replayed = false): void {
-  if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-  if (body === undefined) res.status(status).end();
-  else res.status(status).json(body);
 }
 
 /** `send`, after checking the answer against the spec when the service runs in its tests. */
