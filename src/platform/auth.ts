@@ -7,7 +7,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { ApiError } from './errors';
 import { hashSecret } from './ids';
-import { callerOfKey, isKnownKey } from './key-cache';
+import { callerOfKey, isRememberedKey, isStandingSecret, standingSecrets } from './key-cache';
 import type { RateLimiter, RateLimitHeaders } from './rate-limit';
 import type { Caller } from './caller';
 import { sameResource } from './oauth/grants';
@@ -194,7 +194,7 @@ export async function authenticate(
   const hash = hashSecret(secret);
   const isToken = TOKEN_FORMAT.test(secret);
   const find = isToken ? () => findCallerOfToken(db, secret) : () => findCaller(db, secret);
-  const caller = KEY_FORMAT.test(secret) || isToken ? await lookUp(hash, find, limiter, address) : null;
+  const caller = KEY_FORMAT.test(secret) || isToken ? await lookUp(db, hash, find, limiter, address) : null;
   if (!caller) {
     await limiter.countFailure(address);
     throw refuse(
@@ -215,14 +215,25 @@ export async function authenticate(
   return caller;
 }
 
+/**
+ * Looks a well-formed key or token up. From an address over its failed-authentication budget,
+ * only a secret this node remembers or one that stands is: a valid key is answered whatever other
+ * clients at its address did, and an unknown or revoked one is refused without a look-up.
+ */
 async function lookUp(
+  db: Knex,
   hash: string,
   find: () => Promise<Caller | null>,
   limiter: RateLimiter,
   address: string,
 ): Promise<Caller | null> {
-  if (!isKnownKey(hash)) await limiter.refuseFailingAddress(address);
-  return callerOfKey(hash, find);
+  if (!isRememberedKey(hash) && (await limiter.isFailing(address)) && !(await isStandingSecret(db, hash)))
+    limiter.refuseFailures();
+  const caller = await callerOfKey(hash, find);
+  // An unknown key: the standing secrets are loaded now if out of date, so that once its address
+  // is over its budget, telling a valid key from a guess costs no query.
+  if (!caller) await standingSecrets(db);
+  return caller;
 }
 
 /**

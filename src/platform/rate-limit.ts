@@ -7,8 +7,10 @@
  *   call never costs it a tool call, while a flood of them is still stopped;
  * - the admin token has a budget of its own (ADMIN_RATE_LIMIT_PER_MINUTE, bursts allowed);
  * - failed authentication (no key, a malformed, unknown or revoked key, a wrong admin token) is
- *   limited per client address, and an address over that limit is refused before its key is
- *   looked up, so that guessing costs the database nothing.
+ *   limited per client address. From an address over that limit, a key or token that stands is
+ *   still answered (a client is never refused for other clients' failures at its address: an
+ *   office shares one); any other is refused without a look-up (platform/auth, key-cache), so
+ *   that guessing costs the database nothing.
  * With REDIS_URL the counts live in Redis and every node shares them; without it each node
  * counts on its own. Every answer to a key carries `RateLimit-Policy` and `RateLimit` (of the
  * window nearest its end); a 429 names the window that refused it and carries `Retry-After`.
@@ -165,7 +167,17 @@ export class RateLimiter {
 
   /** Refuses an address that has failed authentication too often, before anything is looked up. */
   async refuseFailingAddress(address: string): Promise<void> {
-    if (await this.failures.exhausted(address)) throw this.tooManyFailures(1);
+    if (await this.isFailing(address)) this.refuseFailures();
+  }
+
+  /** Whether an address has used up its failed authentications (nothing is taken). */
+  isFailing(address: string): Promise<boolean> {
+    return this.failures.exhausted(address);
+  }
+
+  /** The 429 of an address over its failed-authentication budget. */
+  refuseFailures(): never {
+    throw this.tooManyFailures(1);
   }
 
   /** Counts a failed authentication; the address's last allowed failure still gets its 401. */
