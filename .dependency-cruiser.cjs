@@ -6,6 +6,11 @@
  */
 const layer = (name) => `^src/${name}/`;
 const ROOT = '^src/(main|node-services|database)\\.ts$|^src/demo/';
+/** Where a transport's framework may be imported: the transports, and the root that starts the server. */
+const TRANSPORTS_AND_ROOT = '^src/transports/|^src/(main|node-services)\\.ts$';
+/** The MCP SDK's server side (servers, transports, the auth router), apart from its error classes and types. */
+const MCP_SDK_SERVER =
+  '(^|/node_modules/)@modelcontextprotocol/sdk/(dist/(cjs|esm)/)?server/(?!auth/(errors|types|provider)(\\.|/))';
 
 module.exports = {
   forbidden: [
@@ -53,6 +58,46 @@ module.exports = {
       to: { path: ROOT },
     },
     {
+      name: 'express-only-in-transports',
+      severity: 'error',
+      comment:
+        'Express (and its types) belongs to the transports: below them, functions take what a request carries (a key, an address) and give what the answer needs.',
+      from: { pathNot: TRANSPORTS_AND_ROOT },
+      to: { path: '(^|/)node_modules/(@types/)?express(/|$)' },
+    },
+    {
+      name: 'mcp-server-only-in-transports',
+      severity: 'error',
+      comment:
+        "The MCP SDK's servers, transports and auth router belong to the transports; the platform may use its OAuth error classes and types only.",
+      from: { pathNot: TRANSPORTS_AND_ROOT },
+      to: { path: MCP_SDK_SERVER },
+    },
+    {
+      name: 'domain-calls-no-tools',
+      severity: 'error',
+      comment:
+        'The domain reads through domain functions, never through the operation table or the tool list (by tool name), nor the tool table.',
+      from: { path: layer('domain') },
+      to: { path: '^src/generated/(operations|mcp-tools)\\.ts$|^src/tools/' },
+    },
+    {
+      name: 'mcp-tool-list-above-platform',
+      severity: 'error',
+      comment:
+        'The MCP tool list (generated/mcp-tools) is for MCP and the guide: the platform and below do not know MCP tools.',
+      from: { path: layer('(platform|infrastructure)') },
+      to: { path: '^src/generated/mcp-tools\\.ts$' },
+    },
+    {
+      name: 'transports-share-below-http',
+      severity: 'error',
+      comment:
+        'What HTTP, MCP, the pages and file links share lives in transports/shared (or lower); MCP, the pages, files and OAuth do not reach into transports/http for it. Only the app in transports/http assembles them.',
+      from: { path: '^src/transports/(mcp|pages|files|oauth|shared|cli)/' },
+      to: { path: '^src/transports/http/' },
+    },
+    {
       name: 'one-contract',
       severity: 'error',
       comment:
@@ -72,6 +117,5 @@ module.exports = {
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^src/generated/' },
   },
 };

@@ -82,7 +82,7 @@ export async function startNodeServices(
   await queue.register(
     media.documents.ocrKind(config.ocrWorkers, Math.ceil(config.ocrPageTimeoutSeconds * 1.5)),
   );
-  const chat = startChatDelivery({ db, config, logger, jobs: queue }, { poll: false });
+  const chat = startChatDelivery({ db, config, logger, queue }, { poll: false });
   await queue.register(chatDeliveryKind(chat, config), { take: options.deliverChat ?? false });
   const webhooks = new WebhookDelivery({ db, config, logger, queue });
   await queue.register(webhooks.kind(), { take: options.deliverWebhooks ?? false });
@@ -167,7 +167,7 @@ async function startMedia(
     documents: new DocumentReader(db, files, ocr, queue, logger),
     locations: new LocationRemover(config.mediaWorkers),
     packets: new PacketPool(config.pdfWorkers),
-    jobs: queue,
+    queue,
   };
   return { media, ocr };
 }

@@ -27,8 +27,8 @@ export interface MediaServices {
   locations: LocationRemover;
   /** Lays PDF packets out in worker threads. */
   packets: PacketPool;
-  /** The durable job queue every node shares. */
-  jobs: JobQueue;
+  /** The durable job queue every node shares (background work, not restoration jobs). */
+  queue: JobQueue;
 }
 
 /** What tools get beside the platform's context of a call. */
@@ -36,7 +36,7 @@ export interface ToolServices {
   /** Reads stored documents' text (kept pages, the text layer, OCR in the background). */
   documents: DocumentReader;
   /** Queues background work (the chat notification of a note) in the write's transaction. */
-  jobs: JobQueue;
+  queue: JobQueue;
 }
 
 export interface Deps {

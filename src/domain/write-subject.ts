@@ -20,7 +20,7 @@ export async function lockSubject(
   caller: Caller,
   path: Record<string, unknown>,
 ): Promise<WriteSubject> {
-  if (typeof path.job_id === 'string') return { job: await lockedJob(trx, caller.companyId, path.job_id) };
+  if (typeof path.job_id === 'string') return { job: await lockJob(trx, caller.companyId, path.job_id) };
   if (typeof path.estimate_id === 'string')
     await trx('estimates')
       .where({ company_id: caller.companyId, id: path.estimate_id })
@@ -29,7 +29,8 @@ export async function lockSubject(
   return { job: null };
 }
 
-async function lockedJob(trx: Knex.Transaction, companyId: string, ref: string): Promise<JobRow> {
+/** Finds the company's job by id or number and locks it; 404 when it has none. */
+async function lockJob(trx: Knex.Transaction, companyId: string, ref: string): Promise<JobRow> {
   const jobNumber = jobNumberOf(ref);
   const jobs = trx('jobs')
     .where({ company_id: companyId, ...(jobNumber === null ? { id: ref } : { job_number: jobNumber }) })

@@ -4,12 +4,11 @@
  * guards /admin/v1. A missing, unknown or revoked key or token is a 401 with `WWW-Authenticate: Bearer`.
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
 import type { Knex } from 'knex';
 import { ApiError } from './errors';
 import { hashSecret } from './ids';
-import { callerOfKey, isKnownKey } from './key-cache';
-import type { RateLimiter } from './rate-limit';
+import { callerOfKey, isRememberedKey, isStandingSecret, standingSecrets } from './key-cache';
+import type { RateLimiter, RateLimitHeaders } from './rate-limit';
 import type { Caller } from './caller';
 import { sameResource } from './oauth/grants';
 
@@ -37,12 +36,6 @@ function unauthorized(
       'WWW-Authenticate': `Bearer realm="jms", error="${error}", error_description="${description}"${discovery}`,
     },
   });
-}
-
-function bearerToken(req: Request): string | null {
-  const header = req.headers.authorization;
-  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
-  return match ? match[1] : null;
 }
 
 export async function findCaller(db: Knex, key: string): Promise<Caller | null> {
@@ -170,11 +163,6 @@ function callerOfRow(row: CallerRow): Caller {
   };
 }
 
-/** The client's address as the service sees it (behind a proxy: set TRUST_PROXY). */
-function addressOf(req: Request): string {
-  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
-}
-
 /** What a route protects: its address as a token's resource (RFC 8707), and where its metadata is (RFC 9728). */
 export interface ProtectedResource {
   resource: string;
@@ -182,76 +170,89 @@ export interface ProtectedResource {
 }
 
 /**
- * Sets `res.locals.caller` for a valid API key, or an assistant's access token issued for this
- * resource. Failures count against the client's address; an address over its limit is refused
- * before an unknown key is looked up. A 401 names the resource's metadata, from which an OAuth
- * client finds the authorization server.
+ * The caller of a bearer secret: a valid API key, or an assistant's access token issued for this
+ * resource. `secret` is null when none was sent; `address` is the client's. Failures count
+ * against the address; an address over its limit is refused before an unknown key is looked up.
+ * A 401 names the resource's metadata, from which an OAuth client finds the authorization server.
  */
-export function requireCredential(db: Knex, limiter: RateLimiter, protectedResource: ProtectedResource) {
+export async function authenticate(
+  db: Knex,
+  limiter: RateLimiter,
+  protectedResource: ProtectedResource,
+  secret: string | null,
+  address: string,
+): Promise<Caller> {
   const refuse = (detail: string, error: 'invalid_request' | 'invalid_token') =>
     unauthorized(detail, error, protectedResource);
-  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const secret = bearerToken(req);
-    const address = addressOf(req);
-    if (!secret) {
-      await limiter.countFailure(address);
-      throw refuse(
-        'Send an API key as "Authorization: Bearer <key>", or authorize with OAuth (see the resource metadata).',
-        'invalid_request',
-      );
-    }
-    const hash = hashSecret(secret);
-    const isToken = TOKEN_FORMAT.test(secret);
-    const find = isToken ? () => findCallerOfToken(db, secret) : () => findCaller(db, secret);
-    const caller = KEY_FORMAT.test(secret) || isToken ? await lookUp(hash, find, limiter, address) : null;
-    if (!caller) {
-      await limiter.countFailure(address);
-      throw refuse(
-        isToken
-          ? 'The access token is unknown or has been revoked.'
-          : 'The API key is unknown or has been revoked.',
-        'invalid_token',
-      );
-    }
-    if (caller.grant && !sameResource(caller.grant.resource, protectedResource.resource)) {
-      throw refuse(
-        `The access token was issued for ${caller.grant.resource}, not for this resource (${protectedResource.resource}).`,
-        'invalid_token',
-      );
-    }
-    if (caller.grant && caller.grant.expiresAt <= Date.now())
-      throw refuse('The access token has expired; refresh it.', 'invalid_token');
-    res.locals.caller = caller;
-    next();
-  };
+  if (!secret) {
+    await limiter.countFailure(address);
+    throw refuse(
+      'Send an API key as "Authorization: Bearer <key>", or authorize with OAuth (see the resource metadata).',
+      'invalid_request',
+    );
+  }
+  const hash = hashSecret(secret);
+  const isToken = TOKEN_FORMAT.test(secret);
+  const find = isToken ? () => findCallerOfToken(db, secret) : () => findCaller(db, secret);
+  const caller = KEY_FORMAT.test(secret) || isToken ? await lookUp(db, hash, find, limiter, address) : null;
+  if (!caller) {
+    await limiter.countFailure(address);
+    throw refuse(
+      isToken
+        ? 'The access token is unknown or has been revoked.'
+        : 'The API key is unknown or has been revoked.',
+      'invalid_token',
+    );
+  }
+  if (caller.grant && !sameResource(caller.grant.resource, protectedResource.resource)) {
+    throw refuse(
+      `The access token was issued for ${caller.grant.resource}, not for this resource (${protectedResource.resource}).`,
+      'invalid_token',
+    );
+  }
+  if (caller.grant && caller.grant.expiresAt <= Date.now())
+    throw refuse('The access token has expired; refresh it.', 'invalid_token');
+  return caller;
 }
 
+/**
+ * Looks a well-formed key or token up. From an address over its failed-authentication budget,
+ * only a secret this node remembers or one that stands is: a valid key is answered whatever other
+ * clients at its address did, and an unknown or revoked one is refused without a look-up.
+ */
 async function lookUp(
+  db: Knex,
   hash: string,
   find: () => Promise<Caller | null>,
   limiter: RateLimiter,
   address: string,
 ): Promise<Caller | null> {
-  if (!isKnownKey(hash)) await limiter.refuseFailingAddress(address);
-  return callerOfKey(hash, find);
+  if (!isRememberedKey(hash) && (await limiter.isFailing(address)) && !(await isStandingSecret(db, hash)))
+    limiter.refuseFailures();
+  const caller = await callerOfKey(hash, find);
+  // An unknown key: the standing secrets are loaded now if out of date, so that once its address
+  // is over its budget, telling a valid key from a guess costs no query.
+  if (!caller) await standingSecrets(db);
+  return caller;
 }
 
 /**
  * The admin API answers 404 when no ADMIN_TOKEN is configured, 401 for a wrong token (counted
- * against the address, as for keys), and has a rate limit of its own.
+ * against the address, as for keys), and has a rate limit of its own: the headers of its answer.
  */
-export function requireAdminToken(adminToken: string | undefined, limiter: RateLimiter) {
-  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    if (!adminToken)
-      throw new ApiError(404, 'admin_api_disabled', 'The admin API is off: set ADMIN_TOKEN to turn it on.');
-    const given = bearerToken(req);
-    if (!given || !sameSecret(given, adminToken)) {
-      await limiter.countFailure(addressOf(req));
-      throw unauthorized('Send the admin token as "Authorization: Bearer <ADMIN_TOKEN>".', 'invalid_token');
-    }
-    await limiter.charge(res, 'admin', 'admin', 1);
-    next();
-  };
+export async function authenticateAdmin(
+  adminToken: string | undefined,
+  limiter: RateLimiter,
+  given: string | null,
+  address: string,
+): Promise<RateLimitHeaders> {
+  if (!adminToken)
+    throw new ApiError(404, 'admin_api_disabled', 'The admin API is off: set ADMIN_TOKEN to turn it on.');
+  if (!given || !sameSecret(given, adminToken)) {
+    await limiter.countFailure(address);
+    throw unauthorized('Send the admin token as "Authorization: Bearer <ADMIN_TOKEN>".', 'invalid_token');
+  }
+  return limiter.charge('admin', 'admin', 1);
 }
 
 function sameSecret(a: string, b: string): boolean {

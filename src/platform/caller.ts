@@ -1,5 +1,3 @@
-import type { Response } from 'express';
-
 /**
  * Who is calling: the key, its person and company. Through an assistant's OAuth grant, `keyId` is
  * the grant's id (its undo, operation_ids and rate limit are the grant's own) and `grant` says more.
@@ -28,8 +26,4 @@ export interface GrantCaller {
   resource: string;
   /** Milliseconds since the epoch. */
   expiresAt: number;
-}
-
-export function callerOf(res: Response): Caller {
-  return res.locals.caller as Caller;
 }

@@ -1,5 +1,5 @@
 import { ApiError } from './errors';
-import type { WriteContext } from './handler';
+import type { WriteCallContext } from './handler';
 
 /**
  * Takes one estimate credit of the company, or answers 402 (and the write is rolled back). The
@@ -7,7 +7,7 @@ import type { WriteContext } from './handler';
  * undone operation_id is refused).
  */
 export async function useEstimateCredit(
-  ctx: Pick<WriteContext, 'db' | 'caller' | 'rows'>,
+  ctx: Pick<WriteCallContext, 'db' | 'caller' | 'rows'>,
 ): Promise<{ used: number; remaining: number }> {
   const [company] = await ctx
     .db('companies')

@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex';
 import type { operations } from '../../sdk/src/schema';
-import type { OperationName } from '../generated/operations';
+import type { OperationName, ReadOperationName, WriteOperationName } from '../generated/operations';
 import type { Config } from './config';
 import type { RecordedWrites } from './undo';
 import type { ChangeLog } from './changes';
@@ -14,6 +14,9 @@ import type { LinkSigner } from './links';
 import type { Caller } from './caller';
 
 type Op<N extends OperationName> = operations[N];
+
+/** The tools of the API and of MCP, which the pipeline runs: every operation but the admin API's. */
+export type ToolName = ReadOperationName | WriteOperationName;
 type Never<T> = [T] extends [never] ? Record<string, never> : T extends undefined ? Record<string, never> : T;
 
 export type PathOf<N extends OperationName> = Never<Op<N>['parameters']['path']>;
@@ -46,7 +49,7 @@ export type Output<N extends OperationName> = {
  */
 export type Progress = (done: number, total?: number, message?: string) => void;
 
-export interface ReadContext {
+export interface CallContext {
   db: Knex;
   caller: Caller;
   config: Config;
@@ -61,7 +64,7 @@ export interface ReadContext {
  * A write runs inside one transaction; `rows` and `changes` feed undo and the change feed.
  * `subject` is what the write is about, locked before the handler runs (the job of `{job_id}`).
  */
-export interface WriteContext<Subject = unknown> extends ReadContext {
+export interface WriteCallContext<Subject = unknown> extends CallContext {
   db: Knex.Transaction;
   rows: RecordedWrites;
   changes: ChangeLog;

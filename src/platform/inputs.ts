@@ -1,8 +1,8 @@
 /**
  * Checks that apply to every string of every request, whatever the operation and transport,
  * after the spec's own validation and before any handler or database query sees the values:
- * path and query parameters, body fields at any depth, MCP arguments. One place, so that no
- * route can forget it.
+ * path and query parameters, body fields at any depth, MCP arguments. Called by the request
+ * checks of ./validation.ts, which every route and MCP call passes, so that none can forget it.
  */
 import { invalidRequest, type FieldError } from './errors';
 

@@ -27,14 +27,17 @@ const ACK_TIMEOUT_MS = 2_000;
 const RECONNECT_MS = 1_000;
 
 const known = new Map<string, { caller: Caller; until: number }>();
-/**
- * Keys found valid in the last minutes, kept when `known` is forgotten (any key change on any node
- * forgets it). They only let a client whose address is over its failed-authentication budget
- * still be looked up; a key revoked since is then refused by that look-up.
- */
-const vouched = new Map<string, number>();
-const VOUCH_MS = 10 * 60_000;
 let generation = 0;
+/**
+ * The hashes of every key and access token that stands, for clients whose address is over its
+ * failed-authentication budget: a secret in it is looked up as any other (a valid key is never
+ * refused for other clients' failures), any other is refused without a look-up. It is loaded
+ * again after any key change (a new or rotated key is in it at once) and at least every minute
+ * (access tokens, which are issued without a key change).
+ */
+let standing: { hashes: Set<string>; generation: number; until: number } | null = null;
+let loadingStanding: Promise<Set<string>> | null = null;
+const STANDING_MS = 60_000;
 /** Listeners of this process that are not connected: while there is one, nothing is remembered. */
 const disconnected = new Set<KeyChangeListener>();
 const connected = new Set<KeyChangeListener>();
@@ -53,7 +56,6 @@ export async function callerOfKey(hash: string, find: () => Promise<Caller | nul
     const started = generation;
     caller = await find();
     if (generation !== started) continue;
-    if (caller) vouched.set(hash, Date.now() + VOUCH_MS);
     if (caller && disconnected.size === 0) known.set(hash, { caller, until: Date.now() + TTL_MS });
     else known.delete(hash);
     return caller;
@@ -61,9 +63,46 @@ export async function callerOfKey(hash: string, find: () => Promise<Caller | nul
   return caller;
 }
 
-/** Whether a key was found valid lately, so that looking it up is worth it whatever its address did. */
-export function isKnownKey(hash: string): boolean {
-  return (vouched.get(hash) ?? 0) > Date.now();
+/** Whether this node remembers the key as valid: a look-up then costs nothing. */
+export function isRememberedKey(hash: string): boolean {
+  return (known.get(hash)?.until ?? 0) > Date.now();
+}
+
+/**
+ * Whether a secret (by its hash) is a key or an access token that stands. One query loads them
+ * all when what this node holds is out of date; any number of secrets are then checked in memory.
+ */
+export async function isStandingSecret(db: Knex, hash: string): Promise<boolean> {
+  return (await standingSecrets(db)).has(hash);
+}
+
+/** What isStandingSecret checks against, loaded now if out of date (a failed authentication warms it). */
+export async function standingSecrets(db: Knex): Promise<Set<string>> {
+  if (standing && standing.generation === generation && standing.until > Date.now()) return standing.hashes;
+  loadingStanding ??= loadStanding(db).finally(() => {
+    loadingStanding = null;
+  });
+  return loadingStanding;
+}
+
+async function loadStanding(db: Knex): Promise<Set<string>> {
+  const started = generation;
+  const rows = (await db
+    .select('secret_hash as hash')
+    .from('api_keys')
+    .whereNull('revoked_at')
+    .unionAll((q) =>
+      q
+        .select('token_hash as hash')
+        .from('oauth_tokens')
+        .where({ kind: 'access' })
+        .whereNull('revoked_at')
+        .where('expires_at', '>', db.fn.now()),
+    )) as { hash: string }[];
+  const hashes = new Set(rows.map((row) => row.hash));
+  // A key changed while loading: what was read may be from before, so it is loaded again next time.
+  standing = { hashes, generation: started, until: Date.now() + STANDING_MS };
+  return hashes;
 }
 
 /**

@@ -4,7 +4,6 @@
  * is done through the link is the key's person's, and revoking the key ends its links.
  */
 import type { Knex } from 'knex';
-import type { Request } from 'express';
 import { findCallerOfKeyId } from './auth';
 import { ApiError, notFound } from './errors';
 import type { LinkSigner, LinkFacts, LinkPurpose } from './links';
@@ -65,20 +64,21 @@ export async function personLinkQuery<P extends string>(
   }).toString();
 }
 
-/** The link a request was opened with (the job from the path's `job_id`), not yet checked. */
+/** The link a request was opened with: its query, and the job its path names. Not yet checked. */
 export function personLinkOf<P extends string>(
-  req: Request,
+  query: Record<string, unknown>,
+  jobId: string,
   purpose: LinkPurpose,
   names: readonly P[],
 ): PersonLink<P> {
-  const text = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : '');
+  const text = (name: string) => (typeof query[name] === 'string' ? (query[name] as string) : '');
   return {
     purpose,
     companyId: text('c'),
     keyId: text('k'),
-    jobId: String(req.params.job_id),
+    jobId,
     params: Object.fromEntries(names.map((name) => [name, text(name)])) as Record<P, string>,
-    expires: Number(req.query.e),
+    expires: Number(query.e),
   };
 }
 

@@ -6,15 +6,10 @@
  * the platform's own; it imports neither.
  */
 import type { Knex } from 'knex';
-import {
-  operations,
-  type OperationName,
-  type ReadOperationName,
-  type WriteOperationName,
-} from '../generated/operations';
+import { operations, type OperationName, type WriteOperationName } from '../generated/operations';
 import type { Config } from './config';
 import { ApiError } from './errors';
-import type { Output, Progress, ReadContext, ToolInput, WriteContext } from './handler';
+import type { CallContext, Progress, ToolInput, ToolName, WriteCallContext } from './handler';
 import { ChangeLog, changeEntries } from './changes';
 import { RecordedWrites, undoRecord } from './undo';
 import { findAnswer, fingerprint, storedAnswer, type StoredAnswer } from './idempotency';
@@ -24,15 +19,13 @@ import type { CompanySlots } from './fair-share';
 import type { LinkSigner } from './links';
 import type { Caller } from './caller';
 
-export type ToolName = ReadOperationName | WriteOperationName;
-
 export interface ToolAnswer extends StoredAnswer {
   replayed: boolean;
 }
 
 type AnyInput = ToolInput<OperationName, unknown>;
 /** A handler as the pipeline calls it; the tools layer types each one by its operation. */
-type AnyHandler = (ctx: ReadContext, input: AnyInput) => Promise<unknown>;
+type AnyHandler = (ctx: CallContext, input: AnyInput) => Promise<unknown>;
 
 /** Locks what a write's path names, first (./locks.ts says why), and gives it to the handler. */
 export type LockSubject<Subject> = (
@@ -66,8 +59,13 @@ interface Identified {
 /** What a write's check found: the answer of an earlier same request, or the way to run this one. */
 export type CheckedWrite = { replay: ToolAnswer } | { run(): Promise<ToolAnswer> };
 
-/** A read key may call read tools only. */
-export function checkScope(name: ToolName, caller: Caller): void {
+/** One call of a tool, its scope checked: what is left is to run it with its checked input. */
+export interface ToolCall {
+  run(input: AnyInput, progress?: Progress): Promise<ToolAnswer>;
+}
+
+/** A read key may call read tools only: checked once per call, when it is made (call, begin). */
+function checkScope(name: ToolName, caller: Caller): void {
   if (operations[name].scope === 'write' && caller.scope !== 'write') {
     throw new ApiError(
       403,
@@ -102,12 +100,19 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
 
   /** Runs a tool call within the company's share of the node (./fair-share). */
   run(name: ToolName, caller: Caller, input: AnyInput, progress = noProgress): Promise<ToolAnswer> {
-    return this.options.slots.run(caller.companyId, () => this.runInSlot(name, caller, input, progress));
+    return this.call(name, caller).run(input, progress);
   }
 
-  /** A read tool's answer, typed, for code that shows what the tools answer (the PDF packet). */
-  async read<N extends ReadOperationName>(caller: Caller, name: N, input: ToolInput<N>): Promise<Output<N>> {
-    return (await this.run(name, caller, input as AnyInput)).body as Output<N>;
+  /**
+   * A tool call whose scope is checked now (a read key on a write tool is a 403), before its
+   * input is: MCP refuses a read key before it looks at the arguments.
+   */
+  call(name: ToolName, caller: Caller): ToolCall {
+    checkScope(name, caller);
+    return {
+      run: (input, progress = noProgress) =>
+        this.options.slots.run(caller.companyId, () => this.runInSlot(name, caller, input, progress)),
+    };
   }
 
   /**
@@ -137,7 +142,7 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
   linkWrite<T>(
     caller: Caller,
     jobId: string,
-    write: (ctx: WriteContext<Subject> & Services) => Promise<T>,
+    write: (ctx: WriteCallContext<Subject> & Services) => Promise<T>,
   ): Promise<T> {
     return this.options.slots.run(caller.companyId, () =>
       inTransaction(this.options.db, async (trx) => {
@@ -157,7 +162,7 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
     );
   }
 
-  private context(caller: Caller, progress: Progress): ReadContext & Services {
+  private context(caller: Caller, progress: Progress): CallContext & Services {
     const { db, config, links, slots } = this.options;
     return {
       ...this.options.services(caller),
@@ -175,7 +180,7 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
     caller: Caller,
     progress: Progress,
     subject: Subject,
-  ): WriteContext<Subject> & Services {
+  ): WriteCallContext<Subject> & Services {
     return {
       ...this.context(caller, progress),
       db: trx,
@@ -196,7 +201,6 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
     progress: Progress,
   ): Promise<ToolAnswer> {
     const op = operations[name];
-    checkScope(name, caller);
     if (op.scope === 'write') {
       const checked = await this.replayOf(name as WriteOperationName, caller, input);
       return 'replay' in checked

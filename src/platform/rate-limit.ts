@@ -7,13 +7,14 @@
  *   call never costs it a tool call, while a flood of them is still stopped;
  * - the admin token has a budget of its own (ADMIN_RATE_LIMIT_PER_MINUTE, bursts allowed);
  * - failed authentication (no key, a malformed, unknown or revoked key, a wrong admin token) is
- *   limited per client address, and an address over that limit is refused before its key is
- *   looked up, so that guessing costs the database nothing.
+ *   limited per client address. From an address over that limit, a key or token that stands is
+ *   still answered (a client is never refused for other clients' failures at its address: an
+ *   office shares one); any other is refused without a look-up (platform/auth, key-cache), so
+ *   that guessing costs the database nothing.
  * With REDIS_URL the counts live in Redis and every node shares them; without it each node
  * counts on its own. Every answer to a key carries `RateLimit-Policy` and `RateLimit` (of the
  * window nearest its end); a 429 names the window that refused it and carries `Retry-After`.
  */
-import type { NextFunction, Request, Response } from 'express';
 import type { Redis } from 'ioredis';
 import {
   RateLimiterMemory,
@@ -22,7 +23,6 @@ import {
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import { ApiError, invalidRequest } from './errors';
-import { callerOf } from './caller';
 
 export interface Limits {
   perMinute: number;
@@ -118,6 +118,9 @@ function limiterOf(
 
 export type BudgetName = 'work' | 'protocol' | 'admin';
 
+/** What an answer to a key says of its budget: `RateLimit-Policy` and `RateLimit`. */
+export type RateLimitHeaders = Record<'RateLimit-Policy' | 'RateLimit', string>;
+
 export class RateLimiter {
   private readonly budgets: Record<BudgetName, Budget>;
   private readonly failures: Budget;
@@ -135,8 +138,11 @@ export class RateLimiter {
     this.failures = new Budget('auth-failures', settings.failedAuth, redis);
   }
 
-  /** Charges `points` units to `id`; sets the RateLimit headers, or throws the 429. */
-  async charge(res: Response, budgetName: BudgetName, id: string, points: number): Promise<void> {
+  /**
+   * Charges `points` units to `id` and gives the RateLimit headers of the answer; past the budget
+   * throws the 429, which carries them too.
+   */
+  async charge(budgetName: BudgetName, id: string, points: number): Promise<RateLimitHeaders> {
     const budget = this.budgets[budgetName];
     if (points > budget.burst) {
       throw invalidRequest([
@@ -144,8 +150,7 @@ export class RateLimiter {
       ]);
     }
     const outcome = await budget.consume(id, points);
-    res.setHeader('RateLimit-Policy', budget.policy);
-    res.setHeader('RateLimit', outcome.header);
+    const headers = { 'RateLimit-Policy': budget.policy, RateLimit: outcome.header };
     if (!outcome.allowed) {
       const what = budgetName === 'protocol' ? 'MCP protocol messages' : 'requests';
       throw new ApiError(
@@ -153,15 +158,26 @@ export class RateLimiter {
         'rate_limited',
         `Too many ${what} with this key; try again in ${outcome.retryAfter} s.`,
         {
-          headers: { 'Retry-After': String(outcome.retryAfter) },
+          headers: { ...headers, 'Retry-After': String(outcome.retryAfter) },
         },
       );
     }
+    return headers;
   }
 
   /** Refuses an address that has failed authentication too often, before anything is looked up. */
   async refuseFailingAddress(address: string): Promise<void> {
-    if (await this.failures.exhausted(address)) throw this.tooManyFailures(1);
+    if (await this.isFailing(address)) this.refuseFailures();
+  }
+
+  /** Whether an address has used up its failed authentications (nothing is taken). */
+  isFailing(address: string): Promise<boolean> {
+    return this.failures.exhausted(address);
+  }
+
+  /** The 429 of an address over its failed-authentication budget. */
+  refuseFailures(): never {
+    throw this.tooManyFailures(1);
   }
 
   /** Counts a failed authentication; the address's last allowed failure still gets its 401. */
@@ -180,43 +196,4 @@ export class RateLimiter {
       },
     );
   }
-}
-
-/** One unit of the key's budget for each request (the HTTP API). */
-export function chargeEachRequest(limiter: RateLimiter) {
-  return async (_req: Request, res: Response, next: NextFunction): Promise<void> => {
-    await limiter.charge(res, 'work', callerOf(res).keyId, 1);
-    next();
-  };
-}
-
-/** Protocol versions from which JSON-RPC batches are no longer part of MCP. */
-const FIRST_VERSION_WITHOUT_BATCHES = '2025-06-18';
-
-/**
- * MCP: each tool call is one unit of the key's budget, whether it came alone or in a batch;
- * every other message is one unit of the protocol allowance.
- */
-export function chargeMcpMessages(limiter: RateLimiter) {
-  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const batch = Array.isArray(req.body);
-    const version = req.headers['mcp-protocol-version'];
-    if (batch && typeof version === 'string' && version >= FIRST_VERSION_WITHOUT_BATCHES) {
-      throw invalidRequest([
-        {
-          path: '/body',
-          message: `is a JSON-RPC batch, which MCP ${version} does not have: send one message per request`,
-        },
-      ]);
-    }
-    const messages: unknown[] = batch ? req.body : [req.body];
-    const toolCalls = messages.filter(
-      (m) => (m as { method?: unknown } | null)?.method === 'tools/call',
-    ).length;
-    const keyId = callerOf(res).keyId;
-    if (messages.length > toolCalls)
-      await limiter.charge(res, 'protocol', keyId, messages.length - toolCalls);
-    if (toolCalls > 0) await limiter.charge(res, 'work', keyId, toolCalls);
-    next();
-  };
 }

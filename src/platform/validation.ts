@@ -9,6 +9,7 @@ import addFormats from 'ajv-formats';
 import spec from '../generated/openapi.json';
 import { operations, type OperationName } from '../generated/operations';
 import { ApiError, invalidRequest, type FieldError } from './errors';
+import { refuseUnstorableText } from './inputs';
 
 export type Part = 'path' | 'query' | 'body';
 export type RequestParts = Record<Part, Record<string, unknown>>;
@@ -139,6 +140,7 @@ export function checkHttpRequest(
     if (!validate(parts.body ?? {})) errors.push(...fieldErrors('/body', validate.errors));
   }
   if (errors.length > 0) throw invalidRequest(errors);
+  refuseUnstorableText(parts);
 }
 
 /**
@@ -146,6 +148,7 @@ export function checkHttpRequest(
  * Errors name the argument (`/limit`), as the tool's input schema does.
  */
 export function checkToolArguments(name: OperationName, args: unknown): RequestParts {
+  refuseUnstorableText(args);
   if (typeof args !== 'object' || args === null || Array.isArray(args))
     throw invalidRequest([{ path: '/', message: 'must be object' }]);
   const op = operations[name];

@@ -192,7 +192,7 @@ export function toolPipeline(options: {
     slots,
     links: media.links,
     handlers,
-    services: () => ({ documents: media.documents, jobs: media.jobs }),
+    services: () => ({ documents: media.documents, queue: media.queue }),
     lockSubject,
     entriesCommitted: webhooks && ((companyId) => webhooks.announce(companyId)),
   });

@@ -13,9 +13,9 @@ import type {
   AdminContext,
   JsonBodyOf,
   Output,
-  ReadContext as CallContext,
+  CallContext,
   ToolInput,
-  WriteContext as WriteCallContext,
+  WriteCallContext,
 } from '../platform/handler';
 import type { ToolServices } from '../domain/services';
 import type { WriteSubject } from '../domain/write-subject';

@@ -1,8 +1,8 @@
 /**
  * Rate limits count work: an HTTP request or an MCP tool call is one unit of the key's budget,
  * batched calls each count, MCP's protocol messages have an allowance of their own, failed
- * authentication is limited per client address before any look-up, and the admin token has its
- * own budget. A 429 describes the window that refused it.
+ * authentication is limited per client address before any look-up (yet never refuses a valid
+ * key), and the admin token has its own budget. A 429 describes the window that refused it.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -150,6 +150,45 @@ describe('failed authentication', () => {
       t.db.off('query', onQuery);
     }
   });
+
+  it('1,000 keyless requests from an address never refuse a valid key there, over HTTP and MCP; unknown and revoked keys are refused', async () => {
+    const t = await limitedApp({ AUTH_FAILURES_PER_MINUTE: '60', AUTH_FAILURES_BURST: '1000' });
+    const co = await createCompany(t);
+    const admin = (req: ReturnType<TestApp['http']['post']>) =>
+      req.set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+    const newKey = async () =>
+      (
+        await admin(t.http.post(`/admin/v1/companies/${co.id}/keys`))
+          .send({ person_id: co.people[0].id, scope: 'read' })
+          .expect(201)
+      ).body as { id: string; key: string };
+    const keyless: number[] = [];
+    const valid: number[] = [];
+    let lateKey: { id: string; key: string } | null = null;
+    for (let i = 0; i < 1000; i++) {
+      keyless.push((await t.http.get('/api/v1/context')).status);
+      if (i === 500) lateKey = await newKey(); // never seen by the node before its address was over
+      if (i % 50 !== 49) continue;
+      valid.push((await as(t, co.readKey).get('/api/v1/context')).status);
+      const overMcp = await mcpPost(t, co.readKey, toolCall(i, 'get_context'));
+      valid.push(overMcp.status, overMcp.body.result?.isError ? 500 : 200);
+      if (lateKey) valid.push((await as(t, lateKey.key).get('/api/v1/context')).status);
+    }
+    const tally = (statuses: number[]) => {
+      const counts: Record<number, number> = {};
+      for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
+      return counts;
+    };
+    expect(keyless.slice(0, 60)).toEqual(Array(60).fill(401));
+    expect(tally(keyless.slice(60))).toEqual({ 429: 940 });
+    expect(tally(valid)).toEqual({ 200: 20 * 3 + 10 });
+
+    expectRateLimited(await as(t, `jms_${'C'.repeat(40)}`).get('/api/v1/context'), null);
+    expectRateLimited(await mcpPost(t, `jms_${'C'.repeat(40)}`, toolCall(1, 'get_context')), null);
+    await admin(t.http.delete(`/admin/v1/keys/${lateKey!.id}`)).expect(204);
+    expectRateLimited(await as(t, lateKey!.key).get('/api/v1/context'), null);
+    await as(t, co.readKey).get('/api/v1/context').expect(200);
+  }, 180_000);
 
   it('a malformed key is refused without a look-up', async () => {
     const t = await limitedApp({});

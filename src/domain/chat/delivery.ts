@@ -63,7 +63,7 @@ export class DeliveryStopped extends Error {
 }
 
 export function startChatDelivery(
-  deps: { db: Knex; config: Config; logger: Logger; jobs?: JobQueue },
+  deps: { db: Knex; config: Config; logger: Logger; queue?: JobQueue },
   options: { poll?: boolean } = {},
 ): ChatDelivery {
   const { db, config, logger } = deps;
@@ -206,13 +206,13 @@ export function startChatDelivery(
 
   /** One waiting job per company and second of retry time: an earlier retry is never held behind a later one. */
   async function queueNextTry(companyId: string): Promise<void> {
-    if (!deps.jobs) return;
+    if (!deps.queue) return;
     const next = (await laneHeads(companyId).min('next_attempt_at as at').first()) as
       | { at: Date | string | null }
       | undefined;
     if (!next?.at) return;
     const at = new Date(next.at);
-    await deps.jobs.send<JobData>(
+    await deps.queue.send<JobData>(
       CHAT_DELIVERY,
       { companyId },
       { singletonKey: `retry:${companyId}:${Math.ceil(at.getTime() / 1000)}`, startAfter: at },
@@ -241,8 +241,8 @@ export function startChatDelivery(
 export const CHAT_DELIVERY = 'chat.deliver';
 
 /** Asks for the company's due messages to be delivered now (its outbox row was written in `db`'s transaction). */
-export async function deliverSoon(jobs: JobQueue, db: Knex, companyId: string): Promise<void> {
-  await jobs.send<JobData>(CHAT_DELIVERY, { companyId }, { db, singletonKey: `now:${companyId}` });
+export async function deliverSoon(queue: JobQueue, db: Knex, companyId: string): Promise<void> {
+  await queue.send<JobData>(CHAT_DELIVERY, { companyId }, { db, singletonKey: `now:${companyId}` });
 }
 
 /**

@@ -13,7 +13,7 @@ const PREVIEW_LENGTH = 1500;
 
 export async function queueNewNoteMessage(
   trx: Knex.Transaction,
-  jobs: JobQueue,
+  queue: JobQueue,
   caller: Caller,
   job: { job_number: number; title: string },
   text: string,
@@ -29,5 +29,5 @@ export async function queueNewNoteMessage(
       text: `New note on job #${job.job_number} ${job.title} by ${caller.personName}:\n${preview}`,
     }),
   });
-  await deliverSoon(jobs, trx, caller.companyId);
+  await deliverSoon(queue, trx, caller.companyId);
 }

@@ -1,7 +1,7 @@
 /** Documents as the spec shows them: a document row points at its stored file, whose format tells its kind. */
 import type { Knex } from 'knex';
 import type { components } from '../../../sdk/src/schema';
-import type { ReadContext } from '../../platform/handler';
+import type { CallContext } from '../../platform/handler';
 import { fileLink } from '../media/file-links';
 import { joinStoredFile, UNSORTED } from '../media/photo-records';
 import { DOCUMENT_FORMATS, type DocumentFormat, type PdfFacts } from './document-kinds';
@@ -54,7 +54,7 @@ export function readingOf(row: Pick<DocumentRow, 'format' | 'facts'>): {
 }
 
 export async function toDocument(
-  ctx: Pick<ReadContext, 'links' | 'config'>,
+  ctx: Pick<CallContext, 'links' | 'config'>,
   caller: Caller,
   row: DocumentRow,
 ): Promise<Document> {

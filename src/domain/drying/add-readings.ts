@@ -4,7 +4,7 @@
  * saved. The rules they apply are in reading-rows.ts.
  */
 import { invalidRequest, type FieldError } from '../../platform/errors';
-import type { WriteContext } from '../../platform/handler';
+import type { WriteCallContext } from '../../platform/handler';
 import { newId } from '../../platform/ids';
 import type { JobRow } from '../jobs/job-records';
 import { findArea, type AreaRow, type LogRow } from './drying-records';
@@ -14,7 +14,7 @@ import { areaNamesOf, findUnit, lastDayIn, unitProblem, type CheckedReading } fr
 
 /** The log, started if the job has none: on its start date, planned for 3 days or up to the latest day read. */
 export async function logForReadings(
-  ctx: WriteContext,
+  ctx: WriteCallContext,
   job: JobRow,
   existing: LogRow | null,
   startDate: string,
@@ -33,7 +33,7 @@ export async function logForReadings(
 
 /** Longer plans for days read past them: the job's, and an area's own (the rows given are updated). */
 export async function extendPlans(
-  ctx: WriteContext,
+  ctx: WriteCallContext,
   log: LogRow,
   areas: AreaRow[],
   readings: CheckedReading[],
@@ -50,7 +50,7 @@ export async function extendPlans(
 
 /** The unit each reading names (its id), by id or asset tag; every reading that names a wrong one is a 400. */
 export async function unitsOf(
-  db: WriteContext['db'],
+  db: WriteCallContext['db'],
   log: LogRow,
   readings: CheckedReading[],
 ): Promise<(string | null)[]> {

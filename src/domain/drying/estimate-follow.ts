@@ -5,7 +5,7 @@
  * left alone.
  */
 import type { components } from '../../../sdk/src/schema';
-import type { WriteContext } from '../../platform/handler';
+import type { WriteCallContext } from '../../platform/handler';
 import {
   loadEstimate,
   quantityX100,
@@ -45,7 +45,7 @@ function snapshot(record: EstimateRecord): Map<string, LineSnapshot> {
 
 /** Brings the tied estimate in line with the log's plan; null when the log has no estimate. */
 export async function followPlan(
-  ctx: WriteContext,
+  ctx: WriteCallContext,
   log: Pick<LogRow, 'estimate_id' | 'planned_days'>,
   areas: AreaRow[],
   created = false,

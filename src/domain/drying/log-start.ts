@@ -3,7 +3,7 @@
  * tied to the job's first estimate; a job with none gets one, which uses an estimate credit.
  */
 import { useEstimateCredit } from '../../platform/credits';
-import type { WriteContext } from '../../platform/handler';
+import type { WriteCallContext } from '../../platform/handler';
 import { newId } from '../../platform/ids';
 import { insertEstimate } from '../estimates/new-estimate';
 import type { JobRow } from '../jobs/job-records';
@@ -20,13 +20,13 @@ export interface StartedLog {
 }
 
 /** Credits as they stand, for a call that used none. */
-async function creditsLeft(ctx: WriteContext): Promise<{ used: number; remaining: number }> {
+async function creditsLeft(ctx: WriteCallContext): Promise<{ used: number; remaining: number }> {
   const company = await ctx.db('companies').where({ id: ctx.caller.companyId }).first('credits');
   return { used: 0, remaining: company.credits };
 }
 
 export async function startLog(
-  ctx: WriteContext,
+  ctx: WriteCallContext,
   job: JobRow,
   plan: {
     startDate?: string;
@@ -81,7 +81,7 @@ export async function startLog(
 
 /** Adds the areas the log lacks (names any case; the first spelling is kept) and returns them. */
 export async function addMissingAreas(
-  ctx: WriteContext,
+  ctx: WriteCallContext,
   log: LogRow,
   areas: AreaRow[],
   names: string[],

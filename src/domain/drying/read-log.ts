@@ -7,13 +7,16 @@
 import type { Knex } from 'knex';
 import { prepared } from '../../infrastructure/db/prepared';
 import type { Caller } from '../../platform/caller';
+import { notFound } from '../../platform/errors';
 import {
   billedLines,
   dayOfDate,
   jobLogOf,
   jobLogQuery,
   loadRecord,
+  noLog,
   parsedJson,
+  requireArea,
   type JobLog,
   type JobLogRow,
   type JobRef,
@@ -105,6 +108,25 @@ export async function findLogToRead(db: Knex, caller: Caller, ref: string): Prom
  * The log, read afresh; `fromCache` (reads outside a write) may answer a summary kept for its
  * revision. `parts` are its billed lines, equipment and chambers when the caller has read them.
  */
+/**
+ * The drying log of the caller's job (by id or number) in `view`, as get_drying_log answers it:
+ * another company's job, or none, is a 404; a job without a log, or an area it does not have, is
+ * refused by noLog and requireArea.
+ */
+export async function readLogOfJob(
+  db: Knex,
+  caller: Caller,
+  jobRef: string,
+  view: LogView,
+): Promise<DryingLog> {
+  const found = await findLogToRead(db, caller, jobRef);
+  if (!found) throw notFound('job');
+  const { job, log } = found;
+  if (!log) throw noLog(job);
+  if (view.area) requireArea(log.areas, view.area);
+  return readLog(db, job, log, view, { parts: found, fromCache: true });
+}
+
 export async function readLog(
   db: Knex,
   job: JobRef,

@@ -1,4 +1,4 @@
-import type { WriteContext } from '../../platform/handler';
+import type { WriteCallContext } from '../../platform/handler';
 import type { ChangeAction, ChangeData } from '../../platform/changes';
 import { totalsOf, type EstimateRecord, type EstimateRow } from './estimate-records';
 
@@ -24,7 +24,7 @@ export function estimateData(action: EstimateAction, record: EstimateRecord): Ch
  * updated_at), so that undo sees the estimate as changed, and records one feed entry.
  */
 export async function recordEstimateChange(
-  ctx: WriteContext,
+  ctx: WriteCallContext,
   record: EstimateRecord,
   action: EstimateAction,
   summary: string,
@@ -35,7 +35,7 @@ export async function recordEstimateChange(
 
 /** The estimate's own fields changed: written, and recorded naming them. */
 export async function recordEstimateUpdate(
-  ctx: WriteContext,
+  ctx: WriteCallContext,
   record: EstimateRecord,
   columns: Partial<Pick<EstimateRow, EstimateField>>,
 ): Promise<void> {
@@ -51,7 +51,7 @@ export async function recordEstimateUpdate(
   addEntry(ctx, record, data, `${fields.map((field) => field.replace('_', ' ')).join(' and ')} changed`);
 }
 
-function addEntry(ctx: WriteContext, record: EstimateRecord, data: ChangeData, summary: string): void {
+function addEntry(ctx: WriteCallContext, record: EstimateRecord, data: ChangeData, summary: string): void {
   ctx.changes.add(
     {
       kind: 'estimates',

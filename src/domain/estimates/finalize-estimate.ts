@@ -1,4 +1,4 @@
-import type { WriteContext } from '../../platform/handler';
+import type { WriteCallContext } from '../../platform/handler';
 import { ApiError } from '../../platform/errors';
 import { loadEstimateOfJob, totalsOf, type EstimateRecord } from './estimate-records';
 import type { ExportDocument } from '../exports/export-links';
@@ -9,7 +9,7 @@ import type { ExportDocument } from '../exports/export-links';
  * it was printed is refused, as the PDF no longer shows it. Returns the estimate as it is now.
  */
 export async function finalizeEstimate(
-  ctx: WriteContext,
+  ctx: WriteCallContext,
   estimateId: string,
   jobId: string,
   documents: ExportDocument[],

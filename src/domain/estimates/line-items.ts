@@ -5,7 +5,7 @@
  * region.
  */
 import type { components } from '../../../sdk/src/schema';
-import type { WriteContext } from '../../platform/handler';
+import type { WriteCallContext } from '../../platform/handler';
 import { newId } from '../../platform/ids';
 import { dollarsToCents, toHundredths } from '../../platform/money';
 import { findItem, nearMatches, regionalPriceCents } from '../price-list/catalog';
@@ -135,7 +135,7 @@ function ownLine(input: LineInput, room: RoomRow | null): LineColumns {
 
 /** Adds what can be added; keeps `record.lines` current; returns the added lines and the rejected ones. */
 export async function addLines(
-  ctx: WriteContext,
+  ctx: WriteCallContext,
   record: EstimateRecord,
   inputs: LineInput[],
 ): Promise<{ added: LineRow[]; rejected: RejectedLine[] }> {

@@ -1,4 +1,4 @@
-import type { WriteContext } from '../../platform/handler';
+import type { WriteCallContext } from '../../platform/handler';
 import { newId } from '../../platform/ids';
 import { regionFor } from '../price-list/catalog';
 import { loadEstimate, type EstimateRecord } from './estimate-records';
@@ -8,7 +8,7 @@ import { loadEstimate, type EstimateRecord } from './estimate-records';
  * the company's rates of today. The caller has taken the credit.
  */
 export async function insertEstimate(
-  ctx: WriteContext,
+  ctx: WriteCallContext,
   job: { id: string; region: string | null },
   fields: { label?: string; scope_summary?: string; drying_days?: number },
 ): Promise<EstimateRecord> {

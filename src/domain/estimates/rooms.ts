@@ -1,5 +1,5 @@
 import type { components } from '../../../sdk/src/schema';
-import type { WriteContext } from '../../platform/handler';
+import type { WriteCallContext } from '../../platform/handler';
 import { newId } from '../../platform/ids';
 import { toHundredths } from '../../platform/money';
 import type { EstimateRecord, RoomRow } from './estimate-records';
@@ -21,7 +21,7 @@ export function roomColumns(input: RoomChanges): Partial<RoomRow> {
 
 /** Adds each room, or updates the room of the same name (any case); keeps `record.rooms` current. */
 export async function upsertRooms(
-  ctx: WriteContext,
+  ctx: WriteCallContext,
   record: EstimateRecord,
   inputs: RoomInput[],
 ): Promise<string[]> {

@@ -4,7 +4,7 @@
  * (`d`, `est`), a ZIP its room or photos (`r`, `p`).
  */
 import type { components } from '../../../sdk/src/schema';
-import type { ReadContext } from '../../platform/handler';
+import type { CallContext } from '../../platform/handler';
 import { LinkSigner } from '../../platform/links';
 import { personLinkQuery, type PersonLink } from '../../platform/person-links';
 
@@ -26,7 +26,7 @@ export function packetDocuments(link: PacketLink): ExportDocument[] {
 }
 
 /** When an export link made now with `expiresIn` (else the service's default) ends, in Unix seconds. */
-export function exportExpiry(ctx: Pick<ReadContext, 'config'>, expiresIn: number | undefined): number {
+export function exportExpiry(ctx: Pick<CallContext, 'config'>, expiresIn: number | undefined): number {
   return LinkSigner.expiryIn(expiresIn ?? ctx.config.links.exportSeconds, false);
 }
 
@@ -37,7 +37,7 @@ export function packetFileName(jobNumber: number): string {
 
 /** A build's status and file addresses under a packet link: they carry the link's signature. */
 export async function packetBuildUrls(
-  ctx: Pick<ReadContext, 'config' | 'links'>,
+  ctx: Pick<CallContext, 'config' | 'links'>,
   link: PacketLink,
   buildId: string,
   jobNumber: number,
@@ -49,7 +49,7 @@ export async function packetBuildUrls(
 
 /** The download page and the PDF's own address of a packet link. */
 export async function packetUrls(
-  ctx: Pick<ReadContext, 'config' | 'links'>,
+  ctx: Pick<CallContext, 'config' | 'links'>,
   link: PacketLink,
 ): Promise<{ page: string; pdf: string }> {
   const query = await personLinkQuery(ctx.links, link, PACKET_LINK_PARAMS);
@@ -59,7 +59,7 @@ export async function packetUrls(
 
 /** A ZIP link: its file name is in the path, so that a program saving it by its URL names it well. */
 export async function zipUrl(
-  ctx: Pick<ReadContext, 'config' | 'links'>,
+  ctx: Pick<CallContext, 'config' | 'links'>,
   link: ZipLink,
   fileName: string,
 ): Promise<string> {

@@ -25,7 +25,7 @@ import type { FileStore } from '../../infrastructure/files/store';
 import type { JobData, JobKind } from '../../infrastructure/queue/job-queue';
 import type { Deps } from '../services';
 import type { components } from '../../../sdk/src/schema';
-import type { ReadContext } from '../../platform/handler';
+import type { CallContext } from '../../platform/handler';
 import { packetBuildUrls, type ExportDocument, type PacketLink } from './export-links';
 import { gatherPacket } from './packet-gather';
 import { PACKETS_PREFIX, packetKey } from '../media/storage-keys';
@@ -116,7 +116,7 @@ export async function requestBuild(
         .ignore()
         .returning('*')) as PacketBuildRow[];
       if (inserted.length > 0)
-        await deps.media.jobs.send<PacketBuildJob>(
+        await deps.media.queue.send<PacketBuildJob>(
           PACKET_BUILD,
           { companyId: order.caller.companyId, buildId: id },
           { db: trx },
@@ -140,7 +140,7 @@ export async function currentBuild(db: Knex, order: PacketOrder): Promise<Packet
 
 /** A build as its status URL answers it: where it is, and once built, the file's URL. */
 export async function buildStatus(
-  ctx: Pick<ReadContext, 'config' | 'links'>,
+  ctx: Pick<CallContext, 'config' | 'links'>,
   link: PacketLink,
   jobNumber: number,
   build: PacketBuildRow,

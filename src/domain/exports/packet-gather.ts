@@ -2,7 +2,7 @@
  * Everything a packet prints, gathered when it is built (./packet-builds.ts): the estimate as its
  * delivery will make it final (the download finalises it once the whole file is sent, and only
  * if it is still the version printed), then the job, the drying log and the photos as the read
- * tools give them. Photos' web renditions are copied to a temporary folder for the worker that
+ * tools give them, through the same domain functions as those tools, scoped to the caller's company. Photos' web renditions are copied to a temporary folder for the worker that
  * lays the packet out; the build writes its PDF there too.
  */
 import { createWriteStream } from 'node:fs';
@@ -18,6 +18,8 @@ import type { PacketData, PacketPhoto } from './packet-data';
 import type { Deps } from '../services';
 import type { Caller } from '../../platform/caller';
 import { storageKey } from '../media/storage-keys';
+import { loadJobDetail } from '../jobs/job-records';
+import { readLogOfJob } from '../drying/read-log';
 
 export interface GatheredPacket {
   data: PacketData;
@@ -41,13 +43,9 @@ export async function gatherPacket(
     : null;
   const estimate = record ? toEstimate(asDelivered(record)) : null;
   const draftVersion = record?.estimate.status === 'draft' ? record.estimate.version : null;
-  const job = await deps.pipeline.read(caller, 'get_job', { path: { job_id: jobId }, query: {}, body: {} });
+  const job = await loadJobDetail(deps.db, caller, jobId);
   const dryingLog = documents.includes('drying_log')
-    ? await deps.pipeline.read(caller, 'get_drying_log', {
-        path: { job_id: jobId },
-        query: { detail: 'readings' },
-        body: {},
-      })
+    ? await readLogOfJob(deps.db, caller, jobId, { detail: 'readings' })
     : null;
   const dir = await mkdtemp(path.join(tmpdir(), 'packet-'));
   try {

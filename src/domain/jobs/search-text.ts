@@ -6,7 +6,7 @@
  * through the recorded writes, so that undo puts them back with the rest of the job.
  */
 import type { Knex } from 'knex';
-import type { WriteContext } from '../../platform/handler';
+import type { WriteCallContext } from '../../platform/handler';
 
 export interface SearchSource {
   title: string;
@@ -76,7 +76,7 @@ export async function searchColumnsOf(
 }
 
 /** After its people changed: brings the jobs' search columns up to date. */
-export async function refreshJobSearch(ctx: WriteContext, jobIds: string[]): Promise<void> {
+export async function refreshJobSearch(ctx: WriteCallContext, jobIds: string[]): Promise<void> {
   for (const jobId of jobIds) {
     const job = await ctx.db('jobs').where({ id: jobId }).first();
     const fresh = await searchColumnsOf(ctx.db, jobId, job);

@@ -3,7 +3,7 @@
  * (the original, seekable) and still, a document's download (the original under its name). The
  * original of a photo is never linked, so no photo's location data leaves.
  */
-import type { ReadContext } from '../../platform/handler';
+import type { CallContext } from '../../platform/handler';
 import type { LinkPurpose } from '../../platform/links';
 import { LinkSigner } from '../../platform/links';
 import type { FileVariant } from './storage-keys';
@@ -25,7 +25,7 @@ export interface SignedLink {
 
 /** A link to one variant of a photo, video or document, valid for the service's file-link lifetime. */
 export async function fileLink<C extends Collection>(
-  ctx: Pick<ReadContext, 'links' | 'config'>,
+  ctx: Pick<CallContext, 'links' | 'config'>,
   companyId: string,
   collection: C,
   id: string,

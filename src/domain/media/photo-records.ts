@@ -5,7 +5,7 @@
 import { onSiteRefOf } from '../people/on-site';
 import type { Knex } from 'knex';
 import type { components } from '../../../sdk/src/schema';
-import type { ReadContext, WriteContext } from '../../platform/handler';
+import type { CallContext, WriteCallContext } from '../../platform/handler';
 import { newId } from '../../platform/ids';
 import { notFound } from '../../platform/errors';
 import { fileLink } from './file-links';
@@ -97,7 +97,7 @@ export function photoLabels(
 }
 
 export async function toPhoto(
-  ctx: Pick<ReadContext, 'links' | 'config'>,
+  ctx: Pick<CallContext, 'links' | 'config'>,
   caller: Caller,
   row: PhotoRow,
 ): Promise<Photo> {
@@ -167,7 +167,7 @@ export function roomNamed(given: string | null | undefined, rooms: string[]): st
 
 /** Adds to the job the rooms among `names` it lacks (undoable); returns the names added. */
 export async function addJobRooms(
-  ctx: WriteContext,
+  ctx: WriteCallContext,
   jobId: string,
   rooms: string[],
   names: (string | null)[],

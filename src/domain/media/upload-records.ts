@@ -3,7 +3,7 @@
  * (a content the job has is answered as its record), the room of each new one (rooms the job
  * lacks are added), and the answer's records in the order of the parts with `duplicate` set.
  */
-import type { WriteContext } from '../../platform/handler';
+import type { WriteCallContext } from '../../platform/handler';
 import { newId, type IdPrefix } from '../../platform/ids';
 import type { PreparedFile } from './prepared-upload';
 import { addJobRooms, jobRooms, roomNamed, UNSORTED } from './photo-records';
@@ -23,7 +23,7 @@ export interface UploadPlan {
 }
 
 export async function planUpload(
-  ctx: WriteContext,
+  ctx: WriteCallContext,
   table: 'photos' | 'videos' | 'documents',
   idPrefix: IdPrefix,
   jobId: string,
@@ -90,7 +90,7 @@ export function inPartOrder<T>(plan: UploadPlan, records: Map<string, T>): (T & 
 }
 
 /** What the upload page sends is the doing of the person at the page: the link's key cannot undo it. */
-export function undoableUpload(ctx: WriteContext, via: 'api' | 'upload_page'): boolean {
+export function undoableUpload(ctx: WriteCallContext, via: 'api' | 'upload_page'): boolean {
   ctx.rows.outOfUndo = via === 'upload_page';
   return !ctx.rows.outOfUndo;
 }

@@ -1,7 +1,7 @@
 /** Videos as the spec shows them: a video row points at its stored file, whose facts ffprobe read. */
 import type { Knex } from 'knex';
 import type { components } from '../../../sdk/src/schema';
-import type { ReadContext } from '../../platform/handler';
+import type { CallContext } from '../../platform/handler';
 import { fileLink } from './file-links';
 import { joinStoredFile, UNSORTED } from './photo-records';
 import type { StoredVideoFacts } from './video-intake';
@@ -38,7 +38,7 @@ export function videosQuery(db: Knex, companyId: string): Knex.QueryBuilder {
 }
 
 export async function toVideo(
-  ctx: Pick<ReadContext, 'links' | 'config'>,
+  ctx: Pick<CallContext, 'links' | 'config'>,
   caller: Caller,
   row: VideoRow,
 ): Promise<Video> {

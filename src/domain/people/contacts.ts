@@ -1,7 +1,7 @@
 /** People on jobs: the contact (company-wide) and their role on one job (job_contacts). */
 import type { Knex } from 'knex';
 import type { components } from '../../../sdk/src/schema';
-import type { WriteContext } from '../../platform/handler';
+import type { WriteCallContext } from '../../platform/handler';
 import { notFound } from '../../platform/errors';
 import { toJobPerson, type PersonOnJobRow } from '../jobs/job-records';
 import { digitsOf, refreshJobSearch } from '../jobs/search-text';
@@ -75,7 +75,7 @@ export function contactColumns(changes: ContactChanges): Record<string, string |
  * A contact is the same person on every job, so the search text of all their jobs follows.
  */
 export async function changePerson(
-  ctx: WriteContext,
+  ctx: WriteCallContext,
   current: PersonOnJobRow & { link_id: string },
   changes: ContactChanges & { role?: string },
 ): Promise<string[]> {

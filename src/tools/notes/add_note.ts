@@ -13,7 +13,7 @@ export const add_note: WriteHandler<'add_note'> = async (ctx, { body }) => {
     author_id: caller.personId,
     text: body.text,
   });
-  await queueNewNoteMessage(db, ctx.jobs, caller, job, body.text);
+  await queueNewNoteMessage(db, ctx.queue, caller, job, body.text);
   ctx.changes.add(
     {
       kind: 'notes',

@@ -7,10 +7,10 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { ApiError, notFound } from '../../platform/errors';
 import { holderOfLink, personLinkOf } from '../../platform/person-links';
-import { toApiError } from '../http/http-errors';
+import { toApiError } from '../shared/problems';
 import type { RateLimiter } from '../../platform/rate-limit';
 import type { UploadShares } from '../../platform/fair-share';
-import { send } from '../http/routes';
+import { send } from '../shared/answers';
 import { documentKind } from '../../domain/documents/document-intake';
 import { DOCUMENT_FORMATS, type DocumentFormat } from '../../domain/documents/document-kinds';
 import { intakeFiles } from './file-intake';
@@ -23,7 +23,7 @@ import { errorPage, uploadPage } from '../pages/upload-page';
 import { ERROR_PAGE_HEADERS, pageHeaders, refuseCrossSite } from '../pages/page-security';
 import type { Deps } from '../../domain/services';
 import type { FileKind } from '../../domain/media/file-kind';
-import { callerOf } from '../../platform/caller';
+import { callerOf, charge } from '../shared/credentials';
 import { storageKey, type FileVariant } from '../../domain/media/storage-keys';
 import { UPLOAD_LINK_ADDED, UPLOAD_LINK_PARAMS } from '../../domain/media/upload-links';
 
@@ -86,7 +86,7 @@ export function linkRoutes(deps: Deps, limiter: RateLimiter, uploads: UploadShar
   for (const [collection, kind] of Object.entries(UPLOADS)) {
     router.post(`/upload/:job_id/${collection}`, refuseCrossSite, async (req: Request, res: Response) => {
       const { caller, teammate } = await uploaderOfLink(deps, req);
-      await limiter.charge(res, 'work', caller.keyId, 1);
+      await charge(res, limiter, 'work', caller.keyId, 1);
       const answer = await intakeFiles(
         deps,
         req,
@@ -103,7 +103,7 @@ export function linkRoutes(deps: Deps, limiter: RateLimiter, uploads: UploadShar
 
 /** The person a valid upload link acts for, and its job, with the room the link preselects. */
 async function uploaderOfLink(deps: Deps, req: Request) {
-  const link = personLinkOf(req, 'upload', UPLOAD_LINK_PARAMS);
+  const link = personLinkOf(req.query, String(req.params.job_id), 'upload', UPLOAD_LINK_PARAMS);
   const { caller, job } = await holderOfLink(
     deps.db,
     deps.media.links,

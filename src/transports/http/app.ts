@@ -7,8 +7,9 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import spec from '../../generated/openapi.json';
-import { requireAdminToken, requireCredential } from '../../platform/auth';
-import { RateLimiter, chargeEachRequest, chargeMcpMessages } from '../../platform/rate-limit';
+import { RateLimiter } from '../../platform/rate-limit';
+import { chargeEachRequest, requireAdminToken, requireCredential } from '../shared/credentials';
+import { chargeMcpMessages } from '../mcp/charges';
 import { addAdminRoutes, addToolRoutes, unmatchedRoute } from './routes';
 import { mcpEndpoint } from '../mcp/endpoint';
 import { checkMcpHost } from './host-check';
@@ -41,7 +42,7 @@ export function createApp(given: Omit<Deps, 'pipeline'> & { logger: Logger; redi
   app.use(requestLog(deps.logger));
   app.use(refuseLongUrls());
   app.get('/healthz', async (_req, res) => {
-    res.json({ status: 'ok', change_feed: await feedHorizon(deps.db), jobs: await deps.media.jobs.depth() });
+    res.json({ status: 'ok', change_feed: await feedHorizon(deps.db), jobs: await deps.media.queue.depth() });
   });
   // The committed spec names the default address; the served one names where this service is.
   const servedSpec = { ...spec, servers: [{ url: deps.config.publicUrl, description: 'This service' }] };

@@ -3,35 +3,7 @@
  * problem+json answer. 5xx details are logged with the request id and never sent.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError, invalidRequest } from '../../platform/errors';
-
-/** What Express and its body parser throw: a status, and for the body parser a type. */
-interface FrameworkError {
-  status?: number;
-  type?: string;
-  message?: string;
-}
-
-export function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  const e = (error ?? {}) as FrameworkError;
-  if (e.type === 'entity.too.large')
-    return new ApiError(413, 'payload_too_large', 'The body is larger than 1 MiB.');
-  if (e.type === 'entity.parse.failed')
-    return invalidRequest([{ path: '/body', message: 'is not valid JSON' }]);
-  // Express's router, matching a route's parameters, cannot decode `%ED%A0%80` or `%ZZ`.
-  if (e.status === 400 && /^Failed to decode param/.test(e.message ?? ''))
-    return invalidRequest([{ path: '/path', message: 'is not a valid percent-encoded URL path' }]);
-  if (e.status === 400) return invalidRequest([{ path: '/body', message: 'could not be read' }]);
-  if (e.status === 413) return new ApiError(413, 'payload_too_large', 'The body is too large.');
-  if (e.status === 415)
-    return new ApiError(415, 'unsupported_media_type', 'Send the body as application/json (UTF-8).');
-  return new ApiError(
-    500,
-    'internal_error',
-    'Something went wrong on our side. Quote the request_id when reporting it.',
-  );
-}
+import { toApiError } from '../shared/problems';
 
 export function problemMiddleware() {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {

@@ -9,14 +9,12 @@ import {
   type AdminOperationName,
   type OperationName,
   type OperationSpec,
-  type ReadOperationName,
-  type WriteOperationName,
 } from '../../generated/operations';
 import { handlers } from '../../tools';
-import type { AdminContext, ToolInput } from '../../platform/handler';
-import { refuseUnstorableText } from '../../platform/inputs';
+import type { AdminContext, ToolInput, ToolName } from '../../platform/handler';
 import type { Deps } from '../../domain/services';
-import { callerOf } from '../../platform/caller';
+import { callerOf } from '../shared/credentials';
+import { send } from '../shared/answers';
 import { checkAnswer, checkHttpRequest } from '../../platform/validation';
 import { ApiError } from '../../platform/errors';
 
@@ -34,20 +32,11 @@ function inputOf(op: OperationSpec, req: Request): ToolInput<OperationName> {
     body: op.hasBody ? (req.body as unknown) : undefined,
   };
   checkHttpRequest(op.name as OperationName, parts);
-  const input = { ...parts, body: parts.body ?? {} };
-  refuseUnstorableText(input);
-  return input as unknown as ToolInput<OperationName>;
+  return { ...parts, body: parts.body ?? {} } as unknown as ToolInput<OperationName>;
 }
 
 function hasContent(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-}
-
-/** A tool's answer as HTTP: its status and JSON body, marked when it is a replay. */
-export function send(res: Response, status: number, body: unknown, replayed = false): void {
-  if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-  if (body === undefined) res.status(status).end();
-  else res.status(status).json(body);
 }
 
 /** `send`, after checking the answer against the spec when the service runs in its tests. */
@@ -66,7 +55,7 @@ function answer(
 export function addToolRoutes(router: Router, deps: Deps): void {
   for (const op of Object.values(operations)) {
     if (op.scope === 'admin') continue;
-    const name = op.name as ReadOperationName | WriteOperationName;
+    const name = op.name as ToolName;
     router[op.method.toLowerCase() as 'get'](op.expressPath, async (req: Request, res: Response) => {
       const result = await deps.pipeline.run(name, callerOf(res), inputOf(op, req));
       answer(deps, op, res, result.status, result.body, result.replayed);

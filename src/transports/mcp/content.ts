@@ -3,15 +3,13 @@
  * (the structured result is the same as the HTTP answer).
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ReadOperationName, WriteOperationName } from '../../generated/operations';
-import type { Output } from '../../platform/handler';
+import type { Output, ToolName } from '../../platform/handler';
 import { viewPhotosContent } from './view_photos';
 import { exportPdfContent, exportPhotosContent } from './exports';
 import { guideContent } from './get_guide';
 import type { Deps } from '../../domain/services';
 import type { Caller } from '../../platform/caller';
 
-type ToolName = ReadOperationName | WriteOperationName;
 type Content = CallToolResult['content'];
 type Presenter<N extends ToolName> = (deps: Deps, caller: Caller, body: Output<N>) => Promise<Content>;
 

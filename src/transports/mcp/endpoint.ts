@@ -19,25 +19,22 @@ import {
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { operations, type ReadOperationName, type WriteOperationName } from '../../generated/operations';
+import { operations } from '../../generated/operations';
 import { mcpTools, type McpToolDefinition } from '../../generated/mcp-tools';
 import { ApiError } from '../../platform/errors';
 import { checkToolArguments } from '../../platform/validation';
-import type { Output, ToolInput } from '../../platform/handler';
-import { checkScope } from '../../platform/pipeline';
+import type { Output, ToolInput, ToolName } from '../../platform/handler';
 import { offeredTo, selectionOf, withinGrant, type ToolSelection } from './toolsets';
 import { progressOf, wantsProgress } from './progress';
-import { toApiError } from '../http/http-errors';
-import { refuseUnstorableText } from '../../platform/inputs';
+import { toApiError } from '../shared/problems';
 import { mcpContentOf } from './content';
 import { answerOneCall, isOnePlainCall } from './fast-call/one-call';
 import type { Deps } from '../../domain/services';
-import { callerOf, type Caller } from '../../platform/caller';
+import type { Caller } from '../../platform/caller';
+import { callerOf } from '../shared/credentials';
 
 const INSTRUCTIONS =
   'Job Management Service for restoration contractors. Call get_guide first: it explains how jobs, dates and amounts are named, lists every tool this key can use and gives recipes. Every write takes an operation_id you choose; resending the same one is safe.';
-
-type ToolName = ReadOperationName | WriteOperationName;
 
 const definitions = new Map(mcpTools.map((def) => [def.name, def]));
 
@@ -84,7 +81,7 @@ async function callTool(
 ): Promise<CallToolResult> {
   try {
     const def = definitions.get(name)!;
-    checkScope(def.name as ToolName, caller);
+    const call = deps.pipeline.call(def.name as ToolName, caller);
     if (!offeredTo(def, caller, selection)) {
       throw new ApiError(
         404,
@@ -94,14 +91,8 @@ async function callTool(
     }
     const op = operations[def.name as ToolName];
     const args = withNumbersAsText(def, sent);
-    refuseUnstorableText(args);
     const input = checkToolArguments(op.name as ToolName, args);
-    const answer = await deps.pipeline.run(
-      op.name as ToolName,
-      caller,
-      input as ToolInput<ToolName>,
-      progressOf(extra),
-    );
+    const answer = await call.run(input as ToolInput<ToolName>, progressOf(extra));
     const body = answer.body ?? {};
     const content = await mcpContentOf(deps, caller, op.name as ToolName, body as Output<ToolName>);
     return { content, structuredContent: body as Record<string, unknown> };

@@ -39,6 +39,7 @@ import {
 } from '../../platform/oauth/grants';
 import { findSignIn, takeSignIn, type SignIn } from '../../platform/oauth/sign-ins';
 import type { RateLimiter } from '../../platform/rate-limit';
+import { charge } from '../shared/credentials';
 import type { Deps } from '../../domain/services';
 import { approvalPage } from '../pages/approval-page';
 import { ERROR_PAGE_HEADERS, escapeHtml, pageHeaders, refuseCrossSite } from '../pages/page-security';
@@ -90,7 +91,7 @@ export function authorizationServer(deps: Deps & { logger: Logger }, limiter: Ra
 
   // Each OAuth request counts against the address's share, as an API request counts against its key.
   router.use(['/authorize', '/token', '/register', '/revoke', '/oauth'], async (req, res, next) => {
-    await limiter.charge(res, 'work', `oauth:${req.ip ?? 'unknown'}`, 1);
+    await charge(res, limiter, 'work', `oauth:${req.ip ?? 'unknown'}`, 1);
     next();
   });
   router.use('/.well-known/oauth-authorization-server', metadataHandler(metadata));

@@ -11,6 +11,7 @@ import { readableMoment } from '../../platform/local-time';
 import { formatMoney } from '../../platform/money';
 import { holderOfLink, personLinkOf, type LinkHolder } from '../../platform/person-links';
 import type { RateLimiter } from '../../platform/rate-limit';
+import { charge } from '../shared/credentials';
 import { loadEstimate, totalsOf } from '../../domain/estimates/estimate-records';
 import { linkErrors } from '../files/media-routes';
 import { roomNamed } from '../../domain/media/photo-records';
@@ -82,7 +83,7 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
   // Download: queues the packet's build (or finds the one already made) and answers its status.
   router.post('/exports/:job_id/packet.pdf', refuseCrossSite, async (req: Request, res: Response) => {
     const { link, holder } = await packetLinkOf(deps, req);
-    await limiter.charge(res, 'work', holder.caller.keyId, 1);
+    await charge(res, limiter, 'work', holder.caller.keyId, 1);
     const build = await requestBuild(deps, orderOf(link, holder));
     const status = await buildStatus(signer, link, holder.job.job_number, build);
     res.status(202).set({ Location: status.status_url, 'Cache-Control': 'no-store' }).json(status);
@@ -100,7 +101,7 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
 
   router.get('/exports/:job_id/packet/builds/:build_id/:file_name', async (req: Request, res: Response) => {
     const { link, holder } = await packetLinkOf(deps, req);
-    await limiter.charge(res, 'work', holder.caller.keyId, 1);
+    await charge(res, limiter, 'work', holder.caller.keyId, 1);
     const order = orderOf(link, holder);
     const build = await findBuild(deps.db, order, String(req.params.build_id));
     if (build.state !== 'ready')
@@ -139,9 +140,9 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
   });
 
   router.get('/exports/:job_id/photos/:file_name', async (req: Request, res: Response) => {
-    const link = personLinkOf(req, 'export_zip', ZIP_LINK_PARAMS);
+    const link = personLinkOf(req.query, String(req.params.job_id), 'export_zip', ZIP_LINK_PARAMS);
     const holder = await holderOfLink(deps.db, deps.media.links, link, ZIP_LINK_PARAMS, req.query.s);
-    await limiter.charge(res, 'work', holder.caller.keyId, 1);
+    await charge(res, limiter, 'work', holder.caller.keyId, 1);
     const selection = link.params.p
       ? { photoIds: link.params.p.split(',') }
       : link.params.r
@@ -168,7 +169,7 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
 }
 
 async function packetLinkOf(deps: Deps, req: Request): Promise<{ link: PacketLink; holder: LinkHolder }> {
-  const link = personLinkOf(req, 'export_pdf', PACKET_LINK_PARAMS);
+  const link = personLinkOf(req.query, String(req.params.job_id), 'export_pdf', PACKET_LINK_PARAMS);
   return {
     link,
     holder: await holderOfLink(deps.db, deps.media.links, link, PACKET_LINK_PARAMS, req.query.s),
