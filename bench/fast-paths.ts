@@ -9,26 +9,16 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import knex from 'knex';
 import { openDatabase } from '../src/infrastructure/db/connect';
 import { migrateToLatest } from '../src/database';
 import { withCpu, type MeasuredServer } from './cpu';
 import { loadDataset, newJobRequest } from './dataset';
 import { runHttpCase, type CaseResult, type HttpCase } from './measure';
 import { checkToolCall, mcpPostCase } from './mcp-load';
-import { freePort, startProcess, stopProcess } from './service';
+import { freePort, freshDatabase, startProcess, stopProcess } from './service';
 
+/** A database of its own, so that the main bench's (jms_bench) is left as it is. */
 const BENCH_DB = 'fast_paths_bench';
-
-async function freshDatabase(): Promise<string> {
-  const server = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-  const admin = knex({ client: 'pg', connection: server.toString() });
-  await admin.raw(`drop database if exists ${BENCH_DB} with (force)`);
-  await admin.raw(`create database ${BENCH_DB}`);
-  await admin.destroy();
-  server.pathname = `/${BENCH_DB}`;
-  return server.toString();
-}
 
 interface Served {
   label: string;
@@ -56,7 +46,7 @@ async function main(): Promise<void> {
   });
   const load = { connections: 10, seconds: Number(values.seconds) };
   const warmUp = { connections: 10, seconds: 2 };
-  const databaseUrl = await freshDatabase();
+  const databaseUrl = (await freshDatabase('postgres', BENCH_DB)).databaseUrl ?? '';
   const db = await openDatabase({ databaseUrl, dataDir: null });
   await migrateToLatest(db);
   const data = await loadDataset(db, Number(values.jobs), console.log);

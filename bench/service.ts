@@ -17,18 +17,19 @@ export interface Target {
   cleanup(): Promise<void>;
 }
 
-export async function freshDatabase(kind: 'postgres' | 'pglite'): Promise<Target> {
+/** An empty database; on PostgreSQL `name` (dropped first), so that two benches can keep their own. */
+export async function freshDatabase(kind: 'postgres' | 'pglite', name = BENCH_DB): Promise<Target> {
   if (kind === 'pglite') {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'jms-bench-'));
     return { db: kind, dataDir, cleanup: async () => rmSync(dataDir, { recursive: true, force: true }) };
   }
   const server = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
   const admin = knex({ client: 'pg', connection: server.toString() });
-  await admin.raw(`drop database if exists ${BENCH_DB} with (force)`);
-  await admin.raw(`create database ${BENCH_DB}`);
+  await admin.raw(`drop database if exists ${name} with (force)`);
+  await admin.raw(`create database ${name}`);
   await admin.destroy();
   const url = new URL(server.toString());
-  url.pathname = `/${BENCH_DB}`;
+  url.pathname = `/${name}`;
   return { db: kind, databaseUrl: url.toString(), cleanup: async () => undefined };
 }
 
