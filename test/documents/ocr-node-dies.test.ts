@@ -13,15 +13,15 @@ import knex from 'knex';
 import request from 'supertest';
 import { scannedPdf } from '../support/document-files';
 import { companyOnNode, startNode, stopNodes, type Node } from '../support/nodes';
+import { describeOnPostgres } from '../support/databases';
 
-const onPostgres = process.env.DATABASE_URL ? describe : describe.skip;
 jest.setTimeout(180_000);
 
 const PAGE_TIMEOUT_S = 6;
 /** Dead after 1.5 × the page timeout, noticed within a second, retried 2 s later, then read (a few seconds). */
 const BOUND_MS = (1.5 * PAGE_TIMEOUT_S + 1 + 2 + 10) * 1000;
 
-onPostgres('OCR when its node dies', () => {
+describeOnPostgres('OCR when its node dies', () => {
   const work = mkdtempSync(path.join(tmpdir(), 'jms-ocr-nodes-'));
   const schema = `queue_n${randomUUID().slice(0, 8)}`;
   // Both nodes share the database, the queue and the file store, as behind a load balancer.

@@ -19,8 +19,8 @@ import { storageKey } from '../../src/domain/media/storage-keys';
 import { jpegWith } from '../support/photo-files';
 import { companyOnNode, startNode, stopNodes, type Node } from '../support/nodes';
 import { withDatabase } from '../support/scaling/measure';
+import { describeOnPostgres } from '../support/databases';
 
-const onPostgres = process.env.DATABASE_URL ? describe : describe.skip;
 jest.setTimeout(180_000);
 
 /** A multipart upload of `photos`, its body sent whole; resolves when the node has it all (or the connection dies). */
@@ -55,7 +55,7 @@ function sendUpload(url: string, key: string, jobId: string, photos: Buffer[]): 
   });
 }
 
-onPostgres('a node killed mid-upload', () => {
+describeOnPostgres('a node killed mid-upload', () => {
   it('leaves, after a restart and one sweep, exactly the objects its rows name, and no temporary files', async () => {
     const work = mkdtempSync(path.join(tmpdir(), 'jms-crash-'));
     const env = {

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { describeOnEmbedded } from '../support/databases';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -59,7 +60,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-describe('npm start', () => {
+describeOnEmbedded('npm start', () => {
   let dataDir: string;
   beforeEach(() => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'jms-start-'));

@@ -19,8 +19,8 @@ import { sweepStorage } from '../../src/node-services';
 import { jpegWith } from '../support/photo-files';
 import { companyOnNode, startNode, stopNodes, type Node } from '../support/nodes';
 import { withDatabase } from '../support/scaling/measure';
+import { describeOnPostgres } from '../support/databases';
 
-const onPostgres = process.env.DATABASE_URL ? describe : describe.skip;
 jest.setTimeout(180_000);
 
 interface Build {
@@ -38,7 +38,7 @@ async function askForPacket(url: string): Promise<Build> {
   return (await res.json()) as Build;
 }
 
-onPostgres('a node killed while it builds a packet', () => {
+describeOnPostgres('a node killed while it builds a packet', () => {
   it('another node builds it unasked; the estimate stays a draft until the file is downloaded whole', async () => {
     const work = mkdtempSync(path.join(tmpdir(), 'jms-packet-crash-'));
     const env = {

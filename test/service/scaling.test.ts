@@ -6,9 +6,9 @@
  */
 import { measureCompany, withDatabase, type CaseFigures } from '../support/scaling/measure';
 import { planText } from '../support/scaling/plans';
+import { describeOnPostgres } from '../support/databases';
 
 const databaseUrl = process.env.DATABASE_URL;
-const onPostgres = databaseUrl ? describe : describe.skip;
 const SMALL = 1_000;
 const LARGE = 30_000;
 const MAX_RATIO = 3;
@@ -24,7 +24,7 @@ function report(small: Map<string, CaseFigures>, large: Map<string, CaseFigures>
   return lines;
 }
 
-onPostgres('scaling gate (PostgreSQL)', () => {
+describeOnPostgres('scaling gate (PostgreSQL)', () => {
   jest.setTimeout(240_000);
 
   test(`no request reads more than ${MAX_RATIO}× as much at ${LARGE} jobs as at ${SMALL}`, async () => {

@@ -10,10 +10,9 @@ import request from 'supertest';
 import { adminOf as admin, startNode, stopNodes, type Node } from '../support/nodes';
 import type { TestApp } from '../support/app';
 import { exchange, mcpCall, tokensFor } from '../support/oauth';
+import { describeOnPostgres } from '../support/databases';
 
-const databaseUrl = process.env.DATABASE_URL;
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const onPostgres = databaseUrl ? describe : describe.skip;
 const PER_MINUTE = 100;
 const BALANCED_URL = 'http://localhost:9';
 
@@ -32,7 +31,7 @@ const nodeEnv = {
   PUBLIC_URL: BALANCED_URL,
 };
 
-onPostgres('two nodes on one database and one Redis', () => {
+describeOnPostgres('two nodes on one database and one Redis', () => {
   let a: Node;
   let b: Node;
   let companyId: string;

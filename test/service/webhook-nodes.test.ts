@@ -9,8 +9,8 @@ import request from 'supertest';
 import { adminOf, companyOnNode, startNode, stopNodes, type Node } from '../support/nodes';
 import { withDatabase } from '../support/scaling/measure';
 import { startReceiver, until, type Receiver } from '../support/webhook-receiver';
+import { describeOnPostgres } from '../support/databases';
 
-const onPostgres = process.env.DATABASE_URL ? describe : describe.skip;
 jest.setTimeout(240_000);
 
 const ENV = {
@@ -78,7 +78,7 @@ function expectExactlyTheFeed(receiver: Receiver, feed: string[]): number {
   return receiver.received().length - receiver.ids().size;
 }
 
-onPostgres('webhook deliveries across processes', () => {
+describeOnPostgres('webhook deliveries across processes', () => {
   it('a node killed in the middle of deliveries: after a restart every event arrives, and the deduped set is the feed', async () => {
     await withDatabase(process.env.DATABASE_URL!, `jms_webhook_crash_${process.pid}`, async (databaseUrl) => {
       const env = { ...ENV, DATABASE_URL: databaseUrl };
