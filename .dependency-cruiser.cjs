@@ -112,6 +112,14 @@ module.exports = {
       from: { path: layer('generated') },
       to: { path: '^src/(?!generated/)' },
     },
+    {
+      name: 'public-interfaces-only',
+      severity: 'error',
+      comment:
+        "knex's and pg's internals (their lib/ folders) are not interfaces: a minor release may change them. Fast paths use what the packages export (src/infrastructure/db/fast-transaction/README.md).",
+      from: { path: '^src/' },
+      to: { path: 'node_modules/knex/lib/|node_modules/pg/lib/(?!index\\.js$)' },
+    },
   ],
   options: {
     tsConfig: { fileName: 'tsconfig.json' },
