@@ -2563,7 +2563,17 @@ export const mcpTools: McpToolDefinition[] = [
                     },
                     "wet_wall_sqft": {
                       "type": "integer",
-                      "description": "Wet wall more than 2 ft above the floor."
+                      "description": "Wet wall above 2 ft only."
+                    },
+                    "wet_wall_height_ft": {
+                      "type": "number",
+                      "minimum": 0,
+                      "maximum": 100,
+                      "description": "Height walls are wet to, ft (4.5 = 4 ft 6 in)."
+                    },
+                    "wet_wall_total_sqft": {
+                      "type": "integer",
+                      "description": "All wet wall, floor up."
                     },
                     "wet_ceiling_sqft": {
                       "type": "integer"
