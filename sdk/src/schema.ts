@@ -700,7 +700,11 @@ export interface paths {
          *     request: the later one counts.
          *     `temp_c` is stored as °F. Outside and unaffected readings need no area: without one they
          *     belong to the building (an unaffected material reading without an area is the dry goal
-         *     of every area without its own reference). A date is turned into its day number (day 1 is
+         *     of every area without its own reference). They and references never add an area: a row
+         *     of only outside, unaffected or reference readings that names an area the log does not
+         *     have (and no other row of the request adds) answers 422 `unknown_area` naming the row
+         *     (`/body/rows/1/area`) and saves nothing; send the building's without `area`. In an area
+         *     the log has they are that area's own. A date is turned into its day number (day 1 is
          *     the start date).
          *
          *     The whole request is checked before anything is saved: a value out of range (`rh_pct`
@@ -4371,6 +4375,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description A day after the company's today (`date_in_future`; `errors` names each field or row), a row of building readings naming an area the log does not have (`unknown_area`; `errors` names each row, `valid_values` lists the log's areas), or a `by` that names no teammate, or several (`unknown_teammate`, `ambiguous_teammate`; `valid_values` lists the team). */
+        ReadingsRefused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description A category reviewed after today (`date_in_future`; `errors` names the field), an area the log does not have (`unknown_area`; `valid_values` lists its areas), or wet wall figures that contradict each other or the room's size (`contradictory_values`; `errors` names each field). */
         ChambersRefused: {
             headers: {
@@ -5743,7 +5756,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["DateInFuture"];
+            422: components["responses"]["ReadingsRefused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

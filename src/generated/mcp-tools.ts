@@ -1971,7 +1971,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "drying",
     "scope": "write",
     "title": "Record drying readings",
-    "description": "Record readings, a row per area and day; starts the log if none. Returns GPP, dew point, dry status.",
+    "description": "Record readings, a row per area and day; the building's outside, unaffected and reference rows take no area. Starts the log if none. Returns GPP, dew point, dry status.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -2567,13 +2567,10 @@ export const mcpTools: McpToolDefinition[] = [
                     },
                     "wet_wall_height_ft": {
                       "type": "number",
-                      "minimum": 0,
-                      "maximum": 100,
-                      "description": "Height walls are wet to, ft (4.5 = 4 ft 6 in)."
+                      "description": "Feet up from the floor; 4.5 = 4 ft 6 in."
                     },
                     "wet_wall_total_sqft": {
-                      "type": "integer",
-                      "description": "All wet wall, floor up."
+                      "type": "integer"
                     },
                     "wet_ceiling_sqft": {
                       "type": "integer"
