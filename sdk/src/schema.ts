@@ -934,8 +934,7 @@ export interface paths {
          *       service's default. (It is about materials' goals; the air is the next check.)
          *     - `day_without_outside_or_unaffected` (medium): a day with readings in an area but no
          *       outside air reading or no unaffected air reading (`temp_f` or `rh_pct` at location
-         *       `outside`, `unaffected`; with or without an area); one finding per day, naming what
-         *       is missing.
+         *       `outside`, `unaffected`); one finding per day, naming what is missing.
          *     - `dehumidifier_without_exhaust` (medium): a dehumidifier on site in an area (from the
          *       day placed to the day before it was removed, its placing day at least) on days its
          *       area was read with no `dehumidifier_exhaust` air reading that day in that area or
