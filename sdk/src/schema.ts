@@ -893,11 +893,12 @@ export interface paths {
          *     - `not_dry_on_last_day` (high): an area with a material point whose reading on the
          *       area's last day of material readings is above its dry goal; one finding per area,
          *       naming each such point, its reading and its goal.
-         *     - `equipment_removed_while_wet` (high): units removed from an area (`remove_equipment`)
-         *       on a day when, by its latest readings on or before that day, a material point of the
-         *       area was above its goal; one finding per area and day removed (record `equipment`,
-         *       the first unit's id), naming the units and the wet readings. A drying note on that
-         *       area and day (`add_drying_note`) saying why clears it.
+         *     - `equipment_removed_while_wet` (high): air movers, dehumidifiers or heaters removed
+         *       from an area (`remove_equipment`) on a day when, by its latest readings on or before
+         *       that day, a material point of the area was above its goal; one finding per area and
+         *       day removed (record `equipment`, the first unit's id), naming the units and the wet
+         *       readings. A drying note on that area and day (`add_drying_note`) saying why clears
+         *       it.
          *     - `billed_past_dry` (high): a day-billed line billing units a day for more days than its
          *       area took to read dry (a line of its own quantity states no days: its unit-days are
          *       compared with the equipment's, see `billing`).

@@ -363,7 +363,7 @@ describe('check_claim_readiness as a desk review', () => {
     }
   });
 
-  it('asks nothing of equipment removed once its area read dry, of a dehumidifier with its exhaust read in its chamber, or of category work on a category 2 loss', async () => {
+  it('asks nothing of drying equipment removed once its area read dry (nor of an air scrubber), of a dehumidifier with its exhaust read in its chamber, or of category work on a category 2 loss', async () => {
     const job = (
       await post('/api/v1/jobs', {
         customer_name: 'Clean Sheet',
@@ -400,10 +400,18 @@ describe('check_claim_readiness as a desk review', () => {
       await post(`${base}/equipment`, {
         area: 'Den',
         day: 1,
-        units: [{ kind: 'air_mover' }, { kind: 'dehumidifier', dehumidifier_type: 'lgr', pints_per_day: 70 }],
+        units: [
+          { kind: 'air_scrubber' },
+          { kind: 'air_mover' },
+          { kind: 'dehumidifier', dehumidifier_type: 'lgr', pints_per_day: 70 },
+        ],
       }).expect(201)
     ).body.placed as { id: string }[];
-    await post(`${base}/equipment/remove`, { day: 2, equipment_ids: units.map((u) => u.id) }).expect(200);
+    // The air scrubber leaves on day 1, while Den is wet: it cleans the air, it does not dry.
+    await post(`${base}/equipment/remove`, { day: 1, equipment_ids: [units[0].id] }).expect(200);
+    await post(`${base}/equipment/remove`, { day: 2, equipment_ids: units.slice(1).map((u) => u.id) }).expect(
+      200,
+    );
     await post(`/api/v1/estimates/${log.estimate_id}/line-items`, {
       line_items: [{ code: 'CLN-ANTI', quantity: 50, room: 'Den' }],
     }).expect(200);
@@ -411,6 +419,7 @@ describe('check_claim_readiness as a desk review', () => {
     // exhaust was read in Hall, of the same chamber; the antimicrobial is on grey water. What is
     // left is the older checks': units not billed and rooms without photos.
     expect((await readinessOf(job.id)).findings.map((f) => f.check)).toEqual([
+      'equipment_not_billed',
       'equipment_not_billed',
       'equipment_not_billed',
       'room_with_few_photos',

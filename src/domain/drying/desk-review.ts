@@ -212,11 +212,14 @@ function unitsNamed(units: EquipmentRow[]): string {
   return joinAnd([...counts].map(([kind, n]) => `${n} ${KIND_NAMES[kind][n === 1 ? 0 : 1]}`));
 }
 
-/** Units removed from an area, by area and day, while a point of it last read above its goal; a drying note on that area and day explains it. */
+/** What dries a room: an air scrubber cleans the air and may leave while the room is wet. */
+const DRYING_KINDS: EquipmentRow['kind'][] = ['air_mover', 'dehumidifier', 'heater'];
+
+/** Drying units removed from an area, by area and day, while a point of it last read above its goal; a drying note on that area and day explains it. */
 function removedWhileWet(log: DryingLog, units: EquipmentRow[], points: Point[]): Draft[] {
   const removals = new Map<string, EquipmentRow[]>();
   for (const unit of units) {
-    if (unit.removed_on === null) continue;
+    if (unit.removed_on === null || !DRYING_KINDS.includes(unit.kind)) continue;
     const key = `${unit.area_id}|${unit.removed_on}`;
     removals.set(key, [...(removals.get(key) ?? []), unit]);
   }
@@ -359,13 +362,20 @@ function categoryWorkWithoutNote(log: DryingLog, facts: DeskFacts): Draft[] {
     }));
 }
 
+/** Which air was read where on which day, to look up: `day|location` and `day|location|area id`. */
+function airRead(facts: DeskFacts): Set<string> {
+  return new Set(
+    facts.air.flatMap((air) => [`${air.day}|${air.location}`, `${air.day}|${air.location}|${air.area_id}`]),
+  );
+}
+
 /** Each day with readings in an area but no outside or no unaffected air. */
-function daysWithoutOutsideOrUnaffected(log: DryingLog, facts: DeskFacts): Draft[] {
+function daysWithoutOutsideOrUnaffected(log: DryingLog, read: Set<string>): Draft[] {
   return log.days
     .filter((day) => day.read_areas.length > 0)
     .flatMap((day): Draft[] => {
       const missing = (['outside', 'unaffected'] as const).filter(
-        (location) => !facts.air.some((air) => air.day === day.day && air.location === location),
+        (location) => !read.has(`${day.day}|${location}`),
       );
       if (missing.length === 0) return [];
       return [
@@ -387,22 +397,19 @@ const onSiteOn = (unit: EquipmentRow, date: string): boolean =>
   unit.placed_on <= date && (unit.removed_on === null || date < unit.removed_on || date === unit.placed_on);
 
 /** Per area, the days it was read with a dehumidifier on site and no exhaust air read in it or its chamber. */
-function dehumidifiersWithoutExhaust(log: DryingLog, units: EquipmentRow[], facts: DeskFacts): Draft[] {
+function dehumidifiersWithoutExhaust(log: DryingLog, units: EquipmentRow[], read: Set<string>): Draft[] {
   return log.areas.flatMap((area): Draft[] => {
     const dehus = units.filter((unit) => unit.area_id === area.id && unit.kind === 'dehumidifier');
     if (dehus.length === 0) return [];
     const chamber = log.chambers.find((c) => c.areas.some((a) => a.name === area.name));
-    const served = new Set(
-      log.areas.filter((a) => a === area || chamber?.areas.some((c) => c.name === a.name)).map((a) => a.id),
-    );
+    const served = log.areas
+      .filter((a) => a === area || chamber?.areas.some((c) => c.name === a.name))
+      .map((a) => a.id);
     const days = log.days.filter(
       (day) =>
         day.read_areas.includes(area.name) &&
         dehus.some((unit) => onSiteOn(unit, day.date)) &&
-        !facts.air.some(
-          (air) =>
-            air.day === day.day && air.location === 'dehumidifier_exhaust' && served.has(air.area_id ?? ''),
-        ),
+        !served.some((id) => read.has(`${day.day}|dehumidifier_exhaust|${id}`)),
     );
     if (days.length === 0) return [];
     const span = days.length === 1 ? days[0].date : `${days[0].date} to ${days.at(-1)!.date}`;
@@ -423,13 +430,14 @@ function dehumidifiersWithoutExhaust(log: DryingLog, units: EquipmentRow[], fact
 /** The desk review's findings of a log, from its summary, its units and deskFactsOf. */
 export function deskReview(log: DryingLog, units: EquipmentRow[], facts: DeskFacts): Draft[] {
   const points = pointsOf(log, facts.points);
+  const read = airRead(facts);
   return [
     ...notDryOnLastDay(log, points),
     ...removedWhileWet(log, units, points),
     ...removalsReadInPlace(log, facts, points),
     ...removalsNotBilled(log, facts, points),
     ...categoryWorkWithoutNote(log, facts),
-    ...daysWithoutOutsideOrUnaffected(log, facts),
-    ...dehumidifiersWithoutExhaust(log, units, facts),
+    ...daysWithoutOutsideOrUnaffected(log, read),
+    ...dehumidifiersWithoutExhaust(log, units, read),
   ];
 }
