@@ -174,7 +174,8 @@ const named = (p: Pick<Point, 'metric' | 'point'>): string =>
   `${material(p.metric)}${p.point ? ` '${p.point}'` : ''}`;
 const against = (p: Point, value: number): string => `${named(p)} read ${value} against a goal of ${p.goal}`;
 const lastDayOf = (points: Point[]): number => Math.max(0, ...points.map((p) => p.readings.at(-1)!.day));
-const wetAt = (p: Point, day: number) => p.readings.filter((r) => r.day <= day).at(-1);
+/** A point's latest reading on or before a day. */
+const latestBy = (p: Point, day: number) => p.readings.filter((r) => r.day <= day).at(-1);
 
 /** Each area with a point above its goal on the area's last day of material readings. */
 function notDryOnLastDay(log: DryingLog, points: Point[]): Draft[] {
@@ -228,7 +229,7 @@ function removedWhileWet(log: DryingLog, units: EquipmentRow[], points: Point[])
     const day = dayOfDate(log.start_date, date!);
     if (log.notes.some((note) => note.area === areaName && note.day === day)) return [];
     const wet = points.flatMap((p) => {
-      const reading = p.area.id === areaId ? wetAt(p, day) : undefined;
+      const reading = p.area.id === areaId ? latestBy(p, day) : undefined;
       return reading && reading.value > p.goal
         ? [`${against(p, reading.value)}${reading.day === day ? '' : ` on day ${reading.day}`}`]
         : [];
