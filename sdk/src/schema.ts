@@ -911,6 +911,15 @@ export interface paths {
          *       after the day it read dry) within its plan. One finding per day, naming the areas.
          *     - `readings_stop_before_billed` (high): an area not dry whose readings stop before the
          *       last day its day-billed lines bill, when that day is before today.
+         *     - `not_dry_on_last_day` (high): an area with a material point whose reading on the
+         *       area's last day of material readings is above its dry goal; one finding per area,
+         *       naming each such point, its reading and its goal.
+         *     - `equipment_removed_while_wet` (high): air movers, dehumidifiers or heaters removed
+         *       from an area (`remove_equipment`) on a day when, by its latest readings on or before
+         *       that day, a material point of the area was above its goal; one finding per area and
+         *       day removed (record `equipment`, the first unit's id), naming the units and the wet
+         *       readings. A drying note on that area and day (`add_drying_note`) saying why clears
+         *       it.
          *     - `billed_past_dry` (high): a day-billed line billing units a day for more days than its
          *       area took to read dry (a line of its own quantity states no days: its unit-days are
          *       compared with the equipment's, see `billing`).
@@ -919,12 +928,40 @@ export interface paths {
          *     - `category_not_reviewed` (high): a category 1 chamber whose first reading is more than
          *       48 hours after the date of loss (its date is more than 2 days after it), or that has
          *       none yet by then, with no `category_reviewed_on` (S500: clean water degrades).
+         *     - `removal_contradicts_log` (high): a line of the job's estimates that removes a
+         *       material in a room (drywall: `DEM-DW-2FT`, `DEM-DW-4FT`, `DEM-DW-FULL`, `MLD-DW`;
+         *       carpet: `DEM-CP`, `DEM-CP-GLUE`, `DEM-CP-C3`, `MLD-CP`; pad: `DEM-PAD`, `DEM-CP-C3`,
+         *       `MLD-CP`; insulation: `DEM-INS-…`, `MLD-INS`; subfloor: `DEM-SUBFLR`,
+         *       `DEM-SUBFLR-PLY`; baseboard: `DEM-BASE-DISP`; ceiling tile: `DEM-ACT`) while a point
+         *       of that material in the area of the room's name was read drying in place: read on
+         *       two or more days, above its goal on the first, and still read on the area's last day
+         *       of material readings (lines carry no date: tear-out is done on a visit, after which
+         *       a removed material cannot be read again). Record `line`. And the reverse (record
+         *       `area`): a point of one of those materials last read above its goal before the
+         *       area's last day of material readings (no longer read, as if torn out) while no
+         *       removal of that material is billed in that room; one finding per area and material.
+         *     - `category_work_without_note` (high): on a category 1 loss (the highest of the job's
+         *       `water_category` and its chambers' categories is 1), a line billing antimicrobial or
+         *       category 2/3 work (`CLN-ANTI`, `CLN-ANTI-CAV`, `CLN-ANTI-FOG`, `CLN-DISINF`,
+         *       `CLN-SEWAGE`, and the `…-C2`/`…-C3` codes) with no note saying why: the line's own
+         *       note, or a job note or drying note whose text names the line's code or speaks of
+         *       it (`antimicrobial`, `microbial`, `disinfect`, `sanitiz`, `biocide`, `category 2`,
+         *       `category 3`, `cat 2`, `cat 3`, `grey water`, `gray water`, `black water`, `sewage`,
+         *       `contaminat`, any case). Record `line`.
          *     - `equipment_not_billed` (medium): unit-days placed but not billed: revenue lost.
          *     - `equipment_outside_plan` (medium): a chamber's air movers or dehumidification outside
          *       its S500 plan, without a note.
          *     - `no_unaffected_reference` (medium): an area whose material readings have no reference
          *       (no unaffected reading of that material in the area or the building): the goal is the
-         *       service's default.
+         *       service's default. (It is about materials' goals; the air is the next check.)
+         *     - `day_without_outside_or_unaffected` (medium): a day with readings in an area but no
+         *       outside air reading or no unaffected air reading (`temp_f` or `rh_pct` at location
+         *       `outside`, `unaffected`); one finding per day, naming what is missing.
+         *     - `dehumidifier_without_exhaust` (medium): a dehumidifier on site in an area (from the
+         *       day placed to the day before it was removed, its placing day at least) on days its
+         *       area was read with no `dehumidifier_exhaust` air reading that day in that area or
+         *       another area of its chamber; one finding per area, naming the days (record `area`,
+         *       the first of them).
          *     - `skipped_day_without_reason` (medium): a skipped day with no reason.
          *     - `billed_room_without_photo` (medium): an estimate room with day-billed lines and no
          *       photo of that room.
@@ -3053,20 +3090,21 @@ export interface components {
         };
         ReadinessFinding: {
             /** @enum {string} */
-            check: "monitored_day_without_readings" | "readings_stop_before_billed" | "billed_past_dry" | "billed_not_placed" | "category_not_reviewed" | "equipment_not_billed" | "equipment_outside_plan" | "no_unaffected_reference" | "skipped_day_without_reason" | "billed_room_without_photo" | "room_with_few_photos";
+            check: "monitored_day_without_readings" | "readings_stop_before_billed" | "not_dry_on_last_day" | "equipment_removed_while_wet" | "billed_past_dry" | "billed_not_placed" | "category_not_reviewed" | "removal_contradicts_log" | "category_work_without_note" | "equipment_not_billed" | "equipment_outside_plan" | "no_unaffected_reference" | "day_without_outside_or_unaffected" | "dehumidifier_without_exhaust" | "skipped_day_without_reason" | "billed_room_without_photo" | "room_with_few_photos";
             /** @enum {string} */
             severity: "high" | "medium" | "low";
             /** @description What the finding is about; fields that do not apply are null. */
             record: {
                 /** @enum {string} */
-                type: "day" | "area" | "line" | "chamber" | "skip" | "room";
-                /** @description The line's, chamber's or skip's id. */
+                type: "day" | "area" | "line" | "chamber" | "skip" | "room" | "equipment";
+                /** @description The line's, chamber's, skip's, area's or (the first removed) equipment unit's id. */
                 id: string | null;
-                /** @description The area's, chamber's or room's name. */
+                /** @description The area's, chamber's or room's name (a line's and equipment's, its room's or area's). */
                 name: string | null;
                 day: number | null;
                 date: components["schemas"]["CalendarDate"] | null;
             };
+            /** @description The reason, in a sentence a desk adjuster would write (area, material, day, date, reading against goal). */
             message: string;
             fix: {
                 /** @description The tool that fixes it. */

@@ -2114,7 +2114,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "drying",
     "scope": "read",
     "title": "Check claim readiness",
-    "description": "Check a job as a carrier's desk reviewer would before the packet goes out: days without readings, billing vs equipment and dry days, missing references, photos. Returns findings with severity and the fixing tool.",
+    "description": "Check a job as a carrier's desk reviewer would before the packet goes out: days without readings or atmospherics, areas still wet, equipment pulled wet, billing vs equipment, dry days and log, missing references, photos. Returns findings with severity and the fixing tool.",
     "inputSchema": {
       "type": "object",
       "properties": {

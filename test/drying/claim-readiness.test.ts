@@ -55,6 +55,17 @@ async function addPhotos(jobId: string, room: string, count: number): Promise<vo
   await req.expect(201);
 }
 
+/** A day's outside and unaffected air, which the desk review asks for on every day read. */
+const buildingAir = (n: number) =>
+  (['outside', 'unaffected'] as const).map((location) => ({
+    day: n,
+    location,
+    readings: [
+      { metric: 'temp_f', value: 70 },
+      { metric: 'rh_pct', value: 45 },
+    ],
+  }));
+
 /** A job with every fault: the loss 8 days ago, a 5-day log started 4 days ago, one chamber of category 1. */
 async function faultyJob(): Promise<{ id: string; estimateId: string; lines: Record<string, string> }> {
   const job = (
@@ -84,6 +95,7 @@ async function faultyJob(): Promise<{ id: string; estimateId: string; lines: Rec
       { day: 2, area: 'Kitchen', readings: [{ metric: 'drywall', value: 24 }] },
       { day: 4, area: 'Kitchen', readings: [{ metric: 'drywall', value: 18 }] },
       { day: 4, area: 'Hall', readings: [{ metric: 'drywall', value: 20 }] },
+      ...[1, 2, 4].flatMap((n) => buildingAir(n)),
     ],
   }).expect(201);
   await post(`${base}/skip-day`, { day: 3 }).expect(201);
@@ -133,6 +145,8 @@ describe('check_claim_readiness', () => {
       ]),
     ).toEqual([
       ['monitored_day_without_readings', 'high', 'day', null, 2, 'add_drying_readings'],
+      ['not_dry_on_last_day', 'high', 'area', 'Kitchen', 4, 'add_drying_readings'],
+      ['not_dry_on_last_day', 'high', 'area', 'Hall', 4, 'add_drying_readings'],
       ['billed_not_placed', 'high', 'area', 'Hall', null, 'update_line_item'],
       ['category_not_reviewed', 'high', 'chamber', 'Main floor', 1, 'set_drying_chambers'],
       ['equipment_not_billed', 'medium', 'area', 'Kitchen', null, 'add_line_items'],
@@ -142,13 +156,13 @@ describe('check_claim_readiness', () => {
       ['billed_room_without_photo', 'medium', 'room', 'Hall', null, 'get_photo_upload_link'],
       ['room_with_few_photos', 'low', 'room', 'Kitchen', null, 'get_photo_upload_link'],
     ]);
-    expect(before).toMatchObject({ ready: false, counts: { high: 3, medium: 5, low: 1 } });
+    expect(before).toMatchObject({ ready: false, counts: { high: 5, medium: 5, low: 1 } });
     expect(before.findings[0]).toMatchObject({
       record: { date: day(2) },
       message: expect.stringContaining('no readings in Hall'),
     });
-    expect(before.findings[1].record.id).toBe(job.lines['DRY-DH-LGR']);
-    expect(before.findings[2].message).toContain('4 days after the loss');
+    expect(before.findings[3].record.id).toBe(job.lines['DRY-DH-LGR']);
+    expect(before.findings[4].message).toContain('4 days after the loss');
 
     // Each fix through the tool the finding names.
     const base = `/api/v1/jobs/${job.id}/drying-log`;
@@ -156,6 +170,16 @@ describe('check_claim_readiness', () => {
       rows: [
         { day: 2, area: 'Hall', readings: [{ metric: 'drywall', value: 23 }] },
         { day: 2, location: 'unaffected', readings: [{ metric: 'drywall', value: 12 }] },
+        { day: 5, area: 'Kitchen', readings: [{ metric: 'drywall', value: 11 }] },
+        { day: 5, area: 'Hall', readings: [{ metric: 'drywall', value: 12 }] },
+        ...buildingAir(5),
+        // The dehumidifier placed below in Hall from day 1: its exhaust each day Hall was read.
+        ...[1, 2, 4, 5].map((n) => ({
+          day: n,
+          area: 'Hall',
+          location: 'dehumidifier_exhaust' as const,
+          readings: [{ metric: 'rh_pct', value: 30 }],
+        })),
       ],
     }).expect(201);
     await post(`${base}/skip-day`, { day: 3, reason: 'Homeowner away' }).expect(201);
@@ -239,9 +263,10 @@ describe('check_claim_readiness', () => {
     // Kitchen is still wet, read to day 2 of 4 billed; Bath read dry on day 2 but bills 4.
     expect(findings.map((f) => [f.check, f.record.name, f.record.day])).toEqual([
       ['readings_stop_before_billed', 'Kitchen', 2],
+      ['not_dry_on_last_day', 'Kitchen', 2],
       ['billed_past_dry', 'Bath', 2],
     ]);
-    expect(findings[1]).toMatchObject({ record: { type: 'line' }, fix: { tool: 'update_drying_settings' } });
+    expect(findings[2]).toMatchObject({ record: { type: 'line' }, fix: { tool: 'update_drying_settings' } });
   });
 
   it('checks only the photos of a job without a drying log, over MCP too', async () => {

@@ -524,17 +524,28 @@ describe('the worked example: a two-chamber water loss over five days', () => {
     expect(before.ready).toBe(false);
     expect(checks(before)).toEqual([
       'high monitored_day_without_readings',
+      'high not_dry_on_last_day Kitchen',
+      'high not_dry_on_last_day Basement',
+      'high removal_contradicts_log Kitchen',
       'medium equipment_not_billed Basement',
       'medium equipment_outside_plan Main floor',
       'medium no_unaffected_reference Kitchen',
       'medium no_unaffected_reference Basement',
+      'medium day_without_outside_or_unaffected',
+      'medium day_without_outside_or_unaffected',
+      'medium day_without_outside_or_unaffected',
+      'medium day_without_outside_or_unaffected',
+      'medium dehumidifier_without_exhaust Kitchen',
+      'medium dehumidifier_without_exhaust Basement',
       'medium billed_room_without_photo Hall',
       'medium billed_room_without_photo Basement',
       'low room_with_few_photos Kitchen',
     ]);
 
     say('## The fixes, each with the tool the finding names');
-    say("Marco's paper log has the Basement's day 3 and the unaffected subfloor and slab he read on day 1.");
+    say(
+      "Marco's paper log has the Basement's day 3, the unaffected subfloor and slab he read on day 1, the unaffected air of days 2 to 5 and the dehumidifiers' exhaust; this afternoon he reads the kitchen wall and subfloor and the slab again, dry.",
+    );
     await call<Schemas['ReadingsAdded']>(
       'add_drying_readings',
       {
@@ -560,6 +571,40 @@ describe('the worked example: a two-chamber water loss over five days', () => {
               { metric: 'subfloor', value: 12, point: 'dining room' },
               { metric: 'concrete', value: 3.1, point: 'garage slab' },
             ],
+          },
+          ...[2, 3, 4, 5].map((n) => ({
+            date: dateOf(n),
+            location: 'unaffected',
+            source_of_values: 'read_from_log',
+            readings: [
+              { metric: 'temp_f', value: 70 },
+              { metric: 'rh_pct', value: 42 },
+            ],
+          })),
+          ...['Kitchen', 'Basement'].flatMap((area) =>
+            [1, 2, 3, 4, 5].map((n) => ({
+              date: dateOf(n),
+              area,
+              location: 'dehumidifier_exhaust',
+              source_of_values: 'read_from_log',
+              readings: [
+                { metric: 'temp_f', value: 82 },
+                { metric: 'rh_pct', value: 30 },
+              ],
+            })),
+          ),
+          {
+            date: dateOf(5),
+            area: 'Kitchen',
+            readings: [
+              { metric: 'drywall', value: 11, point: POINTS.Kitchen },
+              { metric: 'subfloor', value: 11 },
+            ],
+          },
+          {
+            date: dateOf(5),
+            area: 'Basement',
+            readings: [{ metric: 'concrete', value: 3, point: POINTS.Basement }],
           },
         ],
       },

@@ -194,12 +194,14 @@ describeInBrowser('the export download page on a phone', () => {
     await page.goto(onTestServer(link.url));
     const readiness = (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/claim-readiness`).expect(200))
       .body as components['schemas']['ClaimReadiness'];
-    expect(readiness.counts).toEqual({ high: 2, medium: 2, low: 1 });
+    expect(readiness.counts).toEqual({ high: 3, medium: 3, low: 1 });
     expect(await page.textContent('#readinesstitle')).toBe(
-      'A claim reviewer would question (2 serious, 2 to look at, 1 minor)',
+      'A claim reviewer would question (3 serious, 3 to look at, 1 minor)',
     );
     const items = await page.locator('ul.findings li').allTextContents();
-    expect(items).toEqual(readiness.findings.map((f) => `${f.severity} ${f.message}`));
+    // The page lists the first six; the rest are counted.
+    expect(items).toEqual(readiness.findings.slice(0, 6).map((f) => `${f.severity} ${f.message}`));
+    expect(await page.textContent('#readiness p.more')).toContain('And 1 more');
     expect(items[0]).toMatch(/^high Day 1 .*no readings in Hall/);
     // The findings come before the button, which still works.
     expect(await page.getByRole('button', { name: 'Download PDF' }).isEnabled()).toBe(true);

@@ -1,7 +1,8 @@
 /**
  * What a carrier's desk reviewer would question before paying a mitigation invoice: days not
  * monitored, billing against the equipment and the dry days, goals without a reference, chambers
- * off their plan, unexplained skips, a category 1 loss not reviewed, and rooms without photos.
+ * off their plan, unexplained skips, a category 1 loss not reviewed, rooms without photos, and the
+ * log read against itself and the estimate (desk-review.ts).
  * Each finding names its record, why, how severe, and the tool that fixes it. The drying log is
  * read as get_drying_log reads it (its kept summary); the rest is a few grouped queries.
  */
@@ -12,6 +13,7 @@ import { notFound } from '../../platform/errors';
 import { dateOfDay, dayOfDate, type BilledLine, type JobRef, type LogRow } from './drying-records';
 import { findLogToRead, readLog } from './read-log';
 import type { DryingLog } from './drying-status';
+import { deskFactsOf, deskReview, type Draft } from './desk-review';
 
 type ClaimReadiness = components['schemas']['ClaimReadiness'];
 type Finding = components['schemas']['ReadinessFinding'];
@@ -22,12 +24,18 @@ type Severity = Finding['severity'];
 const CHECKS: [Check, Severity][] = [
   ['monitored_day_without_readings', 'high'],
   ['readings_stop_before_billed', 'high'],
+  ['not_dry_on_last_day', 'high'],
+  ['equipment_removed_while_wet', 'high'],
   ['billed_past_dry', 'high'],
   ['billed_not_placed', 'high'],
   ['category_not_reviewed', 'high'],
+  ['removal_contradicts_log', 'high'],
+  ['category_work_without_note', 'high'],
   ['equipment_not_billed', 'medium'],
   ['equipment_outside_plan', 'medium'],
   ['no_unaffected_reference', 'medium'],
+  ['day_without_outside_or_unaffected', 'medium'],
+  ['dehumidifier_without_exhaust', 'medium'],
   ['skipped_day_without_reason', 'medium'],
   ['billed_room_without_photo', 'medium'],
   ['room_with_few_photos', 'low'],
@@ -36,14 +44,6 @@ const SEVERITIES: Severity[] = ['high', 'medium', 'low'];
 /** S500 asks for category 1 water to be reviewed when it sat longer than 48 hours: dates more than 2 days apart. */
 const CATEGORY_ONE_DAYS = 2;
 const FEWEST_PHOTOS = 2;
-
-type FindingRecord = Finding['record'];
-type Draft = {
-  check: Check;
-  record: Partial<FindingRecord> & Pick<FindingRecord, 'type'>;
-  message: string;
-  fix: Finding['fix'];
-};
 
 interface Facts {
   reasonlessSkips: { id: string; area: string | null; day: number }[];
@@ -318,9 +318,10 @@ export async function checkClaimReadiness(db: Knex, caller: Caller, ref: string)
   const found = await findLogToRead(db, caller, ref);
   if (!found) throw notFound('job');
   const { job, log: row, billed } = found;
-  const [log, facts] = await Promise.all([
+  const [log, facts, desk] = await Promise.all([
     row ? readLog(db, job, row, undefined, { parts: found, fromCache: true }) : null,
     factsOf(db, job, row),
+    row ? deskFactsOf(db, job.id, row.id) : null,
   ]);
   const drafts = [
     ...(log
@@ -331,6 +332,7 @@ export async function checkClaimReadiness(db: Knex, caller: Caller, ref: string)
           ...chamberFindings(log, facts),
           ...referenceFindings(log),
           ...skipFindings(log, facts),
+          ...(desk ? deskReview(log, found.units, desk) : []),
         ]
       : []),
     ...photoFindings(log, billed, facts),
