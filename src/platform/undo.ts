@@ -192,8 +192,8 @@ export interface UndoneAction {
 }
 
 /**
- * A change of the key in the feed that is in no undo record: an estimate made final by a
- * packet's download, or what the upload page sent. Undo never goes past one without saying so.
+ * A change of the key in the feed that is in no undo record, such as an estimate made final by
+ * a packet's download. Undo never goes past one without saying so.
  */
 export interface NotUndoable {
   entryId: string;
@@ -281,7 +281,8 @@ export function lastChangeWords(change: NotUndoable, words: UndoWords): string {
  * covers, newest first. An undoable write stamps its entries and its undo record with one
  * transaction's `now()`, so an entry without a record of that key at that moment is not
  * undoable; undo's own entries are not changes to take back. Without an action to take back,
- * only entries newer than the key's newest undo record (taken back already) count.
+ * only entries newer than the key's newest undo record (taken back already) count, which keeps
+ * the search to the key's latest entries.
  */
 async function notUndoableSince(
   trx: Knex.Transaction,
@@ -300,6 +301,9 @@ async function notUndoableSince(
   const query = trx('change_entries as e')
     .where({ 'e.company_id': caller.companyId, 'e.key_id': caller.keyId })
     .whereNot('e.action', 'action.undone')
+    // What an upload page sends is the doing of the person at the page (RecordedWrites.outOfUndo),
+    // not a change of the key's to name.
+    .whereRaw("coalesce(e.data->>'via', '') <> 'upload_page'")
     .whereNotExists(
       trx('undo_actions as u')
         .where('u.key_id', caller.keyId)

@@ -110,6 +110,7 @@ describe('undo after create_job', () => {
     expect(res.headers['idempotent-replayed']).toBeUndefined();
     expect(res.body).toEqual({
       preview: false,
+      not_undoable: null,
       undone: {
         tool: 'create_job',
         summary: `Created job #${job.job_number} Undo Ulla`,

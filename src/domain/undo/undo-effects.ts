@@ -47,7 +47,8 @@ type Money = { cents: number; currency: string };
 /** Undo's words for the caller's actions, and why a change is not one undo can take back. */
 export function undoWords(caller: Caller): UndoWords {
   return {
-    describe: async (trx, changes, jobNumber) => {
+    describe: async (trx, recorded, jobNumber) => {
+      const changes = await withoutTouches(trx, worded(netChanges(recorded)));
       const estimateId = await estimateOf(trx, changes);
       const totalBefore = estimateId ? await estimateTotal(trx, caller, estimateId) : null;
       const primary = changes[0];
@@ -77,12 +78,72 @@ const RECORD_TYPES: Record<string, string> = {
 };
 const recordType = (id: string): string => RECORD_TYPES[id.slice(0, id.indexOf('_'))] ?? 'record';
 
+/**
+ * One change per row, as undo leaves it: a row the action created and then changed is deleted, a
+ * row changed twice gets back what it held first, a row created and removed again is no change.
+ * What the action created comes first (it is what the action was about: the readings, not the
+ * log whose plan they lengthened), then the rest in the order of the action.
+ */
+function netChanges(recorded: RowChange[]): RowChange[] {
+  const byRow = new Map<string, RowChange>();
+  for (const change of recorded) {
+    const key = `${change.table}|${change.id}`;
+    const first = byRow.get(key);
+    byRow.set(key, first ? { ...first, afterVersion: change.afterVersion } : change);
+  }
+  const net = [...byRow.values()].filter((c) => !(c.before === null && c.afterVersion === null));
+  const created = net.filter((c) => c.before === null);
+  return [...created, ...net.filter((c) => c.before !== null)];
+}
+
+/**
+ * Leaves out rows that come with another: a contact made for a job with its link to the job, a
+ * note's earlier texts with the note (correcting a note is said as the note getting its earlier
+ * text back, retracting it as the note put back).
+ */
+function worded(changes: RowChange[]): RowChange[] {
+  const has = (table: UndoableTable) => changes.some((c) => c.table === table);
+  const hidden = new Set<UndoableTable>([
+    ...(has('contacts') ? (['job_contacts'] as const) : []),
+    ...(has('notes') ? (['note_versions'] as const) : []),
+  ]);
+  return changes.filter((c) => !hidden.has(c.table));
+}
+
+/** Columns a change keeps up to date by itself: a row that differs only in them was only touched. */
+const DERIVED_COLUMNS = new Set(['version', 'updated_at', 'search_text', 'search_digits']);
+
+/**
+ * Leaves out the rows the action only touched (a job whose search text follows its contacts, an
+ * estimate's version bumped with its lines): undo puts them back too, but they are not worth a
+ * word. The estimate stays in: its total is said.
+ */
+async function withoutTouches(trx: Knex.Transaction, changes: RowChange[]): Promise<RowChange[]> {
+  const kept: RowChange[] = [];
+  for (const [i, change] of changes.entries()) {
+    if (i === 0 || change.table === 'estimates' || verbOf(change) !== 'restored the earlier')
+      kept.push(change);
+    else if (!(await onlyTouched(trx, change))) kept.push(change);
+  }
+  return kept;
+}
+
+async function onlyTouched(trx: Knex.Transaction, change: RowChange): Promise<boolean> {
+  const now = await currentRow(trx, change);
+  const before: Record<string, unknown> = change.before ?? {};
+  return Object.keys(before).every(
+    (column) => DERIVED_COLUMNS.has(column) || sameValue(before[column], now[column]),
+  );
+}
+
+/** The row as recorded (JSON) against the row as read: dates and numbers compared as JSON writes them. */
+const sameValue = (recorded: unknown, read: unknown): boolean =>
+  JSON.stringify(recorded ?? null) === JSON.stringify(read ?? null);
+
 /** The reason a change the key made is in no undo record, and what to do instead. */
 function whyNotUndoable(change: NotUndoable): string {
   if (change.action === 'estimate.finalized')
     return 'a final estimate stays final (its PDF may already be with the carrier); write a new estimate instead.';
-  if (change.action.endsWith('.uploaded'))
-    return 'what the upload page sends is the doing of the person at the page, not this key’s to take back.';
   return 'it is not in this key’s undo history.';
 }
 
@@ -99,15 +160,12 @@ function effectOf(
 ): string {
   const [primary] = changes;
   const verb = verbOf(primary);
-  // A contact made for a job comes with its link to the job: not worth a word.
-  const hasContacts = changes.some((c) => c.table === 'contacts');
-  const worded = changes.filter((c) => !(c.table === 'job_contacts' && hasContacts));
-  const same = worded.filter((c) => c.table === primary.table && verbOf(c) === verb);
+  const same = changes.filter((c) => c.table === primary.table && verbOf(c) === verb);
   // The estimate whose rooms or lines changed is kept: said last, with its total.
-  const keptEstimate = worded.find(
+  const keptEstimate = changes.find(
     (c) => c.table === 'estimates' && verbOf(c) === 'restored the earlier' && c !== primary,
   );
-  const others = worded.filter((c) => !same.includes(c) && c !== keptEstimate);
+  const others = changes.filter((c) => !same.includes(c) && c !== keptEstimate);
 
   const [one, many] = NOUNS[primary.table];
   const label = labelOf(row);
@@ -118,18 +176,18 @@ function effectOf(
   if (jobNumber !== null) effect += ` on #${jobNumber}`;
   if (primary.table === 'estimates') effect += totalWords(totalBefore, totalAfter);
 
-  for (const [otherVerb, said] of [
-    ['deleted', 'deleted'],
-    ['put back', 'put back'],
-    ['restored the earlier', 'kept'],
-  ] as const) {
+  for (const otherVerb of ['deleted', 'put back'] as const) {
     const rest = others.filter((c) => verbOf(c) === otherVerb && otherVerb !== verb);
-    if (rest.length > 0) effect += `; ${said} ${countsOf(rest)}`;
+    if (rest.length > 0) effect += `; ${otherVerb} ${countsOf(rest)}`;
   }
+  const kept = countParts(
+    others.filter((c) => verbOf(c) === 'restored the earlier' && verb !== 'restored the earlier'),
+  );
   if (keptEstimate?.before) {
-    const label = labelOf(keptEstimate.before);
-    effect += `; kept estimate${label ? ` '${label}'` : ''}${totalWords(totalBefore, totalAfter)}`;
+    const estimateLabel = labelOf(keptEstimate.before);
+    kept.push(`estimate${estimateLabel ? ` '${estimateLabel}'` : ''}${totalWords(totalBefore, totalAfter)}`);
   }
+  if (kept.length > 0) effect += `; kept ${listed(kept)}`;
   return effect;
 }
 
@@ -168,10 +226,17 @@ function totalWords(before: Money | null, after: Money | null): string {
   return `, total ${formatMoney(before.cents, before.currency)} → ${formatMoney(after.cents, after.currency)}`;
 }
 
-function countsOf(changes: RowChange[]): string {
+/** "2 rooms", "1 drying log": how many rows of each table, in the order met. */
+function countParts(changes: RowChange[]): string[] {
   const counts = new Map<UndoableTable, number>();
   for (const change of changes) counts.set(change.table, (counts.get(change.table) ?? 0) + 1);
-  const parts = [...counts].map(([table, n]) => `${n} ${NOUNS[table][n === 1 ? 0 : 1]}`);
+  return [...counts].map(([table, n]) => `${n} ${NOUNS[table][n === 1 ? 0 : 1]}`);
+}
+
+const countsOf = (changes: RowChange[]): string => listed(countParts(changes));
+
+/** "a", "a and b", "a, b and c". */
+function listed(parts: string[]): string {
   return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : parts[0];
 }
 
