@@ -718,7 +718,11 @@ export interface paths {
          *     request: the later one counts.
          *     `temp_c` is stored as °F. Outside and unaffected readings need no area: without one they
          *     belong to the building (an unaffected material reading without an area is the dry goal
-         *     of every area without its own reference). A date is turned into its day number (day 1 is
+         *     of every area without its own reference). They and references never add an area: a row
+         *     of only outside, unaffected or reference readings that names an area the log does not
+         *     have (and no other row of the request adds) answers 422 `unknown_area` naming the row
+         *     (`/body/rows/1/area`) and saves nothing; send the building's without `area`. In an area
+         *     the log has they are that area's own. A date is turned into its day number (day 1 is
          *     the start date).
          *
          *     The whole request is checked before anything is saved: a value out of range (`rh_pct`
@@ -858,17 +862,34 @@ export interface paths {
          * @description Sets the log's drying chambers, replacing those it had (an empty list removes them). Each
          *     chamber names its areas (each area in at most one chamber), its water `category` (1–3)
          *     and, optionally, its `class` (1–4). For each area, its wet surfaces in square feet
-         *     (`wet_floor_sqft`, `wet_wall_sqft` for wall wet more than 2 ft up, `wet_ceiling_sqft`)
-         *     and `wall_offsets` (insets and offsets over 18 in) may be given. `category_reviewed_on`
+         *     (`wet_floor_sqft`, `wet_ceiling_sqft`) and `wall_offsets` (insets and offsets over 18 in)
+         *     may be given, and its wet wall in one of three ways:
+         *     - `wet_wall_height_ft`: how high the walls are wet all around, in feet from the floor
+         *       (4.5 is 4 ft 6 in, as room lengths are given); the wet wall is the room's perimeter ×
+         *       that height, and the part above 2 ft is the perimeter × (height − 2).
+         *     - `wet_wall_total_sqft`: the wet wall in all, from the floor up; the part above 2 ft is
+         *       what is left after a 2 ft band around the room's perimeter (walls wet evenly all
+         *       around). Send `wet_wall_sqft` with it when they are not (one wall wet to 6 ft).
+         *     - `wet_wall_sqft` alone: the wet wall more than 2 ft up, the only wall counted wet (its
+         *       meaning before the other two existed).
+         *     A height or a total needs the room's size (the estimate's room of the area's name) to be
+         *     counted; until it is known the chamber's air movers are not planned. Inputs that
+         *     contradict each other answer 422 `contradictory_values` naming the field and save
+         *     nothing: a height with either square-foot figure, `wet_wall_sqft` over
+         *     `wet_wall_total_sqft`, a height over the room's height, a total over the room's walls, or
+         *     a total less `wet_wall_sqft` over the room's 2 ft band (perimeter × 2).
+         *     `category_reviewed_on`
          *     records when the category was reviewed (S500: category 1 water left over 48 hours is
          *     re-evaluated; `check_claim_readiness` asks for it); it may not be after today.
          *
          *     `get_drying_log` (and this answer) shows each chamber with its class and an S500
          *     equipment plan, computed where the sizes are known (the estimate's room of the area's
          *     name: length, width, height):
-         *     - **Class**, when not given: the wet share of the chamber's surfaces (floor, walls,
-         *       ceiling): under 5% class 1, 5–40% class 2, over 40% class 3. Class 4 (bound water in
-         *       dense materials) is only given.
+         *     - **Class**, when not given: the wet share of the chamber's surfaces (the whole wet
+         *       floor, wall and ceiling over floor, walls and ceiling): under 5% class 1, 5–40%
+         *       class 2, over 40% class 3. Class 4 (bound water in dense materials) is only given.
+         *       A 25 × 14 × 8 ft room wet across the floor and 4 ft up the walls is 662 of 1,324 sq
+         *       ft wet: 50%, class 3.
          *     - **Air movers**, as a range: per area 1, plus 1 per 50–70 sq ft of wet floor, plus 1 per
          *       100–150 sq ft of wet wall above 2 ft, plus 1 per offset.
          *     - **Dehumidification**, in AHAM pints a day: the chamber's cubic feet divided by the
@@ -2019,7 +2040,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "confirmation_required" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "packet_outdated" | "date_in_future" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "too_many_webhooks" | "rate_limited" | "admin_api_disabled" | "shutting_down" | "internal_error";
+            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "confirmation_required" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "packet_outdated" | "date_in_future" | "contradictory_values" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "too_many_webhooks" | "rate_limited" | "admin_api_disabled" | "shutting_down" | "internal_error";
             /** @description One entry for each field that is wrong. */
             errors?: components["schemas"]["FieldError"][];
             /** @description For a 422, the names that would have been accepted. */
@@ -3197,8 +3218,12 @@ export interface components {
             areas: {
                 name: components["schemas"]["DryingAreaName"];
                 wet_floor_sqft?: number;
-                /** @description Wet wall more than 2 ft above the floor. */
+                /** @description Wet wall more than 2 ft above the floor (alone, the only wall counted wet). */
                 wet_wall_sqft?: number;
+                /** @description How high the walls are wet all around, in feet from the floor (4.5 is 4 ft 6 in). */
+                wet_wall_height_ft?: number;
+                /** @description All wet wall, from the floor up. */
+                wet_wall_total_sqft?: number;
                 wet_ceiling_sqft?: number;
                 /** @description Wall insets and offsets over 18 in. */
                 wall_offsets?: number;
@@ -3224,6 +3249,15 @@ export interface components {
                 name: string;
                 wet_floor_sqft: number | null;
                 wet_wall_sqft: number | null;
+                wet_wall_height_ft: number | null;
+                wet_wall_total_sqft: number | null;
+                /** @description The wet wall the service counts, given or derived; null figures where they need the room's size and it is unknown. */
+                wet_wall_counted: {
+                    /** @description All wet wall, counted in the class. */
+                    sqft: number | null;
+                    /** @description Wet wall more than 2 ft up, counted for air movers. */
+                    above_2ft_sqft: number | null;
+                };
                 wet_ceiling_sqft: number | null;
                 wall_offsets: number | null;
                 /** @description Whether the estimate's room of this name has its length, width and height. */
@@ -4385,6 +4419,24 @@ export interface components {
         };
         /** @description A day after the company's today (`date_in_future`; `errors` names each field or row), or a `by` that names no teammate, or several (`unknown_teammate`, `ambiguous_teammate`; `valid_values` lists the team). */
         DateInFuture: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A day after the company's today (`date_in_future`; `errors` names each field or row), a row of building readings naming an area the log does not have (`unknown_area`; `errors` names each row, `valid_values` lists the log's areas), or a `by` that names no teammate, or several (`unknown_teammate`, `ambiguous_teammate`; `valid_values` lists the team). */
+        ReadingsRefused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A category reviewed after today (`date_in_future`; `errors` names the field), an area the log does not have (`unknown_area`; `valid_values` lists its areas), or wet wall figures that contradict each other or the room's size (`contradictory_values`; `errors` names each field). */
+        ChambersRefused: {
             headers: {
                 [name: string]: unknown;
             };
@@ -5757,7 +5809,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["DateInFuture"];
+            422: components["responses"]["ReadingsRefused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -6014,7 +6066,7 @@ export interface operations {
                  *             {
                  *               "name": "Kitchen",
                  *               "wet_floor_sqft": 120,
-                 *               "wet_wall_sqft": 40
+                 *               "wet_wall_height_ft": 3.5
                  *             },
                  *             {
                  *               "name": "Hall",
@@ -6050,7 +6102,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["DateOrArea"];
+            422: components["responses"]["ChambersRefused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

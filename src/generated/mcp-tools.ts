@@ -1971,7 +1971,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "drying",
     "scope": "write",
     "title": "Record drying readings",
-    "description": "Record readings, a row per area and day; starts the log if none. Returns GPP, dew point, dry status.",
+    "description": "Record readings, a row per area and day; the building's outside, unaffected and reference rows take no area. Starts the log if none. Returns GPP, dew point, dry status.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -2563,7 +2563,14 @@ export const mcpTools: McpToolDefinition[] = [
                     },
                     "wet_wall_sqft": {
                       "type": "integer",
-                      "description": "Wet wall more than 2 ft above the floor."
+                      "description": "Wet wall above 2 ft only."
+                    },
+                    "wet_wall_height_ft": {
+                      "type": "number",
+                      "description": "Feet up from the floor; 4.5 = 4 ft 6 in."
+                    },
+                    "wet_wall_total_sqft": {
+                      "type": "integer"
                     },
                     "wet_ceiling_sqft": {
                       "type": "integer"

@@ -33,6 +33,7 @@ const TITLES: Record<ProblemCode, string> = {
   link_expired: 'Link expired',
   packet_outdated: 'Packet outdated',
   date_in_future: 'Date after today',
+  contradictory_values: 'Values contradict each other',
   method_not_allowed: 'Method not allowed',
   unknown_status: 'Unknown status',
   unknown_teammate: 'Unknown teammate',

@@ -1,9 +1,9 @@
 /**
- * OCR asked on node A, and A killed (SIGKILL) while it reads a page: node B finishes every page
- * without anyone asking again, within the stated bound (the page's job counts as dead once it has
- * run 1.5 × OCR_PAGE_TIMEOUT_SECONDS, the queue's maintenance notices within
- * QUEUE_MAINTENANCE_SECONDS, and it is retried after 2 s); a restart of A then leaves nothing of
- * the dead process in the temporary directory. PostgreSQL only.
+ * OCR asked on node A, and A killed (SIGKILL) while it reads a page: the page's job is let go
+ * within the stated bound (it counts as dead once it has run 1.5 × OCR_PAGE_TIMEOUT_SECONDS, and
+ * the queue's maintenance notices within QUEUE_MAINTENANCE_SECONDS), and node B then finishes every
+ * page without anyone asking again; a restart of A leaves nothing of the dead process in the
+ * temporary directory. PostgreSQL only.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -20,8 +20,13 @@ jest.setTimeout(180_000);
 // A page's OCR took over 6 s beside the other test files on a loaded 2-core machine (CI runs of
 // 2026-11-29 read page one as empty text): the timeout leaves room for that, not for a dead node.
 const PAGE_TIMEOUT_S = 15;
-/** Dead after 1.5 × the page timeout, noticed within a second, retried 2 s later, then read (a few seconds). */
-const BOUND_MS = (1.5 * PAGE_TIMEOUT_S + 1 + 2 + 10) * 1000;
+/**
+ * Dead after 1.5 × the page timeout, noticed within a second, and a few seconds' slack for the
+ * polling. How long B then takes to read the pages depends on the machine's load, so it is given
+ * room (FINISHED_MS) but no bound of its own.
+ */
+const LET_GO_MS = (1.5 * PAGE_TIMEOUT_S + 1 + 3) * 1000;
+const FINISHED_MS = 120_000;
 
 describeOnPostgres('OCR when its node dies', () => {
   const work = mkdtempSync(path.join(tmpdir(), 'jms-ocr-nodes-'));
@@ -83,10 +88,27 @@ describeOnPostgres('OCR when its node dies', () => {
         ).rows[0].n,
       );
     while ((await running()) === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    const taken = (
+      await db.raw(`select id from ??.job where name = 'ocr.page' and state = 'active'`, [schema])
+    ).rows.map((row: { id: string }) => row.id);
     b = await startNode(env);
     const deadPid = a.child.pid!;
     await stopNodes([a], 'SIGKILL');
     const killedAt = Date.now();
+
+    const stillActive = async () =>
+      Number(
+        (
+          await db.raw(
+            `select count(*)::int as n from ??.job where id = any(?) and state = 'active' and retry_count = 0`,
+            [schema, taken],
+          )
+        ).rows[0].n,
+      );
+    while ((await stillActive()) > 0 && Date.now() - killedAt < LET_GO_MS + 20_000)
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await stillActive()).toBe(0);
+    expect(Date.now() - killedAt).toBeLessThan(LET_GO_MS);
 
     const kept = async () =>
       Number(
@@ -96,10 +118,9 @@ describeOnPostgres('OCR when its node dies', () => {
             .count<{ n: string }[]>('* as n')
         )[0].n,
       );
-    while ((await kept()) < 3 && Date.now() - killedAt < BOUND_MS + 20_000)
+    while ((await kept()) < 3 && Date.now() - killedAt < FINISHED_MS)
       await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await kept()).toBe(3);
-    expect(Date.now() - killedAt).toBeLessThan(BOUND_MS);
     const read = await request(b.url)
       .get(`/api/v1/documents/${doc.id}?wait_seconds=0`)
       .set('Authorization', `Bearer ${key}`)

@@ -1,8 +1,10 @@
 /**
  * Drying chambers and their S500 equipment plans. A chamber groups areas of the log; its class
  * is given, or computed from the wet share of its surfaces where the rooms' sizes are known (the
- * estimate's room of each area's name). The plan sizes air movers from the wet surfaces and
- * dehumidification from the volume and the class, and is compared with what is on site.
+ * estimate's room of each area's name). The plan sizes air movers from the wet floor and the wet
+ * wall above 2 ft, and dehumidification from the volume and the class, and is compared with what
+ * is on site. An area's wet wall is given as a height, a total, or the part above 2 ft
+ * (`wetWallOf`); the class counts the whole of it.
  */
 import type { Knex } from 'knex';
 import type { components } from '../../../sdk/src/schema';
@@ -27,6 +29,8 @@ export interface ChamberAreaRow {
   chamber_id: string | null;
   wet_floor_sqft: number | null;
   wet_wall_sqft: number | null;
+  wet_wall_height_x100: number | null;
+  wet_wall_total_sqft: number | null;
   wet_ceiling_sqft: number | null;
   wall_offsets: number | null;
   length_x100: number | null;
@@ -58,7 +62,7 @@ export function chambersJson(logId: string): string {
 
 export function chamberAreasJson(logId: string, estimateId: string): string {
   return `(select coalesce(json_agg(json_build_object('id', a.id, 'name', a.name, 'chamber_id', a.chamber_id, 'wet_floor_sqft', a.wet_floor_sqft, 'wet_wall_sqft', a.wet_wall_sqft,
-      'wet_ceiling_sqft', a.wet_ceiling_sqft, 'wall_offsets', a.wall_offsets, 'length_x100', r.length_x100, 'width_x100', r.width_x100, 'height_x100', r.height_x100) order by a.position), '[]')
+      'wet_wall_height_x100', a.wet_wall_height_x100, 'wet_wall_total_sqft', a.wet_wall_total_sqft, 'wet_ceiling_sqft', a.wet_ceiling_sqft, 'wall_offsets', a.wall_offsets, 'length_x100', r.length_x100, 'width_x100', r.width_x100, 'height_x100', r.height_x100) order by a.position), '[]')
     from drying_areas a left join estimate_rooms r on r.estimate_id = ${estimateId} and lower(r.name) = lower(a.name) where a.log_id = ${logId})`;
 }
 
@@ -75,8 +79,12 @@ export async function loadChambers(db: Knex, log: Pick<LogRow, 'id' | 'estimate_
   return { chambers: parsedJson(rows[0].chambers), areas: parsedJson(rows[0].areas) };
 }
 
-const feet = (x100: number | null): number | null => (x100 === null ? null : x100 / 100);
+export const feet = (x100: number | null): number | null => (x100 === null ? null : x100 / 100);
 const round1 = (value: number): number => Math.round(value * 10) / 10;
+/** The band of wall up to this height is not counted for air movers (S500: wet wall above 2 ft). */
+export const WALL_BAND_FT = 2;
+
+type RoomSize = Pick<ChamberAreaRow, 'length_x100' | 'width_x100' | 'height_x100'>;
 
 /** An area's size in feet, when its room's length, width and height are all known. */
 function sizeOf(area: ChamberAreaRow): { floor: number; walls: number; volume: number } | null {
@@ -85,10 +93,62 @@ function sizeOf(area: ChamberAreaRow): { floor: number; walls: number; volume: n
   return { floor: l * w, walls: 2 * (l + w) * h, volume: l * w * h };
 }
 
-const wetOf = (area: ChamberAreaRow): number =>
-  (area.wet_floor_sqft ?? 0) + (area.wet_wall_sqft ?? 0) + (area.wet_ceiling_sqft ?? 0);
+/** The room's perimeter in feet, when its length and width are known. */
+export function perimeterOf(room: RoomSize): number | null {
+  const [l, w] = [feet(room.length_x100), feet(room.width_x100)];
+  return l && w ? 2 * (l + w) : null;
+}
+
+export interface WetWall {
+  /** All wet wall, counted in the class; null when it needs the room's size and it is unknown. */
+  sqft: number | null;
+  /** The wet wall more than 2 ft up, counted for air movers; null likewise. */
+  above_2ft_sqft: number | null;
+}
+
+/**
+ * The wet wall of an area as the service counts it. A height wets the whole perimeter to that
+ * height (no higher than the room's); a total alone is taken as wetting the walls evenly all
+ * around, so what is above 2 ft is what a 2 ft band leaves of it; `wet_wall_sqft` is the part
+ * above 2 ft, and alone it is the only wall counted wet (its meaning before the others existed).
+ */
+export function wetWallOf(area: ChamberAreaRow): WetWall {
+  const perimeter = perimeterOf(area);
+  const height = feet(area.wet_wall_height_x100);
+  if (height !== null) {
+    if (perimeter === null) return { sqft: null, above_2ft_sqft: null };
+    const wetTo = Math.min(height, feet(area.height_x100) ?? height);
+    return { sqft: perimeter * wetTo, above_2ft_sqft: perimeter * Math.max(0, wetTo - WALL_BAND_FT) };
+  }
+  const total = area.wet_wall_total_sqft;
+  if (total === null) return { sqft: area.wet_wall_sqft ?? 0, above_2ft_sqft: area.wet_wall_sqft ?? 0 };
+  if (area.wet_wall_sqft !== null) return { sqft: total, above_2ft_sqft: area.wet_wall_sqft };
+  return {
+    sqft: total,
+    above_2ft_sqft: perimeter === null ? null : Math.max(0, total - perimeter * WALL_BAND_FT),
+  };
+}
+
+const wetOf = (area: ChamberAreaRow, wall: WetWall): number =>
+  (area.wet_floor_sqft ?? 0) + (wall.sqft ?? 0) + (area.wet_ceiling_sqft ?? 0);
 const hasWetFacts = (area: ChamberAreaRow): boolean =>
-  area.wet_floor_sqft !== null || area.wet_wall_sqft !== null || area.wet_ceiling_sqft !== null;
+  area.wet_floor_sqft !== null ||
+  area.wet_wall_sqft !== null ||
+  area.wet_wall_height_x100 !== null ||
+  area.wet_wall_total_sqft !== null ||
+  area.wet_ceiling_sqft !== null;
+
+/** Air movers an area calls for, with the given sq ft of wet floor and of wet wall per unit. */
+const moversFor = (area: ChamberAreaRow, aboveTwoFt: number, per: { floor: number; wall: number }): number =>
+  1 +
+  Math.ceil((area.wet_floor_sqft ?? 0) / per.floor) +
+  Math.ceil(aboveTwoFt / per.wall) +
+  (area.wall_offsets ?? 0);
+
+const roundedWall = (wall: WetWall): WetWall => ({
+  sqft: wall.sqft === null ? null : round1(wall.sqft),
+  above_2ft_sqft: wall.above_2ft_sqft === null ? null : round1(wall.above_2ft_sqft),
+});
 
 export function classOfShare(pct: number): number {
   if (pct < CLASS_2_FROM_PCT) return 1;
@@ -104,32 +164,29 @@ export function chamberViews(
   return chambers.map((chamber) => {
     const mine = areas.filter((area) => area.chamber_id === chamber.id);
     const sizes = mine.map(sizeOf);
+    const walls = mine.map(wetWallOf);
     const sized = sizes.every((size) => size !== null) && mine.length > 0;
     const total = sized ? sum(sizes.map((size) => 2 * size!.floor + size!.walls)) : 0;
     const share =
-      sized && mine.some(hasWetFacts) && total > 0 ? round1((100 * sum(mine.map(wetOf))) / total) : null;
+      sized && mine.some(hasWetFacts) && total > 0
+        ? round1((100 * sum(mine.map((area, i) => wetOf(area, walls[i])))) / total)
+        : null;
     const computed = share === null ? null : classOfShare(share);
     const klass = chamber.given_class ?? computed;
     const cubic = sized ? Math.round(sum(sizes.map((size) => size!.volume))) : null;
 
-    const airMovers = mine.some(hasWetFacts)
+    // Not planned while a wall figure waits for its room's size: a plan without it would be short.
+    const planned = mine.some(hasWetFacts) && walls.every((wall) => wall.above_2ft_sqft !== null);
+    const airMovers = planned
       ? {
           min: sum(
-            mine.map(
-              (a) =>
-                1 +
-                Math.ceil((a.wet_floor_sqft ?? 0) / FLOOR_SQFT.fewest) +
-                Math.ceil((a.wet_wall_sqft ?? 0) / WALL_SQFT.fewest) +
-                (a.wall_offsets ?? 0),
+            mine.map((a, i) =>
+              moversFor(a, walls[i].above_2ft_sqft!, { floor: FLOOR_SQFT.fewest, wall: WALL_SQFT.fewest }),
             ),
           ),
           max: sum(
-            mine.map(
-              (a) =>
-                1 +
-                Math.ceil((a.wet_floor_sqft ?? 0) / FLOOR_SQFT.most) +
-                Math.ceil((a.wet_wall_sqft ?? 0) / WALL_SQFT.most) +
-                (a.wall_offsets ?? 0),
+            mine.map((a, i) =>
+              moversFor(a, walls[i].above_2ft_sqft!, { floor: FLOOR_SQFT.most, wall: WALL_SQFT.most }),
             ),
           ),
         }
@@ -191,9 +248,12 @@ export function chamberViews(
         name: area.name,
         wet_floor_sqft: area.wet_floor_sqft,
         wet_wall_sqft: area.wet_wall_sqft,
+        wet_wall_height_ft: feet(area.wet_wall_height_x100),
+        wet_wall_total_sqft: area.wet_wall_total_sqft,
         wet_ceiling_sqft: area.wet_ceiling_sqft,
         wall_offsets: area.wall_offsets,
         size_known: sizes[i] !== null,
+        wet_wall_counted: roundedWall(walls[i]),
       })),
       plan: { air_movers: airMovers, dehumidifier_pints: pints },
       placed: { air_movers: placedMovers, dehumidifier_pints: placedPints },

@@ -5,7 +5,7 @@
  * Pure functions: the handler and the unit tests call them alike.
  */
 import type { components } from '../../../sdk/src/schema';
-import { invalidRequest, type FieldError } from '../../platform/errors';
+import { ApiError, invalidRequest, type FieldError } from '../../platform/errors';
 import type { JsonBodyOf } from '../../platform/handler';
 import { toHundredths } from '../../platform/money';
 import { dateInFuture, futureDayError, resolveDay } from './days';
@@ -177,6 +177,40 @@ export function refuseFutureRows(rows: RequestRow[], startDate: string, today: s
     return error ? [error] : [];
   });
   if (errors.length) throw dateInFuture(errors, today);
+}
+
+/** Whether a reading is the building's rather than a wet area's: outside or unaffected air or material, or a reference. */
+function isBuildingReading(row: RequestRow, reading: ReadingInput): boolean {
+  return (
+    BUILDING_LOCATIONS.includes(reading.location ?? row.location ?? 'affected') || reading.reference === true
+  );
+}
+
+/**
+ * 422 `unknown_area` naming each row of building readings only (outside, unaffected, references)
+ * whose area is neither on the log nor added by another row of the request: such readings never
+ * make a drying area nor an estimate room. In an area the log has they are that area's own.
+ */
+export function refuseBuildingRowsInNewAreas(rows: RequestRow[], logAreas: string[]): void {
+  const buildingOnly = (row: RequestRow) => row.readings.every((reading) => isBuildingReading(row, reading));
+  const known = new Set(
+    [...logAreas, ...rows.filter((row) => !buildingOnly(row)).map((row) => row.area ?? '')].map((name) =>
+      name.trim().toLowerCase(),
+    ),
+  );
+  const errors = rows
+    .filter((row) => row.area !== undefined && buildingOnly(row) && !known.has(row.area.trim().toLowerCase()))
+    .map((row) => ({
+      path: `${row.path}/area`,
+      message: `${row.area!.trim()} is no area of this drying log; outside, unaffected and reference readings never add one: send the building's without area, or name an area the log has for that area's own`,
+    }));
+  if (errors.length)
+    throw new ApiError(
+      422,
+      'unknown_area',
+      `Outside, unaffected and reference readings never add a drying area: send the building's without \`area\` (\`errors\` names each row; \`valid_values\` lists the log's areas).`,
+      { errors, validValues: logAreas },
+    );
 }
 
 /** A new log's start: the earliest date the rows name, if before today (a date is `YYYY-MM-DD`, so text orders it). */

@@ -15,6 +15,7 @@ import {
   checkReadings,
   earliestDate,
   materialsOf,
+  refuseBuildingRowsInNewAreas,
   refuseFutureRows,
   rowsOf,
 } from '../../domain/drying/reading-rows';
@@ -30,6 +31,7 @@ export const add_drying_readings: WriteHandler<'add_drying_readings'> = async (c
   const startDate = existing?.start_date ?? earliestDate(rows, today);
   const readings = checkReadings(rows, startDate);
   refuseFutureRows(rows, startDate, today);
+  refuseBuildingRowsInNewAreas(rows, existing?.areas.map((area) => area.name) ?? []);
   const onSite = await onSiteTeammate(db, caller, body.by);
   const { log, started } = await logForReadings(ctx, job, existing, startDate, readings);
   const plannedBefore = started ? null : log.planned_days;

@@ -2,11 +2,22 @@ import { lockedJob, type WriteHandler } from '../tool';
 import { newId } from '../../platform/ids';
 import { jobRefOf } from '../../domain/jobs/job-records';
 import { findLog, noLog, requireArea } from '../../domain/drying/drying-records';
-import { checkChamberNames, refuseLaterReviews } from '../../domain/drying/chamber-rules';
+import {
+  checkChamberNames,
+  refuseContradictoryWalls,
+  refuseLaterReviews,
+} from '../../domain/drying/chamber-rules';
 import { chamberViews, loadChambers, type ChamberRow } from '../../domain/drying/chambers';
 import { loadEquipment } from '../../domain/drying/equipment';
+import { toHundredths } from '../../platform/money';
 
-const WET_FIELDS = ['wet_floor_sqft', 'wet_wall_sqft', 'wet_ceiling_sqft', 'wall_offsets'] as const;
+const WET_FIELDS = [
+  'wet_floor_sqft',
+  'wet_wall_sqft',
+  'wet_wall_total_sqft',
+  'wet_ceiling_sqft',
+  'wall_offsets',
+] as const;
 
 export const set_drying_chambers: WriteHandler<'set_drying_chambers'> = async (ctx, { body }) => {
   const { db } = ctx;
@@ -22,6 +33,9 @@ export const set_drying_chambers: WriteHandler<'set_drying_chambers'> = async (c
   }));
 
   const before = await loadChambers(db, log);
+  // Every area named is on the log (above): its room's size is what the wall figures must fit.
+  const rooms = new Map(before.areas.map((area) => [area.name.toLowerCase(), area]));
+  refuseContradictoryWalls(body.chambers, (name) => rooms.get(name.trim().toLowerCase())!);
   const kept = new Map<string, ChamberRow>(
     before.chambers.map((chamber) => [chamber.name.toLowerCase(), chamber]),
   );
@@ -59,6 +73,8 @@ export const set_drying_chambers: WriteHandler<'set_drying_chambers'> = async (c
     const patch = {
       chamber_id: index < 0 ? null : chamberIds[index],
       ...Object.fromEntries(WET_FIELDS.map((field) => [field, given?.[field] ?? null])),
+      wet_wall_height_x100:
+        given?.wet_wall_height_ft === undefined ? null : toHundredths(given.wet_wall_height_ft),
     };
     if (Object.entries(patch).some(([key, value]) => area[key as keyof typeof area] !== value))
       await ctx.rows.update('drying_areas', area.id, patch);
