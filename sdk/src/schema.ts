@@ -392,8 +392,8 @@ export interface paths {
          *     `confirmation_required` that answers without it, whose detail names both changes); the
          *     answer names the change passed over again. A `confirm_skip` that does not name the
          *     newest such change (another one came since, or there is none) is refused with 409
-         *     `confirmation_required` too, so a confirmation never covers a change the person was not
-         *     shown. With nothing older to take back, the 409 `undo_not_possible` names the last change
+         *     `confirmation_required` too (a preview answers whatever it is sent), so a confirmation
+         *     never covers a change the person was not shown. With nothing older to take back, the 409 `undo_not_possible` names the last change
          *     and why it cannot be undone.
          *
          *     Undoing a write that used an estimate credit (`create_estimate`, a drying call that set

@@ -231,7 +231,7 @@ export async function undoLastAction(
     .orderBy('position', 'desc')
     .forUpdate()
     .first();
-  const passedOver = await notUndoableSince(trx, caller, action?.created_at ?? null);
+  const passedOver = await notUndoableSince(trx, caller, action?.id ?? null);
   const last = passedOver.length > 0 ? ` ${lastChangeWords(passedOver[0], words)}` : '';
   if (!action)
     throw new ApiError(409, 'undo_not_possible', `There is nothing left to undo for this key.${last}`);
@@ -277,7 +277,7 @@ export function lastChangeWords(change: NotUndoable, words: UndoWords): string {
 }
 
 /**
- * The key's feed entries newer than `after` (the action undo would take back) that no undo record
+ * The key's feed entries newer than the action undo would take back that no undo record
  * covers, newest first. An undoable write stamps its entries and its undo record with one
  * transaction's `now()`, so an entry without a record of that key at that moment is not
  * undoable; undo's own entries are not changes to take back. Without an action to take back,
@@ -287,17 +287,16 @@ export function lastChangeWords(change: NotUndoable, words: UndoWords): string {
 async function notUndoableSince(
   trx: Knex.Transaction,
   caller: Caller,
-  after: Date | null,
+  actionId: string | null,
 ): Promise<NotUndoable[]> {
-  const since =
-    after ??
-    (
-      await trx('undo_actions')
+  // Read in SQL, not through a JS Date, which would drop the timestamp's microseconds.
+  const since = actionId
+    ? trx('undo_actions').where({ id: actionId }).select('created_at')
+    : trx('undo_actions')
         .where({ key_id: caller.keyId })
         .orderBy('position', 'desc')
-        .first('created_at')
-    )?.created_at ??
-    null;
+        .limit(1)
+        .select('created_at');
   const query = trx('change_entries as e')
     .where({ 'e.company_id': caller.companyId, 'e.key_id': caller.keyId })
     .whereNot('e.action', 'action.undone')
@@ -310,9 +309,9 @@ async function notUndoableSince(
         .whereRaw('u.created_at = e.at')
         .select(trx.raw('1')),
     )
+    .whereRaw("e.at > coalesce((?), '-infinity'::timestamptz)", [since])
     .orderBy('e.seq', 'desc')
     .select('e.seq', 'e.action', 'e.summary', 'e.at', 'e.record_id', 'e.job_id', 'e.job_number');
-  if (since) query.where('e.at', '>', since);
   const rows = await query;
   return rows.map((row) => ({
     entryId: String(row.seq),

@@ -661,6 +661,29 @@ describe('a last change undo cannot take back', () => {
     );
   });
 
+  it('names the newest of several such changes, and counts the others in more', async () => {
+    const co = await createCompany(t);
+    const noted = await createJob(co.writeKey, 'Noted Nora');
+    await as(t, co.writeKey)
+      .post(`/api/v1/jobs/${noted.id}/notes`)
+      .send({ operation_id: opId(), text: 'Customer called about the fans' })
+      .expect(201);
+    const finalised = [];
+    for (const name of ['First Finn', 'Second Sigrid']) {
+      const job = await createJob(co.otherWriteKey, name);
+      await newEstimate(co.otherWriteKey, job.id);
+      finalised.push(await finalise(co.writeKey, co.readKey, job.id));
+    }
+    const preview = (await undo(co.writeKey, { preview: true }).expect(200)).body;
+    expect(preview.not_undoable).toMatchObject({ entry_id: finalised[1].id, more: 1 });
+    expect(preview.undone).toMatchObject({ tool: 'add_note', job: { id: noted.id } });
+    // Confirming the older one is not confirming the newest.
+    const older = await undo(co.writeKey, { confirm_skip: finalised[0].id }).expect(409);
+    expect(older.body.code).toBe('confirmation_required');
+    const done = (await undo(co.writeKey, { confirm_skip: finalised[1].id }).expect(200)).body;
+    expect(done.undone.effect).toBe(`deleted note 'Customer called about the fans' on #${noted.job_number}`);
+  });
+
   it('over MCP: the preview names it, the undo without confirm_skip is refused, with it goes through', async () => {
     const co = await createCompany(t);
     const { job, estimate, finalised } = await finalisedAfterNote(co);

@@ -120,8 +120,13 @@ const DERIVED_COLUMNS = new Set(['version', 'updated_at', 'search_text', 'search
  */
 async function withoutTouches(trx: Knex.Transaction, changes: RowChange[]): Promise<RowChange[]> {
   const kept: RowChange[] = [];
-  for (const [i, change] of changes.entries()) {
-    if (i === 0 || change.table === 'estimates' || verbOf(change) !== 'restored the earlier')
+  for (const change of changes) {
+    // Only other tables' rows are ever merely touched; the first row's are what the action did.
+    if (
+      change.table === changes[0].table ||
+      change.table === 'estimates' ||
+      verbOf(change) !== 'restored the earlier'
+    )
       kept.push(change);
     else if (!(await onlyTouched(trx, change))) kept.push(change);
   }
