@@ -633,6 +633,13 @@ describe('a last change undo cannot take back', () => {
     expect(read.body.code).toBe('write_key_required');
     expect(await pendingUndo(co.id)).toBe(4);
 
+    // A confirm_skip that is no feed entry id is a bad request naming the field; nothing is undone.
+    for (const bad of [Number(finalised.id), 'entry 12', '']) {
+      const res = await undo(co.writeKey, { confirm_skip: bad }).expect(400);
+      expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual(['/body/confirm_skip']);
+    }
+    expect(await pendingUndo(co.id)).toBe(4);
+
     // Another key's undo is not held back by this key's finalisation, and takes no confirmation.
     const job = await createJob(co.otherWriteKey, 'Other Otto');
     const stray = await undo(co.otherWriteKey, { confirm_skip: finalised.id }).expect(409);
