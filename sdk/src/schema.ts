@@ -375,9 +375,27 @@ export interface paths {
          *     (call again to go one further back). It is refused with 409 `undo_not_possible` when
          *     someone changed that record since, when other records now depend on it, or when there is
          *     nothing left to undo. The answer says what was taken back: the tool, the record, its job
-         *     and `effect` in words ("deleted estimate 'Water mitigation' on #5 with 2 rooms and 7
-         *     lines, total $1,133.08"); tell the person. `preview: true` answers the same without doing
-         *     it (every check is made, nothing changes): ask it first when the person is not sure.
+         *     and `effect` in words; tell the person. `effect` says what is deleted, put back and kept,
+         *     e.g. "deleted estimate 'Water mitigation' with 2 rooms and 7 lines on #5, total
+         *     $1,133.08" or "deleted room 'Bath' on #5; kept estimate 'Water mitigation', total
+         *     $1,400.00 → $1,133.08" (a record that is kept gets back what it held before the change).
+         *     `preview: true` answers the same without doing it (every check is made, nothing
+         *     changes): ask it first when the person is not sure.
+         *
+         *     **A last change undo cannot take back.** Some changes of a key are in the feed but not
+         *     in its undo history: an estimate made final by downloading its packet (`export_pdf`), and
+         *     what the upload page sends. When such a change is newer than the change undo would take
+         *     back, undo never goes past it silently: `not_undoable` names it (its feed entry, what,
+         *     when, which record, and why it cannot be undone) and `undone` names the older change
+         *     that would be taken back instead. Taking that older change back then needs
+         *     `confirm_skip` set to `not_undoable.entry_id` (from a preview, or from the 409
+         *     `confirmation_required` that answers without it, whose detail names both changes); the
+         *     answer names the change passed over again. A `confirm_skip` that does not name the
+         *     newest such change (another one came since, or there is none) is refused with 409
+         *     `confirmation_required` too (a preview answers whatever it is sent), so a confirmation
+         *     never covers a change the person was not shown. With nothing older to take back, the 409 `undo_not_possible` names the last change
+         *     and why it cannot be undone.
+         *
          *     Undoing a write that used an estimate credit (`create_estimate`, a drying call that set
          *     up the estimate) gives the credit back (`credits_refunded`); the write's `operation_id`
          *     then answers 409 `operation_undone`, so a credit is never gained twice. The undo itself
@@ -2059,7 +2077,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "packet_outdated" | "date_in_future" | "contradictory_values" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "too_many_webhooks" | "rate_limited" | "admin_api_disabled" | "shutting_down" | "internal_error";
+            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "confirmation_required" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "packet_outdated" | "date_in_future" | "contradictory_values" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "too_many_webhooks" | "rate_limited" | "admin_api_disabled" | "shutting_down" | "internal_error";
             /** @description One entry for each field that is wrong. */
             errors?: components["schemas"]["FieldError"][];
             /** @description For a 422, the names that would have been accepted. */
@@ -2640,6 +2658,8 @@ export interface components {
         UndoResult: {
             /** @description True when nothing was taken back (asked with `preview`). */
             preview: boolean;
+            /** @description The key's last change when undo cannot take it back; `undone` is then the older change taken back instead (see `confirm_skip`). Null when the last change is the one taken back. */
+            not_undoable: components["schemas"]["UndoPassedOver"] | null;
             undone: {
                 /** @description The record the change was about. */
                 record: {
@@ -2671,6 +2691,37 @@ export interface components {
                  */
                 at: string;
             };
+        };
+        /** @description A change of this key that undo cannot take back, newer than the change it takes back. */
+        UndoPassedOver: {
+            /** @description Its entry in the change feed; send it as `confirm_skip` to take back the older change. */
+            entry_id: string;
+            /** @example estimate.finalized */
+            action: string;
+            /** @example Water mitigation on #5: made final (its PDF was downloaded) */
+            summary: string;
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            at: string;
+            /** @description The record it changed. */
+            record: {
+                /** @example estimate */
+                type: string;
+                id: string;
+            } | null;
+            job: {
+                id: components["schemas"]["JobId"];
+                job_number: number;
+            } | null;
+            /**
+             * @description Why undo cannot take it back, and what to do instead.
+             * @example A final estimate stays final (its PDF may already be with the carrier); write a new estimate instead.
+             */
+            reason: string;
+            /** @description Further changes of this key that undo cannot take back either, between this one and the change taken back. */
+            more: number;
         };
         ChangeDataWebhookDisabled: {
             /**
@@ -4291,7 +4342,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `operation_id_conflict` (the operation_id was used before with different details), `operation_undone` (the write sent with this operation_id was taken back by undo), `invalid_state` or `undo_not_possible`. */
+        /** @description `operation_id_conflict` (the operation_id was used before with different details), `operation_undone` (the write sent with this operation_id was taken back by undo), `invalid_state`, `undo_not_possible` or `confirmation_required` (undo would go past a change it cannot take back: see `undo_my_last_action`). */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -5286,6 +5337,8 @@ export interface operations {
                      * @default false
                      */
                     preview?: boolean;
+                    /** @description The `not_undoable.entry_id` a preview named, to confirm taking back the older change although the last one cannot be undone. */
+                    confirm_skip?: string;
                 };
             };
         };

@@ -3570,7 +3570,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "changes",
     "scope": "write",
     "title": "Undo my last action",
-    "description": "Take back the last change made with this key (again to go further back); refused when someone changed the record since. preview=true only says what it would take back. Returns the effect in words (tell the person) and credits refunded.",
+    "description": "Take back the last change made with this key (again to go further back); refused when someone changed the record since. preview=true only says what it would take back. If the last change cannot be undone (an estimate made final), not_undoable names it: tell the person; taking back the older change then needs confirm_skip=its entry_id. Returns the effect in words (tell the person) and credits refunded.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3581,6 +3581,11 @@ export const mcpTools: McpToolDefinition[] = [
           "type": "boolean",
           "default": false,
           "description": "Say what would be taken back, without taking it back."
+        },
+        "confirm_skip": {
+          "type": "string",
+          "pattern": "^[0-9]+$",
+          "description": "The `not_undoable.entry_id` a preview named, to confirm taking back the older change although the last one cannot be undone."
         }
       },
       "required": [
@@ -3592,6 +3597,7 @@ export const mcpTools: McpToolDefinition[] = [
       "type": "object",
       "required": [
         "preview",
+        "not_undoable",
         "undone"
       ]
     },

@@ -17,6 +17,7 @@ const TITLES: Record<ProblemCode, string> = {
   invalid_state: 'Not possible in the current state',
   lines_rejected: 'No line could be added',
   undo_not_possible: 'Undo not possible',
+  confirmation_required: 'Confirmation required',
   payload_too_large: 'Payload too large',
   request_timeout: 'Request timeout',
   uri_too_long: 'URI too long',

@@ -187,6 +187,21 @@ export interface UndoneAction {
   effect: string;
   creditsRefunded: number;
   change: ChangeInput;
+  /** The key's changes undo cannot take back that are newer than this one, newest first. */
+  passedOver: NotUndoable[];
+}
+
+/**
+ * A change of the key in the feed that is in no undo record, such as an estimate made final by
+ * a packet's download. Undo never goes past one without saying so.
+ */
+export interface NotUndoable {
+  entryId: string;
+  action: string;
+  summary: string;
+  at: Date;
+  recordId: string | null;
+  job: { id: string; job_number: number } | null;
 }
 
 /** What an undo takes back, in words: read before the rows are put back, worded once they are. */
@@ -197,30 +212,40 @@ export interface UndoDescription {
 }
 
 /** The domain's wording of an undo (src/domain/undo/undo-effects.ts). */
-export type DescribeUndo = (
-  trx: Knex.Transaction,
-  changes: RowChange[],
-  jobNumber: number | null,
-) => Promise<UndoDescription>;
+export interface UndoWords {
+  describe(trx: Knex.Transaction, changes: RowChange[], jobNumber: number | null): Promise<UndoDescription>;
+  /** Why undo cannot take such a change back, in a sentence. */
+  whyNotUndoable(change: NotUndoable): string;
+  /** The record such a change was about, named as `describe` names records. */
+  recordOf(change: NotUndoable): { type: string; id: string } | null;
+}
 
 /** Takes back the key's newest action that is not undone yet. */
 export async function undoLastAction(
   trx: Knex.Transaction,
   caller: Caller,
-  describe: DescribeUndo,
+  words: UndoWords,
 ): Promise<UndoneAction> {
   const action = await trx('undo_actions')
     .where({ key_id: caller.keyId, undone_at: null })
     .orderBy('position', 'desc')
     .forUpdate()
     .first();
-  if (!action) throw new ApiError(409, 'undo_not_possible', 'There is nothing left to undo for this key.');
+  const passedOver = await notUndoableSince(trx, caller, action?.id ?? null);
+  const last = passedOver.length > 0 ? ` ${lastChangeWords(passedOver[0], words)}` : '';
+  if (!action)
+    throw new ApiError(409, 'undo_not_possible', `There is nothing left to undo for this key.${last}`);
 
   const changes = (typeof action.rows === 'string' ? JSON.parse(action.rows) : action.rows) as RowChange[];
   if (action.job_id) await lockJob(trx, caller.companyId, action.job_id);
   const job = action.job_id ? { id: action.job_id as string, job_number: Number(action.job_number) } : null;
-  const described = await describe(trx, changes, job?.job_number ?? null);
-  for (const change of [...changes].reverse()) await restore(trx, caller.companyId, change, action.summary);
+  const described = await words.describe(trx, changes, job?.job_number ?? null);
+  try {
+    for (const change of [...changes].reverse()) await restore(trx, caller.companyId, change, action.summary);
+  } catch (error) {
+    if (!(error instanceof ApiError) || !last) throw error;
+    throw new ApiError(error.status, error.code, `${error.detail}${last}`);
+  }
   await trx('undo_actions').where({ id: action.id }).update({ undone_at: trx.fn.now() });
   if (action.operation_id) await markUndone(trx, caller.companyId, action.operation_id);
   const creditsRefunded = Number(action.credits_used ?? 0);
@@ -242,7 +267,60 @@ export async function undoLastAction(
       summary: `Undid: ${action.summary}`,
       job,
     },
+    passedOver,
   };
+}
+
+/** "This key's last change, … (at …), cannot be undone: why." */
+export function lastChangeWords(change: NotUndoable, words: UndoWords): string {
+  return `This key's last change, "${change.summary}" (${new Date(change.at).toISOString()}, feed entry ${change.entryId}), cannot be undone: ${words.whyNotUndoable(change)}`;
+}
+
+/**
+ * The key's feed entries newer than the action undo would take back that no undo record
+ * covers, newest first. An undoable write stamps its entries and its undo record with one
+ * transaction's `now()`, so an entry without a record of that key at that moment is not
+ * undoable; undo's own entries are not changes to take back. Without an action to take back,
+ * only entries newer than the key's newest undo record (taken back already) count, which keeps
+ * the search to the key's latest entries.
+ */
+async function notUndoableSince(
+  trx: Knex.Transaction,
+  caller: Caller,
+  actionId: string | null,
+): Promise<NotUndoable[]> {
+  // Read in SQL, not through a JS Date, which would drop the timestamp's microseconds.
+  const since = actionId
+    ? trx('undo_actions').where({ id: actionId }).select('created_at')
+    : trx('undo_actions')
+        .where({ key_id: caller.keyId })
+        .orderBy('position', 'desc')
+        .limit(1)
+        .select('created_at');
+  const query = trx('change_entries as e')
+    .where({ 'e.company_id': caller.companyId, 'e.key_id': caller.keyId })
+    .whereNot('e.action', 'action.undone')
+    // What an upload page sends is the doing of the person at the page (RecordedWrites.outOfUndo),
+    // not a change of the key's to name.
+    .whereRaw("coalesce(e.data->>'via', '') <> 'upload_page'")
+    .whereNotExists(
+      trx('undo_actions as u')
+        .where('u.key_id', caller.keyId)
+        .whereRaw('u.created_at = e.at')
+        .select(trx.raw('1')),
+    )
+    .whereRaw("e.at > coalesce((?), '-infinity'::timestamptz)", [since])
+    .orderBy('e.seq', 'desc')
+    .select('e.seq', 'e.action', 'e.summary', 'e.at', 'e.record_id', 'e.job_id', 'e.job_number');
+  const rows = await query;
+  return rows.map((row) => ({
+    entryId: String(row.seq),
+    action: row.action,
+    summary: row.summary,
+    at: row.at,
+    recordId: row.record_id ?? null,
+    job: row.job_id ? { id: row.job_id, job_number: Number(row.job_number) } : null,
+  }));
 }
 
 /**

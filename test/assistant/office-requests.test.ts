@@ -188,7 +188,7 @@ describe('undo says what it takes back', () => {
     expect(done.undone.tool).toBe('add_line_items');
     expect(done.undone.record.type).toBe('line');
     expect(done.undone.effect).toBe(
-      `deleted line 'Baseboard removal' on #${job.job_number} (total ${money(added.totals.total_cents)} → ${money(estimate.totals.total_cents)})`,
+      `deleted line 'Baseboard removal' on #${job.job_number}; kept estimate 'Water mitigation', total ${money(added.totals.total_cents)} → ${money(estimate.totals.total_cents)}`,
     );
     expect(done.undone.credits_refunded).toBe(0);
   });

@@ -1,12 +1,22 @@
 /**
  * Undo (DESIGN §5): each key takes back its own last action, then the one before, while nobody
  * changed the record since and nothing depends on it; otherwise 409 undo_not_possible, with
- * nothing half undone.
+ * nothing half undone. A newer change undo cannot take back (an estimate made final) is named,
+ * and gone past only with confirm_skip; effects say exactly what is deleted and what is kept.
  */
 import type { Response } from 'supertest';
 import { newId } from '../../src/platform/ids';
 import { RecordedWrites } from '../../src/platform/undo';
-import { as, createCompany, feedSettled, opId, startApp, type TestApp } from '../support/app';
+import {
+  as,
+  createCompany,
+  feedSettled,
+  opId,
+  startApp,
+  type TestApp,
+  type TestCompany,
+} from '../support/app';
+import { callTool, connectMcp, problemOf } from '../support/mcp';
 import type { components } from '../../sdk/src/schema';
 
 let t: TestApp;
@@ -110,6 +120,7 @@ describe('undo after create_job', () => {
     expect(res.headers['idempotent-replayed']).toBeUndefined();
     expect(res.body).toEqual({
       preview: false,
+      not_undoable: null,
       undone: {
         tool: 'create_job',
         summary: `Created job #${job.job_number} Undo Ulla`,
@@ -439,5 +450,445 @@ describe('undo refused', () => {
     await as(t, co.readKey).get(`/api/v1/jobs/${older.id}`).expect(200);
     await as(t, co.readKey).get(`/api/v1/jobs/${newer.id}`).expect(200);
     expect(await pendingUndo(co.id)).toBe(2);
+  });
+});
+
+type PdfExport = components['schemas']['PdfExport'];
+type PacketBuild = components['schemas']['PacketBuild'];
+type Estimate = components['schemas']['Estimate'];
+
+/** Links name the service's PUBLIC_URL; the test's service listens on a port of its own. */
+const local = (url: string): string => {
+  const link = new URL(url);
+  return `${t.url}${link.pathname}${link.search}`;
+};
+
+const money = (cents: number): string =>
+  `$${(cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
+const tenDaysAgo = (): string => new Date(Date.now() - 10 * 86_400_000).toISOString().slice(0, 10);
+
+async function newEstimate(key: string, jobId: string): Promise<Estimate> {
+  const body = {
+    operation_id: opId(),
+    label: 'Water mitigation',
+    rooms: [{ name: 'Kitchen', length: 12, width: 10, height: 8 }],
+    line_items: [
+      { description: 'Water extraction', room: 'Kitchen', unit: 'SF', quantity: 120, unit_price_cents: 123 },
+    ],
+  };
+  return (await as(t, key).post(`/api/v1/jobs/${jobId}/estimates`).send(body).expect(201)).body.estimate;
+}
+
+const estimateOf = async (key: string, id: string): Promise<Estimate> =>
+  (await as(t, key).get(`/api/v1/estimates/${id}`).expect(200)).body;
+
+/**
+ * Makes the job's estimate final as the office does: the key makes the export_pdf link, and the
+ * packet holding the estimate is downloaded whole. Returns the feed entry of the finalisation.
+ */
+async function finalise(key: string, readKey: string, jobId: string): Promise<Entry> {
+  const link = (await as(t, key).get(`/api/v1/jobs/${jobId}/export-pdf?documents=estimate`).expect(200))
+    .body as PdfExport;
+  expect(link.finalizes_estimate).toBe(true);
+  const queued = await fetch(local(link.pdf_url), { method: 'POST' });
+  expect(queued.status).toBe(202);
+  let build = (await queued.json()) as PacketBuild;
+  for (let tries = 0; build.state !== 'ready' && tries < 600; tries++) {
+    expect(build.state).not.toBe('failed');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    build = (await (await fetch(local(build.status_url))).json()) as PacketBuild;
+  }
+  const pdf = await fetch(local(build.download_url!));
+  expect(pdf.status).toBe(200);
+  await pdf.arrayBuffer();
+  for (let tries = 0; !build.delivered && tries < 200; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    build = (await (await fetch(local(build.status_url))).json()) as PacketBuild;
+  }
+  expect(build.delivered).toBe(true);
+  const entry = (await feed(readKey))
+    .filter((e) => e.action === 'estimate.finalized' && e.job?.id === jobId)
+    .at(-1);
+  expect(entry).toBeDefined();
+  return entry!;
+}
+
+/** A job with an estimate, a drying log on it and a drying note, whose estimate the key then made final. */
+async function finalisedAfterNote(co: TestCompany) {
+  const job = await createJob(co.writeKey, 'Final Fiona');
+  const estimate = await newEstimate(co.writeKey, job.id);
+  await as(t, co.writeKey)
+    .post(`/api/v1/jobs/${job.id}/drying-log`)
+    .send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }], start_date: tenDaysAgo() })
+    .expect(201);
+  await as(t, co.writeKey)
+    .post(`/api/v1/jobs/${job.id}/drying-log/notes`)
+    .send({ operation_id: opId(), text: 'Moved two air movers to the hall' })
+    .expect(201);
+  const finalised = await finalise(co.writeKey, co.readKey, job.id);
+  return { job, estimate, finalised };
+}
+
+/** What not_undoable says of the finalisation. */
+function finalisationNamed(finalised: Entry, estimateId: string) {
+  return {
+    entry_id: finalised.id,
+    action: 'estimate.finalized',
+    summary: finalised.summary,
+    at: finalised.at,
+    record: { type: 'estimate', id: estimateId },
+    job: finalised.job,
+    reason:
+      'a final estimate stays final (its PDF may already be with the carrier); write a new estimate instead.',
+    more: 0,
+  };
+}
+
+async function dryingNotes(key: string, jobId: string): Promise<string[]> {
+  const log = (await as(t, key).get(`/api/v1/jobs/${jobId}/drying-log`).expect(200)).body;
+  return (log.notes as { text: string }[]).map((n) => n.text);
+}
+
+describe('a last change undo cannot take back', () => {
+  it('is named by the preview and the answer, with the older change undo takes back instead, which needs confirm_skip', async () => {
+    const co = await createCompany(t);
+    const { job, estimate, finalised } = await finalisedAfterNote(co);
+    expect(finalised.summary).toBe(
+      `Water mitigation on #${job.job_number}: made final (its PDF was downloaded)`,
+    );
+    const named = finalisationNamed(finalised, estimate.id);
+    const noteUndone = {
+      tool: 'add_drying_note',
+      summary: `Drying note on #${job.job_number} by Avery Stone`,
+      at: expect.any(String),
+      record: { type: 'drying note', id: expect.stringMatching(/^dnote_/) },
+      job: { id: job.id, job_number: job.job_number },
+      effect: `deleted drying note 'Moved two air movers to the hall' on #${job.job_number}`,
+      credits_refunded: 0,
+    };
+
+    const preview = await undo(co.writeKey, { preview: true }).expect(200);
+    expect(preview.body).toEqual({ preview: true, not_undoable: named, undone: noteUndone });
+
+    // Without confirm_skip nothing is taken back, and the refusal names both changes.
+    const feedBefore = await feed(co.readKey);
+    const refused = await undo(co.writeKey).expect(409);
+    expect(refused.body).toMatchObject({
+      code: 'confirmation_required',
+      title: 'Confirmation required',
+      errors: [{ path: '/body/confirm_skip', message: expect.stringContaining(`"${finalised.id}"`) }],
+    });
+    expect(refused.body.detail).toBe(
+      `This key's last change, "${finalised.summary}" (${finalised.at}, feed entry ${finalised.id}), cannot be undone: ${named.reason} ` +
+        `Undo would take back "${preview.body.undone.summary}" instead (${noteUndone.effect}). To take that back, send confirm_skip "${finalised.id}".`,
+    );
+    // A confirmation naming another change is refused the same way.
+    const wrong = await undo(co.writeKey, { confirm_skip: String(Number(finalised.id) + 1000) }).expect(409);
+    expect(wrong.body.code).toBe('confirmation_required');
+    expect(await dryingNotes(co.readKey, job.id)).toEqual(['Moved two air movers to the hall']);
+    expect(await feed(co.readKey)).toEqual(feedBefore);
+    expect(await pendingUndo(co.id)).toBe(4);
+
+    // Confirmed: the note goes, the answer names the change passed over again; the estimate stays final.
+    const operationId = opId();
+    const done = await undo(co.writeKey, { operation_id: operationId, confirm_skip: finalised.id }).expect(
+      200,
+    );
+    expect(done.body).toEqual({ preview: false, not_undoable: named, undone: noteUndone });
+    expect(await dryingNotes(co.readKey, job.id)).toEqual([]);
+    expect((await estimateOf(co.readKey, estimate.id)).status).toBe('final');
+
+    // The same undo again is its first answer; other details under its operation_id are a conflict.
+    const replay = await undo(co.writeKey, { operation_id: operationId, confirm_skip: finalised.id }).expect(
+      200,
+    );
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(done.body);
+    for (const other of [{}, { preview: true }, { confirm_skip: '1' }]) {
+      const conflict = await undo(co.writeKey, { operation_id: operationId, ...other }).expect(409);
+      expect(conflict.body.code).toBe('operation_id_conflict');
+    }
+    expect((await feed(co.readKey)).filter((e) => e.action === 'action.undone')).toHaveLength(1);
+
+    // The change before (the drying log, which set the estimate's drying days) cannot be taken
+    // back either: the estimate was made final since. The refusal names both.
+    for (const body of [{ preview: true }, { confirm_skip: finalised.id }]) {
+      const refusedToo = await undo(co.writeKey, body);
+      expectUndoRefused(refusedToo);
+      expect(refusedToo.body.detail).toBe(
+        `"Drying log started on #${job.job_number} (day 1 ${tenDaysAgo()}, 3 days planned)" cannot be undone: the record was changed since. ` +
+          `This key's last change, "${finalised.summary}" (${finalised.at}, feed entry ${finalised.id}), cannot be undone: ${named.reason}`,
+      );
+    }
+    expect(await pendingUndo(co.id)).toBe(3);
+    expect((await estimateOf(co.readKey, estimate.id)).status).toBe('final');
+  });
+
+  it('a read key cannot undo (403), and a confirm_skip when undo goes past nothing is refused', async () => {
+    const co = await createCompany(t);
+    const { finalised } = await finalisedAfterNote(co);
+    const read = await undo(co.readKey, { confirm_skip: finalised.id });
+    expect(read.status).toBe(403);
+    expect(read.body.code).toBe('write_key_required');
+    expect(await pendingUndo(co.id)).toBe(4);
+
+    // A confirm_skip that is no feed entry id is a bad request naming the field; nothing is undone.
+    for (const bad of [Number(finalised.id), 'entry 12', '']) {
+      const res = await undo(co.writeKey, { confirm_skip: bad }).expect(400);
+      expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual(['/body/confirm_skip']);
+    }
+    expect(await pendingUndo(co.id)).toBe(4);
+
+    // Another key's undo is not held back by this key's finalisation, and takes no confirmation.
+    const job = await createJob(co.otherWriteKey, 'Other Otto');
+    const stray = await undo(co.otherWriteKey, { confirm_skip: finalised.id }).expect(409);
+    expect(stray.body).toMatchObject({
+      code: 'confirmation_required',
+      errors: [{ path: '/body/confirm_skip', message: 'must not be sent: undo goes past no change' }],
+    });
+    await as(t, co.readKey).get(`/api/v1/jobs/${job.id}`).expect(200);
+    expect((await undo(co.otherWriteKey).expect(200)).body).toMatchObject({
+      not_undoable: null,
+      undone: { tool: 'create_job' },
+    });
+  });
+
+  it('with nothing older to take back, the 409 names the last change and why', async () => {
+    const co = await createCompany(t);
+    const job = await createJob(co.writeKey, 'Linked Lou');
+    await newEstimate(co.writeKey, job.id);
+    // Dana's key only made the link the packet was downloaded through: the finalisation is hers.
+    const finalised = await finalise(co.otherWriteKey, co.readKey, job.id);
+    expect(finalised.person?.name).toBe('Dana Brooks');
+    const res = await undo(co.otherWriteKey);
+    expectUndoRefused(res);
+    expect(res.body.detail).toBe(
+      `There is nothing left to undo for this key. This key's last change, "${finalised.summary}" (${finalised.at}, feed entry ${finalised.id}), cannot be undone: a final estimate stays final (its PDF may already be with the carrier); write a new estimate instead.`,
+    );
+  });
+
+  it('names the newest of several such changes, and counts the others in more', async () => {
+    const co = await createCompany(t);
+    const noted = await createJob(co.writeKey, 'Noted Nora');
+    await as(t, co.writeKey)
+      .post(`/api/v1/jobs/${noted.id}/notes`)
+      .send({ operation_id: opId(), text: 'Customer called about the fans' })
+      .expect(201);
+    const finalised = [];
+    for (const name of ['First Finn', 'Second Sigrid']) {
+      const job = await createJob(co.otherWriteKey, name);
+      await newEstimate(co.otherWriteKey, job.id);
+      finalised.push(await finalise(co.writeKey, co.readKey, job.id));
+    }
+    const preview = (await undo(co.writeKey, { preview: true }).expect(200)).body;
+    expect(preview.not_undoable).toMatchObject({ entry_id: finalised[1].id, more: 1 });
+    expect(preview.undone).toMatchObject({ tool: 'add_note', job: { id: noted.id } });
+    // Confirming the older one is not confirming the newest.
+    const older = await undo(co.writeKey, { confirm_skip: finalised[0].id }).expect(409);
+    expect(older.body.code).toBe('confirmation_required');
+    const done = (await undo(co.writeKey, { confirm_skip: finalised[1].id }).expect(200)).body;
+    expect(done.undone.effect).toBe(`deleted note 'Customer called about the fans' on #${noted.job_number}`);
+  });
+
+  it('over MCP: the preview names it, the undo without confirm_skip is refused, with it goes through', async () => {
+    const co = await createCompany(t);
+    const { job, estimate, finalised } = await finalisedAfterNote(co);
+    const client = await connectMcp(t, co.writeKey);
+    try {
+      const preview = await callTool(client, 'undo_my_last_action', { operation_id: opId(), preview: true });
+      expect(preview.isError).toBeFalsy();
+      expect(preview.structuredContent).toMatchObject({
+        preview: true,
+        not_undoable: finalisationNamed(finalised, estimate.id),
+        undone: { tool: 'add_drying_note' },
+      });
+      const refused = await callTool(client, 'undo_my_last_action', { operation_id: opId() });
+      expect(refused.isError).toBe(true);
+      expect(problemOf(refused)).toMatchObject({ status: 409, code: 'confirmation_required' });
+      expect(await dryingNotes(co.readKey, job.id)).toHaveLength(1);
+      const done = await callTool(client, 'undo_my_last_action', {
+        operation_id: opId(),
+        confirm_skip: finalised.id,
+      });
+      expect(done.structuredContent).toMatchObject({
+        preview: false,
+        not_undoable: { entry_id: finalised.id },
+        undone: {
+          tool: 'add_drying_note',
+          effect: `deleted drying note 'Moved two air movers to the hall' on #${job.job_number}`,
+        },
+      });
+      expect(await dryingNotes(co.readKey, job.id)).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('effects say exactly what is deleted and what is kept', () => {
+  it('a room added to an estimate: the room is deleted, the estimate kept', async () => {
+    const co = await createCompany(t);
+    const job = await createJob(co.writeKey, 'Room Rita');
+    const estimate = await newEstimate(co.writeKey, job.id);
+    await as(t, co.writeKey)
+      .post(`/api/v1/estimates/${estimate.id}/rooms`)
+      .send({ operation_id: opId(), rooms: [{ name: 'Bath', length: 8, width: 6, height: 8 }] })
+      .expect(200);
+    const effect = `deleted room 'Bath' on #${job.job_number}; kept estimate 'Water mitigation', total ${money(estimate.totals.total_cents)}`;
+    expect((await undo(co.writeKey, { preview: true }).expect(200)).body.undone).toMatchObject({
+      tool: 'add_rooms',
+      record: { type: 'room' },
+      effect,
+    });
+    expect((await undo(co.writeKey).expect(200)).body.undone.effect).toBe(effect);
+    const kept = await estimateOf(co.readKey, estimate.id);
+    expect(kept.rooms.map((r) => r.name)).toEqual(['Kitchen']);
+    expect(kept.totals.total_cents).toBe(estimate.totals.total_cents);
+  });
+
+  it('a drying log started on a job with an estimate (the case in issue 42): the estimate is kept, never counted as deleted', async () => {
+    const co = await createCompany(t);
+    const job = await createJob(co.writeKey, 'Log Lars');
+    const estimate = await newEstimate(co.writeKey, job.id);
+    const started = await as(t, co.writeKey)
+      .post(`/api/v1/jobs/${job.id}/drying-log`)
+      .send({
+        operation_id: opId(),
+        rooms: [{ name: 'Kitchen' }, { name: 'Dining' }],
+        start_date: tenDaysAgo(),
+      })
+      .expect(201);
+    expect(started.body.credits.used).toBe(0);
+    const withLog = await estimateOf(co.readKey, estimate.id);
+    expect(withLog.rooms.map((r) => r.name)).toEqual(['Kitchen', 'Dining']);
+    const effect =
+      `deleted drying log with 2 drying areas and 1 room on #${job.job_number}; ` +
+      `kept 1 room and estimate 'Water mitigation', total ${money(withLog.totals.total_cents)}` +
+      (withLog.totals.total_cents === estimate.totals.total_cents
+        ? ''
+        : ` → ${money(estimate.totals.total_cents)}`);
+    const preview = (await undo(co.writeKey, { preview: true }).expect(200)).body.undone;
+    expect(preview).toMatchObject({ tool: 'create_drying_log', record: { type: 'drying log' }, effect });
+    expect(preview.effect).not.toMatch(/deleted[^;]*estimate/);
+    const done = (await undo(co.writeKey).expect(200)).body.undone;
+    expect(done).toMatchObject({ effect, credits_refunded: 0 });
+    // What it said: the log and the Dining room are gone, the estimate and its Kitchen stay.
+    await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/drying-log`).expect(404);
+    const kept = await estimateOf(co.readKey, estimate.id);
+    expect(kept.rooms.map((r) => r.name)).toEqual(['Kitchen']);
+    expect(kept.totals).toEqual(estimate.totals);
+  });
+
+  it('each kind of change that also touches other records says which are deleted, put back and kept', async () => {
+    const co = await createCompany(t, { credits: 10 });
+    const job = await createJob(co.writeKey, 'Kinds Kim');
+    const write = as(t, co.writeKey);
+    const n = job.job_number;
+    const effectNow = async () => (await undo(co.writeKey, { preview: true }).expect(200)).body.undone.effect;
+
+    // A drying log on a job without an estimate makes the estimate: all of it is deleted.
+    const started = await write
+      .post(`/api/v1/jobs/${job.id}/drying-log`)
+      .send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }], start_date: tenDaysAgo() })
+      .expect(201);
+    expect(await effectNow()).toBe(
+      `deleted estimate 'Estimate 1' with 1 drying log, 1 drying area and 1 room on #${n}, total $0.00`,
+    );
+    const estimateId = started.body.estimate.estimate_id as string;
+
+    // Readings that add an area: the area, its readings and its room go; the estimate stays.
+    await write
+      .post(`/api/v1/jobs/${job.id}/drying-log/readings`)
+      .send({
+        operation_id: opId(),
+        day: 1,
+        area: 'Laundry',
+        readings: [
+          { metric: 'temp_f', value: 70 },
+          { metric: 'rh_pct', value: 60 },
+          { metric: 'drywall', value: 30 },
+        ],
+      })
+      .expect(201);
+    expect(await effectNow()).toBe(
+      `deleted drying area 'Laundry' with 3 readings and 1 room on #${n}; kept estimate 'Estimate 1', total $0.00`,
+    );
+
+    // Lines: added, changed, removed; the estimate is kept each time, with its total moving.
+    const added = (
+      await write
+        .post(`/api/v1/estimates/${estimateId}/line-items`)
+        .send({
+          operation_id: opId(),
+          line_items: [
+            {
+              description: 'Baseboard removal',
+              room: 'Kitchen',
+              unit: 'LF',
+              quantity: 40,
+              unit_price_cents: 100,
+            },
+          ],
+        })
+        .expect(200)
+    ).body;
+    const lineId = (await estimateOf(co.readKey, estimateId)).rooms[0].lines![0].id;
+    const withLine = money(added.totals.total_cents);
+    expect(await effectNow()).toBe(
+      `deleted line 'Baseboard removal' on #${n}; kept estimate 'Estimate 1', total ${withLine} → $0.00`,
+    );
+    const changed = (
+      await write
+        .patch(`/api/v1/estimates/${estimateId}/line-items/${lineId}`)
+        .send({ operation_id: opId(), quantity: 20 })
+        .expect(200)
+    ).body;
+    expect(await effectNow()).toBe(
+      `restored the earlier line 'Baseboard removal' on #${n}; kept estimate 'Estimate 1', total ${money(changed.totals.total_cents)} → ${withLine}`,
+    );
+    await write
+      .delete(`/api/v1/estimates/${estimateId}/line-items/${lineId}`)
+      .send({ operation_id: opId() })
+      .expect(200);
+    expect(await effectNow()).toBe(
+      `put back line 'Baseboard removal' on #${n}; kept estimate 'Estimate 1', total $0.00 → ${money(changed.totals.total_cents)}`,
+    );
+
+    // A note corrected gets its earlier text back; a note retracted is put back.
+    const note = (
+      await write
+        .post(`/api/v1/jobs/${job.id}/notes`)
+        .send({ operation_id: opId(), text: 'First text' })
+        .expect(201)
+    ).body;
+    await write
+      .patch(`/api/v1/jobs/${job.id}/notes/${note.id}`)
+      .send({ operation_id: opId(), text: 'Second text' })
+      .expect(200);
+    expect(await effectNow()).toBe(`restored the earlier note 'First text' on #${n}`);
+    await write.delete(`/api/v1/jobs/${job.id}/notes/${note.id}`).send({ operation_id: opId() }).expect(200);
+    expect(await effectNow()).toBe(`put back note 'Second text' on #${n}`);
+
+    // A contact: the job's search text follows it, which is no change worth a word.
+    await write
+      .post(`/api/v1/jobs/${job.id}/contacts`)
+      .send({ operation_id: opId(), name: 'Tom Adjuster', role: 'adjuster' })
+      .expect(200);
+    expect(await effectNow()).toBe(`deleted contact 'Tom Adjuster' on #${n}`);
+
+    // A chamber: the chamber goes, its areas stay.
+    await write
+      .put(`/api/v1/jobs/${job.id}/drying-log/chambers`)
+      .send({
+        operation_id: opId(),
+        chambers: [{ name: 'A', category: 1, areas: [{ name: 'Kitchen' }, { name: 'Laundry' }] }],
+      })
+      .expect(200);
+    expect(await effectNow()).toBe(`deleted drying chamber 'A' on #${n}; kept 2 drying areas`);
+    const chamberUndone = (await undo(co.writeKey).expect(200)).body.undone.effect;
+    expect(chamberUndone).toBe(`deleted drying chamber 'A' on #${n}; kept 2 drying areas`);
+    const log = (await write.get(`/api/v1/jobs/${job.id}/drying-log`).expect(200)).body;
+    expect(log.areas.map((a: { name: string }) => a.name).sort()).toEqual(['Kitchen', 'Laundry']);
   });
 });
