@@ -3369,6 +3369,14 @@ export const mcpTools: McpToolDefinition[] = [
           "pattern": "^est_[0-9A-Za-z]+$",
           "description": "With `estimate`, which of the job's estimates; by default its newest."
         },
+        "confirm_findings": {
+          "type": "array",
+          "uniqueItems": true,
+          "items": {
+            "type": "string"
+          },
+          "description": "The keys of every `high` finding of `check_claim_readiness` the person confirmed, when the packet makes a draft estimate final (repeat the parameter); see `findings_unconfirmed`."
+        },
         "expires_in": {
           "type": "integer",
           "description": "The link's lifetime in seconds (60 to 2592000, 30 days); default 604800 (7 days, the setting `EXPORT_LINK_SECONDS`)."
