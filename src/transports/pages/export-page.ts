@@ -65,7 +65,7 @@ const findingItems = (list: FindingToConfirm[]) =>
 
 /** Before an estimate goes final with high findings: what a reviewer would question, named, above Download. */
 function warning(label: string, toConfirm: FindingToConfirm[]): string {
-  return `<div class="danger" id="notice" role="alert"><p><b>Not ready to go final.</b> Downloading makes the estimate <b>${escapeHtml(label)}</b> final, and it can no longer be changed, while a claim reviewer would question:</p><ul>${findingItems(toConfirm)}</ul><p>Fix them first (your assistant can check the claim's readiness), or confirm them when you download.</p></div>`;
+  return `<div class="danger" id="notice" role="alert"><p><b>Not ready to go final.</b> Downloading makes the estimate <b>${escapeHtml(label)}</b> final, and it can no longer be changed, while a claim reviewer would question:</p><ul id="warnlist">${findingItems(toConfirm)}</ul><p>Fix them first (your assistant can check the claim's readiness), or confirm them when you download.</p></div>`;
 }
 
 /** The confirmation Download asks for: with high findings, each named and acknowledged. */
@@ -73,7 +73,7 @@ function confirmation(label: string, toConfirm: FindingToConfirm[]): string {
   const ask =
     toConfirm.length === 0
       ? `<p id="confirmtext">Make the estimate <b>${label}</b> final and download the PDF? It cannot be changed afterwards.</p>`
-      : `<p id="confirmtext">Make the estimate <b>${label}</b> final with <span id="confirmcount">${serious(toConfirm.length)}</span> a claim reviewer would question? It cannot be changed afterwards.</p><p id="confirmchanged" hidden>The findings changed since this page was opened:</p><ul id="confirmlist">${findingItems(toConfirm)}</ul><label class="ack"><input type="checkbox" id="ack"> I have read these findings: make it final as it is</label>`;
+      : `<p id="confirmchanged" hidden>The findings changed since this page was opened.</p><p id="confirmtext">Make the estimate <b>${label}</b> final with <span id="confirmcount">${serious(toConfirm.length)}</span> a claim reviewer would question? It cannot be changed afterwards.</p><ul id="confirmlist">${findingItems(toConfirm)}</ul><label class="ack"><input type="checkbox" id="ack"> I have read these findings: make it final as it is</label>`;
   const yes =
     toConfirm.length === 0 ? 'Yes, make it final and download' : 'Make it final anyway and download';
   return `<div id="confirm" role="alertdialog" aria-labelledby="confirmtext" hidden>
@@ -104,7 +104,7 @@ h1{font-size:1.3rem;margin:0 0 4px}p.job{margin:0 0 16px;color:#555}
 ul{background:#fff;border:1px solid #ddd;border-radius:8px;padding:12px 12px 12px 32px;margin:0 0 16px}li{margin:4px 0}
 .warn{background:#fff4e5;border:1px solid #f0b46b;border-radius:8px;padding:10px}.note{color:#555}
 .danger{background:#fce8e6;border:1px solid #d93025;border-radius:8px;padding:10px;color:#3c1410}.danger p{margin:0 0 6px}.danger ul{margin:0 0 8px;background:#fff;border-color:#f3b6b0}
-#confirm ul{margin:6px 0 10px}label.ack{display:flex;gap:10px;align-items:flex-start;padding:8px 0;font-weight:600}label.ack input{width:24px;height:24px;flex:none}
+#confirm ul{margin:6px 0 10px}#confirmchanged{font-weight:600;color:#a50e0e}label.ack{display:flex;gap:10px;align-items:flex-start;padding:8px 0;font-weight:600}label.ack input{width:24px;height:24px;flex:none}
 button{font:inherit;font-size:1.05rem;min-height:52px;width:100%;border-radius:10px;border:2px solid #0b5fff;margin-top:10px;cursor:pointer}
 button.primary{background:#0b5fff;color:#fff}button.secondary{background:#fff;color:#0b5fff}
 button:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}button[disabled]{opacity:.6}
@@ -152,8 +152,10 @@ function failed(e){
 function reconfirm(findings){
   say('');keys=findings.map(function(f){return f.key;});search=location.search;
   if(!ack||findings.length===0){location.reload();return;}
-  var list=document.getElementById('confirmlist');list.textContent='';
-  findings.forEach(function(f){var li=document.createElement('li');li.textContent=f.message;list.appendChild(li);});
+  ['confirmlist','warnlist'].forEach(function(id){
+    var list=document.getElementById(id);list.textContent='';
+    findings.forEach(function(f){var li=document.createElement('li');li.textContent=f.message;list.appendChild(li);});
+  });
   document.getElementById('confirmcount').textContent=findings.length===1?'1 serious finding':findings.length+' serious findings';
   document.getElementById('confirmchanged').hidden=false;ask();
 }
