@@ -482,6 +482,7 @@ function equipmentLog(equipment: DryingLog['equipment']): Content {
 }
 
 type DryingNote = DryingLog['notes'][number];
+const NOTES_HEADING: Content = { text: 'Drying notes', style: 'h2', margin: [0, 10, 0, 4] };
 
 /** The drying notes by day (a day's in the order written), then those about no day. */
 function dryingNotes(log: DryingLog): Content {
@@ -494,18 +495,17 @@ function dryingNotes(log: DryingLog): Content {
     const date = log.days.find((d) => d.day === day)?.date;
     return `Day ${day}${date ? ` · ${calendarDate(date, 'long')}` : ''}`;
   };
-  return [
-    { text: 'Drying notes', style: 'h2', margin: [0, 10, 0, 4] },
-    ...days.map(
-      (day): Content => ({
-        stack: [
-          { text: heading(day), bold: true, margin: [0, 4, 0, 2] },
-          ...log.notes.filter((note) => note.day === day).map(noteLine),
-        ],
-        unbreakable: true,
-      }),
-    ),
-  ];
+  // A day's notes stay on one page, and the section's heading with the first day.
+  return days.map(
+    (day, index): Content => ({
+      stack: [
+        ...(index === 0 ? [NOTES_HEADING] : []),
+        { text: heading(day), bold: true, margin: [0, 4, 0, 2] },
+        ...log.notes.filter((note) => note.day === day).map(noteLine),
+      ],
+      unbreakable: true,
+    }),
+  );
 }
 
 function noteLine(note: DryingNote): Content {
