@@ -1146,7 +1146,8 @@ export interface paths {
          *     `findings_unconfirmed` whose `detail` lists the findings in sentences to tell the person
          *     and whose `findings` gives each one's `key`, `check` and `message`; a confirmation that
          *     is not exactly the findings now (one missing, one no longer found) is refused the same
-         *     way, saying what differs. A link made with the confirmation carries it (signed). The
+         *     way, saying what differs (once no high finding is left, nothing needs confirming and a
+         *     confirmation given is ignored). A link made with the confirmation carries it (signed). The
          *     page shows the findings in a warning before Download and asks to confirm them by name;
          *     a POST to `pdf_url` takes the same `confirm_findings` (repeated query parameter), else
          *     the link's, and its `status_url` and `download_url` carry it. If the findings change

@@ -293,6 +293,19 @@ describe('export_pdf', () => {
     expect(await statusOf(job.estimateId)).toBe('draft');
   });
 
+  it('finalises through a confirmed link once every finding is fixed: nothing is left to confirm', async () => {
+    const job = await jobWithFindings();
+    const { keys } = await highKeys(job.id);
+    const link: PdfExport = (await read().get(exportUrl(job.id, keys)).expect(200)).body;
+    await readDay(job.id, 1, 'Hall');
+    for (const day of [2, 3]) for (const area of ['Kitchen', 'Hall']) await readDay(job.id, day, area);
+    expect((await highKeys(job.id)).keys).toEqual([]);
+    const asked = await post(local(link.pdf_url));
+    expect(asked.status).toBe(202);
+    await downloaded(await built(asked.body));
+    expect(await statusOf(job.estimateId)).toBe('final');
+  });
+
   it("answers another company's job 404 whatever it confirms, and an altered confirmation 403", async () => {
     const job = await jobWithFindings();
     const { keys } = await highKeys(job.id);

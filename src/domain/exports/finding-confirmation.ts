@@ -49,12 +49,15 @@ export function confirmationToken(keys: readonly string[]): string {
 /**
  * The token of the keys the person confirmed, when they are exactly the findings now; otherwise
  * 409 `findings_unconfirmed` listing the findings, with what changed when some were confirmed.
+ * Without high findings nothing needs confirming, and a confirmation of findings since fixed is
+ * no reason to refuse.
  */
 export function confirmedToken(
   findings: readonly FindingToConfirm[],
   confirmed: readonly string[],
   estimateLabel: string,
 ): string {
+  if (findings.length === 0) return '';
   const current = findings.map((finding) => finding.key);
   const missing = current.filter((key) => !confirmed.includes(key));
   const gone = confirmed.filter((key) => !current.includes(key));
@@ -64,14 +67,14 @@ export function confirmedToken(
 
 /**
  * Refuses to finalise when the token a link carries is not that of the findings now: the person
- * confirmed none, or other ones (a finding appeared or was fixed since).
+ * confirmed none, or other ones (a finding appeared, or was fixed while others are left).
  */
 export function assertConfirmed(
   findings: readonly FindingToConfirm[],
   token: string,
   estimateLabel: string,
 ): void {
-  if (token === confirmationToken(findings.map((finding) => finding.key))) return;
+  if (findings.length === 0 || token === confirmationToken(findings.map((finding) => finding.key))) return;
   throw unconfirmed(
     findings,
     estimateLabel,
@@ -93,13 +96,6 @@ function unconfirmed(
   estimateLabel: string,
   changed: string,
 ): ApiError {
-  if (findings.length === 0)
-    return new ApiError(
-      409,
-      'findings_unconfirmed',
-      `${changed}The claim has no high findings now: ask again without confirm_findings.`,
-      { findings: [] },
-    );
   const listed = findings.map((finding) => `- ${finding.message}`).join('\n');
   return new ApiError(
     409,

@@ -151,7 +151,7 @@ function failed(e){
 // The findings changed since the page was opened: it names the ones now and asks again.
 function reconfirm(findings){
   say('');keys=findings.map(function(f){return f.key;});search=location.search;
-  if(!ack||findings.length===0){location.reload();return;}
+  if(!ack){location.reload();return;}
   ['confirmlist','warnlist'].forEach(function(id){
     var list=document.getElementById(id);list.textContent='';
     findings.forEach(function(f){var li=document.createElement('li');li.textContent=f.message;list.appendChild(li);});
