@@ -1151,8 +1151,9 @@ export interface paths {
          *     page shows the findings in a warning before Download and asks to confirm them by name;
          *     a POST to `pdf_url` takes the same `confirm_findings` (repeated query parameter), else
          *     the link's, and its `status_url` and `download_url` carry it. If the findings change
-         *     before the file is sent (a new one, or one fixed), POST, `status_url` and `download_url`
-         *     answer 409 `findings_unconfirmed` with the findings now, and the estimate stays a draft.
+         *     before the file is sent (a new one, or one fixed), POST, `status_url` (once the build is
+         *     ready) and `download_url` answer 409 `findings_unconfirmed` with the findings now, and the
+         *     estimate stays a draft.
          *     The findings are printed in neither the estimate nor the PDF.
          *
          *     **The link** carries no API key. It is signed, bound to the job, the documents, the

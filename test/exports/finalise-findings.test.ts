@@ -282,7 +282,12 @@ describe('export_pdf', () => {
     // The drying log begun three days ago and never read: days 1 to 3 are high findings now.
     await startLog(job.id);
     expect((await highKeys(job.id)).keys).toHaveLength(3);
-    const status = await fetch(local(build.status_url));
+    // The status answers the packet built anew, and once that is ready, the findings to confirm.
+    let status = await fetch(local(build.status_url));
+    for (let tries = 0; status.status === 200 && tries < 300; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = await fetch(local(build.status_url));
+    }
     expect(status.status).toBe(409);
     const problem = (await status.json()) as Problem;
     expect(problem.code).toBe('findings_unconfirmed');

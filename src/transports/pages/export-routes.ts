@@ -101,12 +101,13 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
 
   router.get('/exports/:job_id/packet/builds/:build_id', async (req: Request, res: Response) => {
     const { link, holder } = await packetLinkOf(deps, req);
-    await assertFindingsConfirmed(deps.db, link, holder);
     const order = orderOf(link, holder);
     let build = await findBuild(deps.db, order, String(req.params.build_id));
     // The job changed since: the packet is built again, and the answer is that build.
     if (build.state !== 'failed' && (await isOutdated(deps.db, order, build)))
       build = await requestBuild(deps, order);
+    // Checked once it is ready to download, not on every poll of a build under way.
+    if (build.state === 'ready') await assertFindingsConfirmed(deps.db, link, holder);
     res.set('Cache-Control', 'no-store').json(await buildStatus(signer, link, holder.job.job_number, build));
   });
 
