@@ -1214,6 +1214,24 @@ export interface paths {
          *     a new estimate instead). Undoing an earlier change to that estimate is refused too (the
          *     estimate was changed since). A packet without the estimate finalises nothing.
          *
+         *     **High findings are confirmed first.** When the packet would make a draft estimate final
+         *     and `check_claim_readiness` has `high` findings, nothing finalises until the person has
+         *     seen them and confirmed each: `confirm_findings` names every high finding by its key
+         *     (`check:record type:record id, name or day`, e.g. `billed_past_dry:line:li_…`,
+         *     `monitored_day_without_readings:day:3`). Without it, this request answers 409
+         *     `findings_unconfirmed` whose `detail` lists the findings in sentences to tell the person
+         *     and whose `findings` gives each one's `key`, `check` and `message`; a confirmation that
+         *     is not exactly the findings now (one missing, one no longer found) is refused the same
+         *     way, saying what differs (once no high finding is left, nothing needs confirming and a
+         *     confirmation given is ignored). A link made with the confirmation carries it (signed). The
+         *     page shows the findings in a warning before Download and asks to confirm them by name;
+         *     a POST to `pdf_url` takes the same `confirm_findings` (repeated query parameter), else
+         *     the link's, and its `status_url` and `download_url` carry it. If the findings change
+         *     before the file is sent (a new one, or one fixed), POST, `status_url` (once the build is
+         *     ready) and `download_url` answer 409 `findings_unconfirmed` with the findings now, and the
+         *     estimate stays a draft.
+         *     The findings are printed in neither the estimate nor the PDF.
+         *
          *     **The link** carries no API key. It is signed, bound to the job, the documents, the
          *     estimate and this key's person, and works until `expires_at`: 7 days by default (the
          *     setting `EXPORT_LINK_SECONDS`), or `expires_in` seconds (60 s to 30 days). The status
@@ -2077,11 +2095,13 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "confirmation_required" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "packet_outdated" | "date_in_future" | "contradictory_values" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "too_many_webhooks" | "rate_limited" | "admin_api_disabled" | "shutting_down" | "internal_error";
+            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "confirmation_required" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "packet_outdated" | "findings_unconfirmed" | "date_in_future" | "contradictory_values" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "too_many_webhooks" | "rate_limited" | "admin_api_disabled" | "shutting_down" | "internal_error";
             /** @description One entry for each field that is wrong. */
             errors?: components["schemas"]["FieldError"][];
             /** @description For a 422, the names that would have been accepted. */
             valid_values?: string[];
+            /** @description For a 409 `findings_unconfirmed`, the high findings of `check_claim_readiness` to confirm before a packet makes its estimate final (`confirm_findings` names their keys). */
+            findings?: components["schemas"]["FindingToConfirm"][];
             request_id: string;
         };
         FieldError: {
@@ -3652,6 +3672,18 @@ export interface components {
             photo_count: number;
             /** @description The packet's build for the job as it is now, when someone has asked for it (Download); null otherwise. Asking for the link builds nothing. */
             build: null | components["schemas"]["PacketBuild"];
+        };
+        /** @description A high finding of `check_claim_readiness` that finalising an estimate asks to confirm. */
+        FindingToConfirm: {
+            /**
+             * @description What `confirm_findings` names it by.
+             * @example monitored_day_without_readings:day:3
+             */
+            key: string;
+            /** @description The finding's check (`ReadinessFinding.check`). */
+            check: string;
+            /** @description The finding in a sentence, as the readiness check words it. */
+            message: string;
         };
         /** @description A packet's build, as POST `pdf_url` and its `status_url` answer it. */
         PacketBuild: {
@@ -6582,6 +6614,8 @@ export interface operations {
                 documents: components["schemas"]["ExportDocument"][];
                 /** @description With `estimate`, which of the job's estimates; by default its newest. */
                 estimate_id?: components["schemas"]["EstimateId"];
+                /** @description The keys of every `high` finding of `check_claim_readiness` the person confirmed, when the packet makes a draft estimate final (repeat the parameter); see `findings_unconfirmed`. */
+                confirm_findings?: string[];
                 /** @description The link's lifetime in seconds (60 to 2592000, 30 days); default 604800 (7 days, the setting `EXPORT_LINK_SECONDS`). */
                 expires_in?: components["parameters"]["ExportExpiresIn"];
             };
@@ -6607,6 +6641,15 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description The job, the named estimate, or (with `drying_log`) a drying log does not exist for this company (`not_found`); with `estimate`, the job has no estimate. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The packet would make a draft estimate final while the claim has high findings, and `confirm_findings` does not name exactly those (`findings_unconfirmed`; `findings` lists them). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

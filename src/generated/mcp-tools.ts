@@ -3344,7 +3344,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "exports",
     "scope": "read",
     "title": "Export a PDF packet",
-    "description": "Get a link to a page that downloads the job's PDF packet (documents: estimate, drying_log, photos). Downloading a packet with the estimate makes the estimate final. Give the url to the person.",
+    "description": "Get a link to a page that downloads the job's PDF packet (documents: estimate, drying_log, photos). Downloading a packet with the estimate makes the estimate final; with high readiness findings it first answers findings_unconfirmed: tell the person, and only on their yes ask again with confirm_findings. Give the url to the person.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3375,6 +3375,14 @@ export const mcpTools: McpToolDefinition[] = [
           "type": "string",
           "pattern": "^est_[0-9A-Za-z]+$",
           "description": "With `estimate`, which of the job's estimates; by default its newest."
+        },
+        "confirm_findings": {
+          "type": "array",
+          "uniqueItems": true,
+          "items": {
+            "type": "string"
+          },
+          "description": "The keys of every `high` finding of `check_claim_readiness` the person confirmed, when the packet makes a draft estimate final (repeat the parameter); see `findings_unconfirmed`."
         },
         "expires_in": {
           "type": "integer",

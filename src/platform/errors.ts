@@ -32,6 +32,7 @@ const TITLES: Record<ProblemCode, string> = {
   link_invalid: 'Link not valid',
   link_expired: 'Link expired',
   packet_outdated: 'Packet outdated',
+  findings_unconfirmed: 'Findings not confirmed',
   date_in_future: 'Date after today',
   contradictory_values: 'Values contradict each other',
   method_not_allowed: 'Method not allowed',
@@ -55,7 +56,12 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: ProblemCode,
     readonly detail: string,
-    readonly extra: { errors?: FieldError[]; validValues?: string[]; headers?: Record<string, string> } = {},
+    readonly extra: {
+      errors?: FieldError[];
+      validValues?: string[];
+      findings?: Problem['findings'];
+      headers?: Record<string, string>;
+    } = {},
   ) {
     super(detail);
   }
@@ -71,6 +77,7 @@ export class ApiError extends Error {
     };
     if (this.extra.errors) problem.errors = this.extra.errors;
     if (this.extra.validValues) problem.valid_values = this.extra.validValues;
+    if (this.extra.findings) problem.findings = this.extra.findings;
     return problem;
   }
 }

@@ -270,30 +270,34 @@ function dryingLog(): Schemas['DryingLog'] {
     pressure_inhg: 29.28,
     estimate_id: 'est_4Tq8KmR2xA9b',
     areas: [
-      area('dra_k', 'Kitchen', true, 4, [
-        {
-          area: 'Kitchen',
-          day: 5,
-          metric: 'drywall',
-          point: 'north wall 2 ft',
-          value: 14,
-          goal: 17,
-          goal_source: 'default',
-          reference: null,
-          dry: true,
-        },
-        {
-          area: 'Kitchen',
-          day: 5,
-          metric: 'wood',
-          point: 'base cabinet',
-          value: 13,
-          goal: 15,
-          goal_source: 'default',
-          reference: null,
-          dry: true,
-        },
-      ]),
+      // The kitchen was planned for one day (printed "1 day", never "1 days").
+      {
+        ...area('dra_k', 'Kitchen', true, 4, [
+          {
+            area: 'Kitchen',
+            day: 5,
+            metric: 'drywall',
+            point: 'north wall 2 ft',
+            value: 14,
+            goal: 17,
+            goal_source: 'default',
+            reference: null,
+            dry: true,
+          },
+          {
+            area: 'Kitchen',
+            day: 5,
+            metric: 'wood',
+            point: 'base cabinet',
+            value: 13,
+            goal: 15,
+            goal_source: 'default',
+            reference: null,
+            dry: true,
+          },
+        ]),
+        planned_days: 1,
+      },
       area('dra_h', 'Hall', false, null, [
         {
           area: 'Hall',
@@ -312,7 +316,36 @@ function dryingLog(): Schemas['DryingLog'] {
     days,
     wet_areas: ['Hall'],
     warnings: [],
-    notes: [],
+    // Written out of order: the packet prints them by day, those about no day last.
+    notes: [
+      {
+        id: 'dnote_2',
+        text: 'Cabinet toe kick removed to dry the void.',
+        area: 'Kitchen',
+        day: 2,
+        created_by: person,
+        on_site_by: marco,
+        created_at: at,
+      },
+      {
+        id: 'dnote_3',
+        text: 'Adjuster approved drying through day 5.',
+        area: null,
+        day: null,
+        created_by: person,
+        on_site_by: null,
+        created_at: at,
+      },
+      {
+        id: 'dnote_1',
+        text: 'Owner asked to keep the hall door shut.',
+        area: null,
+        day: 1,
+        created_by: person,
+        on_site_by: null,
+        created_at: at,
+      },
+    ],
     reading_count: readings.length,
     equipment: {
       units: [
@@ -342,12 +375,26 @@ function dryingLog(): Schemas['DryingLog'] {
           placed_on_site_by: null,
           removed_on_site_by: null,
         },
+        // With the kitchen's, two air movers were on site on day 1; none is now.
+        {
+          id: 'eqp_3',
+          kind: 'air_mover',
+          dehumidifier_type: null,
+          pints_per_day: null,
+          asset_tag: null,
+          area: 'Hall',
+          placed_on: '2026-11-18',
+          removed_on: '2026-11-20',
+          days_on_site: 2,
+          placed_on_site_by: null,
+          removed_on_site_by: null,
+        },
       ],
       on_site: 1,
-      equipment_days: 8,
+      equipment_days: 10,
       by_area: [
         { area: 'Kitchen', on_site: 0, equipment_days: 3 },
-        { area: 'Hall', on_site: 1, equipment_days: 5 },
+        { area: 'Hall', on_site: 1, equipment_days: 7 },
       ],
     },
     chambers: [
@@ -545,8 +592,9 @@ describe('PDF packet', () => {
     const file = path.join(dir, 'packet.pdf');
     await pipeline(pool.build(data), createWriteStream(file));
 
-    // Cover, estimate, one page per drying area, kitchen photos on two pages and the hall's on one.
-    expect(await pageCount(file)).toBe(7);
+    // Cover, estimate, one page per drying area, the equipment and drying notes, kitchen photos on
+    // two pages and the hall's on one.
+    expect(await pageCount(file)).toBe(8);
     // Many more chunks than the worker sends ahead of its reader (the last test relies on it).
     expect((await stat(file)).size).toBeGreaterThan(512 * 1024);
     const text = await pdfText(file);
@@ -596,7 +644,8 @@ describe('PDF packet', () => {
       'Drying chambers',
       'Category 2, class 2',
       '(22.3% wet)',
-      '6–7 / 0',
+      'most on site',
+      '6–7 / 2',
       '26 LGR / 110',
       'Kitchen: 49.2 GPP, dew 47.1 °F',
       'Outside: 29.1 GPP',
@@ -618,8 +667,25 @@ describe('PDF packet', () => {
       'PM by Marco Diaz',
     ])
       expect(text).toContain(expected);
-    for (let page = 1; page <= 7; page++) expect(text).toContain(`Page ${page} of 7`);
-    expect(text.match(/Job #16/g)?.length).toBeGreaterThanOrEqual(8);
+    // The drying notes by day, then those about no day; counts of one in the singular.
+    const notes = [
+      'Drying notes',
+      'Day 1 · November 18, 2026',
+      'Owner asked to keep the hall door shut.',
+      'Day 2 · November 19, 2026',
+      'Kitchen: Cabinet toe kick removed to dry the void.',
+      'Marco Diaz on site (entered by Maria Lopez)',
+      'No day given',
+      'Adjuster approved drying through day 5.',
+    ];
+    const flat = text.replace(/\s+/g, ' ');
+    const at = notes.map((note) => flat.indexOf(note));
+    expect(at.every((index) => index >= 0)).toBe(true);
+    expect(at).toEqual([...at].sort((a, b) => a - b));
+    expect(text).toMatch(/planned 1 day(?!s)/);
+    expect(text).not.toMatch(/\b1 days\b/);
+    for (let page = 1; page <= 8; page++) expect(text).toContain(`Page ${page} of 8`);
+    expect(text.match(/Job #16/g)?.length).toBeGreaterThanOrEqual(9);
 
     await mkdir(ARTIFACTS, { recursive: true });
     await run('pdftoppm', [
@@ -634,7 +700,7 @@ describe('PDF packet', () => {
       path.join(ARTIFACTS, 'packet-cover'),
     ]);
     await run('pdftoppm', ['-png', '-r', '60', file, path.join(ARTIFACTS, 'packet')]);
-    expect((await readdir(ARTIFACTS)).filter((name) => /^packet-\d+\.png$/.test(name))).toHaveLength(7);
+    expect((await readdir(ARTIFACTS)).filter((name) => /^packet-\d+\.png$/.test(name))).toHaveLength(8);
   });
 
   it('leaves out what it was not given', async () => {
@@ -665,7 +731,7 @@ describe('PDF packet', () => {
       stream.destroy();
       const file = path.join(dir, 'again.pdf');
       await pipeline(single.build({ ...data, photos: data.photos!.slice(7) }), createWriteStream(file));
-      expect(await pageCount(file)).toBe(5);
+      expect(await pageCount(file)).toBe(6);
     } finally {
       await single.destroy();
     }

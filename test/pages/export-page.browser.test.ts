@@ -208,6 +208,87 @@ describeInBrowser('the export download page on a phone', () => {
     await page.screenshot({ path: path.join(ARTIFACTS, 'export-page-findings.png'), fullPage: true });
   });
 
+  it('warns before the estimate goes final with high findings, and asks to confirm them by name', async () => {
+    const { job, estimate } = await jobWithEstimate();
+    const write = as(t, co.writeKey);
+    const log = `/api/v1/jobs/${job.id}/drying-log`;
+    await write
+      .post(log)
+      .send({
+        operation_id: opId(),
+        start_date: companyDate(co, -3),
+        rooms: [{ name: 'Kitchen' }, { name: 'Hall' }],
+      })
+      .expect(201);
+    const readKitchen = (area: string) =>
+      write
+        .post(`${log}/readings`)
+        .send({ operation_id: opId(), day: 1, area, readings: [{ metric: 'drywall', value: 30 }] })
+        .expect(201);
+    await readKitchen('Kitchen');
+    await write
+      .post(`${log}/skip-day`)
+      .send({ operation_id: opId(), day: 2, reason: 'Owner away' })
+      .expect(201);
+    const high = async () =>
+      (
+        (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/claim-readiness`).expect(200)).body
+          .findings as components['schemas']['ReadinessFinding'][]
+      ).filter((finding) => finding.severity === 'high');
+    const before = await high();
+    expect(before.map((finding) => finding.record.day)).toEqual([1, 3]);
+    const confirm = before.map((f) => `&confirm_findings=monitored_day_without_readings:day:${f.record.day}`);
+    const link: PdfExport = (
+      await as(t, co.readKey)
+        .get(`/api/v1/jobs/${job.id}/export-pdf?documents=estimate&documents=drying_log${confirm.join('')}`)
+        .expect(200)
+    ).body;
+    await page.goto(onTestServer(link.url));
+    // The warning names each finding, above Download.
+    const notice = await page.textContent('#notice');
+    expect(notice).toContain('Not ready to go final.');
+    for (const finding of before) expect(notice).toContain(finding.message);
+    await page.locator('#notice').screenshot({ path: path.join(ARTIFACTS, 'export-page-final-warning.png') });
+    await page.screenshot({
+      path: path.join(ARTIFACTS, 'export-page-final-warning-page.png'),
+      fullPage: true,
+    });
+
+    // Download asks to confirm the two findings by name; the button waits for the tick.
+    await page.getByRole('button', { name: 'Download PDF' }).click();
+    const dialog = page.getByRole('alertdialog');
+    expect(await dialog.textContent()).toContain('with 2 serious findings a claim reviewer would question');
+    expect(await page.locator('#confirmlist li').allTextContents()).toEqual(before.map((f) => f.message));
+    const yes = page.getByRole('button', { name: 'Make it final anyway and download' });
+    expect(await yes.isDisabled()).toBe(true);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'export-page-final-confirm.png'), fullPage: true });
+
+    // Hall is read on day 1 meanwhile: the page's confirmation no longer matches, and it asks again.
+    await readKitchen('Hall');
+    const now = await high();
+    expect(now).toHaveLength(1);
+    await page.getByLabel('I have read these findings').check();
+    await yes.click();
+    await page.waitForSelector('#confirmchanged:not([hidden])');
+    expect(await page.locator('#confirmlist li').allTextContents()).toEqual([now[0].message]);
+    expect(await page.locator('#warnlist li').allTextContents()).toEqual([now[0].message]);
+    expect(await dialog.textContent()).toContain('with 1 serious finding a claim');
+    expect(await yes.isDisabled()).toBe(true);
+    expect(await statusOf(estimate.id)).toBe('draft');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'export-page-final-reconfirm.png'), fullPage: true });
+
+    await page.getByLabel('I have read these findings').check();
+    const downloading = page.waitForEvent('download', { timeout: 60_000 });
+    await yes.click();
+    const download = await downloading;
+    const file = path.join(ARTIFACTS, 'export-packet-findings.pdf');
+    await download.saveAs(file);
+    expect(execFileSync('pdftotext', ['-layout', file, '-']).toString()).not.toContain('no readings in');
+    await page.waitForSelector('#status.done');
+    expect(await page.textContent('#notice')).toBe('The estimate is now final.');
+    expect(await statusOf(estimate.id)).toBe('final');
+  });
+
   it('shows a clear page for an expired or altered link', async () => {
     const { job } = await jobWithEstimate();
     const link: PdfExport = (

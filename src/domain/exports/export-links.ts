@@ -1,7 +1,7 @@
 /**
  * The links the two export tools hand out. Each acts for the person of the key that made it
  * (src/platform/person-links.ts) and names what it exports: a packet its documents and estimate
- * (`d`, `est`), a ZIP its room or photos (`r`, `p`).
+ * (`d`, `est`) and the findings confirmed (`cf`), a ZIP its room or photos (`r`, `p`).
  */
 import type { components } from '../../../sdk/src/schema';
 import type { CallContext } from '../../platform/handler';
@@ -13,7 +13,9 @@ export type ExportDocument = components['schemas']['ExportDocument'];
 /** A packet's sections are always in this order, whatever the order asked. */
 export const PACKET_ORDER: readonly ExportDocument[] = ['estimate', 'drying_log', 'photos'];
 
-export const PACKET_LINK_PARAMS = ['d', 'est'] as const;
+export const PACKET_LINK_PARAMS = ['d', 'est', 'cf'] as const;
+/** `cf`, the token of the high findings the person confirmed (finding-confirmation.ts), is signed only when set. */
+export const PACKET_LINK_ADDED = ['cf'] as const;
 export const ZIP_LINK_PARAMS = ['r', 'p'] as const;
 
 export type PacketLink = PersonLink<(typeof PACKET_LINK_PARAMS)[number]>;
@@ -42,7 +44,7 @@ export async function packetBuildUrls(
   buildId: string,
   jobNumber: number,
 ): Promise<{ status: string; file: string }> {
-  const query = await personLinkQuery(ctx.links, link, PACKET_LINK_PARAMS);
+  const query = await personLinkQuery(ctx.links, link, PACKET_LINK_PARAMS, PACKET_LINK_ADDED);
   const base = `${ctx.config.publicUrl}/exports/${link.jobId}/packet/builds/${buildId}`;
   return { status: `${base}?${query}`, file: `${base}/${packetFileName(jobNumber)}?${query}` };
 }
@@ -52,7 +54,7 @@ export async function packetUrls(
   ctx: Pick<CallContext, 'config' | 'links'>,
   link: PacketLink,
 ): Promise<{ page: string; pdf: string }> {
-  const query = await personLinkQuery(ctx.links, link, PACKET_LINK_PARAMS);
+  const query = await personLinkQuery(ctx.links, link, PACKET_LINK_PARAMS, PACKET_LINK_ADDED);
   const base = `${ctx.config.publicUrl}/exports/${link.jobId}/packet`;
   return { page: `${base}?${query}`, pdf: `${base}.pdf?${query}` };
 }

@@ -131,6 +131,9 @@ export function calendarDate(iso: string, style: 'long' | 'short'): string {
   return style === 'long' ? `${name} ${day}, ${year}` : `${name.slice(0, 3)} ${day}`;
 }
 
+/** A count and its noun, singular for one: "1 day", "3 days". */
+const counted = (count: number, noun: string, plural = `${noun}s`): string =>
+  `${count} ${count === 1 ? noun : plural}`;
 const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1).replace(/_/g, ' ');
 const present = (parts: (string | null | undefined)[]): string | null =>
   parts.filter((part) => part).join(' · ') || null;
@@ -243,7 +246,7 @@ function estimateSection(estimate: Estimate): Content {
 function estimateFacts(estimate: Estimate): string {
   const status = estimate.status === 'final' ? 'Final estimate' : 'Draft estimate';
   const region = estimate.region.code ? `Prices for ${estimate.region.code}` : null;
-  const drying = estimate.drying_days !== null ? `${estimate.drying_days} drying days` : null;
+  const drying = estimate.drying_days !== null ? counted(estimate.drying_days, 'drying day') : null;
   return present([status, drying, region]) ?? status;
 }
 
@@ -332,6 +335,7 @@ function dryingSection(log: DryingLog): Content {
     chambersTable(log),
     log.areas.map((area, index) => areaBlock(log, area, index > 0)),
     equipmentLog(log.equipment),
+    dryingNotes(log),
   ];
 }
 
@@ -344,8 +348,8 @@ function chambersTable(log: DryingLog): Content {
     [
       th('Chamber'),
       th('Category, class'),
-      th('Air movers: plan / placed'),
-      th('Dehumidifier pints: plan / placed'),
+      th('Air movers: plan / most on site'),
+      th('Dehumidifier pints: plan / most on site'),
       th('Latest air (areas · unaffected · outside)'),
     ],
   ];
@@ -355,12 +359,15 @@ function chambersTable(log: DryingLog): Content {
       chamber.class === null
         ? 'class unknown'
         : `class ${chamber.class}${chamber.class_source === 'computed' ? ` (${chamber.wet_share_pct}% wet)` : ''}`;
-    const movers = chamber.plan.air_movers
-      ? `${chamber.plan.air_movers.min}–${chamber.plan.air_movers.max} / ${chamber.placed.air_movers}`
-      : `— / ${chamber.placed.air_movers}`;
-    const pints = chamber.plan.dehumidifier_pints
-      ? `${chamber.plan.dehumidifier_pints.lgr} LGR / ${chamber.placed.dehumidifier_pints}`
-      : `— / ${chamber.placed.dehumidifier_pints}`;
+    const most = mostOnSite(
+      log.equipment.units,
+      chamber.areas.map((area) => area.name),
+    );
+    const { air_movers: moverPlan, dehumidifier_pints: pintPlan } = chamber.plan;
+    const movers = moverPlan
+      ? `${moverPlan.min}–${moverPlan.max} / ${most.airMovers}`
+      : `— / ${most.airMovers}`;
+    const pints = pintPlan ? `${pintPlan.lgr} LGR / ${most.pints}` : `— / ${most.pints}`;
     const areas = (air?.areas ?? []).map((a) => `${a.area}: ${gpp(a)}`);
     body.push([
       {
@@ -374,9 +381,9 @@ function chambersTable(log: DryingLog): Content {
       {
         text: movers,
         color:
-          chamber.air_movers_vs_plan === 'within' || chamber.air_movers_vs_plan === null ? undefined : WET,
+          moverPlan && (most.airMovers < moverPlan.min || most.airMovers > moverPlan.max) ? WET : undefined,
       },
-      { text: pints, color: chamber.dehumidification_vs_plan === 'under' ? WET : undefined },
+      { text: pints, color: pintPlan && most.pints < pintPlan.lgr ? WET : undefined },
       {
         stack: [...areas, `Unaffected: ${gpp(air?.unaffected)}`, `Outside: ${gpp(air?.outside)}`],
         style: 'small',
@@ -394,6 +401,37 @@ function chambersTable(log: DryingLog): Content {
   ];
 }
 
+/**
+ * The most air movers, and the most refrigerant dehumidifiers' pints a day, that were on site at
+ * once in these areas: what the plan is held against over the drying, not what is left today. A
+ * unit is on site from the day placed until the day removed (not counted, as for
+ * equipment-days), or that one day when it was removed the day it was placed.
+ */
+function mostOnSite(units: Unit[], areas: string[]): { airMovers: number; pints: number } {
+  const names = new Set(areas.map((area) => area.toLowerCase()));
+  const mine = units.filter((unit) => names.has(unit.area.toLowerCase()));
+  const onSiteOn = (date: string) =>
+    mine.filter(
+      (unit) =>
+        unit.placed_on <= date &&
+        (unit.removed_on === null || date < unit.removed_on || date === unit.placed_on),
+    );
+  let airMovers = 0;
+  let pints = 0;
+  // The most are on site on a day a unit was placed.
+  for (const date of new Set(mine.map((unit) => unit.placed_on))) {
+    const there = onSiteOn(date);
+    airMovers = Math.max(airMovers, there.filter((unit) => unit.kind === 'air_mover').length);
+    pints = Math.max(
+      pints,
+      there
+        .filter((unit) => unit.kind === 'dehumidifier' && unit.dehumidifier_type !== 'desiccant')
+        .reduce((total, unit) => total + (unit.pints_per_day ?? 0), 0),
+    );
+  }
+  return { airMovers, pints };
+}
+
 const DEHUMIDIFIER_TYPES = { lgr: 'LGR', conventional: 'conventional', desiccant: 'desiccant' } as const;
 
 type Unit = DryingLog['equipment']['units'][number];
@@ -409,7 +447,7 @@ function equipmentLog(equipment: DryingLog['equipment']): Content {
     present([
       capitalised(unit.kind),
       unit.dehumidifier_type ? DEHUMIDIFIER_TYPES[unit.dehumidifier_type] : null,
-      unit.pints_per_day ? `${unit.pints_per_day} pints a day` : null,
+      unit.pints_per_day ? `${counted(unit.pints_per_day, 'pint')} a day` : null,
       unit.asset_tag,
     ]) ?? '';
   const body: TableCell[][] = [
@@ -440,6 +478,48 @@ function equipmentLog(equipment: DryingLog['equipment']): Content {
   return {
     stack: [{ text: 'Equipment', style: 'h2', margin: [0, 10, 0, 4] }, table],
     unbreakable: body.length <= WHOLE_EQUIPMENT_ROWS,
+  };
+}
+
+type DryingNote = DryingLog['notes'][number];
+const NOTES_HEADING: Content = { text: 'Drying notes', style: 'h2', margin: [0, 10, 0, 4] };
+
+/** The drying notes by day (a day's in the order written), then those about no day. */
+function dryingNotes(log: DryingLog): Content {
+  if (log.notes.length === 0) return [];
+  const days = [...new Set(log.notes.map((note) => note.day))].sort(
+    (a, b) => (a ?? Number.MAX_SAFE_INTEGER) - (b ?? Number.MAX_SAFE_INTEGER),
+  );
+  const heading = (day: number | null) => {
+    if (day === null) return 'No day given';
+    const date = log.days.find((d) => d.day === day)?.date;
+    return `Day ${day}${date ? ` · ${calendarDate(date, 'long')}` : ''}`;
+  };
+  // A day's notes stay on one page, and the section's heading with the first day.
+  return days.map(
+    (day, index): Content => ({
+      stack: [
+        ...(index === 0 ? [NOTES_HEADING] : []),
+        { text: heading(day), bold: true, margin: [0, 4, 0, 2] },
+        ...log.notes.filter((note) => note.day === day).map(noteLine),
+      ],
+      unbreakable: true,
+    }),
+  );
+}
+
+function noteLine(note: DryingNote): Content {
+  const by =
+    note.on_site_by && note.on_site_by.id !== note.created_by.id
+      ? `${note.on_site_by.name} on site (entered by ${note.created_by.name})`
+      : note.created_by.name;
+  return {
+    text: [
+      ...(note.area ? [{ text: `${note.area}: `, bold: true }] : []),
+      note.text,
+      { text: `   ${by}`, style: 'small' },
+    ],
+    margin: [8, 0, 0, 3],
   };
 }
 
@@ -476,7 +556,7 @@ function movedOn(date: string, by: DryingLog['equipment']['units'][number]['plac
 
 function logFacts(log: DryingLog): string {
   const start = `Started ${calendarDate(log.start_date, 'long')}`;
-  const plan = `planned ${log.planned_days} days`;
+  const plan = `planned ${counted(log.planned_days, 'day')}`;
   const air = `GPP at ${decimal(log.elevation_ft)} ft elevation (${log.pressure_inhg.toFixed(2)} inHg)`;
   return [start, plan, air].join(' · ');
 }
@@ -593,7 +673,7 @@ function dayList(days: number[]): string {
 }
 
 function dryText(log: DryingLog, area: Area): string {
-  const plan = `planned ${area.planned_days} days`;
+  const plan = `planned ${counted(area.planned_days, 'day')}`;
   if (area.dry) {
     const date = log.days.find((d) => d.day === area.dry_day)?.date;
     return area.dry_day === null

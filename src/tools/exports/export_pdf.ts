@@ -6,6 +6,7 @@ import { loadEstimate, totalsOf, type EstimateRecord } from '../../domain/estima
 import { resolveJob, type JobRow } from '../../domain/jobs/job-records';
 import { exportExpiry, PACKET_ORDER, packetUrls, type PacketLink } from '../../domain/exports/export-links';
 import { buildStatus, currentBuild } from '../../domain/exports/packet-builds';
+import { confirmedToken, highFindings } from '../../domain/exports/finding-confirmation';
 import type { Caller } from '../../platform/caller';
 
 export const export_pdf: ReadHandler<'export_pdf'> = async (ctx, { path, query }) => {
@@ -16,13 +17,21 @@ export const export_pdf: ReadHandler<'export_pdf'> = async (ctx, { path, query }
     ? await packetEstimate(db, caller, job, query.estimate_id)
     : null;
   if (documents.includes('drying_log') && !(await findJobLog(db, caller, job.id))?.log) throw noLog(job);
+  const confirmation =
+    estimate?.estimate.status === 'draft'
+      ? confirmedToken(
+          await highFindings(db, caller, job.id),
+          query.confirm_findings ?? [],
+          estimate.estimate.label,
+        )
+      : '';
   const expires = exportExpiry(ctx, query.expires_in);
   const link: PacketLink = {
     purpose: 'export_pdf',
     companyId: caller.companyId,
     keyId: caller.keyId,
     jobId: job.id,
-    params: { d: documents.join(','), est: estimate?.estimate.id ?? '' },
+    params: { d: documents.join(','), est: estimate?.estimate.id ?? '', cf: confirmation },
     expires,
   };
   const urls = await packetUrls(ctx, link);

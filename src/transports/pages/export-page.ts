@@ -10,6 +10,7 @@ import type { ExportDocument } from '../../domain/exports/export-links';
 import { escapeHtml } from './page-security';
 
 type ClaimReadiness = components['schemas']['ClaimReadiness'];
+type FindingToConfirm = components['schemas']['FindingToConfirm'];
 /** The page lists this many findings; the rest are counted. */
 const FINDINGS_SHOWN = 6;
 
@@ -22,6 +23,8 @@ export interface PacketPageFacts {
   expires: string;
   fileName: string;
   readiness: ClaimReadiness;
+  /** The high findings Download asks to confirm by name, as it makes the estimate final; none when it does not. */
+  toConfirm: FindingToConfirm[];
 }
 
 function contents(facts: PacketPageFacts): string {
@@ -56,11 +59,39 @@ function findings(readiness: ClaimReadiness): string {
   return `<section id="readiness" aria-labelledby="readinesstitle"><h2 id="readinesstitle">A claim reviewer would question (${counts})</h2><ul class="findings">${items}</ul>${more}</section>`;
 }
 
+const serious = (count: number) => (count === 1 ? '1 serious finding' : `${count} serious findings`);
+const findingItems = (list: FindingToConfirm[]) =>
+  list.map((finding) => `<li>${escapeHtml(finding.message)}</li>`).join('');
+
+/** Before an estimate goes final with high findings: what a reviewer would question, named, above Download. */
+function warning(label: string, toConfirm: FindingToConfirm[]): string {
+  return `<div class="danger" id="notice" role="alert"><p><b>Not ready to go final.</b> Downloading makes the estimate <b>${escapeHtml(label)}</b> final, and it can no longer be changed, while a claim reviewer would question:</p><ul id="warnlist">${findingItems(toConfirm)}</ul><p>Fix them first (your assistant can check the claim's readiness), or confirm them when you download.</p></div>`;
+}
+
+/** The confirmation Download asks for: with high findings, each named and acknowledged. */
+function confirmation(label: string, toConfirm: FindingToConfirm[]): string {
+  const ask =
+    toConfirm.length === 0
+      ? `<p id="confirmtext">Make the estimate <b>${label}</b> final and download the PDF? It cannot be changed afterwards.</p>`
+      : `<p id="confirmchanged" hidden>The findings changed since this page was opened.</p><p id="confirmtext">Make the estimate <b>${label}</b> final with <span id="confirmcount">${serious(toConfirm.length)}</span> a claim reviewer would question? It cannot be changed afterwards.</p><ul id="confirmlist">${findingItems(toConfirm)}</ul><label class="ack"><input type="checkbox" id="ack"> I have read these findings: make it final as it is</label>`;
+  const yes =
+    toConfirm.length === 0 ? 'Yes, make it final and download' : 'Make it final anyway and download';
+  return `<div id="confirm" role="alertdialog" aria-labelledby="confirmtext" hidden>
+${ask}
+<button type="button" class="primary" id="yes"${toConfirm.length ? ' disabled' : ''}>${yes}</button>
+<button type="button" class="secondary" id="no">Cancel</button>
+</div>`;
+}
+
 export function packetPage(facts: PacketPageFacts): { html: string; nonce: string } {
   const nonce = randomBytes(16).toString('base64');
   const finalizes = facts.estimate !== null && !facts.estimate.final;
+  const toConfirm = finalizes ? facts.toConfirm : [];
+  const label = escapeHtml(facts.estimate?.label ?? '');
   const notice = finalizes
-    ? `<p class="warn" id="notice">Downloading makes the estimate <b>${escapeHtml(facts.estimate!.label)}</b> final: after that it can no longer be changed.</p>`
+    ? toConfirm.length > 0
+      ? warning(facts.estimate!.label, toConfirm)
+      : `<p class="warn" id="notice">Downloading makes the estimate <b>${label}</b> final: after that it can no longer be changed.</p>`
     : facts.estimate
       ? '<p class="note">The estimate is already final.</p>'
       : '<p class="note">Downloading changes nothing on the job.</p>';
@@ -72,6 +103,8 @@ body{font-family:system-ui,-apple-system,sans-serif;margin:0 auto;padding:16px;m
 h1{font-size:1.3rem;margin:0 0 4px}p.job{margin:0 0 16px;color:#555}
 ul{background:#fff;border:1px solid #ddd;border-radius:8px;padding:12px 12px 12px 32px;margin:0 0 16px}li{margin:4px 0}
 .warn{background:#fff4e5;border:1px solid #f0b46b;border-radius:8px;padding:10px}.note{color:#555}
+.danger{background:#fce8e6;border:1px solid #d93025;border-radius:8px;padding:10px;color:#3c1410}.danger p{margin:0 0 6px}.danger ul{margin:0 0 8px;background:#fff;border-color:#f3b6b0}
+#confirm ul{margin:6px 0 10px}#confirmchanged{font-weight:600;color:#a50e0e}label.ack{display:flex;gap:10px;align-items:flex-start;padding:8px 0;font-weight:600}label.ack input{width:24px;height:24px;flex:none}
 button{font:inherit;font-size:1.05rem;min-height:52px;width:100%;border-radius:10px;border:2px solid #0b5fff;margin-top:10px;cursor:pointer}
 button.primary{background:#0b5fff;color:#fff}button.secondary{background:#fff;color:#0b5fff}
 button:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}button[disabled]{opacity:.6}
@@ -89,40 +122,58 @@ li.high .sev{background:#fce8e6;color:#a50e0e}li.medium .sev{background:#fef7e0;
 ${findings(facts.readiness)}
 ${notice}
 <button type="button" class="primary" id="download">Download PDF</button>
-<div id="confirm" role="alertdialog" aria-labelledby="confirmtext" hidden>
-<p id="confirmtext">Make the estimate <b>${escapeHtml(facts.estimate?.label ?? '')}</b> final and download the PDF? It cannot be changed afterwards.</p>
-<button type="button" class="primary" id="yes">Yes, make it final and download</button>
-<button type="button" class="secondary" id="no">Cancel</button>
-</div>
+${confirmation(label, toConfirm)}
 <p id="status" role="status" aria-live="polite"></p>
 <small>This link works until ${escapeHtml(facts.expires)}.</small>
 <script nonce="${nonce}">
 (function(){
 var finalizes=${finalizes},fileName=${JSON.stringify(facts.fileName)},button=document.getElementById('download'),box=document.getElementById('confirm'),status=document.getElementById('status');
+// The keys of the findings confirmed, sent with Download; then the build's own query, which carries the confirmation.
+var keys=${JSON.stringify(toConfirm.map((finding) => finding.key))},search=location.search,ack=document.getElementById('ack'),yes=document.getElementById('yes');
 function say(text,kind){status.textContent=text;status.className=kind||'';}
-button.addEventListener('click',function(){if(finalizes){box.hidden=false;document.getElementById('yes').focus();}else download();});
+function ask(){box.hidden=false;if(ack){ack.checked=false;yes.disabled=true;ack.focus();}else yes.focus();}
+button.addEventListener('click',function(){if(finalizes)ask();else download();});
+if(ack)ack.addEventListener('change',function(){yes.disabled=!ack.checked;});
 document.getElementById('no').addEventListener('click',function(){box.hidden=true;button.focus();});
-document.getElementById('yes').addEventListener('click',function(){box.hidden=true;download();});
+yes.addEventListener('click',function(){box.hidden=true;download();});
+function confirmQuery(){return keys.map(function(k){return '&confirm_findings='+encodeURIComponent(k);}).join('');}
 function download(){
   button.disabled=true;say('Asking for the PDF…');
-  fetch(location.pathname+'.pdf'+location.search,{method:'POST',headers:{Accept:'application/json'}}).then(answer).then(follow)
-    .catch(function(e){say(e.message||'No connection. Try again.','failed');button.disabled=false;});
+  fetch(location.pathname+'.pdf'+location.search+(finalizes?confirmQuery():''),{method:'POST',headers:{Accept:'application/json'}}).then(answer)
+    .then(function(build){search=new URL(build.status_url).search;return follow(build);})
+    .catch(failed);
+}
+function failed(e){
+  button.disabled=false;
+  if(e.problem&&e.problem.code==='findings_unconfirmed')return reconfirm(e.problem.findings||[]);
+  say(e.message||'No connection. Try again.','failed');
+}
+// The findings changed since the page was opened: it names the ones now and asks again.
+function reconfirm(findings){
+  say('');keys=findings.map(function(f){return f.key;});search=location.search;
+  if(!ack){location.reload();return;}
+  ['confirmlist','warnlist'].forEach(function(id){
+    var list=document.getElementById(id);list.textContent='';
+    findings.forEach(function(f){var li=document.createElement('li');li.textContent=f.message;list.appendChild(li);});
+  });
+  document.getElementById('confirmcount').textContent=findings.length===1?'1 serious finding':findings.length+' serious findings';
+  document.getElementById('confirmchanged').hidden=false;ask();
 }
 function answer(res){
-  if(!res.ok)return res.json().catch(function(){return {};}).then(function(p){throw new Error(p.detail||('The service answered '+res.status+'.'));});
+  if(!res.ok)return res.json().catch(function(){return {};}).then(function(p){var e=new Error(p.detail||('The service answered '+res.status+'.'));e.problem=p;throw e;});
   return res.json();
 }
-function later(build){return new Promise(function(r){setTimeout(r,1000);}).then(function(){return fetch(location.pathname+'/builds/'+build.id+location.search);}).then(answer);}
+function later(build){return new Promise(function(r){setTimeout(r,1000);}).then(function(){return fetch(location.pathname+'/builds/'+build.id+search);}).then(answer);}
 function follow(build){
   if(build.state==='failed')throw new Error('The PDF could not be made ('+(build.error||'no reason given')+'). Try again.');
   if(build.state!=='ready'){say(build.state==='queued'?'Waiting for its turn…':build.photos.total?'Building the PDF: '+build.photos.printed+' of '+build.photos.total+' photos printed…':'Building the PDF…');return later(build).then(follow);}
   say('Downloading '+fileName+' ('+(build.bytes/1048576).toFixed(1)+' MB)…');
-  var a=document.createElement('a');a.href=location.pathname+'/builds/'+build.id+'/'+encodeURIComponent(fileName)+location.search;a.download=fileName;document.body.appendChild(a);a.click();a.remove();
+  var a=document.createElement('a');a.href=location.pathname+'/builds/'+build.id+'/'+encodeURIComponent(fileName)+search;a.download=fileName;document.body.appendChild(a);a.click();a.remove();
   return delivered(build,120);
 }
 function delivered(build,tries){
   if(build.delivered){
-    if(finalizes){finalizes=false;var n=document.getElementById('notice');if(n)n.textContent='The estimate is now final.';}
+    if(finalizes){finalizes=false;var n=document.getElementById('notice');if(n){n.textContent='The estimate is now final.';n.className='note';}}
     say('Downloaded '+fileName+'.','done');button.disabled=false;return;
   }
   if(tries===0){say('The download did not finish. Try again.','failed');button.disabled=false;return;}
