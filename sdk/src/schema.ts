@@ -3094,6 +3094,8 @@ export interface components {
             asset_tag?: string;
         };
         EquipmentUnit: {
+            /** @description The key's person who entered the unit (placed it through place_equipment); placed_on_site_by is the teammate who set it on site, when named by `by`. */
+            entered_by: components["schemas"]["PersonRef"];
             placed_on_site_by: components["schemas"]["OnSiteRef"];
             removed_on_site_by: components["schemas"]["OnSiteRef"];
             /** @example eqp_3Kd9QmT2xB7a */
