@@ -860,7 +860,8 @@ export interface paths {
          *     Compared with the air movers and dehumidifiers on site in its areas (`place_equipment`):
          *     `under`, `within` or `over` the range (dehumidification `under` or `within`: at or
          *     above the need). A count outside the plan is flagged unless the chamber has a `note`
-         *     saying why.
+         *     saying why, or a drying note (`add_drying_note`) on one of its areas for a day since the
+         *     count took its shape (the last unit placed in or removed from its areas) explains it.
          *
          *     Recorded in the feed (`schedule`, `drying.chambers_set`); undo puts the chambers back.
          */
@@ -900,7 +901,8 @@ export interface paths {
          *       none yet by then, with no `category_reviewed_on` (S500: clean water degrades).
          *     - `equipment_not_billed` (medium): unit-days placed but not billed: revenue lost.
          *     - `equipment_outside_plan` (medium): a chamber's air movers or dehumidification outside
-         *       its S500 plan, without a note.
+         *       its S500 plan, without a chamber note or a drying note on one of its areas for a day
+         *       since the count took its shape.
          *     - `no_unaffected_reference` (medium): an area whose material readings have no reference
          *       (no unaffected reading of that material in the area or the building): the goal is the
          *       service's default.
@@ -3142,7 +3144,7 @@ export interface components {
             category: number;
             /** @description IICRC class of water intrusion; computed from the wet surfaces when not given (class 4 is only given). */
             class?: number;
-            /** @description Why the equipment differs from the plan, if it does; a chamber with a note is not flagged. */
+            /** @description Why the equipment differs from the plan, if it does; a chamber with a note is not flagged (nor one whose area has a drying note for a day since its count changed). */
             note?: string;
             category_reviewed_on?: components["schemas"]["CalendarDate"];
             areas: {
@@ -3201,7 +3203,7 @@ export interface components {
             air_movers_vs_plan: "under" | "within" | "over" | null;
             /** @enum {string|null} */
             dehumidification_vs_plan: "under" | "within" | null;
-            /** @description What a reviewer would question (equipment outside the plan, without a note). */
+            /** @description What a reviewer would question (equipment outside the plan, without a chamber note or a drying note on one of its areas for a day since its last unit was placed or removed). */
             flags: string[];
         };
         ChambersSet: {
