@@ -1517,9 +1517,13 @@ export interface paths {
         put?: never;
         /**
          * Assign a teammate to a job
-         * @description Assigns a teammate to the job by name (any case; a unique first name is enough). An
-         *     unknown or ambiguous name answers 422 with the team's names. Assigning someone already
-         *     assigned changes nothing. Returns the job's assignees.
+         * @description Assigns a teammate to the job, `person` by name (any case; a unique first name is enough)
+         *     or id, as `unassign_job` takes them. An unknown or ambiguous name answers 422 with the
+         *     team's names. Assigning someone already assigned changes nothing. Returns the job's
+         *     assignees.
+         *
+         *     `teammate` is the old name of `person`, still taken (deprecated); sent beside a `person`
+         *     that says otherwise, it answers 422 `ambiguous_teammate`.
          */
         post: operations["assign_job"];
         delete?: never;
@@ -7176,13 +7180,18 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "teammate": "Dana Brooks"
+                 *       "person": "Dana Brooks"
                  *     }
                  */
                 "application/json": {
                     operation_id?: components["schemas"]["OperationId"];
-                    /** @description The teammate's name (see `list_team`). */
-                    teammate: string;
+                    /** @description The teammate's name or id (`per_…`; see `list_team`). Required (or its old name `teammate`). */
+                    person?: string;
+                    /**
+                     * @deprecated
+                     * @description Deprecated; the old name of `person`.
+                     */
+                    teammate?: string;
                 };
             };
         };

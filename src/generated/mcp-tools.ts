@@ -894,7 +894,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "people",
     "scope": "write",
     "title": "Assign a teammate",
-    "description": "Assign a teammate to a job by name (a unique first name is enough). Returns the job's assignees.",
+    "description": "Assign a teammate to a job by name (a unique first name is enough) or id. Returns the job's assignees.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -911,14 +911,13 @@ export const mcpTools: McpToolDefinition[] = [
         "operation_id": {
           "type": "string"
         },
-        "teammate": {
+        "person": {
           "type": "string",
-          "description": "The teammate's name (see `list_team`)."
+          "description": "Teammate's name or id. Required."
         }
       },
       "required": [
-        "job_id",
-        "teammate"
+        "job_id"
       ],
       "additionalProperties": false
     },

@@ -965,7 +965,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/jobs/:job_id/assignees",
     "tag": "People",
     "summary": "Assign a teammate to a job",
-    "description": "Assigns a teammate to the job by name (any case; a unique first name is enough). An\nunknown or ambiguous name answers 422 with the team's names. Assigning someone already\nassigned changes nothing. Returns the job's assignees.",
+    "description": "Assigns a teammate to the job, `person` by name (any case; a unique first name is enough)\nor id, as `unassign_job` takes them. An unknown or ambiguous name answers 422 with the\nteam's names. Assigning someone already assigned changes nothing. Returns the job's\nassignees.\n\n`teammate` is the old name of `person`, still taken (deprecated); sent beside a `person`\nthat says otherwise, it answers 422 `ambiguous_teammate`.",
     "scope": "write",
     "credit": "none",
     "mcp": true,
@@ -982,6 +982,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "queryParams": [],
     "bodyParams": [
       "operation_id",
+      "person",
       "teammate"
     ],
     "hasBody": true,

@@ -259,6 +259,8 @@ export function fieldErrors(prefix: string, errors: ErrorObject[] | null | undef
   const seen = new Set<string>();
   const result: FieldError[] = [];
   for (const e of withoutNullBranches(errors ?? [])) {
+    // An `if`'s own error ("must match \"then\" schema") only sums up the errors of its branch.
+    if (e.keyword === 'if') continue;
     let path = `${prefix}${e.instancePath}`;
     if (e.keyword === 'required' || e.keyword === 'dependentRequired')
       path = pointer(path, (e.params as { missingProperty: string }).missingProperty);
