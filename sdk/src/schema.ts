@@ -1597,7 +1597,10 @@ export interface paths {
          *     EXIF orientation applied and without any metadata: a photo's location is never in a
          *     link, a rendition or an answer. `taken_at` is the EXIF `DateTimeOriginal` with its
          *     offset (`taken_at_source: exif`), without an offset read in the company's timezone
-         *     (`exif_without_offset`), else the upload time (`upload_time`).
+         *     (`exif_without_offset`), else the meta's `taken_at` (`given`: the upload page asks for
+         *     it), else unknown: `taken_at` null and `taken_at_source: upload_time`, and the photo is
+         *     said to be uploaded at `uploaded_at` (the packet prints "Uploaded", not "Taken").
+         *     `update_photos` can give a photo its time taken later.
          *
          *     The same photo (same SHA-256) sent again to the same job is not stored twice: it is
          *     answered as the existing photo with `duplicate: true` (its room, caption and name are
@@ -1615,8 +1618,10 @@ export interface paths {
         head?: never;
         /**
          * Add, change or clear the caption or name of several photos
-         * @description Sets the `caption` and/or `name` of up to 100 photos of the job at once; `null` clears
-         *     one, a field left out is kept. Every photo id must be a photo of this job (404 naming
+         * @description Sets the `caption`, `name` and/or `taken_at` of up to 100 photos of the job at once;
+         *     `null` clears a caption or name, a field left out is kept. `taken_at` gives the time a
+         *     photo was taken (`taken_at_source: given`), for a photo whose file has none or a wrong
+         *     one. Every photo id must be a photo of this job (404 naming
          *     the first that is not, and nothing is changed). A photo listed twice is refused (400).
          */
         patch: operations["update_photos"];
@@ -2390,7 +2395,7 @@ export interface components {
              */
             action: "photos.updated";
             photo_ids: components["schemas"]["PhotoId"][];
-            fields: ("caption" | "name")[];
+            fields: ("caption" | "name" | "taken_at")[];
         };
         /** @description Kind `files`. Videos were added to the job (duplicates of videos it had are not counted). */
         ChangeDataVideosUploaded: {
@@ -3856,6 +3861,7 @@ export interface components {
             operation_id: components["schemas"]["OperationId"];
             room?: components["schemas"]["RoomName"];
             by?: components["schemas"]["OnSiteBy"];
+            taken_at?: components["schemas"]["PhotoTakenAt"];
             /** @description The i-th entry belongs to the i-th `photo` part; its `room` wins over the request's. */
             photos?: {
                 room?: components["schemas"]["RoomName"];
@@ -3863,6 +3869,11 @@ export interface components {
                 name?: components["schemas"]["PhotoName"];
             }[];
         };
+        /**
+         * Format: date-time
+         * @description When the photo was taken, with its offset (`2026-11-20T14:03:00-06:00`); not after now. For a photo whose file has no camera time (a camera time wins at upload; `update_photos` sets it whatever the file says).
+         */
+        PhotoTakenAt: string;
         Photo: {
             id: components["schemas"]["PhotoId"];
             job_id: components["schemas"]["JobId"];
@@ -3871,13 +3882,16 @@ export interface components {
             caption: string | null;
             /** @description The name given, else the file name it was uploaded with. */
             name: string | null;
-            /** Format: date-time */
-            taken_at: string;
             /**
-             * @description `exif`: the camera's time with its offset; `exif_without_offset`: the camera's time read in the company's timezone; `upload_time`: no time in the photo.
+             * Format: date-time
+             * @description When the photo was taken; null when unknown (then only `uploaded_at` is known). Photos are listed newest first by this time, else their upload time.
+             */
+            taken_at: string | null;
+            /**
+             * @description `exif`: the camera's time with its offset; `exif_without_offset`: the camera's time read in the company's timezone; `given`: given at upload or with `update_photos`; `upload_time`: no time taken known (`taken_at` is null).
              * @enum {string}
              */
-            taken_at_source: "exif" | "exif_without_offset" | "upload_time";
+            taken_at_source: "exif" | "exif_without_offset" | "given" | "upload_time";
             /**
              * @description The original's format, by its content.
              * @enum {string}
@@ -3973,8 +3987,11 @@ export interface components {
             room: string;
             caption: string | null;
             name: string | null;
-            /** Format: date-time */
-            taken_at: string;
+            /**
+             * Format: date-time
+             * @description When a photo was taken (null when unknown, see `Photo`) or a video recorded.
+             */
+            taken_at: string | null;
             /**
              * Format: uri
              * @description The web rendition, or a video's still frame (signed link).
@@ -7367,6 +7384,7 @@ export interface operations {
                         photo_id: components["schemas"]["PhotoId"];
                         caption?: components["schemas"]["PhotoCaption"];
                         name?: components["schemas"]["PhotoName"];
+                        taken_at?: components["schemas"]["PhotoTakenAt"];
                     }[];
                 };
             };

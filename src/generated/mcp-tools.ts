@@ -3129,7 +3129,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "files",
     "scope": "write",
     "title": "Caption or rename photos",
-    "description": "Set or clear (null) the caption and/or name of several photos of a job. Returns the photos as saved.",
+    "description": "Set or clear (null) the caption and/or name of several photos of a job, or give when one was taken. Returns the photos as saved.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3178,6 +3178,11 @@ export const mcpTools: McpToolDefinition[] = [
                     "type": "null"
                   }
                 ]
+              },
+              "taken_at": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When it was taken (ISO 8601 with offset)."
               }
             }
           }

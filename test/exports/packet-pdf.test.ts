@@ -499,6 +499,7 @@ async function photos(dir: string): Promise<PacketPhoto[]> {
             : `Moisture at the ${['north', 'east', 'south', 'west'][i % 4]} wall, reading ${20 + i}`,
       name: i === 3 ? 'IMG_2043.jpg' : null,
       taken: `Nov 18, 2026 ${i + 1}:0${i} PM`,
+      time_is: i === 4 ? 'uploaded' : 'taken', // photo 4's file had no time taken
       uploaded_by: 'Maria Lopez',
       taken_by: i === 2 ? 'Marco Diaz' : null,
       picture,
@@ -614,6 +615,10 @@ describe('PDF packet', () => {
       'PM by Marco Diaz',
     ])
       expect(text).toContain(expected);
+    // A photo whose time taken is unknown says when it was uploaded, not that it was taken then.
+    expect(text).toContain('Taken Nov 18, 2026 1:00 PM');
+    expect(text).toContain('Uploaded Nov 18, 2026 5:04 PM');
+    expect(text).not.toContain('Taken Nov 18, 2026 5:04 PM');
     for (let page = 1; page <= 7; page++) expect(text).toContain(`Page ${page} of 7`);
     expect(text.match(/Job #16/g)?.length).toBeGreaterThanOrEqual(8);
 

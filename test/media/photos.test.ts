@@ -207,8 +207,9 @@ describe.each(['disk', 's3'] as const)(`${TOOLS}: photos on %s storage`, (store)
       taken_at_source: 'exif_without_offset',
       taken_at: expected.toISOString(),
     });
-    expect(body.photos[1].taken_at_source).toBe('upload_time');
-    expect(new Date(body.photos[1].taken_at).getTime()).toBeGreaterThanOrEqual(before - 1000);
+    // No time in the file: it is not said to be taken at its upload, only uploaded then.
+    expect(body.photos[1]).toMatchObject({ taken_at_source: 'upload_time', taken_at: null });
+    expect(new Date(body.photos[1].uploaded_at).getTime()).toBeGreaterThanOrEqual(before - 1000);
   });
 
   it('refuses by content, names the part, and saves nothing of a request with one bad part', async () => {

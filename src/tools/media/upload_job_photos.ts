@@ -1,7 +1,13 @@
 import type { Knex } from 'knex';
 import { lockedJob, type WriteHandler } from '../tool';
 import { jobRefOf } from '../../domain/jobs/job-records';
-import { photosQuery, toPhoto, type Photo, type PhotoRow } from '../../domain/media/photo-records';
+import {
+  photosQuery,
+  refuseLaterTimes,
+  toPhoto,
+  type Photo,
+  type PhotoRow,
+} from '../../domain/media/photo-records';
 import {
   inPartOrder,
   planUpload,
@@ -25,6 +31,7 @@ export const upload_job_photos: WriteHandler<'upload_job_photos'> = async (ctx, 
   const { db, caller } = ctx;
   const job = lockedJob(ctx);
   const onSite = await onSiteTeammate(db, caller, body.by);
+  refuseLaterTimes([{ taken_at: body.taken_at, path: '/body/meta/taken_at' }]);
   const plan = await planUpload(ctx, 'photos', 'pho', job.id, body.photos, body.room);
   const times = await takenTimes(
     db,
@@ -41,8 +48,7 @@ export const upload_job_photos: WriteHandler<'upload_job_photos'> = async (ctx, 
       room,
       caption: file.caption ?? null,
       name: file.name ?? file.file_name,
-      taken_at: times.get(file.sha256)?.at ?? new Date(),
-      taken_at_source: times.get(file.sha256)?.source ?? 'upload_time',
+      ...takenAt(times.get(file.sha256), body.taken_at),
       uploaded_by: caller.personId,
       on_site_by: onSite?.id ?? null,
       uploaded_via: body.via,
@@ -81,6 +87,16 @@ export const upload_job_photos: WriteHandler<'upload_job_photos'> = async (ctx, 
     ...uploadCounts(plan),
   };
 };
+
+/** The camera's time, else the time given for the upload, else only the upload time is known. */
+function takenAt(
+  camera: { at: Date; source: Photo['taken_at_source'] } | undefined,
+  given: string | undefined,
+): { taken_at: Date; taken_at_source: Photo['taken_at_source'] } {
+  if (camera) return { taken_at: camera.at, taken_at_source: camera.source };
+  if (given !== undefined) return { taken_at: new Date(given), taken_at_source: 'given' };
+  return { taken_at: new Date(), taken_at_source: 'upload_time' };
+}
 
 /** When each stored file was taken, by the camera's clock: with its offset, else in the company's timezone. */
 async function takenTimes(
