@@ -899,7 +899,8 @@ export interface paths {
          *     Compared with the air movers and dehumidifiers on site in its areas (`place_equipment`):
          *     `under`, `within` or `over` the range (dehumidification `under` or `within`: at or
          *     above the need). A count outside the plan is flagged unless the chamber has a `note`
-         *     saying why.
+         *     saying why, or a drying note (`add_drying_note`) on one of its areas for a day since the
+         *     count took its shape (the last unit placed in or removed from its areas) explains it.
          *
          *     Recorded in the feed (`schedule`, `drying.chambers_set`); undo puts the chambers back.
          */
@@ -968,7 +969,8 @@ export interface paths {
          *       `contaminat`, any case). Record `line`.
          *     - `equipment_not_billed` (medium): unit-days placed but not billed: revenue lost.
          *     - `equipment_outside_plan` (medium): a chamber's air movers or dehumidification outside
-         *       its S500 plan, without a note.
+         *       its S500 plan, without a chamber note or a drying note on one of its areas for a day
+         *       since the count took its shape.
          *     - `no_unaffected_reference` (medium): an area whose material readings have no reference
          *       (no unaffected reading of that material in the area or the building): the goal is the
          *       service's default. (It is about materials' goals; the air is the next check.)
@@ -1609,9 +1611,13 @@ export interface paths {
         put?: never;
         /**
          * Assign a teammate to a job
-         * @description Assigns a teammate to the job by name (any case; a unique first name is enough). An
-         *     unknown or ambiguous name answers 422 with the team's names. Assigning someone already
-         *     assigned changes nothing. Returns the job's assignees.
+         * @description Assigns a teammate to the job, `person` by name (any case; a unique first name is enough)
+         *     or id, as `unassign_job` takes them. An unknown or ambiguous name answers 422 with the
+         *     team's names. Assigning someone already assigned changes nothing. Returns the job's
+         *     assignees.
+         *
+         *     `teammate` is the old name of `person`, still taken (deprecated); sent beside a `person`
+         *     that says otherwise, it answers 422 `ambiguous_teammate`.
          */
         post: operations["assign_job"];
         delete?: never;
@@ -1685,7 +1691,10 @@ export interface paths {
          *     EXIF orientation applied and without any metadata: a photo's location is never in a
          *     link, a rendition or an answer. `taken_at` is the EXIF `DateTimeOriginal` with its
          *     offset (`taken_at_source: exif`), without an offset read in the company's timezone
-         *     (`exif_without_offset`), else the upload time (`upload_time`).
+         *     (`exif_without_offset`), else the meta's `taken_at` (`given`: the upload page asks for
+         *     it), else unknown: `taken_at` null and `taken_at_source: upload_time`, and the photo is
+         *     said to be uploaded at `uploaded_at` (the packet prints "Uploaded", not "Taken").
+         *     `update_photos` can give a photo its time taken later.
          *
          *     The same photo (same SHA-256) sent again to the same job is not stored twice: it is
          *     answered as the existing photo with `duplicate: true` (its room, caption and name are
@@ -1703,8 +1712,10 @@ export interface paths {
         head?: never;
         /**
          * Add, change or clear the caption or name of several photos
-         * @description Sets the `caption` and/or `name` of up to 100 photos of the job at once; `null` clears
-         *     one, a field left out is kept. Every photo id must be a photo of this job (404 naming
+         * @description Sets the `caption`, `name` and/or `taken_at` of up to 100 photos of the job at once;
+         *     `null` clears a caption or name, a field left out is kept. `taken_at` gives the time a
+         *     photo was taken (`taken_at_source: given`), for a photo whose file has none or a wrong
+         *     one. Every photo id must be a photo of this job (404 naming
          *     the first that is not, and nothing is changed). A photo listed twice is refused (400).
          */
         patch: operations["update_photos"];
@@ -2480,7 +2491,7 @@ export interface components {
              */
             action: "photos.updated";
             photo_ids: components["schemas"]["PhotoId"][];
-            fields: ("caption" | "name")[];
+            fields: ("caption" | "name" | "taken_at")[];
         };
         /** @description Kind `files`. Videos were added to the job (duplicates of videos it had are not counted). */
         ChangeDataVideosUploaded: {
@@ -3224,6 +3235,8 @@ export interface components {
             asset_tag?: string;
         };
         EquipmentUnit: {
+            /** @description The key's person who entered the unit (placed it through place_equipment); placed_on_site_by is the teammate who set it on site, when named by `by`. */
+            entered_by: components["schemas"]["PersonRef"];
             placed_on_site_by: components["schemas"]["OnSiteRef"];
             removed_on_site_by: components["schemas"]["OnSiteRef"];
             /** @example eqp_3Kd9QmT2xB7a */
@@ -3270,7 +3283,7 @@ export interface components {
             category: number;
             /** @description IICRC class of water intrusion; computed from the wet surfaces when not given (class 4 is only given). */
             class?: number;
-            /** @description Why the equipment differs from the plan, if it does; a chamber with a note is not flagged. */
+            /** @description Why the equipment differs from the plan, if it does; a chamber with a note is not flagged (nor one whose area has a drying note for a day since its count changed). */
             note?: string;
             category_reviewed_on?: components["schemas"]["CalendarDate"];
             areas: {
@@ -3342,7 +3355,7 @@ export interface components {
             air_movers_vs_plan: "under" | "within" | "over" | null;
             /** @enum {string|null} */
             dehumidification_vs_plan: "under" | "within" | null;
-            /** @description What a reviewer would question (equipment outside the plan, without a note). */
+            /** @description What a reviewer would question (equipment outside the plan, without a chamber note or a drying note on one of its areas for a day since its last unit was placed or removed). */
             flags: string[];
         };
         ChambersSet: {
@@ -4003,6 +4016,7 @@ export interface components {
             operation_id: components["schemas"]["OperationId"];
             room?: components["schemas"]["RoomName"];
             by?: components["schemas"]["OnSiteBy"];
+            taken_at?: components["schemas"]["PhotoTakenAt"];
             /** @description The i-th entry belongs to the i-th `photo` part; its `room` wins over the request's. */
             photos?: {
                 room?: components["schemas"]["RoomName"];
@@ -4010,6 +4024,11 @@ export interface components {
                 name?: components["schemas"]["PhotoName"];
             }[];
         };
+        /**
+         * Format: date-time
+         * @description When the photo was taken, with its offset (`2026-11-20T14:03:00-06:00`); not after now. For a photo whose file has no camera time (a camera time wins at upload; `update_photos` sets it whatever the file says).
+         */
+        PhotoTakenAt: string;
         Photo: {
             id: components["schemas"]["PhotoId"];
             job_id: components["schemas"]["JobId"];
@@ -4018,13 +4037,16 @@ export interface components {
             caption: string | null;
             /** @description The name given, else the file name it was uploaded with. */
             name: string | null;
-            /** Format: date-time */
-            taken_at: string;
             /**
-             * @description `exif`: the camera's time with its offset; `exif_without_offset`: the camera's time read in the company's timezone; `upload_time`: no time in the photo.
+             * Format: date-time
+             * @description When the photo was taken; null when unknown (then only `uploaded_at` is known). Photos are listed newest first by this time, else their upload time.
+             */
+            taken_at: string | null;
+            /**
+             * @description `exif`: the camera's time with its offset; `exif_without_offset`: the camera's time read in the company's timezone; `given`: given at upload or with `update_photos`; `upload_time`: no time taken known (`taken_at` is null).
              * @enum {string}
              */
-            taken_at_source: "exif" | "exif_without_offset" | "upload_time";
+            taken_at_source: "exif" | "exif_without_offset" | "given" | "upload_time";
             /**
              * @description The original's format, by its content.
              * @enum {string}
@@ -4120,8 +4142,11 @@ export interface components {
             room: string;
             caption: string | null;
             name: string | null;
-            /** Format: date-time */
-            taken_at: string;
+            /**
+             * Format: date-time
+             * @description When a photo was taken (null when unknown, see `Photo`) or a video recorded.
+             */
+            taken_at: string | null;
             /**
              * Format: uri
              * @description The web rendition, or a video's still frame (signed link).
@@ -7358,13 +7383,18 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "teammate": "Dana Brooks"
+                 *       "person": "Dana Brooks"
                  *     }
                  */
                 "application/json": {
                     operation_id?: components["schemas"]["OperationId"];
-                    /** @description The teammate's name (see `list_team`). */
-                    teammate: string;
+                    /** @description The teammate's name or id (`per_…`; see `list_team`). Required (or its old name `teammate`). */
+                    person?: string;
+                    /**
+                     * @deprecated
+                     * @description Deprecated; the old name of `person`.
+                     */
+                    teammate?: string;
                 };
             };
         };
@@ -7540,6 +7570,7 @@ export interface operations {
                         photo_id: components["schemas"]["PhotoId"];
                         caption?: components["schemas"]["PhotoCaption"];
                         name?: components["schemas"]["PhotoName"];
+                        taken_at?: components["schemas"]["PhotoTakenAt"];
                     }[];
                 };
             };

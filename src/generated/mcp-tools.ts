@@ -894,7 +894,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "people",
     "scope": "write",
     "title": "Assign a teammate",
-    "description": "Assign a teammate to a job by name (a unique first name is enough). Returns the job's assignees.",
+    "description": "Assign a teammate to a job by name (a unique first name is enough) or id. Returns the job's assignees.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -911,14 +911,13 @@ export const mcpTools: McpToolDefinition[] = [
         "operation_id": {
           "type": "string"
         },
-        "teammate": {
+        "person": {
           "type": "string",
-          "description": "The teammate's name (see `list_team`)."
+          "description": "Teammate's name or id. Required."
         }
       },
       "required": [
-        "job_id",
-        "teammate"
+        "job_id"
       ],
       "additionalProperties": false
     },
@@ -3137,7 +3136,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "files",
     "scope": "write",
     "title": "Caption or rename photos",
-    "description": "Set or clear (null) the caption and/or name of several photos of a job. Returns the photos as saved.",
+    "description": "Set or clear (null) the caption and/or name of several photos of a job, or give when one was taken. Returns the photos as saved.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3186,6 +3185,11 @@ export const mcpTools: McpToolDefinition[] = [
                     "type": "null"
                   }
                 ]
+              },
+              "taken_at": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When it was taken (ISO 8601 with offset)."
               }
             }
           }

@@ -122,12 +122,31 @@ function compiledFor(key: string, ajv: Ajv2020, schema: Json): ValidateFunction 
 }
 
 /**
+ * A tool's own rules over the parts of a body that failed the spec (`errors`, pointers under
+ * `/body`): what they find is named in the same 400, so that a caller fixes everything at once.
+ */
+export type ErrorsBeside = (body: unknown, errors: FieldError[]) => FieldError[];
+
+/** The spec's errors and the tool's, in the order of their pointers (rows by number). */
+function withErrorsBeside(
+  errors: FieldError[],
+  body: unknown,
+  beside: ErrorsBeside | undefined,
+): FieldError[] {
+  if (!beside) return errors;
+  return [...errors, ...beside(body, errors)].sort((a, b) =>
+    a.path.localeCompare(b.path, 'en', { numeric: true }),
+  );
+}
+
+/**
  * Checks an HTTP request's parts and converts the parameters to their types in place. `body` is
  * undefined when none was sent.
  */
 export function checkHttpRequest(
   name: OperationName,
   parts: { path: Json; query: Json; body: unknown },
+  beside?: ErrorsBeside,
 ): void {
   const checks = checksOf(name);
   const errors: FieldError[] = [];
@@ -137,7 +156,8 @@ export function checkHttpRequest(
   }
   if (checks.body && (parts.body !== undefined || checks.bodyRequired)) {
     const validate = compiledFor(`${name} body`, asSent, checks.body);
-    if (!validate(parts.body ?? {})) errors.push(...fieldErrors('/body', validate.errors));
+    if (!validate(parts.body ?? {}))
+      errors.push(...withErrorsBeside(fieldErrors('/body', validate.errors), parts.body, beside));
   }
   if (errors.length > 0) throw invalidRequest(errors);
   refuseUnstorableText(parts);
@@ -147,7 +167,7 @@ export function checkHttpRequest(
  * Checks an MCP call's arguments (one object) and splits them into the parts of the HTTP request.
  * Errors name the argument (`/limit`), as the tool's input schema does.
  */
-export function checkToolArguments(name: OperationName, args: unknown): RequestParts {
+export function checkToolArguments(name: OperationName, args: unknown, beside?: ErrorsBeside): RequestParts {
   refuseUnstorableText(args);
   if (typeof args !== 'object' || args === null || Array.isArray(args))
     throw invalidRequest([{ path: '/', message: 'must be object' }]);
@@ -173,7 +193,16 @@ export function checkToolArguments(name: OperationName, args: unknown): RequestP
   }
   if (checks.body) {
     const validate = compiledFor(`${name} body`, asSent, checks.body);
-    if (!validate(parts.body)) errors.push(...fieldErrors('', validate.errors));
+    if (!validate(parts.body)) {
+      // The tool's rules speak of `/body/…`; an argument is named without it.
+      const asBody = fieldErrors('/body', validate.errors);
+      errors.push(
+        ...withErrorsBeside(asBody, parts.body, beside).map((e) => ({
+          ...e,
+          path: e.path === '/body' ? '/' : e.path.slice('/body'.length),
+        })),
+      );
+    }
   }
   if (errors.length > 0) throw invalidRequest(errors);
   return parts;
@@ -230,6 +259,8 @@ export function fieldErrors(prefix: string, errors: ErrorObject[] | null | undef
   const seen = new Set<string>();
   const result: FieldError[] = [];
   for (const e of withoutNullBranches(errors ?? [])) {
+    // An `if`'s own error ("must match \"then\" schema") only sums up the errors of its branch.
+    if (e.keyword === 'if') continue;
     let path = `${prefix}${e.instancePath}`;
     if (e.keyword === 'required' || e.keyword === 'dependentRequired')
       path = pointer(path, (e.params as { missingProperty: string }).missingProperty);

@@ -90,6 +90,14 @@ import { admin_rotate_webhook_secret } from './admin/admin_rotate_webhook_secret
 import { admin_replay_webhook } from './admin/admin_replay_webhook';
 import { admin_list_webhook_attempts } from './admin/admin_list_webhook_attempts';
 import type { WebhookDelivery } from '../domain/webhooks/delivery';
+import type { OperationName } from '../generated/operations';
+import type { ErrorsBeside } from '../platform/validation';
+import { rowErrorsBeside } from '../domain/drying/reading-rows';
+
+/** Tools whose own rules are named beside the spec's errors in one 400 (every bad row of a request at once). */
+export const errorsBeside: Partial<Record<OperationName, ErrorsBeside>> = {
+  add_drying_readings: rowErrorsBeside,
+};
 
 export const handlers: HandlerTable = {
   get_context,

@@ -7,6 +7,7 @@
 import type { components } from '../../sdk/src/schema';
 import {
   as,
+  companyDate,
   createCompany,
   feedSettled,
   opId,
@@ -36,7 +37,7 @@ const write = (company = co) => as(t, company.writeKey);
 const read = (company = co) => as(t, company.readKey);
 
 /** A job whose estimate sizes the Kitchen (12 × 10 × 8 ft) and the Hall (10 × 4 × 8 ft), and whose log dries both and a Porch of unknown size. */
-async function sizedJob(company = co): Promise<{ id: string; job_number: number }> {
+async function sizedJob(company = co, startDate?: string): Promise<{ id: string; job_number: number }> {
   const job = (
     await write(company)
       .post('/api/v1/jobs')
@@ -61,7 +62,11 @@ async function sizedJob(company = co): Promise<{ id: string; job_number: number 
     .expect(201);
   await write(company)
     .post(`/api/v1/jobs/${job.id}/drying-log`)
-    .send({ operation_id: opId(), rooms: [{ name: 'Kitchen' }, { name: 'Hall' }, { name: 'Porch' }] })
+    .send({
+      operation_id: opId(),
+      start_date: startDate,
+      rooms: [{ name: 'Kitchen' }, { name: 'Hall' }, { name: 'Porch' }],
+    })
     .expect(201);
   return job;
 }
@@ -156,6 +161,61 @@ describe('set_drying_chambers: drying chambers', () => {
       air_movers_vs_plan: 'over',
       flags: [],
     });
+  });
+
+  it('takes a drying note on an area of the chamber, for a day since its count changed, as the reason a chamber note is', async () => {
+    const job = await sizedJob(co, companyDate(co, -2)); // days 1, 2 and 3 (today)
+    await setChambers(job.id, [MAIN]).expect(200);
+    const log = `/api/v1/jobs/${job.id}/drying-log`;
+    const post = (p: string, body: Record<string, unknown>) =>
+      write()
+        .post(`${log}${p}`)
+        .send({ operation_id: opId(), ...body });
+    await post('/equipment', { day: 1, area: 'Kitchen', units: [{ kind: 'air_mover', count: 6 }] }).expect(
+      201,
+    );
+    await post('/equipment', {
+      day: 1,
+      area: 'Hall',
+      units: [{ kind: 'dehumidifier', dehumidifier_type: 'lgr', pints_per_day: 70 }],
+    }).expect(201);
+    const extra = (
+      await post('/equipment', { day: 2, area: 'Hall', units: [{ kind: 'air_mover', count: 3 }] }).expect(201)
+    ).body.placed as { id: string }[];
+    const flagsNow = async () => ((await read().get(log).expect(200)).body as DryingLog).chambers[0].flags;
+    const readinessChecks = async () =>
+      (
+        (await read().get(`/api/v1/jobs/${job.id}/claim-readiness`).expect(200)).body.findings as {
+          check: string;
+          fix: { tool: string; how: string };
+        }[]
+      ).filter((f) => f.check === 'equipment_outside_plan');
+    expect(await flagsNow()).toEqual([expect.stringContaining('9 air movers on site')]);
+    expect((await readinessChecks())[0].fix.how).toContain('add_drying_note');
+
+    // Notes that do not explain this count: another area's, the whole log's, a day before the count.
+    await post('/notes', { day: 3, area: 'Porch', text: 'Porch fans off the plan' }).expect(201);
+    await post('/notes', { day: 3, text: 'Checked every room' }).expect(201);
+    await post('/notes', { day: 1, area: 'Kitchen', text: 'Six fans for the kitchen floor' }).expect(201);
+    expect(await flagsNow()).toHaveLength(1);
+    expect(await readinessChecks()).toHaveLength(1);
+
+    // A note on the Hall for day 2, when the three fans came: the count is explained.
+    await post('/notes', { day: 2, area: 'hall', text: 'Extra fans: hardwood under the hall runner' }).expect(
+      201,
+    );
+    expect(await flagsNow()).toEqual([]);
+    expect(await readinessChecks()).toEqual([]);
+
+    // The count changes on day 3 (8 fans, still over): the day-2 note explained the old count.
+    await post('/equipment/remove', { day: 3, equipment_ids: [extra[0].id] }).expect(200);
+    expect(await flagsNow()).toEqual([expect.stringContaining('8 air movers on site')]);
+    await post('/notes', {
+      day: 3,
+      area: 'Kitchen',
+      text: 'One hall fan pulled; the rest stay for the hardwood',
+    }).expect(201);
+    expect(await flagsNow()).toEqual([]);
   });
 
   it("shows each chamber's air beside the building's outside and unaffected air, with GPP and dew point", async () => {

@@ -545,6 +545,73 @@ describe('add_drying_readings', () => {
     });
   });
 
+  it('names the rows that fail the spec and those that fail its rules in one 400, over HTTP and MCP', async () => {
+    const { id, job_number } = await newLog(['Kitchen']);
+    const rows = [
+      { day: 1, area: 'Kitchen', readings: [{ metric: 'rh_pct', value: 40 }] },
+      { day: 1, area: 'Kitchen', readings: [{ metric: 'mud', value: 12 }] }, // spec: no such metric
+      { day: 2, area: 'Kitchen', readings: [{ metric: 'rh_pct', value: 140 }] }, // rule: over 100%
+      { day: 2, area: 'Kitchen', readings: [{ metric: 'drywall', value: '12' }] }, // spec: a string
+      { day: 3, readings: [{ metric: 'drywall', value: 12 }] }, // rule: an affected reading needs an area
+      { day: 3, area: 'Kitchen', readings: [{ metric: 'temp_f', value: 70, reference: true }] }, // rule
+    ];
+    const res = await write().post(readingsOf(id)).send({ operation_id: opId(), rows }).expect(400);
+    expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual([
+      '/body/rows/1/readings/0/metric',
+      '/body/rows/2/readings/0/value',
+      '/body/rows/3/readings/0/value',
+      '/body/rows/4/area',
+      '/body/rows/5/readings/0/reference',
+    ]);
+    expect(res.body.errors[1].message).toBe('rh_pct must be between 0 and 100%');
+    // The body's own row beside bad rows, and a bad default: the rows are not read without it.
+    const own = await write()
+      .post(readingsOf(id))
+      .send({
+        operation_id: opId(),
+        day: 1,
+        area: 'Kitchen',
+        readings: [{ metric: 'rh_pct', value: 140 }],
+        rows: [rows[1]],
+      })
+      .expect(400);
+    expect(own.body.errors.map((e: { path: string }) => e.path)).toEqual([
+      '/body/readings/0/value',
+      '/body/rows/0/readings/0/metric',
+    ]);
+    const badDefault = await write()
+      .post(readingsOf(id))
+      .send({ operation_id: opId(), location: 'attic', rows: [rows[2]] })
+      .expect(400);
+    expect(badDefault.body.errors.map((e: { path: string }) => e.path)).toEqual(['/body/location']);
+
+    const client = new Client({ name: 'jms-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${co.writeKey}` } },
+      }),
+    );
+    try {
+      const refused = (await client.callTool({
+        name: 'add_drying_readings',
+        arguments: { job_id: job_number, operation_id: opId(), rows },
+      })) as CallToolResult;
+      expect(refused.isError).toBe(true);
+      const problem = JSON.parse((refused.content[0] as { text: string }).text);
+      expect(problem).toMatchObject({ status: 400, code: 'invalid_request' });
+      expect(problem.errors.map((e: { path: string }) => e.path)).toEqual([
+        '/rows/1/readings/0/metric',
+        '/rows/2/readings/0/value',
+        '/rows/3/readings/0/value',
+        '/rows/4/area',
+        '/rows/5/readings/0/reference',
+      ]);
+    } finally {
+      await client.close();
+    }
+    expect((await logOf(id)).reading_count).toBe(0);
+  });
+
   it("refuses days after the company's today, naming every such row, and saves nothing", async () => {
     const { id } = await newLog(['Kitchen']);
     const drywall = [{ metric: 'drywall', value: 20 }];

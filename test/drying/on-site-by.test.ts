@@ -96,11 +96,15 @@ describe('who did it on site', () => {
         units: [{ kind: 'air_mover' }],
       }).expect(201)
     ).body.placed[0];
-    expect(unit).toMatchObject({ placed_on_site_by: marco, removed_on_site_by: null });
+    expect(unit).toMatchObject({ entered_by: owner(), placed_on_site_by: marco, removed_on_site_by: null });
     const removed = (
       await post(`${job.log}/equipment/remove`, { by: 'marco', equipment_ids: [unit.id] }).expect(200)
     ).body.removed[0];
-    expect(removed).toMatchObject({ placed_on_site_by: marco, removed_on_site_by: marco });
+    expect(removed).toMatchObject({
+      entered_by: owner(),
+      placed_on_site_by: marco,
+      removed_on_site_by: marco,
+    });
 
     const log = (await read().get(`/api/v1/jobs/${job.id}/drying-log?detail=readings`).expect(200))
       .body as Schemas['DryingLog'];
@@ -109,7 +113,12 @@ describe('who did it on site', () => {
       [2, owner(), null],
     ]);
     expect(log.notes[0].on_site_by).toEqual(marco);
-    expect(log.equipment.units[0]).toMatchObject({ placed_on_site_by: marco, removed_on_site_by: marco });
+    // Both people of a unit: the key's person who entered it and the teammate who placed it.
+    expect(log.equipment.units[0]).toMatchObject({
+      entered_by: owner(),
+      placed_on_site_by: marco,
+      removed_on_site_by: marco,
+    });
 
     const entries = await entriesOf(job.job_number);
     const byAction = (action: string) => entries.filter((e) => e.action === action);

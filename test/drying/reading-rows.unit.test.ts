@@ -240,6 +240,8 @@ describe('areas and units', () => {
     asset_tag: 'DH-7',
     placed_on: '2026-03-02',
     removed_on: '2026-03-04',
+    placed_by: 'per_1',
+    placed_by_name: 'Ana',
     placed_on_site_by: null,
     placed_on_site_by_name: null,
     removed_on_site_by: null,

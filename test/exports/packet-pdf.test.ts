@@ -359,6 +359,7 @@ function dryingLog(): Schemas['DryingLog'] {
           placed_on: '2026-11-18',
           removed_on: null,
           days_on_site: 5,
+          entered_by: marco,
           placed_on_site_by: marco,
           removed_on_site_by: null,
         },
@@ -372,6 +373,7 @@ function dryingLog(): Schemas['DryingLog'] {
           placed_on: '2026-11-18',
           removed_on: '2026-11-21',
           days_on_site: 3,
+          entered_by: marco,
           placed_on_site_by: null,
           removed_on_site_by: null,
         },
@@ -550,6 +552,7 @@ async function photos(dir: string): Promise<PacketPhoto[]> {
             : `Moisture at the ${['north', 'east', 'south', 'west'][i % 4]} wall, reading ${20 + i}`,
       name: i === 3 ? 'IMG_2043.jpg' : null,
       taken: `Nov 18, 2026 ${i + 1}:0${i} PM`,
+      time_is: i === 4 ? 'uploaded' : 'taken', // photo 4's file had no time taken
       uploaded_by: 'Maria Lopez',
       taken_by: i === 2 ? 'Marco Diaz' : null,
       picture,
@@ -684,6 +687,10 @@ describe('PDF packet', () => {
     expect(at).toEqual([...at].sort((a, b) => a - b));
     expect(text).toMatch(/planned 1 day(?!s)/);
     expect(text).not.toMatch(/\b1 days\b/);
+    // A photo whose time taken is unknown says when it was uploaded, not that it was taken then.
+    expect(text).toContain('Taken Nov 18, 2026 1:00 PM');
+    expect(text).toContain('Uploaded Nov 18, 2026 5:04 PM');
+    expect(text).not.toContain('Taken Nov 18, 2026 5:04 PM');
     for (let page = 1; page <= 8; page++) expect(text).toContain(`Page ${page} of 8`);
     expect(text.match(/Job #16/g)?.length).toBeGreaterThanOrEqual(9);
 

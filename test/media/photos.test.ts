@@ -20,6 +20,7 @@ import { hugeHeaderPng, jpegWith, pngOf, truncatedJpeg } from '../support/photo-
 type Schemas = components['schemas'];
 type PhotoUpload = Schemas['PhotoUpload'];
 type PhotoList = Schemas['PhotoList'];
+type Photo = Schemas['Photo'];
 type Entry = Schemas['ChangeEntry'];
 
 const HEIC = path.join(__dirname, '..', 'fixtures/heic/phone.heic');
@@ -207,8 +208,129 @@ describe.each(['disk', 's3'] as const)(`${TOOLS}: photos on %s storage`, (store)
       taken_at_source: 'exif_without_offset',
       taken_at: expected.toISOString(),
     });
-    expect(body.photos[1].taken_at_source).toBe('upload_time');
-    expect(new Date(body.photos[1].taken_at).getTime()).toBeGreaterThanOrEqual(before - 1000);
+    // No time in the file: it is not said to be taken at its upload, only uploaded then.
+    expect(body.photos[1]).toMatchObject({ taken_at_source: 'upload_time', taken_at: null });
+    expect(new Date(body.photos[1].uploaded_at).getTime()).toBeGreaterThanOrEqual(before - 1000);
+  });
+
+  it('gives a photo its time taken at upload or with update_photos; without one it is uploaded, not taken', async () => {
+    const job = await newJob();
+    const jpeg = (width: number, taken?: { local: string; offset?: string }) =>
+      jpegWith({ width, height: 200, taken });
+    const up = (
+      await upload(job.id, { operation_id: opId(), taken_at: '2026-11-20T14:03:00-06:00' }, [
+        { data: await jpeg(300, { local: '2026-07-04T12:00:00', offset: '+02:00' }), name: 'camera.jpg' },
+        { data: await jpeg(301), name: 'plain.jpg' },
+      ]).expect(201)
+    ).body.photos as Photo[];
+    // The camera's time wins; the time given fills in where the file has none.
+    expect(up.map((p) => [p.taken_at, p.taken_at_source])).toEqual([
+      ['2026-07-04T10:00:00.000Z', 'exif'],
+      ['2026-11-20T20:03:00.000Z', 'given'],
+    ]);
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const refused = await upload(job.id, { operation_id: opId(), taken_at: later }, [
+      { data: await jpeg(302), name: 'later.jpg' },
+    ]).expect(400);
+    expect(refused.body.errors).toEqual([expect.objectContaining({ path: '/body/meta/taken_at' })]);
+    const plain = (
+      await upload(job.id, { operation_id: opId() }, [{ data: await jpeg(303), name: 'none.jpg' }]).expect(
+        201,
+      )
+    ).body.photos[0] as Photo;
+    expect(plain).toMatchObject({ taken_at: null, taken_at_source: 'upload_time' });
+
+    const patch = (body: Record<string, unknown>, key = co.writeKey, jobId = job.id) =>
+      as(t, key).patch(`/api/v1/jobs/${jobId}/photos`).send(body);
+    const operation_id = opId();
+    const given = { operation_id, photos: [{ photo_id: plain.id, taken_at: '2026-11-21T08:30:00Z' }] };
+    expect((await patch(given).expect(200)).body.photos[0]).toMatchObject({
+      taken_at: '2026-11-21T08:30:00.000Z',
+      taken_at_source: 'given',
+    });
+    expect((await patch(given).expect(200)).headers['idempotent-replayed']).toBe('true');
+    const otherTime = { operation_id, photos: [{ photo_id: plain.id, taken_at: '2026-11-21T09:30:00Z' }] };
+    expect((await patch(otherTime).expect(409)).body.code).toBe('operation_id_conflict');
+    const future = await patch({
+      operation_id: opId(),
+      photos: [{ photo_id: plain.id, taken_at: later }],
+    }).expect(400);
+    expect(future.body.errors).toEqual([expect.objectContaining({ path: '/body/photos/0/taken_at' })]);
+    await patch({ operation_id: opId(), photos: [{ photo_id: plain.id, taken_at: 'yesterday' }] }).expect(
+      400,
+    );
+    await patch(
+      { operation_id: opId(), photos: [{ photo_id: plain.id, taken_at: '2026-11-21T08:30:00Z' }] },
+      co.readKey,
+    ).expect(403);
+    // Another company's photo and job are not found.
+    const otherJob = await newJob(other);
+    const theirs = (
+      await upload(
+        otherJob.id,
+        { operation_id: opId() },
+        [{ data: await jpeg(304), name: 'theirs.jpg' }],
+        other.writeKey,
+      ).expect(201)
+    ).body.photos[0] as Photo;
+    await patch({
+      operation_id: opId(),
+      photos: [{ photo_id: theirs.id, taken_at: '2026-11-21T08:30:00Z' }],
+    }).expect(404);
+    await patch(
+      { operation_id: opId(), photos: [{ photo_id: plain.id, taken_at: '2026-11-21T08:30:00Z' }] },
+      co.writeKey,
+      otherJob.id,
+    ).expect(404);
+
+    await feedSettled(t);
+    const entry = (
+      (await read().get('/api/v1/changes?kind=files&limit=100').expect(200)).body.data as {
+        action: string;
+        data: { fields?: string[] };
+      }[]
+    ).find((e) => e.action === 'photos.updated');
+    expect(entry?.data.fields).toEqual(['taken_at']);
+    // Undo takes the time given back: only the upload time is known again.
+    await write().post('/api/v1/undo').send({ operation_id: opId() }).expect(200);
+    expect((await photosOf(job.id)).data.find((p) => p.id === plain.id)).toMatchObject({
+      taken_at: null,
+      taken_at_source: 'upload_time',
+    });
+
+    // Over MCP: an assistant sees which photo has no time taken, and gives it one.
+    const client = new Client({ name: 'jms-photos-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${co.writeKey}` } },
+      }),
+    );
+    try {
+      const seen = (await client.callTool({
+        name: 'view_photos',
+        arguments: { photo_ids: [plain.id] },
+      })) as CallToolResult;
+      expect((seen.content[0] as { text: string }).text).toContain('time taken unknown');
+      const set = (await client.callTool({
+        name: 'update_photos',
+        arguments: {
+          job_id: job.job_number,
+          operation_id: opId(),
+          photos: [{ photo_id: plain.id, taken_at: '2026-11-22T07:00:00-06:00' }],
+        },
+      })) as CallToolResult;
+      expect((set.structuredContent as { photos: Photo[] }).photos[0]).toMatchObject({
+        taken_at: '2026-11-22T13:00:00.000Z',
+        taken_at_source: 'given',
+      });
+      const again = (await client.callTool({
+        name: 'view_photos',
+        arguments: { photo_ids: [plain.id] },
+      })) as CallToolResult;
+      expect((again.content[0] as { text: string }).text).toContain('taken 2026-11-22T13:00:00.000Z');
+    } finally {
+      await client.close();
+    }
   });
 
   it('refuses by content, names the part, and saves nothing of a request with one bad part', async () => {

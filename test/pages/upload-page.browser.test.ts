@@ -142,20 +142,21 @@ describeInBrowser('the upload page on a phone', () => {
     // Nothing wider than the phone.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 
-    // Keyboard: Tab goes to the room, then the camera, then the library; the focused button shows it.
+    // Keyboard: Tab goes to the room, the time taken, then the camera, then the library; the focused button shows it.
     await page.locator('body').click({ position: { x: 5, y: 5 } });
+    // (The time's month, day, year, hour and minute are a Tab each, within one field.)
     const order: string[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 12 && order.at(-1) !== 'library'; i++) {
       await page.keyboard.press('Tab');
-      order.push(await page.evaluate(() => document.activeElement?.id ?? ''));
+      const id = await page.evaluate(() => document.activeElement?.id ?? '');
+      if (order.at(-1) !== id) order.push(id);
     }
-    expect(order).toEqual(['room', 'camera', 'library']);
+    expect(order).toEqual(['room', 'taken', 'camera', 'library']);
     const outline = await page
       .locator('label[for=library]')
       .evaluate((el) => getComputedStyle(el).outlineStyle);
     expect(outline).toBe('solid');
-    await page.keyboard.press('Shift+Tab');
-    await page.keyboard.press('Shift+Tab');
+    await page.locator('#room').focus();
 
     await page.screenshot({ path: path.join(ARTIFACTS, 'upload-page-start.png'), fullPage: true });
   });
@@ -295,6 +296,32 @@ describeInBrowser('the upload page on a phone', () => {
     expect(list.data.filter((p) => p.name === 'lost-answer.jpg')).toHaveLength(1);
 
     await page.screenshot({ path: path.join(ARTIFACTS, 'upload-page.png'), fullPage: true });
+  });
+
+  it('gives photos without a camera time the time typed in "Taken at"; left empty, they are uploaded, not taken', async () => {
+    await page.getByLabel('Room', { exact: true }).selectOption({ label: 'Kitchen' });
+    const taken = page.getByLabel('Taken at (optional)');
+    expect(await taken.getAttribute('type')).toBe('datetime-local');
+    const box = (await taken.boundingBox())!;
+    expect(box.height).toBeGreaterThanOrEqual(40);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    await taken.fill('2026-11-20T14:03');
+    // The phone's clock says where 14:03 is: the page sends it with the phone's offset.
+    const expected = await page.evaluate(() => new Date('2026-11-20T14:03').toISOString());
+    await page
+      .locator('#library')
+      .setInputFiles({ name: 'no-exif-given.jpg', mimeType: 'image/jpeg', buffer: await jpeg() });
+    expect(await states(1, /^Saved/)).toEqual(['Saved · Kitchen']);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'upload-page-taken.png'), fullPage: true });
+    await taken.fill('');
+    await page
+      .locator('#library')
+      .setInputFiles({ name: 'no-exif-none.jpg', mimeType: 'image/jpeg', buffer: await jpeg() });
+    expect(await states(1, /^Saved/)).toEqual(['Saved · Kitchen']);
+
+    const byName = new Map((await photos()).data.map((p) => [p.name, p]));
+    expect(byName.get('no-exif-given.jpg')).toMatchObject({ taken_at: expected, taken_at_source: 'given' });
+    expect(byName.get('no-exif-none.jpg')).toMatchObject({ taken_at: null, taken_at_source: 'upload_time' });
   });
 
   it('shows an expired link as expired (410)', async () => {

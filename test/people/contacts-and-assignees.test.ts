@@ -1,6 +1,7 @@
 /** The people on a job: add_contact, update_contact and lookup_customer, and assign_job and unassign_job by a teammate's name. */
 import { as, createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
 import { MARIA, openJob, readJob } from '../support/jobs';
+import { callTool, connectMcp, problemOf } from '../support/mcp';
 
 let t: TestApp;
 let co: TestCompany;
@@ -153,5 +154,90 @@ describe('add_contact, update_contact, lookup_customer, assign_job, unassign_job
     ).toEqual([]);
     await as(t, co.writeKey).delete(`/api/v1/jobs/${job.id}/assignees/Nobody`).expect(422);
     await as(t, co.readKey).delete(`/api/v1/jobs/${job.id}/assignees/Sam%20Okafor`).expect(403);
+  });
+  it('assign_job and unassign_job both take the teammate as person (name or id); teammate is still taken', async () => {
+    const job = await newJob();
+    const assign = (body: Record<string, unknown>, key = co.writeKey, jobId = job.id) =>
+      as(t, key).post(`/api/v1/jobs/${jobId}/assignees`).send(body);
+    const sam = { id: co.people[3].id, name: 'Sam Okafor' };
+    expect((await assign({ operation_id: opId(), person: 'sam' }).expect(200)).body.assignees).toEqual([sam]);
+    expect((await assign({ person: sam.id }).expect(200)).body.assignees).toEqual([sam]);
+    // The old name, alone or beside a person that says the same.
+    const withDana = (await assign({ teammate: 'Dana Brooks' }).expect(200)).body.assignees as {
+      name: string;
+    }[];
+    expect(withDana.map((a) => a.name).sort()).toEqual(['Dana Brooks', 'Sam Okafor']);
+    await assign({ person: 'Dana Brooks', teammate: ' dana brooks' }).expect(200);
+    // Beside a person that says otherwise: which one is meant is not known, and nothing changes.
+    const both = await assign({ person: 'Avery', teammate: 'Dana White' }).expect(422);
+    expect(both.body).toMatchObject({
+      code: 'ambiguous_teammate',
+      errors: [{ path: '/body/person' }, { path: '/body/teammate' }],
+    });
+    expect((await assign({}).expect(400)).body.errors).toEqual([
+      expect.objectContaining({ path: '/body/person' }),
+    ]);
+    // Another company's teammate is unknown here; another company's job is not found; a read key may not.
+    expect((await assign({ person: other.people[0].id }).expect(422)).body.code).toBe('unknown_teammate');
+    await assign({ person: 'sam' }, other.writeKey).expect(404);
+    await assign({ person: 'sam' }, co.readKey).expect(403);
+    expect((await getJob(job.id)).assignees.map((a) => a.name).sort()).toEqual(['Dana Brooks', 'Sam Okafor']);
+    // A replay answers the same; the same operation_id for another teammate is a conflict.
+    const operation_id = opId();
+    await as(t, co.writeKey)
+      .delete(`/api/v1/jobs/${job.id}/assignees/${sam.id}?operation_id=${operation_id}`)
+      .expect(200);
+    const replay = await as(t, co.writeKey)
+      .delete(`/api/v1/jobs/${job.id}/assignees/${sam.id}?operation_id=${operation_id}`)
+      .expect(200);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    await as(t, co.writeKey)
+      .delete(`/api/v1/jobs/${job.id}/assignees/Dana%20Brooks?operation_id=${operation_id}`)
+      .expect(409);
+    const assignOp = opId();
+    await assign({ operation_id: assignOp, person: 'sam' }).expect(200);
+    expect(
+      (await assign({ operation_id: assignOp, person: 'sam' }).expect(200)).headers['idempotent-replayed'],
+    ).toBe('true');
+    expect((await assign({ operation_id: assignOp, person: 'Avery' }).expect(409)).body.code).toBe(
+      'operation_id_conflict',
+    );
+
+    const client = await connectMcp(t, co.writeKey);
+    try {
+      const tools = (await client.listTools()).tools.filter((tool) => tool.name.endsWith('assign_job'));
+      // Both show the teammate as person; the old name is taken but not shown.
+      expect(
+        tools.map((tool) => [
+          tool.name,
+          Object.keys(tool.inputSchema.properties!).filter((k) => k !== 'operation_id'),
+        ]),
+      ).toEqual([
+        ['assign_job', ['job_id', 'person']],
+        ['unassign_job', ['job_id', 'person']],
+      ]);
+      const args = (extra: Record<string, unknown>) => ({
+        job_id: job.job_number,
+        operation_id: opId(),
+        ...extra,
+      });
+      const called = await callTool(client, 'assign_job', args({ person: 'Avery' }));
+      expect(
+        (called.structuredContent as { assignees: { name: string }[] }).assignees.map((a) => a.name),
+      ).toContain('Avery Stone');
+      expect((await callTool(client, 'assign_job', args({ teammate: 'Dana White' }))).isError).toBeFalsy();
+      expect(
+        problemOf(await callTool(client, 'assign_job', args({ person: 'sam', teammate: 'Avery' }))),
+      ).toMatchObject({
+        status: 422,
+        code: 'ambiguous_teammate',
+      });
+      const off = await callTool(client, 'unassign_job', args({ person: 'Dana White' }));
+      expect(
+        (off.structuredContent as { assignees: { name: string }[] }).assignees.map((a) => a.name),
+      ).not.toContain('Dana White');
+    } finally {
+      await client.close();
+    }
   });
 });

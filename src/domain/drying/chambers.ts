@@ -36,6 +36,8 @@ export interface ChamberAreaRow {
   length_x100: number | null;
   width_x100: number | null;
   height_x100: number | null;
+  /** The dates of the drying notes written on the area for a day: each may explain its equipment count. */
+  note_dates: string[];
 }
 
 /**
@@ -62,7 +64,8 @@ export function chambersJson(logId: string): string {
 
 export function chamberAreasJson(logId: string, estimateId: string): string {
   return `(select coalesce(json_agg(json_build_object('id', a.id, 'name', a.name, 'chamber_id', a.chamber_id, 'wet_floor_sqft', a.wet_floor_sqft, 'wet_wall_sqft', a.wet_wall_sqft,
-      'wet_wall_height_x100', a.wet_wall_height_x100, 'wet_wall_total_sqft', a.wet_wall_total_sqft, 'wet_ceiling_sqft', a.wet_ceiling_sqft, 'wall_offsets', a.wall_offsets, 'length_x100', r.length_x100, 'width_x100', r.width_x100, 'height_x100', r.height_x100) order by a.position), '[]')
+      'wet_wall_height_x100', a.wet_wall_height_x100, 'wet_wall_total_sqft', a.wet_wall_total_sqft, 'wet_ceiling_sqft', a.wet_ceiling_sqft, 'wall_offsets', a.wall_offsets, 'length_x100', r.length_x100, 'width_x100', r.width_x100, 'height_x100', r.height_x100,
+      'note_dates', (select coalesce(json_agg(distinct to_char(l.start_date + (n.day - 1), 'YYYY-MM-DD')), '[]') from drying_notes n join drying_logs l on l.id = n.log_id where n.area_id = a.id and n.day is not null)) order by a.position), '[]')
     from drying_areas a left join estimate_rooms r on r.estimate_id = ${estimateId} and lower(r.name) = lower(a.name) where a.log_id = ${logId})`;
 }
 
@@ -155,6 +158,20 @@ export function classOfShare(pct: number): number {
   return pct <= CLASS_3_OVER_PCT ? 2 : 3;
 }
 
+/**
+ * Whether the chamber's equipment count has a reason: a note on the chamber, or a drying note on
+ * one of its areas for a day since the count took its shape (the last unit placed in or removed
+ * from its areas); a note written for an earlier day explained an earlier count.
+ */
+function explained(chamber: ChamberRow, mine: ChamberAreaRow[], units: EquipmentRow[]): boolean {
+  if (chamber.note !== null) return true;
+  const moves = units
+    .filter((unit) => mine.some((area) => area.id === unit.area_id))
+    .flatMap((unit) => [unit.placed_on, unit.removed_on ?? '']);
+  const countSince = moves.reduce((latest, date) => (date > latest ? date : latest), '');
+  return mine.some((area) => area.note_dates.some((date) => date >= countSince));
+}
+
 /** Each chamber with its class, its plan, what is on site in it and what a reviewer would question. */
 export function chamberViews(
   chambers: ChamberRow[],
@@ -224,7 +241,7 @@ export function chamberViews(
             : 'within';
     const pintsVs = needed === null ? null : placedPints >= needed ? 'within' : 'under';
     const flags: string[] = [];
-    if (chamber.note === null) {
+    if (!explained(chamber, mine, units)) {
       if (moversVs === 'under' || moversVs === 'over')
         flags.push(
           `${chamber.name}: ${placedMovers} air mover${placedMovers === 1 ? '' : 's'} on site; the S500 plan calls for ${airMovers!.min}–${airMovers!.max}.`,

@@ -203,7 +203,7 @@ function chamberFindings(log: DryingLog, facts: Facts): Draft[] {
         message: chamber.flags.join(' '),
         fix: {
           tool: 'set_drying_chambers',
-          how: 'Give the chamber a note saying why (or move units with place_equipment and remove_equipment).',
+          how: 'Give the chamber a note saying why, or add_drying_note on one of its areas for today (or move units with place_equipment and remove_equipment).',
         },
       }),
     );

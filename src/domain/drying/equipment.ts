@@ -22,6 +22,9 @@ export interface EquipmentRow {
   asset_tag: string | null;
   placed_on: string;
   removed_on: string | null;
+  /** The key's person who entered the unit. */
+  placed_by: string;
+  placed_by_name: string;
   placed_on_site_by: string | null;
   placed_on_site_by_name: string | null;
   removed_on_site_by: string | null;
@@ -35,8 +38,8 @@ export interface EquipmentRow {
 export function equipmentJson(logId: string): string {
   return `(select coalesce(json_agg(json_build_object('id', e.id, 'area_id', e.area_id, 'area', a.name, 'kind', e.kind, 'dehumidifier_type', e.dehumidifier_type,
       'pints_per_day', e.pints_per_day, 'asset_tag', e.asset_tag, 'placed_on', to_char(e.placed_on, 'YYYY-MM-DD'), 'removed_on', to_char(e.removed_on, 'YYYY-MM-DD'),
-      'placed_on_site_by', e.placed_on_site_by, 'placed_on_site_by_name', pb.name, 'removed_on_site_by', e.removed_on_site_by, 'removed_on_site_by_name', rb.name) order by e.position), '[]')
-    from drying_equipment e join drying_areas a on a.id = e.area_id left join people pb on pb.id = e.placed_on_site_by left join people rb on rb.id = e.removed_on_site_by
+      'placed_by', e.placed_by, 'placed_by_name', eb.name, 'placed_on_site_by', e.placed_on_site_by, 'placed_on_site_by_name', pb.name, 'removed_on_site_by', e.removed_on_site_by, 'removed_on_site_by_name', rb.name) order by e.position), '[]')
+    from drying_equipment e join drying_areas a on a.id = e.area_id join people eb on eb.id = e.placed_by left join people pb on pb.id = e.placed_on_site_by left join people rb on rb.id = e.removed_on_site_by
     where e.log_id = ${logId})`;
 }
 
@@ -64,6 +67,7 @@ export function toUnit(row: EquipmentRow, today: string): EquipmentUnit {
     placed_on: row.placed_on,
     removed_on: row.removed_on,
     days_on_site: daysOnSite(row, today),
+    entered_by: { id: row.placed_by, name: row.placed_by_name },
     placed_on_site_by: onSiteRefOf(row.placed_on_site_by, row.placed_on_site_by_name),
     removed_on_site_by: onSiteRefOf(row.removed_on_site_by, row.removed_on_site_by_name),
   };

@@ -86,6 +86,42 @@ export function materialsOf(rows: RequestRow[]): string[] {
 
 /** Checks the whole request before anything is saved: a 400 naming every bad row and reading. */
 export function checkReadings(rows: RequestRow[], startDate: string): CheckedReading[] {
+  const { checked, errors } = readRows(rows, startDate);
+  if (errors.length) throw invalidRequest(errors);
+  return checked;
+}
+
+/** The fields of the body that every row takes as its defaults. */
+const DEFAULT_FIELDS = ['day', 'date', 'area', 'location', 'source_of_values'];
+
+/**
+ * What the rules find wrong in the rows of a body that fails the spec, beside the spec's own
+ * errors (`specErrors`), so that one 400 names every bad row whatever the mix. Only rows the spec
+ * check passed are read (none when the body's defaults fail it); their dates are not held against
+ * the log's start date, which only the database knows.
+ */
+export function rowErrorsBeside(body: unknown, specErrors: FieldError[]): FieldError[] {
+  const failed = (path: string) => specErrors.some((e) => e.path === path || e.path.startsWith(`${path}/`));
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return [];
+  const sent = body as Record<string, unknown>;
+  if (failed('/body/rows') && !Array.isArray(sent.rows)) return [];
+  if (DEFAULT_FIELDS.some((field) => failed(`/body/${field}`))) return [];
+  // A bad row keeps its place (its index names it) but is read as no row at all.
+  const readable = {
+    ...sent,
+    readings: failed('/body/readings') ? undefined : sent.readings,
+    rows: Array.isArray(sent.rows)
+      ? sent.rows.map((row, i) => (failed(`/body/rows/${i}`) ? { readings: [] } : row))
+      : undefined,
+  } as ReadingsBody;
+  const rows = rowsOf(readable).filter((row) => row.readings.length > 0);
+  return rows.length > 0 ? readRows(rows, null).errors : [];
+}
+
+function readRows(
+  rows: RequestRow[],
+  startDate: string | null,
+): { checked: CheckedReading[]; errors: FieldError[] } {
   const errors: FieldError[] = [];
   const checked: CheckedReading[] = [];
   if (rows.length === 0)
@@ -121,11 +157,12 @@ export function checkReadings(rows: RequestRow[], startDate: string): CheckedRea
     }
   }
   // An area is named once per row, however many of its readings lack it.
-  if (errors.length)
-    throw invalidRequest(
-      errors.filter((e, i) => errors.findIndex((o) => o.path === e.path && o.message === e.message) === i),
-    );
-  return checked;
+  return {
+    checked,
+    errors: errors.filter(
+      (e, i) => errors.findIndex((o) => o.path === e.path && o.message === e.message) === i,
+    ),
+  };
 }
 
 /** What is wrong with one reading of a row: its value's range, a missing area, a misplaced reference or unit. */
@@ -161,8 +198,11 @@ function readingErrors(
   return errors;
 }
 
-function dayOfRow(row: RequestRow, startDate: string, errors: FieldError[]): number | null {
-  const { day, error } = resolveDay(row, startDate, row.path);
+/** The row's day; without the start date, a row given by its date has none yet (and no error). */
+function dayOfRow(row: RequestRow, startDate: string | null, errors: FieldError[]): number | null {
+  if (startDate === null && row.date !== undefined) return null;
+  const { day, error } =
+    startDate === null ? { day: row.day ?? null, error: null } : resolveDay(row, startDate, row.path);
   if (error) errors.push(error);
   else if (day === null) errors.push({ path: `${row.path}/day`, message: 'give the day number or the date' });
   return day;

@@ -12,6 +12,8 @@ export interface PacketPhoto {
   name: string | null;
   /** When it was taken, written in the company's time ("Nov 20, 2026 2:03 PM"). */
   taken: string;
+  /** Whether `taken` is when it was taken (camera or given) or, unknown that, when it was uploaded. */
+  time_is: 'taken' | 'uploaded';
   uploaded_by: string;
   /** The teammate who took it on site, when not the uploader. */
   taken_by: string | null;

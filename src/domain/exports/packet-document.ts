@@ -1150,7 +1150,7 @@ function photoCell(photo: PacketPhoto, key: string | undefined): TableCell {
         bold: true,
       },
       {
-        text: `Taken ${photo.taken}${photo.taken_by ? ` by ${photo.taken_by}` : ''} · uploaded by ${photo.uploaded_by}`,
+        text: `${photo.time_is === 'taken' ? 'Taken' : 'Uploaded'} ${photo.taken}${photo.taken_by ? ` by ${photo.taken_by}` : ''} · uploaded by ${photo.uploaded_by}`,
         style: 'small',
       },
     ],

@@ -87,6 +87,7 @@ async function copyPictures(deps: Deps, caller: Caller, jobId: string, dir: stri
       caption: row.caption,
       name: row.name,
       taken: readableMoment(new Date(row.taken_at), caller.timezone),
+      time_is: row.taken_at_source === 'upload_time' ? 'uploaded' : 'taken',
       uploaded_by: row.uploader_name,
       taken_by: row.on_site_by && row.on_site_by !== row.uploaded_by ? row.on_site_by_name : null,
       picture,

@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../../sdk/src/schema';
 import type { CallContext, WriteCallContext } from '../../platform/handler';
 import { newId } from '../../platform/ids';
-import { notFound } from '../../platform/errors';
+import { invalidRequest, notFound } from '../../platform/errors';
 import { fileLink } from './file-links';
 import type { Caller } from '../../platform/caller';
 
@@ -92,7 +92,8 @@ export function photoLabels(
     room: row.room ?? UNSORTED,
     caption: row.caption,
     name: row.name,
-    taken_at: new Date(row.taken_at).toISOString(),
+    // Only the upload time is known: the photo is not said to be taken then.
+    taken_at: row.taken_at_source === 'upload_time' ? null : new Date(row.taken_at).toISOString(),
   };
 }
 
@@ -184,4 +185,18 @@ export async function addJobRooms(
     added.map((name) => ({ id: newId('jroom'), job_id: jobId, name })),
   );
   return added;
+}
+
+/** A photo's given time taken may not be after now (a minute's leeway for a phone's clock). */
+const CLOCK_LEEWAY_MS = 60_000;
+
+/** Refuses given times taken after now, naming each by its path in the body. */
+export function refuseLaterTimes(given: { taken_at: string | undefined; path: string }[]): void {
+  const now = Date.now();
+  const errors = given.flatMap(({ taken_at, path }) =>
+    taken_at !== undefined && Date.parse(taken_at) > now + CLOCK_LEEWAY_MS
+      ? [{ path, message: `is after now (${new Date(now).toISOString()})` }]
+      : [],
+  );
+  if (errors.length) throw invalidRequest(errors);
 }

@@ -24,6 +24,10 @@ interface UploadDetails {
   by?: string;
 }
 
-export type PreparedUpload = UploadDetails & { photos: PreparedFile[] };
+export type PreparedUpload = UploadDetails & {
+  photos: PreparedFile[];
+  /** When the photos were taken, for those whose files carry no camera time. */
+  taken_at?: string;
+};
 export type PreparedVideoUpload = UploadDetails & { videos: PreparedFile[] };
 export type PreparedDocumentUpload = UploadDetails & { documents: PreparedFile[] };

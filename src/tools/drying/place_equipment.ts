@@ -72,6 +72,7 @@ export const place_equipment: WriteHandler<'place_equipment'> = async (ctx, { bo
     ...row,
     area: area.name,
     removed_on: null,
+    placed_by_name: caller.personName,
     placed_on_site_by_name: onSite?.name ?? null,
     removed_on_site_by: null,
     removed_on_site_by_name: null,

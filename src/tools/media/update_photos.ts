@@ -1,7 +1,13 @@
 import { lockedJob, type WriteHandler } from '../tool';
 import { invalidRequest } from '../../platform/errors';
 import { jobRefOf } from '../../domain/jobs/job-records';
-import { photosOfJob, photosQuery, toPhoto, type PhotoRow } from '../../domain/media/photo-records';
+import {
+  photosOfJob,
+  photosQuery,
+  refuseLaterTimes,
+  toPhoto,
+  type PhotoRow,
+} from '../../domain/media/photo-records';
 
 export const update_photos: WriteHandler<'update_photos'> = async (ctx, { body }) => {
   const { db, caller } = ctx;
@@ -11,13 +17,24 @@ export const update_photos: WriteHandler<'update_photos'> = async (ctx, { body }
   if (twice) throw invalidRequest([{ path: '/body/photos', message: `names photo ${twice} twice` }]);
   await photosOfJob(db, caller.companyId, job.id, ids);
 
-  const fields = new Set<'caption' | 'name'>();
+  refuseLaterTimes(body.photos.map((p, i) => ({ taken_at: p.taken_at, path: `/body/photos/${i}/taken_at` })));
+
+  const fields = new Set<'caption' | 'name' | 'taken_at'>();
   for (const change of body.photos) {
-    const patch: { caption?: string | null; name?: string | null } = {};
+    const patch: {
+      caption?: string | null;
+      name?: string | null;
+      taken_at?: Date;
+      taken_at_source?: 'given';
+    } = {};
     if (change.caption !== undefined)
       patch.caption = change.caption === null ? null : change.caption.trim() || null;
     if (change.name !== undefined) patch.name = change.name === null ? null : change.name.trim() || null;
-    for (const field of Object.keys(patch) as ('caption' | 'name')[]) fields.add(field);
+    if (change.taken_at !== undefined) {
+      patch.taken_at = new Date(change.taken_at);
+      patch.taken_at_source = 'given';
+    }
+    for (const field of ['caption', 'name', 'taken_at'] as const) if (field in patch) fields.add(field);
     await ctx.rows.update('photos', change.photo_id, patch);
   }
   ctx.changes.add(

@@ -1,7 +1,12 @@
-import type { Knex } from 'knex';
 import { lockedJob, type WriteHandler } from '../tool';
 import { jobRefOf } from '../../domain/jobs/job-records';
-import { photosQuery, toPhoto, type Photo, type PhotoRow } from '../../domain/media/photo-records';
+import {
+  photosQuery,
+  refuseLaterTimes,
+  toPhoto,
+  type Photo,
+  type PhotoRow,
+} from '../../domain/media/photo-records';
 import {
   inPartOrder,
   planUpload,
@@ -10,12 +15,7 @@ import {
   uploadCounts,
 } from '../../domain/media/upload-records';
 import { doneBy, onSiteTeammate } from '../../domain/people/on-site';
-
-/** The camera's time as read from the file by the intake: local time, with its offset when the camera wrote one. */
-interface TakenTime {
-  local: string;
-  offset: string | null;
-}
+import { takenAt, takenTimes } from '../../domain/media/taken-times';
 
 /**
  * Saves the photos the intake prepared (their files are stored already). A photo the job has
@@ -25,6 +25,7 @@ export const upload_job_photos: WriteHandler<'upload_job_photos'> = async (ctx, 
   const { db, caller } = ctx;
   const job = lockedJob(ctx);
   const onSite = await onSiteTeammate(db, caller, body.by);
+  refuseLaterTimes([{ taken_at: body.taken_at, path: '/body/meta/taken_at' }]);
   const plan = await planUpload(ctx, 'photos', 'pho', job.id, body.photos, body.room);
   const times = await takenTimes(
     db,
@@ -41,8 +42,7 @@ export const upload_job_photos: WriteHandler<'upload_job_photos'> = async (ctx, 
       room,
       caption: file.caption ?? null,
       name: file.name ?? file.file_name,
-      taken_at: times.get(file.sha256)?.at ?? new Date(),
-      taken_at_source: times.get(file.sha256)?.source ?? 'upload_time',
+      ...takenAt(times.get(file.sha256), body.taken_at),
       uploaded_by: caller.personId,
       on_site_by: onSite?.id ?? null,
       uploaded_via: body.via,
@@ -81,39 +81,3 @@ export const upload_job_photos: WriteHandler<'upload_job_photos'> = async (ctx, 
     ...uploadCounts(plan),
   };
 };
-
-/** When each stored file was taken, by the camera's clock: with its offset, else in the company's timezone. */
-async function takenTimes(
-  db: Knex,
-  companyId: string,
-  timezone: string,
-  shas: string[],
-): Promise<Map<string, { at: Date; source: Photo['taken_at_source'] }>> {
-  const rows = (await db('stored_files')
-    .where({ company_id: companyId })
-    .whereIn('sha256', shas)
-    .whereNotNull('taken')
-    .select('sha256', 'taken')) as { sha256: string; taken: TakenTime }[];
-  const local = rows.filter((row) => row.taken.offset === null);
-  const zoned = local.length
-    ? new Map<string, Date>(
-        (
-          (await db
-            .select('x.sha256', db.raw('(x.local::timestamp at time zone ?) as at', [timezone]))
-            .from(
-              db.raw('unnest(?::text[], ?::text[]) as x(sha256, local)', [
-                local.map((r) => r.sha256),
-                local.map((r) => r.taken.local),
-              ]),
-            )) as { sha256: string; at: Date }[]
-        ).map((row) => [row.sha256, new Date(row.at)]),
-      )
-    : new Map<string, Date>();
-  return new Map<string, { at: Date; source: Photo['taken_at_source'] }>(
-    rows.map((row) =>
-      row.taken.offset === null
-        ? [row.sha256, { at: zoned.get(row.sha256)!, source: 'exif_without_offset' as const }]
-        : [row.sha256, { at: new Date(`${row.taken.local}${row.taken.offset}`), source: 'exif' as const }],
-    ),
-  );
-}

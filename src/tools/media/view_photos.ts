@@ -18,6 +18,8 @@ export interface ViewableRow {
   caption: string | null;
   name: string | null;
   at: Date;
+  /** False for a photo of which only the upload time is known. */
+  at_known: boolean;
   duration_seconds: number | null;
 }
 
@@ -34,6 +36,7 @@ export function viewablesQuery(db: Knex, companyId: string): Knex.QueryBuilder {
       'caption',
       'name',
       'taken_at as at',
+      db.raw("taken_at_source <> 'upload_time' as at_known"),
       db.raw('null::float8 as duration_seconds'),
     );
   const videos = joinStoredFile(db('videos as v'), 'v')
@@ -47,6 +50,7 @@ export function viewablesQuery(db: Knex, companyId: string): Knex.QueryBuilder {
       'v.caption',
       'v.name',
       'v.recorded_at as at',
+      db.raw('true as at_known'),
       db.raw("(f.facts->>'duration_seconds')::float8 as duration_seconds"),
     );
   return db
@@ -93,7 +97,7 @@ export const view_photos: ReadHandler<'view_photos'> = async (ctx, { query }) =>
           room: row.room ?? UNSORTED,
           caption: row.caption,
           name: row.name,
-          taken_at: new Date(row.at).toISOString(),
+          taken_at: row.at_known ? new Date(row.at).toISOString() : null,
           duration_seconds: row.duration_seconds === null ? null : Number(row.duration_seconds),
           url: link.url,
           expires_at: new Date(link.expires * 1000).toISOString(),

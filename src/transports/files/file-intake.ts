@@ -32,6 +32,8 @@ interface UploadMeta {
   operation_id: string;
   room?: string;
   by?: string;
+  /** Photos: when they were taken, for those whose files carry no camera time. */
+  taken_at?: string;
   items?: Omit<PreparedFile, 'sha256' | 'file_name'>[];
 }
 
@@ -75,6 +77,7 @@ async function intake(
       via: who.via,
       ...(meta.room ? { room: meta.room } : {}),
       ...(by ? { by } : {}),
+      ...(meta.taken_at ? { taken_at: meta.taken_at } : {}),
       [`${kind.part}s`]: items,
     };
     const input = { path: { job_id: who.jobRef }, query: {}, body };
@@ -108,8 +111,12 @@ function readMeta(kind: FileKind, text: string | null, fileCount: number): Uploa
     operation_id,
     room,
     by,
+    taken_at,
     [items]: given,
-  } = meta as { operation_id: string; room?: string; by?: string } & Record<string, UploadMeta['items']>;
+  } = meta as { operation_id: string; room?: string; by?: string; taken_at?: string } & Record<
+    string,
+    UploadMeta['items']
+  >;
   if (given && given.length !== fileCount) {
     throw invalidRequest([
       {
@@ -118,5 +125,5 @@ function readMeta(kind: FileKind, text: string | null, fileCount: number): Uploa
       },
     ]);
   }
-  return { operation_id, room, by, items: given };
+  return { operation_id, room, by, taken_at, items: given };
 }

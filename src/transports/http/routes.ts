@@ -10,7 +10,7 @@ import {
   type OperationName,
   type OperationSpec,
 } from '../../generated/operations';
-import { handlers } from '../../tools';
+import { errorsBeside, handlers } from '../../tools';
 import type { AdminContext, ToolInput, ToolName } from '../../platform/handler';
 import type { Deps } from '../../domain/services';
 import { callerOf } from '../shared/credentials';
@@ -31,7 +31,7 @@ function inputOf(op: OperationSpec, req: Request): ToolInput<OperationName> {
     query: { ...(req.query as Record<string, unknown>) },
     body: op.hasBody ? (req.body as unknown) : undefined,
   };
-  checkHttpRequest(op.name as OperationName, parts);
+  checkHttpRequest(op.name as OperationName, parts, errorsBeside[op.name as OperationName]);
   return { ...parts, body: parts.body ?? {} } as unknown as ToolInput<OperationName>;
 }
 

@@ -23,6 +23,7 @@ import { operations } from '../../generated/operations';
 import { mcpTools, type McpToolDefinition } from '../../generated/mcp-tools';
 import { ApiError } from '../../platform/errors';
 import { checkToolArguments } from '../../platform/validation';
+import { errorsBeside } from '../../tools';
 import type { Output, ToolInput, ToolName } from '../../platform/handler';
 import { offeredTo, selectionOf, withinGrant, type ToolSelection } from './toolsets';
 import { progressOf, wantsProgress } from './progress';
@@ -91,7 +92,7 @@ async function callTool(
     }
     const op = operations[def.name as ToolName];
     const args = withNumbersAsText(def, sent);
-    const input = checkToolArguments(op.name as ToolName, args);
+    const input = checkToolArguments(op.name as ToolName, args, errorsBeside[op.name as ToolName]);
     const answer = await call.run(input as ToolInput<ToolName>, progressOf(extra));
     const body = answer.body ?? {};
     const content = await mcpContentOf(deps, caller, op.name as ToolName, body as Output<ToolName>);

@@ -35,7 +35,7 @@ export async function viewPhotosContent(
     const what =
       photo.kind === 'video'
         ? [`video of ${photo.duration_seconds} s (still frame)`, `recorded ${photo.taken_at}`]
-        : [`taken ${photo.taken_at}`];
+        : [photo.taken_at ? `taken ${photo.taken_at}` : 'time taken unknown'];
     const line = [
       `#${photo.job_number}`,
       photo.room,

@@ -32,7 +32,7 @@ body{font-family:system-ui,-apple-system,sans-serif;margin:0;padding:16px;max-wi
 h1{font-size:1.3rem;margin:0 0 4px}p.job{margin:0 0 16px;color:#555}
 label{display:block;font-weight:600;margin:12px 0 6px}
 select,input,button{font:inherit}
-select,input[type=text]{width:100%;box-sizing:border-box;font-size:1rem;padding:10px;border:1px solid #bbb;border-radius:8px;background:#fff}
+select,input[type=text],input[type=datetime-local]{width:100%;box-sizing:border-box;font-size:1rem;padding:10px;border:1px solid #bbb;border-radius:8px;background:#fff}
 .pick{display:flex;flex-wrap:wrap;gap:10px;margin-top:16px}
 .pick label{flex:1 1 40%;margin:0;display:flex;align-items:center;justify-content:center;min-height:56px;text-align:center;padding:12px 8px;border-radius:10px;background:#0b5fff;color:#fff;font-size:1.05rem;cursor:pointer}
 .pick label.secondary{background:#fff;color:#0b5fff;border:2px solid #0b5fff}
@@ -44,11 +44,13 @@ progress{width:100%;height:10px}li.done .state{color:#137333}li.failed .state{co
 button{font-size:1rem;min-height:44px;min-width:88px;padding:10px 20px;border-radius:8px;border:1px solid #b3261e;background:#fff;color:#b3261e;margin-top:6px}
 #newroom[hidden],#roomhint[hidden]{display:none}
 #roomhint{color:#b3261e;margin:6px 0 0}
+#takenhint{color:#555;font-size:.9rem;margin:4px 0 0}
 </style></head><body>
 <h1>Add photos, videos and documents</h1><p class="job">Job #${job.job_number}${job.title ? ` · ${escapeHtml(job.title)}` : ''}</p>
 <label for="room">Room</label>
 <select id="room"><option value="">Unsorted</option>${options}<option value="__new">New room…</option></select>
 <div id="newroom" hidden><label for="roomname">New room's name</label><input id="roomname" type="text" maxlength="100" autocomplete="off" aria-describedby="roomhint"><p id="roomhint" hidden>Type the room's name first, then pick the files again.</p></div>
+<label for="taken">Taken at (optional)</label><input id="taken" type="datetime-local" aria-describedby="takenhint"><p id="takenhint">For photos without the camera's time; left empty, they show when they were uploaded.</p>
 <div class="pick">
 <label for="camera">Take photo<input id="camera" type="file" accept="image/*" capture="environment"></label>
 <label for="library" class="secondary">Choose from library<input id="library" type="file" accept="image/jpeg,image/png,image/heic,image/heif,.heic,.heif,video/mp4,video/quicktime,video/webm,.mp4,.mov,.webm" multiple></label>
@@ -57,10 +59,11 @@ button{font-size:1rem;min-height:44px;min-width:88px;padding:10px 20px;border-ra
 <ul id="files" aria-live="polite"></ul>
 <script nonce="${nonce}">
 (function(){
-var list=document.getElementById('files'),room=document.getElementById('room'),newBox=document.getElementById('newroom'),newName=document.getElementById('roomname'),hint=document.getElementById('roomhint');
+var list=document.getElementById('files'),room=document.getElementById('room'),newBox=document.getElementById('newroom'),newName=document.getElementById('roomname'),hint=document.getElementById('roomhint'),taken=document.getElementById('taken');
 room.addEventListener('change',function(){newBox.hidden=room.value!=='__new';hint.hidden=true;if(!newBox.hidden)newName.focus();});
 newName.addEventListener('input',function(){if(newName.value.trim())hint.hidden=true;});
 function opId(){if(window.crypto&&crypto.randomUUID)return crypto.randomUUID();var b=new Uint8Array(16);crypto.getRandomValues(b);return Array.prototype.map.call(b,function(x){return(x+256).toString(16).slice(1)}).join('');}
+function takenAt(){if(!taken.value)return '';var at=new Date(taken.value);return isNaN(at.getTime())?'':at.toISOString();}
 function chosenRoom(){if(room.value==='__new')return newName.value.trim();return room.value;}
 var queue=[],active=0,AT_ONCE=3;
 function enqueue(item){item.li.className='';item.state.textContent='Waiting…';item.bar.value=0;item.retry.hidden=true;queue.push(item);pump();}
@@ -68,7 +71,7 @@ function pump(){while(active<AT_ONCE&&queue.length){active++;send(queue.shift())
 window.addEventListener('beforeunload',function(e){if(active||queue.length){e.preventDefault();e.returnValue='';}});
 function send(item){
   item.state.textContent='Uploading…';
-  var form=new FormData(),meta={operation_id:item.op};if(item.room)meta.room=item.room;
+  var form=new FormData(),meta={operation_id:item.op};if(item.room)meta.room=item.room;if(item.kind==='photos'&&item.taken)meta.taken_at=item.taken;
   form.append('meta',JSON.stringify(meta));form.append(item.kind.slice(0,-1),item.file,item.file.name);
   var xhr=new XMLHttpRequest();xhr.open('POST',location.pathname+'/'+item.kind+location.search);xhr.setRequestHeader('Accept','application/json');
   xhr.upload.onprogress=function(e){if(e.lengthComputable)item.bar.value=e.loaded/e.total;};
@@ -88,7 +91,7 @@ function add(files,source){
     name.className='name';state.className='state';name.textContent=files[i].name;bar.max=1;bar.value=0;retry.type='button';retry.textContent='Retry';retry.hidden=true;
     bar.setAttribute('aria-label','Upload of '+files[i].name);
     li.appendChild(name);li.appendChild(bar);li.appendChild(state);li.appendChild(retry);list.appendChild(li);
-    var item={file:files[i],kind:kindOf(files[i],source),op:opId(),room:chosenRoom(),li:li,bar:bar,state:state,retry:retry};
+    var item={file:files[i],kind:kindOf(files[i],source),op:opId(),room:chosenRoom(),taken:takenAt(),li:li,bar:bar,state:state,retry:retry};
     retry.addEventListener('click',enqueue.bind(null,item));enqueue(item);
   }
 }
