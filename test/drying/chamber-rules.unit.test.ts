@@ -77,6 +77,7 @@ const area = (room: AreaRoom, wall: Partial<ChamberAreaRow>): ChamberAreaRow => 
   wet_wall_total_sqft: null,
   wet_ceiling_sqft: null,
   wall_offsets: null,
+  note_dates: [],
   ...room,
   ...wall,
 });

@@ -388,6 +388,7 @@ function dryingLog(): Schemas['DryingLog'] {
           placed_on: '2026-11-18',
           removed_on: '2026-11-20',
           days_on_site: 2,
+          entered_by: marco,
           placed_on_site_by: null,
           removed_on_site_by: null,
         },
