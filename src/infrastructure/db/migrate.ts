@@ -25,6 +25,7 @@ import * as assistantGrants from './migrations/023_assistant_grants';
 import * as webhooks from './migrations/024_webhooks';
 import * as grantsEndWithTheirKey from './migrations/025_grants_end_with_their_key';
 import * as oauthExpiry from './migrations/026_oauth_expiry';
+import * as programProfiles from './migrations/027_program_profiles';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
 const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> }> = {
@@ -54,6 +55,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '024_webhooks': webhooks,
   '025_grants_end_with_their_key': grantsEndWithTheirKey,
   '026_oauth_expiry': oauthExpiry,
+  '027_program_profiles': programProfiles,
 };
 
 const source: Knex.MigrationSource<string> = {
