@@ -3741,8 +3741,8 @@ export interface components {
             policy_number?: string | null;
             /** @description The adjuster's name as it should show on the claim. */
             adjuster?: string | null;
-            /** @description The carrier program profile (`list_program_profiles`) to check this job against; null checks it against the profile of its carrier. Another company's or an unknown profile answers 404. */
-            program_profile_id?: components["schemas"]["ProgramProfileId"] | null;
+            /** @description The id (`prg_…`) of the carrier program profile (`list_program_profiles`) to check this job against; null checks it against the profile of its carrier. Another company's or an unknown profile answers 404. */
+            program_profile_id?: string | null;
         };
         ActivityEntry: {
             id: string;

@@ -787,16 +787,7 @@ export const mcpTools: McpToolDefinition[] = [
           "$ref": "#/$defs/nullable"
         },
         "program_profile_id": {
-          "oneOf": [
-            {
-              "type": "string",
-              "pattern": "^prg_[0-9A-Za-z]+$"
-            },
-            {
-              "type": "null"
-            }
-          ],
-          "description": "A list_program_profiles id; null: by carrier."
+          "$ref": "#/$defs/nullable"
         }
       },
       "required": [

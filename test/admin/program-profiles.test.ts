@@ -282,7 +282,8 @@ describe('update_job_overview program_profile_id, get_job program_profile: the p
       'not_found',
     );
     await overview(job.id, { program_profile_id: 'prg_unknown1' }).expect(404);
-    expect((await overview(job.id, { program_profile_id: 'Sedgwick' }).expect(400)).body.errors[0].path).toBe(
+    await overview(job.id, { program_profile_id: 'Sedgwick' }).expect(404);
+    expect((await overview(job.id, { program_profile_id: 7 }).expect(400)).body.errors[0].path).toBe(
       '/body/program_profile_id',
     );
     await overview(job.id, { program_profile_id: second.id }, co.readKey).expect(403);
