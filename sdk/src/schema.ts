@@ -4124,7 +4124,9 @@ export interface components {
             /** @description The carriers (or administrators) whose jobs it applies to, as jobs name them in `carrier`; any case. May be empty for a profile that jobs choose. */
             carriers: string[];
             /** @description Each rule is checked against `ProgramRule` (its kind and parameters); a wrong one answers 422 `invalid_program_profile`, not 400. */
-            rules: Record<string, never>[];
+            rules: {
+                [key: string]: unknown;
+            }[];
         };
         ProgramProfile: {
             id: components["schemas"]["ProgramProfileId"];
