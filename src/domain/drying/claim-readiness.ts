@@ -12,8 +12,7 @@ import { notFound } from '../../platform/errors';
 import { dateOfDay, dayOfDate, type BilledLine, type JobRef, type LogRow } from './drying-records';
 import { findLogToRead, readLog } from './read-log';
 import type { DryingLog } from './drying-status';
-import { appliedProfile } from '../company/program-profiles';
-import { programRuleFindings } from './program-rules';
+import { loadProgramRules, programRuleFindings } from './program-rules';
 
 type ClaimReadiness = components['schemas']['ClaimReadiness'];
 type Finding = components['schemas']['ReadinessFinding'];
@@ -324,10 +323,10 @@ export async function checkClaimReadiness(db: Knex, caller: Caller, ref: string)
   const found = await findLogToRead(db, caller, ref);
   if (!found) throw notFound('job');
   const { job, log: row, billed } = found;
-  const [log, facts, profile] = await Promise.all([
+  const [log, facts, programRules] = await Promise.all([
     row ? readLog(db, job, row, undefined, { parts: found, fromCache: true }) : null,
     factsOf(db, job, row),
-    appliedProfile(db, job.id),
+    loadProgramRules(db, job, row),
   ]);
   const drafts = [
     ...(log
@@ -352,7 +351,7 @@ export async function checkClaimReadiness(db: Knex, caller: Caller, ref: string)
       rule: null,
       profile: null,
     }))
-    .concat(await programRuleFindings(db, job, row, log, profile))
+    .concat(programRuleFindings(programRules, log))
     .sort(
       (a, b) =>
         SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || rank(a.check) - rank(b.check),

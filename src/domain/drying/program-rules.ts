@@ -1,12 +1,17 @@
 /**
  * The rules of a job's carrier program profile (company/program-profiles.ts), checked for
- * check_claim_readiness. The drying log is the one claim-readiness already read; the rest comes
- * from a few grouped queries, each run only when a rule needs it (photos by room and day, the
- * estimate's rooms and lines, the job's notes, the air read each day), never one per rule or day.
+ * check_claim_readiness. The drying log is the one claim-readiness reads; the rest comes from one
+ * statement of grouped sub-selects run beside it (photos by room and day, the estimate's rooms and
+ * lines, the job's notes, the air read each day), never a query per rule or day.
  */
 import type { Knex } from 'knex';
 import type { components } from '../../../sdk/src/schema';
-import type { AppliedProfile, ProgramRule, ProgramRuleKind } from '../company/program-profiles';
+import {
+  appliedProfileSql,
+  type AppliedProfile,
+  type ProgramRule,
+  type ProgramRuleKind,
+} from '../company/program-profiles';
 import { dateOfDay, dayOfDate, type JobRef, type LogRow } from './drying-records';
 import type { DryingLog } from './drying-status';
 
@@ -41,70 +46,46 @@ interface RuleFacts {
   dateOfLoss: string | null;
 }
 
-const NEEDS = {
-  photos: ['photos_per_room', 'equipment_photographed', 'before_and_after_photos'],
-  lines: ['photos_per_room', 'moisture_point_per_material', 'note_for_line_codes'],
-  notes: ['note_for_line_codes'],
-  air: ['daily_atmospherics'],
-  loss: ['first_reading_within_hours'],
-} satisfies Record<string, ProgramRuleKind[]>;
+/**
+ * The profile that applies to the job and, only when there is one, everything its rules read
+ * besides the log, as one statement: each part is a sub-select that PostgreSQL runs only when its
+ * CASE is reached. Bindings: the job's id, the log's id (or null).
+ */
+const PROGRAM_FACTS_SQL = `
+with target as (select j.*, ${appliedProfileSql(true)} as profile from jobs j where j.id = ?)
+select t.profile,
+  case when t.profile is not null then to_char(t.date_of_loss, 'YYYY-MM-DD') end as date_of_loss,
+  case when t.profile is not null then (
+    select coalesce(json_agg(g), '[]') from (
+      select lower(p.room) as room, to_char(p.taken_at at time zone c.timezone, 'YYYY-MM-DD') as date,
+             count(*)::int as photos, bool_or(p.caption ilike '%before%') as before,
+             bool_or(p.caption ilike '%after%') as after
+        from photos p join companies c on c.id = p.company_id
+       where p.job_id = t.id and p.room is not null
+       group by 1, 2) g) end as photos,
+  case when t.profile is not null then (
+    select coalesce(json_agg(x order by x.created_at, x.position, x.id), '[]') from (
+      select r.name as room, l.id, l.code, l.description, e.created_at, r.position
+        from estimate_rooms r join estimates e on e.id = r.estimate_id
+        left join estimate_lines l on l.room_id = r.id
+       where e.job_id = t.id) x) end as lines,
+  case when t.profile is not null then (
+    select coalesce(json_agg(n.text), '[]') from notes n where n.job_id = t.id) end as notes,
+  case when t.profile is not null then (
+    select coalesce(json_agg(g), '[]') from (
+      select d.day, d.location, a.name as area
+        from drying_readings d left join drying_areas a on a.id = d.area_id
+       where d.log_id = ? and d.metric in ('temp_f', 'rh_pct')
+       group by 1, 2, 3) g) end as air
+from target t`;
 
-async function factsFor(
-  db: Knex,
-  job: JobRef,
-  logRow: LogRow | null,
-  log: DryingLog | null,
-  kinds: Set<ProgramRuleKind>,
-): Promise<RuleFacts> {
-  const needs = (part: keyof typeof NEEDS) => NEEDS[part].some((kind) => kinds.has(kind));
-  const [photos, lines, notes, air, jobRow] = await Promise.all([
-    needs('photos')
-      ? db('photos as p')
-          .join('companies as c', 'c.id', 'p.company_id')
-          .where('p.job_id', job.id)
-          .whereNotNull('p.room')
-          .groupByRaw('1, 2')
-          .select(
-            db.raw('lower(p.room) as room'),
-            db.raw(`to_char(p.taken_at at time zone c.timezone, 'YYYY-MM-DD') as date`),
-            db.raw('count(*)::int as photos'),
-            db.raw(`bool_or(p.caption ilike '%before%') as before`),
-            db.raw(`bool_or(p.caption ilike '%after%') as after`),
-          )
-      : [],
-    needs('lines')
-      ? db('estimate_rooms as r')
-          .join('estimates as e', 'e.id', 'r.estimate_id')
-          .leftJoin('estimate_lines as l', 'l.room_id', 'r.id')
-          .where('e.job_id', job.id)
-          .orderBy(['e.created_at', 'r.position', 'l.id'])
-          .select('r.name as room', 'l.id', 'l.code', 'l.description')
-      : [],
-    needs('notes') ? db('notes').where({ job_id: job.id }).pluck('text') : [],
-    needs('air') && logRow
-      ? db('drying_readings as d')
-          .leftJoin('drying_areas as a', 'a.id', 'd.area_id')
-          .where('d.log_id', logRow.id)
-          .whereIn('d.metric', ['temp_f', 'rh_pct'])
-          .groupBy('d.day', 'd.location', 'a.name')
-          .select('d.day', 'd.location', 'a.name as area')
-      : [],
-    needs('loss')
-      ? db('jobs').where({ id: job.id }).first(db.raw("to_char(date_of_loss, 'YYYY-MM-DD') as date_of_loss"))
-      : null,
-  ]);
-  return {
-    log,
-    photos: photos as PhotoGroup[],
-    lines: lines as EstimateLine[],
-    noteTexts: [...(notes as string[]), ...(log?.notes.map((note) => note.text) ?? [])],
-    air: new Set(
-      (air as { day: number; location: string; area: string | null }[]).map((row) =>
-        airKey(row.day, row.location, row.area),
-      ),
-    ),
-    dateOfLoss: (jobRow as { date_of_loss: string | null } | null | undefined)?.date_of_loss ?? null,
-  };
+interface FactsRow {
+  profile: AppliedProfile | null;
+  date_of_loss: string | null;
+  photos: PhotoGroup[] | null;
+  lines: EstimateLine[] | null;
+  notes: string[] | null;
+  air: { day: number; location: string; area: string | null }[] | null;
 }
 
 const airKey = (day: number, location: string, area: string | null) =>
@@ -332,16 +313,44 @@ function draftsOf(rule: ProgramRule, facts: RuleFacts): Draft[] {
   }
 }
 
-/** The findings of the rules of the profile that applies to the job (`appliedProfile`; none without one), each naming its rule and profile. */
-export async function programRuleFindings(
+export interface ProgramRules {
+  profile: AppliedProfile;
+  facts: Omit<RuleFacts, 'log'>;
+}
+
+/**
+ * The profile that applies to the job and what its rules read besides the log, in one statement
+ * run beside the reading of the log: a profile adds no round trip. Null without a profile.
+ */
+export async function loadProgramRules(
   db: Knex,
   job: JobRef,
   logRow: LogRow | null,
-  log: DryingLog | null,
-  profile: AppliedProfile | null,
-): Promise<Finding[]> {
-  if (!profile || profile.rules.length === 0) return [];
-  const facts = await factsFor(db, job, logRow, log, new Set(profile.rules.map((rule) => rule.kind)));
+): Promise<ProgramRules | null> {
+  const { rows } = (await db.raw(PROGRAM_FACTS_SQL, [job.id, logRow?.id ?? null])) as { rows: FactsRow[] };
+  const row = rows[0];
+  if (!row?.profile || row.profile.rules.length === 0) return null;
+  return {
+    profile: row.profile,
+    facts: {
+      photos: row.photos ?? [],
+      lines: row.lines ?? [],
+      noteTexts: row.notes ?? [],
+      air: new Set((row.air ?? []).map((a) => airKey(a.day, a.location, a.area))),
+      dateOfLoss: row.date_of_loss,
+    },
+  };
+}
+
+/** The findings of the profile's rules (none without one), each naming its rule and profile. */
+export function programRuleFindings(rules: ProgramRules | null, log: DryingLog | null): Finding[] {
+  if (!rules) return [];
+  const { profile } = rules;
+  const facts: RuleFacts = {
+    ...rules.facts,
+    log,
+    noteTexts: [...rules.facts.noteTexts, ...(log?.notes.map((note) => note.text) ?? [])],
+  };
   return profile.rules.flatMap((rule) =>
     draftsOf(rule, facts).map((draft) => ({
       check: 'program_rule' as const,
