@@ -283,6 +283,7 @@ describe('update_job_overview program_profile_id, get_job program_profile: the p
     );
     await overview(job.id, { program_profile_id: 'prg_unknown1' }).expect(404);
     await overview(job.id, { program_profile_id: 'Sedgwick' }).expect(404);
+    await overview(job.id, { program_profile_id: '' }).expect(404);
     expect((await overview(job.id, { program_profile_id: 7 }).expect(400)).body.errors[0].path).toBe(
       '/body/program_profile_id',
     );

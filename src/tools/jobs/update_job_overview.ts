@@ -13,7 +13,7 @@ export const update_job_overview: WriteHandler<'update_job_overview'> = async (c
   const { operation_id: _operationId, ...requested } = body;
   if (requested.referral_source)
     requested.referral_source = await findReferralSource(db, caller.companyId, requested.referral_source);
-  if (requested.program_profile_id)
+  if (typeof requested.program_profile_id === 'string')
     requested.program_profile_id = await requireProfileId(db, caller.companyId, requested.program_profile_id);
 
   const changed = (Object.keys(requested) as Field[]).filter(
