@@ -19,7 +19,7 @@ export const MONTH_IN_ONE_REQUEST = 'add_drying_readings, 1,200 readings';
 export const ONE_READING = 'add_drying_readings, one reading';
 export const ONE_NOTE = 'add_note (beside one reading)';
 export const READ_FULL_LOG = 'get_drying_log of a 30-day log';
-export const READINESS = 'check_claim_readiness (30-day, 8-area log with photos)';
+export const READINESS = 'check_claim_readiness (30-day, 8-area log with photos, a profile of 8 rules)';
 /** Photos of the readiness case's job (the quick run, which judges nothing, sends fewer), spread over its rooms, sent this many to an upload. */
 const READINESS_PHOTOS = { full: 300, quick: 50 };
 const PHOTOS_AN_UPLOAD = 25;
@@ -60,6 +60,7 @@ export async function dryingCases(
   key: string,
   jobIds: string[],
   quick: boolean,
+  adminToken: string,
 ): Promise<{ heavy: HttpCase; light: HttpCase[] }> {
   for (const jobId of jobIds) {
     await post(base, key, `/api/v1/jobs/${jobId}/drying-log`, {
@@ -76,6 +77,7 @@ export async function dryingCases(
       ...month(),
     });
   await equipAndPhotograph(base, key, full[0], quick ? READINESS_PHOTOS.quick : READINESS_PHOTOS.full);
+  await giveProgramProfile(base, key, adminToken, full[0]);
 
   const cycle = (list: string[]) => {
     let i = 0;
@@ -169,4 +171,36 @@ async function equipAndPhotograph(base: string, key: string, jobId: string, phot
     });
     if (res.status !== 201) throw new Error(`photos: ${res.status} ${await res.text()}`);
   }
+}
+
+/** Every kind of program rule (8 rules, one kind twice), as a carrier's program would ask. */
+const PROGRAM_RULES = [
+  { kind: 'photos_per_room', min_photos: 4 },
+  { kind: 'equipment_photographed' },
+  { kind: 'before_and_after_photos' },
+  { kind: 'daily_atmospherics', severity: 'high' },
+  { kind: 'moisture_point_per_material' },
+  { kind: 'note_for_line_codes', codes: ['CLN-ANTI'] },
+  { kind: 'note_for_line_codes', codes: ['DRY-AS'] },
+  { kind: 'first_reading_within_hours', hours: 24 },
+];
+
+/** The readiness case's job is checked against a program profile, made through the admin API and chosen on the job. */
+async function giveProgramProfile(
+  base: string,
+  key: string,
+  adminToken: string,
+  jobId: string,
+): Promise<void> {
+  const context = (await (
+    await fetch(`${base}/api/v1/context`, { headers: { authorization: `Bearer ${key}` } })
+  ).json()) as { company: { id: string } };
+  const res = await fetch(`${base}/admin/v1/companies/${context.company.id}/program-profiles`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Bench program', carriers: [], rules: PROGRAM_RULES }),
+  });
+  if (res.status !== 201) throw new Error(`program profile: ${res.status} ${await res.text()}`);
+  const profile = (await res.json()) as { id: string };
+  await post(base, key, `/api/v1/jobs/${jobId}/overview`, { program_profile_id: profile.id }, 'PATCH');
 }

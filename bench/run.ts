@@ -43,6 +43,9 @@ async function settle(target: Target): Promise<void> {
   await db.destroy();
 }
 
+/** The admin API's token of the measured service: the readiness case's job gets a program profile through it. */
+const ADMIN_TOKEN = randomUUID();
+
 function startService(target: Target, port: number): Promise<ChildProcess> {
   return startProcess('src/main.ts', port, {
     ...databaseEnv(target),
@@ -53,7 +56,7 @@ function startService(target: Target, port: number): Promise<ChildProcess> {
     // One company drives every case: its fair share of a node (bench:fairness measures that) is
     // lifted like its rate limits, so that the cases measure what the service can do.
     COMPANY_CONCURRENCY: '64',
-    ADMIN_TOKEN: randomUUID(),
+    ADMIN_TOKEN,
   });
 }
 
@@ -284,6 +287,7 @@ async function main(): Promise<void> {
       key,
       data.sample.slice(-(quick ? 60 : 300)).map((s) => s.id),
       quick,
+      ADMIN_TOKEN,
     );
     // The logs' setup wrote tens of thousands of readings: settled first, so that PostgreSQL's
     // writing them out is not counted against the next case.

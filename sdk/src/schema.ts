@@ -988,6 +988,12 @@ export interface paths {
          *     - `room_with_few_photos` (low): a room of the log or an estimate with fewer than two
          *       photos (a room already reported without a photo is not reported again).
          *     A job without a drying log is checked for its photos only.
+         *
+         *     Then the rules of the job's carrier program profile (`get_job`'s `program_profile`; see
+         *     `ProgramRule` and `list_program_profiles`): each of their findings has `check`
+         *     `program_rule`, the rule's `severity`, and `rule` and `profile` naming the rule's kind
+         *     and the profile; they come after the service's own checks of the same severity. The
+         *     service's own findings have `rule` and `profile` null.
          */
         get: operations["check_claim_readiness"];
         put?: never;
@@ -1386,6 +1392,8 @@ export interface paths {
          *     IICRC category 1 (clean), 2 (grey) or 3 (black water). Returns the whole job. A request
          *     that changes nothing (no field, or only values the job already has) answers the job as it
          *     is and records nothing: no change entry, nothing to undo.
+         *     `program_profile_id` chooses the carrier program profile the job is checked against
+         *     (`get_job` shows it as `program_profile`); null goes back to the profile of its carrier.
          */
         patch: operations["update_job_overview"];
         trace?: never;
@@ -1855,6 +1863,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/program-profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the company's carrier program profiles
+         * @description Lists the company's carrier program profiles, oldest first: the rules a carrier or
+         *     third-party administrator (Alacrity, Accuserve, Contractor Connection, Sedgwick, …) asks
+         *     of its network, written down once by the company's administrator. A job uses the profile
+         *     it chose (`program_profile_id` of `update_job_overview`), else the one whose `carriers`
+         *     include its carrier (any case); `get_job` says which and why, and
+         *     `check_claim_readiness` checks the job against its rules. Profiles are kept through the
+         *     admin API; an assistant reads them here.
+         */
+        get: operations["list_program_profiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/program-profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the company's program profiles
+         * @description The company's program profiles, oldest first, as `list_program_profiles` shows them to its keys.
+         */
+        get: operations["admin_list_program_profiles"];
+        put?: never;
+        /**
+         * Write down a carrier program's rules
+         * @description Adds a program profile: its name, the carriers it applies to (matched with the job's
+         *     carrier without regard to case or surrounding spaces; a carrier belongs to one profile
+         *     of the company) and its rules. Each rule is one of `ProgramRule`'s kinds with its
+         *     parameters; a rule that is not is refused whole with 422 `invalid_program_profile`,
+         *     `errors` naming each wrong field (`/body/rules/0/min_photos`), and nothing is saved.
+         */
+        post: operations["admin_create_program_profile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/program-profiles/{profile_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one program profile
+         * @description One profile of the company; another company's profile answers 404.
+         */
+        get: operations["admin_get_program_profile"];
+        /**
+         * Replace a program profile
+         * @description Replaces the profile's name, carriers and rules with those sent, checked as at creation;
+         *     its id stays, so jobs that chose it keep it. Jobs are checked against the new rules from
+         *     now on.
+         */
+        put: operations["admin_replace_program_profile"];
+        post?: never;
+        /**
+         * Delete a program profile
+         * @description Removes the profile. Jobs that had chosen it go back to the profile of their carrier, if any.
+         */
+        delete: operations["admin_delete_program_profile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/standards/search": {
         parameters: {
             query?: never;
@@ -2106,7 +2198,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "confirmation_required" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "packet_outdated" | "findings_unconfirmed" | "date_in_future" | "contradictory_values" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "too_many_webhooks" | "rate_limited" | "admin_api_disabled" | "shutting_down" | "internal_error";
+            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "confirmation_required" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "packet_outdated" | "findings_unconfirmed" | "date_in_future" | "contradictory_values" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "too_many_webhooks" | "invalid_program_profile" | "rate_limited" | "admin_api_disabled" | "shutting_down" | "internal_error";
             /** @description One entry for each field that is wrong. */
             errors?: components["schemas"]["FieldError"][];
             /** @description For a 422, the names that would have been accepted. */
@@ -3171,8 +3263,15 @@ export interface components {
             findings: components["schemas"]["ReadinessFinding"][];
         };
         ReadinessFinding: {
-            /** @enum {string} */
-            check: "monitored_day_without_readings" | "readings_stop_before_billed" | "not_dry_on_last_day" | "equipment_removed_while_wet" | "billed_past_dry" | "billed_not_placed" | "category_not_reviewed" | "removal_contradicts_log" | "category_work_without_note" | "equipment_not_billed" | "equipment_outside_plan" | "no_unaffected_reference" | "day_without_outside_or_unaffected" | "dehumidifier_without_exhaust" | "skipped_day_without_reason" | "billed_room_without_photo" | "room_with_few_photos";
+            /**
+             * @description `program_rule` for a finding of a rule of the job's program profile (`rule` and `profile` name them).
+             * @enum {string}
+             */
+            check: "monitored_day_without_readings" | "readings_stop_before_billed" | "not_dry_on_last_day" | "equipment_removed_while_wet" | "billed_past_dry" | "billed_not_placed" | "category_not_reviewed" | "removal_contradicts_log" | "category_work_without_note" | "equipment_not_billed" | "equipment_outside_plan" | "no_unaffected_reference" | "day_without_outside_or_unaffected" | "dehumidifier_without_exhaust" | "skipped_day_without_reason" | "billed_room_without_photo" | "room_with_few_photos" | "program_rule";
+            /** @description The kind of the program rule that found it; null for the service's own checks. */
+            rule: components["schemas"]["ProgramRuleKind"] | null;
+            /** @description The program profile of that rule; null for the service's own checks. */
+            profile: components["schemas"]["ProgramProfileRef"] | null;
             /** @enum {string} */
             severity: "high" | "medium" | "low";
             /** @description What the finding is about; fields that do not apply are null. */
@@ -3810,6 +3909,8 @@ export interface components {
             policy_number?: string | null;
             /** @description The adjuster's name as it should show on the claim. */
             adjuster?: string | null;
+            /** @description The id (`prg_…`) of the carrier program profile (`list_program_profiles`) to check this job against; null checks it against the profile of its carrier. Another company's or an unknown profile answers 404. */
+            program_profile_id?: string | null;
         };
         ActivityEntry: {
             id: string;
@@ -3905,6 +4006,7 @@ export interface components {
             /** @description The newest notes, newest first (at most 5). */
             recent_notes: components["schemas"]["NoteSummary"][];
             estimates: components["schemas"]["EstimateSummary"][];
+            program_profile: components["schemas"]["JobProgramProfile"];
             /** Format: date-time */
             created_at: string;
             created_by: components["schemas"]["PersonRef"];
@@ -4190,6 +4292,136 @@ export interface components {
             code: string;
             near_matches: components["schemas"]["NearMatch"][];
         };
+        /** @example prg_5Tb8kQ2mLx0w */
+        ProgramProfileId: string;
+        /** @description A program profile, by id and name. */
+        ProgramProfileRef: {
+            id: components["schemas"]["ProgramProfileId"];
+            name: string;
+        };
+        ProgramProfileInput: {
+            name: string;
+            /** @description The carriers (or administrators) whose jobs it applies to, as jobs name them in `carrier`; any case. May be empty for a profile that jobs choose. */
+            carriers: string[];
+            /** @description Each rule is checked against `ProgramRule` (its kind and parameters); a wrong one answers 422 `invalid_program_profile`, not 400. */
+            rules: {
+                [key: string]: unknown;
+            }[];
+        };
+        ProgramProfile: {
+            id: components["schemas"]["ProgramProfileId"];
+            name: string;
+            carriers: string[];
+            rules: components["schemas"]["ProgramRule"][];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ProgramProfileList: {
+            data: components["schemas"]["ProgramProfile"][];
+            next_cursor: components["schemas"]["Cursor"];
+        };
+        /** @enum {string} */
+        ProgramRuleKind: "photos_per_room" | "equipment_photographed" | "before_and_after_photos" | "daily_atmospherics" | "moisture_point_per_material" | "note_for_line_codes" | "first_reading_within_hours";
+        /**
+         * @description How severe a finding of this rule is in `check_claim_readiness` (a `high` one makes the job not ready).
+         * @default medium
+         * @enum {string}
+         */
+        ProgramRuleSeverity: "high" | "medium" | "low";
+        /**
+         * @description One rule of a program, by `kind`, with its parameters and an optional `severity`
+         *     (default `medium`). What each checks in `check_claim_readiness`:
+         *     - `photos_per_room`: every room of the job's estimates has at least `min_photos` photos
+         *       filed in that room (the room is the photo's label).
+         *     - `equipment_photographed`: each unit placed has a photo in its area's room taken on the
+         *       day it was placed (company timezone).
+         *     - `before_and_after_photos`: each drying area has a "before" photo (taken on or before its
+         *       first day with a reading, or captioned with "before") and an "after" photo (taken on or
+         *       after its last day with a reading, or captioned with "after").
+         *     - `daily_atmospherics`: every monitored day before today (a day with a reading, not
+         *       skipped for every area) has outside air, unaffected air, and affected air in each
+         *       chamber (in any of its areas; a log without chambers: each area read that day).
+         *     - `moisture_point_per_material`: each material of an area (read there, or named by a
+         *       line of its estimate room: drywall, carpet, pad, baseboard, insulation, subfloor,
+         *       cabinet, concrete, wood, ceiling tile) has a reading at a named point.
+         *     - `note_for_line_codes`: each estimate line whose code starts with one of `codes` (any
+         *       case) is mentioned by its code in a job note or drying note.
+         *     - `first_reading_within_hours`: the first reading is within `hours` of the date of loss,
+         *       counted in whole days as readings are dated by day (24: the date of loss or the next).
+         */
+        ProgramRule: components["schemas"]["PhotosPerRoomRule"] | components["schemas"]["EquipmentPhotographedRule"] | components["schemas"]["BeforeAndAfterPhotosRule"] | components["schemas"]["DailyAtmosphericsRule"] | components["schemas"]["MoisturePointPerMaterialRule"] | components["schemas"]["NoteForLineCodesRule"] | components["schemas"]["FirstReadingWithinHoursRule"];
+        PhotosPerRoomRule: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "photos_per_room";
+            severity?: components["schemas"]["ProgramRuleSeverity"];
+            min_photos: number;
+        };
+        EquipmentPhotographedRule: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "equipment_photographed";
+            severity?: components["schemas"]["ProgramRuleSeverity"];
+        };
+        BeforeAndAfterPhotosRule: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "before_and_after_photos";
+            severity?: components["schemas"]["ProgramRuleSeverity"];
+        };
+        DailyAtmosphericsRule: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "daily_atmospherics";
+            severity?: components["schemas"]["ProgramRuleSeverity"];
+        };
+        MoisturePointPerMaterialRule: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "moisture_point_per_material";
+            severity?: components["schemas"]["ProgramRuleSeverity"];
+        };
+        NoteForLineCodesRule: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "note_for_line_codes";
+            severity?: components["schemas"]["ProgramRuleSeverity"];
+            /** @description Line codes, or the start of codes (`WTR-ANTIMIC`, `DRY-AM`). */
+            codes: string[];
+        };
+        FirstReadingWithinHoursRule: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "first_reading_within_hours";
+            severity?: components["schemas"]["ProgramRuleSeverity"];
+            hours: number;
+        };
+        /** @description The program profile `check_claim_readiness` checks the job against, and why; null when none applies. */
+        JobProgramProfile: {
+            id: components["schemas"]["ProgramProfileId"];
+            name: string;
+            /**
+             * @description `chosen_on_job` (update_job_overview `program_profile_id`) or `carrier` (the job's carrier is one of its carriers).
+             * @enum {string}
+             */
+            applies_because: "chosen_on_job" | "carrier";
+        } | null;
         StandardsExcerpt: {
             id: string;
             heading: string;
@@ -4575,6 +4807,31 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description A rule that is not one of `ProgramRule`'s kinds with its parameters, or a carrier that another profile of the company already has (`invalid_program_profile`); `errors` names each wrong field. Nothing is saved. */
+        InvalidProgramProfile: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://jms.dev/problems/invalid_program_profile",
+                 *       "title": "Invalid program profile",
+                 *       "status": 422,
+                 *       "code": "invalid_program_profile",
+                 *       "detail": "The profile cannot be saved: 1 field is wrong.",
+                 *       "errors": [
+                 *         {
+                 *           "path": "/body/rules/0/min_photos",
+                 *           "message": "must be >= 1"
+                 *         }
+                 *       ],
+                 *       "request_id": "req_4kR2x9TqLm0a"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The service's machine lacks a program this needs (`feature_unavailable`); `detail` names it. */
         FeatureUnavailable: {
             headers: {
@@ -4608,6 +4865,8 @@ export interface components {
         NoteId: components["schemas"]["NoteId"];
         /** @description Price for this pricing region (a US state code such as `TX`, or `DC`); by default the company's pricing region. */
         PricingRegion: string;
+        /** @description The profile's id. */
+        ProgramProfileId: components["schemas"]["ProgramProfileId"];
         /** @description The endpoint's id. */
         WebhookId: string;
     };
@@ -7799,6 +8058,218 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_program_profiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profiles; there is never a further page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProgramProfileList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_list_program_profiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profiles; there is never a further page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProgramProfileList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_create_program_profile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Sedgwick water mitigation",
+                 *       "carriers": [
+                 *         "Sedgwick"
+                 *       ],
+                 *       "rules": [
+                 *         {
+                 *           "kind": "photos_per_room",
+                 *           "min_photos": 4
+                 *         },
+                 *         {
+                 *           "kind": "daily_atmospherics",
+                 *           "severity": "high"
+                 *         },
+                 *         {
+                 *           "kind": "note_for_line_codes",
+                 *           "codes": [
+                 *             "WTR-ANTIMIC"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProgramProfileInput"];
+            };
+        };
+        responses: {
+            /** @description The profile. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProgramProfile"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidProgramProfile"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_get_program_profile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+                /** @description The profile's id. */
+                profile_id: components["parameters"]["ProgramProfileId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profile. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProgramProfile"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_replace_program_profile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+                /** @description The profile's id. */
+                profile_id: components["parameters"]["ProgramProfileId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProgramProfileInput"];
+            };
+        };
+        responses: {
+            /** @description The profile as replaced. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProgramProfile"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidProgramProfile"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_delete_program_profile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+                /** @description The profile's id. */
+                profile_id: components["parameters"]["ProgramProfileId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config } from '../platform/config';
 import { createCompany } from '../domain/admin/company-setup';
+import { createProfile } from '../domain/company/program-profiles';
 import { newApiKey, newId } from '../platform/ids';
 import { findCaller } from '../platform/auth';
 import { toolPipeline } from '../tools';
@@ -92,6 +93,21 @@ const JOBS: Omit<BodyOf<'create_job'>, 'operation_id'>[] = [
   },
 ];
 
+/** An example carrier program, written down as a company would from its guideline: the State Farm job is checked against it. */
+const PROGRAM_PROFILE: BodyOf<'admin_create_program_profile'> = {
+  name: 'Water mitigation program (example)',
+  carriers: ['State Farm'],
+  rules: [
+    { kind: 'photos_per_room', min_photos: 3 },
+    { kind: 'equipment_photographed' },
+    { kind: 'before_and_after_photos' },
+    { kind: 'daily_atmospherics', severity: 'high' },
+    { kind: 'moisture_point_per_material' },
+    { kind: 'note_for_line_codes', codes: ['CLN-ANTI', 'DRY-AS'] },
+    { kind: 'first_reading_within_hours', hours: 24 },
+  ],
+};
+
 export interface DemoKeys {
   companyId: string;
   companyName: string;
@@ -131,6 +147,7 @@ export async function seedDemo(db: Knex, config: Config, media: MediaServices): 
       return key;
     }),
   );
+  await createProfile(db, company.id, PROGRAM_PROFILE);
   const caller = (await findCaller(db, writeKey))!;
   const pipeline = toolPipeline({ db, config, media, slots: new CompanySlots(1) });
   for (const job of JOBS) {

@@ -157,6 +157,33 @@ export const mcpTools: McpToolDefinition[] = [
     "numberArguments": []
   },
   {
+    "name": "list_program_profiles",
+    "toolset": "context",
+    "scope": "read",
+    "title": "List program profiles",
+    "description": "The company's carrier program profiles (carriers, rules) that check_claim_readiness checks jobs against; a job can choose one with update_job_overview program_profile_id.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {},
+      "required": [],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "data",
+        "next_cursor"
+      ]
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": []
+  },
+  {
     "name": "list_referral_sources",
     "toolset": "context",
     "scope": "read",
@@ -479,6 +506,7 @@ export const mcpTools: McpToolDefinition[] = [
         "assignees",
         "recent_notes",
         "estimates",
+        "program_profile",
         "created_at",
         "created_by",
         "updated_at"
@@ -756,6 +784,9 @@ export const mcpTools: McpToolDefinition[] = [
           "$ref": "#/$defs/nullable"
         },
         "adjuster": {
+          "$ref": "#/$defs/nullable"
+        },
+        "program_profile_id": {
           "$ref": "#/$defs/nullable"
         }
       },
@@ -2113,7 +2144,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "drying",
     "scope": "read",
     "title": "Check claim readiness",
-    "description": "Check a job as a carrier's desk reviewer would before the packet goes out: days without readings or atmospherics, areas still wet, equipment pulled wet, billing vs equipment, dry days and log, missing references, photos. Returns findings with severity and the fixing tool.",
+    "description": "Check a job as a carrier's desk reviewer would before the packet goes out: days without readings or atmospherics, areas still wet, equipment pulled wet, billing vs equipment, dry days and log, missing references, photos, carrier program rules. Returns findings with severity and the fixing tool.",
     "inputSchema": {
       "type": "object",
       "properties": {

@@ -40,15 +40,20 @@ export type OperationName =
   | "admin_add_team_member"
   | "admin_create_company"
   | "admin_create_key"
+  | "admin_create_program_profile"
   | "admin_create_sign_in_link"
   | "admin_create_webhook"
+  | "admin_delete_program_profile"
   | "admin_delete_webhook"
+  | "admin_get_program_profile"
   | "admin_list_assistant_grants"
   | "admin_list_companies"
   | "admin_list_keys"
+  | "admin_list_program_profiles"
   | "admin_list_team"
   | "admin_list_webhook_attempts"
   | "admin_list_webhooks"
+  | "admin_replace_program_profile"
   | "admin_replay_webhook"
   | "admin_revoke_assistant_grant"
   | "admin_revoke_key"
@@ -85,6 +90,7 @@ export type OperationName =
   | "list_job_photos"
   | "list_job_statuses"
   | "list_job_videos"
+  | "list_program_profiles"
   | "list_referral_sources"
   | "list_team"
   | "lookup_customer"
@@ -132,6 +138,7 @@ export type ReadOperationName =
   | "list_job_photos"
   | "list_job_statuses"
   | "list_job_videos"
+  | "list_program_profiles"
   | "list_referral_sources"
   | "list_team"
   | "lookup_customer"
@@ -181,15 +188,20 @@ export type AdminOperationName =
   | "admin_add_team_member"
   | "admin_create_company"
   | "admin_create_key"
+  | "admin_create_program_profile"
   | "admin_create_sign_in_link"
   | "admin_create_webhook"
+  | "admin_delete_program_profile"
   | "admin_delete_webhook"
+  | "admin_get_program_profile"
   | "admin_list_assistant_grants"
   | "admin_list_companies"
   | "admin_list_keys"
+  | "admin_list_program_profiles"
   | "admin_list_team"
   | "admin_list_webhook_attempts"
   | "admin_list_webhooks"
+  | "admin_replace_program_profile"
   | "admin_replay_webhook"
   | "admin_revoke_assistant_grant"
   | "admin_revoke_key"
@@ -487,6 +499,30 @@ export const operations: Record<OperationName, OperationSpec> = {
     "hasBody": true,
     "successStatus": 201
   },
+  admin_create_program_profile: {
+    "name": "admin_create_program_profile",
+    "method": "POST",
+    "path": "/admin/v1/companies/{company_id}/program-profiles",
+    "expressPath": "/admin/v1/companies/:company_id/program-profiles",
+    "tag": "Administration",
+    "summary": "Write down a carrier program's rules",
+    "description": "Adds a program profile: its name, the carriers it applies to (matched with the job's\ncarrier without regard to case or surrounding spaces; a carrier belongs to one profile\nof the company) and its rules. Each rule is one of `ProgramRule`'s kinds with its\nparameters; a rule that is not is refused whole with 422 `invalid_program_profile`,\n`errors` naming each wrong field (`/body/rules/0/min_photos`), and nothing is saved.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "name",
+      "carriers",
+      "rules"
+    ],
+    "hasBody": true,
+    "successStatus": 201
+  },
   admin_create_sign_in_link: {
     "name": "admin_create_sign_in_link",
     "method": "POST",
@@ -535,6 +571,27 @@ export const operations: Record<OperationName, OperationSpec> = {
     "hasBody": true,
     "successStatus": 201
   },
+  admin_delete_program_profile: {
+    "name": "admin_delete_program_profile",
+    "method": "DELETE",
+    "path": "/admin/v1/companies/{company_id}/program-profiles/{profile_id}",
+    "expressPath": "/admin/v1/companies/:company_id/program-profiles/:profile_id",
+    "tag": "Administration",
+    "summary": "Delete a program profile",
+    "description": "Removes the profile. Jobs that had chosen it go back to the profile of their carrier, if any.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id",
+      "profile_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 204
+  },
   admin_delete_webhook: {
     "name": "admin_delete_webhook",
     "method": "DELETE",
@@ -555,6 +612,27 @@ export const operations: Record<OperationName, OperationSpec> = {
     "bodyParams": [],
     "hasBody": false,
     "successStatus": 204
+  },
+  admin_get_program_profile: {
+    "name": "admin_get_program_profile",
+    "method": "GET",
+    "path": "/admin/v1/companies/{company_id}/program-profiles/{profile_id}",
+    "expressPath": "/admin/v1/companies/:company_id/program-profiles/:profile_id",
+    "tag": "Administration",
+    "summary": "Read one program profile",
+    "description": "One profile of the company; another company's profile answers 404.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id",
+      "profile_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200
   },
   admin_list_assistant_grants: {
     "name": "admin_list_assistant_grants",
@@ -605,6 +683,26 @@ export const operations: Record<OperationName, OperationSpec> = {
     "tag": "Administration",
     "summary": "List the company's keys",
     "description": "Lists the company's keys, newest first, without their secrets.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200
+  },
+  admin_list_program_profiles: {
+    "name": "admin_list_program_profiles",
+    "method": "GET",
+    "path": "/admin/v1/companies/{company_id}/program-profiles",
+    "expressPath": "/admin/v1/companies/:company_id/program-profiles",
+    "tag": "Administration",
+    "summary": "List the company's program profiles",
+    "description": "The company's program profiles, oldest first, as `list_program_profiles` shows them to its keys.",
     "scope": "admin",
     "credit": "none",
     "mcp": false,
@@ -683,6 +781,31 @@ export const operations: Record<OperationName, OperationSpec> = {
     "queryParams": [],
     "bodyParams": [],
     "hasBody": false,
+    "successStatus": 200
+  },
+  admin_replace_program_profile: {
+    "name": "admin_replace_program_profile",
+    "method": "PUT",
+    "path": "/admin/v1/companies/{company_id}/program-profiles/{profile_id}",
+    "expressPath": "/admin/v1/companies/:company_id/program-profiles/:profile_id",
+    "tag": "Administration",
+    "summary": "Replace a program profile",
+    "description": "Replaces the profile's name, carriers and rules with those sent, checked as at creation;\nits id stays, so jobs that chose it keep it. Jobs are checked against the new rules from\nnow on.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id",
+      "profile_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "name",
+      "carriers",
+      "rules"
+    ],
+    "hasBody": true,
     "successStatus": 200
   },
   admin_replay_webhook: {
@@ -1024,7 +1147,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/jobs/:job_id/claim-readiness",
     "tag": "Drying",
     "summary": "What a carrier's desk reviewer would question in the job's drying record and photos",
-    "description": "Checks the job's record as a desk reviewer paying a mitigation invoice would, and lists\neach finding with the record it concerns, why, a `severity` and the tool that fixes it.\nChanges nothing. `ready` is true when no finding is `high`. The checks, in the order\nfindings are listed within a severity:\n- `monitored_day_without_readings` (high): a day before today (today's readings may\n  still come), not skipped, with no reading in an area still drying (an area needs none\n  after the day it read dry) within its plan. One finding per day, naming the areas.\n- `readings_stop_before_billed` (high): an area not dry whose readings stop before the\n  last day its day-billed lines bill, when that day is before today.\n- `not_dry_on_last_day` (high): an area with a material point whose reading on the\n  area's last day of material readings is above its dry goal; one finding per area,\n  naming each such point, its reading and its goal.\n- `equipment_removed_while_wet` (high): air movers, dehumidifiers or heaters removed\n  from an area (`remove_equipment`) on a day when, by its latest readings on or before\n  that day, a material point of the area was above its goal; one finding per area and\n  day removed (record `equipment`, the first unit's id), naming the units and the wet\n  readings. A drying note on that area and day (`add_drying_note`) saying why clears\n  it.\n- `billed_past_dry` (high): a day-billed line billing units a day for more days than its\n  area took to read dry (a line of its own quantity states no days: its unit-days are\n  compared with the equipment's, see `billing`).\n- `billed_not_placed` (high): more unit-days of a kind of equipment billed in an area\n  than were placed there (see `EquipmentBilling`).\n- `category_not_reviewed` (high): a category 1 chamber whose first reading is more than\n  48 hours after the date of loss (its date is more than 2 days after it), or that has\n  none yet by then, with no `category_reviewed_on` (S500: clean water degrades).\n- `removal_contradicts_log` (high): a line of the job's estimates that removes a\n  material in a room (drywall: `DEM-DW-2FT`, `DEM-DW-4FT`, `DEM-DW-FULL`, `MLD-DW`;\n  carpet: `DEM-CP`, `DEM-CP-GLUE`, `DEM-CP-C3`, `MLD-CP`; pad: `DEM-PAD`, `DEM-CP-C3`,\n  `MLD-CP`; insulation: `DEM-INS-…`, `MLD-INS`; subfloor: `DEM-SUBFLR`,\n  `DEM-SUBFLR-PLY`; baseboard: `DEM-BASE-DISP`; ceiling tile: `DEM-ACT`) while a point\n  of that material in the area of the room's name was read drying in place: read on\n  two or more days, above its goal on the first, and still read on the area's last day\n  of material readings (lines carry no date: tear-out is done on a visit, after which\n  a removed material cannot be read again). Record `line`. And the reverse (record\n  `area`): a point of one of those materials last read above its goal before the\n  area's last day of material readings (no longer read, as if torn out) while no\n  removal of that material is billed in that room; one finding per area and material.\n- `category_work_without_note` (high): on a category 1 loss (the highest of the job's\n  `water_category` and its chambers' categories is 1), a line billing antimicrobial or\n  category 2/3 work (`CLN-ANTI`, `CLN-ANTI-CAV`, `CLN-ANTI-FOG`, `CLN-DISINF`,\n  `CLN-SEWAGE`, and the `…-C2`/`…-C3` codes) with no note saying why: the line's own\n  note, or a job note or drying note whose text names the line's code or speaks of\n  it (`antimicrobial`, `microbial`, `disinfect`, `sanitiz`, `biocide`, `category 2`,\n  `category 3`, `cat 2`, `cat 3`, `grey water`, `gray water`, `black water`, `sewage`,\n  `contaminat`, any case). Record `line`.\n- `equipment_not_billed` (medium): unit-days placed but not billed: revenue lost.\n- `equipment_outside_plan` (medium): a chamber's air movers or dehumidification outside\n  its S500 plan, without a chamber note or a drying note on one of its areas for a day\n  since the count took its shape.\n- `no_unaffected_reference` (medium): an area whose material readings have no reference\n  (no unaffected reading of that material in the area or the building): the goal is the\n  service's default. (It is about materials' goals; the air is the next check.)\n- `day_without_outside_or_unaffected` (medium): a day with readings in an area but no\n  outside air reading or no unaffected air reading (`temp_f` or `rh_pct` at location\n  `outside`, `unaffected`); one finding per day, naming what is missing.\n- `dehumidifier_without_exhaust` (medium): a dehumidifier on site in an area (from the\n  day placed to the day before it was removed, its placing day at least) on days its\n  area was read with no `dehumidifier_exhaust` air reading that day in that area or\n  another area of its chamber; one finding per area, naming the days (record `area`,\n  the first of them).\n- `skipped_day_without_reason` (medium): a skipped day with no reason.\n- `billed_room_without_photo` (medium): an estimate room with day-billed lines and no\n  photo of that room.\n- `room_with_few_photos` (low): a room of the log or an estimate with fewer than two\n  photos (a room already reported without a photo is not reported again).\nA job without a drying log is checked for its photos only.",
+    "description": "Checks the job's record as a desk reviewer paying a mitigation invoice would, and lists\neach finding with the record it concerns, why, a `severity` and the tool that fixes it.\nChanges nothing. `ready` is true when no finding is `high`. The checks, in the order\nfindings are listed within a severity:\n- `monitored_day_without_readings` (high): a day before today (today's readings may\n  still come), not skipped, with no reading in an area still drying (an area needs none\n  after the day it read dry) within its plan. One finding per day, naming the areas.\n- `readings_stop_before_billed` (high): an area not dry whose readings stop before the\n  last day its day-billed lines bill, when that day is before today.\n- `not_dry_on_last_day` (high): an area with a material point whose reading on the\n  area's last day of material readings is above its dry goal; one finding per area,\n  naming each such point, its reading and its goal.\n- `equipment_removed_while_wet` (high): air movers, dehumidifiers or heaters removed\n  from an area (`remove_equipment`) on a day when, by its latest readings on or before\n  that day, a material point of the area was above its goal; one finding per area and\n  day removed (record `equipment`, the first unit's id), naming the units and the wet\n  readings. A drying note on that area and day (`add_drying_note`) saying why clears\n  it.\n- `billed_past_dry` (high): a day-billed line billing units a day for more days than its\n  area took to read dry (a line of its own quantity states no days: its unit-days are\n  compared with the equipment's, see `billing`).\n- `billed_not_placed` (high): more unit-days of a kind of equipment billed in an area\n  than were placed there (see `EquipmentBilling`).\n- `category_not_reviewed` (high): a category 1 chamber whose first reading is more than\n  48 hours after the date of loss (its date is more than 2 days after it), or that has\n  none yet by then, with no `category_reviewed_on` (S500: clean water degrades).\n- `removal_contradicts_log` (high): a line of the job's estimates that removes a\n  material in a room (drywall: `DEM-DW-2FT`, `DEM-DW-4FT`, `DEM-DW-FULL`, `MLD-DW`;\n  carpet: `DEM-CP`, `DEM-CP-GLUE`, `DEM-CP-C3`, `MLD-CP`; pad: `DEM-PAD`, `DEM-CP-C3`,\n  `MLD-CP`; insulation: `DEM-INS-…`, `MLD-INS`; subfloor: `DEM-SUBFLR`,\n  `DEM-SUBFLR-PLY`; baseboard: `DEM-BASE-DISP`; ceiling tile: `DEM-ACT`) while a point\n  of that material in the area of the room's name was read drying in place: read on\n  two or more days, above its goal on the first, and still read on the area's last day\n  of material readings (lines carry no date: tear-out is done on a visit, after which\n  a removed material cannot be read again). Record `line`. And the reverse (record\n  `area`): a point of one of those materials last read above its goal before the\n  area's last day of material readings (no longer read, as if torn out) while no\n  removal of that material is billed in that room; one finding per area and material.\n- `category_work_without_note` (high): on a category 1 loss (the highest of the job's\n  `water_category` and its chambers' categories is 1), a line billing antimicrobial or\n  category 2/3 work (`CLN-ANTI`, `CLN-ANTI-CAV`, `CLN-ANTI-FOG`, `CLN-DISINF`,\n  `CLN-SEWAGE`, and the `…-C2`/`…-C3` codes) with no note saying why: the line's own\n  note, or a job note or drying note whose text names the line's code or speaks of\n  it (`antimicrobial`, `microbial`, `disinfect`, `sanitiz`, `biocide`, `category 2`,\n  `category 3`, `cat 2`, `cat 3`, `grey water`, `gray water`, `black water`, `sewage`,\n  `contaminat`, any case). Record `line`.\n- `equipment_not_billed` (medium): unit-days placed but not billed: revenue lost.\n- `equipment_outside_plan` (medium): a chamber's air movers or dehumidification outside\n  its S500 plan, without a chamber note or a drying note on one of its areas for a day\n  since the count took its shape.\n- `no_unaffected_reference` (medium): an area whose material readings have no reference\n  (no unaffected reading of that material in the area or the building): the goal is the\n  service's default. (It is about materials' goals; the air is the next check.)\n- `day_without_outside_or_unaffected` (medium): a day with readings in an area but no\n  outside air reading or no unaffected air reading (`temp_f` or `rh_pct` at location\n  `outside`, `unaffected`); one finding per day, naming what is missing.\n- `dehumidifier_without_exhaust` (medium): a dehumidifier on site in an area (from the\n  day placed to the day before it was removed, its placing day at least) on days its\n  area was read with no `dehumidifier_exhaust` air reading that day in that area or\n  another area of its chamber; one finding per area, naming the days (record `area`,\n  the first of them).\n- `skipped_day_without_reason` (medium): a skipped day with no reason.\n- `billed_room_without_photo` (medium): an estimate room with day-billed lines and no\n  photo of that room.\n- `room_with_few_photos` (low): a room of the log or an estimate with fewer than two\n  photos (a room already reported without a photo is not reported again).\nA job without a drying log is checked for its photos only.\n\nThen the rules of the job's carrier program profile (`get_job`'s `program_profile`; see\n`ProgramRule` and `list_program_profiles`): each of their findings has `check`\n`program_rule`, the rule's `severity`, and `rule` and `profile` naming the rule's kind\nand the profile; they come after the service's own checks of the same severity. The\nservice's own findings have `rule` and `profile` null.",
     "scope": "read",
     "credit": "none",
     "mcp": true,
@@ -1668,6 +1791,30 @@ export const operations: Record<OperationName, OperationSpec> = {
     "hasBody": false,
     "successStatus": 200
   },
+  list_program_profiles: {
+    "name": "list_program_profiles",
+    "method": "GET",
+    "path": "/api/v1/program-profiles",
+    "expressPath": "/api/v1/program-profiles",
+    "tag": "Context",
+    "summary": "List the company's carrier program profiles",
+    "description": "Lists the company's carrier program profiles, oldest first: the rules a carrier or\nthird-party administrator (Alacrity, Accuserve, Contractor Connection, Sedgwick, …) asks\nof its network, written down once by the company's administrator. A job uses the profile\nit chose (`program_profile_id` of `update_job_overview`), else the one whose `carriers`\ninclude its carrier (any case); `get_job` says which and why, and\n`check_claim_readiness` checks the job against its rules. Profiles are kept through the\nadmin API; an assistant reads them here.",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "List program profiles",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [],
+    "queryParams": [],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200
+  },
   list_referral_sources: {
     "name": "list_referral_sources",
     "method": "GET",
@@ -2266,7 +2413,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/jobs/:job_id/overview",
     "tag": "Jobs",
     "summary": "Change a job's overview facts",
-    "description": "Changes the overview facts of a job. Send only what changed; a field sent as `null` is\ncleared (the title cannot be cleared). `referral_source` must be one of\n`list_referral_sources` (422 with the valid ones otherwise). `water_category` is the\nIICRC category 1 (clean), 2 (grey) or 3 (black water). Returns the whole job. A request\nthat changes nothing (no field, or only values the job already has) answers the job as it\nis and records nothing: no change entry, nothing to undo.",
+    "description": "Changes the overview facts of a job. Send only what changed; a field sent as `null` is\ncleared (the title cannot be cleared). `referral_source` must be one of\n`list_referral_sources` (422 with the valid ones otherwise). `water_category` is the\nIICRC category 1 (clean), 2 (grey) or 3 (black water). Returns the whole job. A request\nthat changes nothing (no field, or only values the job already has) answers the job as it\nis and records nothing: no change entry, nothing to undo.\n`program_profile_id` chooses the carrier program profile the job is checked against\n(`get_job` shows it as `program_profile`); null goes back to the profile of its carrier.",
     "scope": "write",
     "credit": "none",
     "mcp": true,
@@ -2296,7 +2443,8 @@ export const operations: Record<OperationName, OperationSpec> = {
       "claim_number",
       "carrier",
       "policy_number",
-      "adjuster"
+      "adjuster",
+      "program_profile_id"
     ],
     "hasBody": true,
     "successStatus": 200

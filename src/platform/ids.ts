@@ -39,7 +39,8 @@ export type IdPrefix =
   | 'eqp'
   | 'chb'
   | 'agr'
-  | 'whk';
+  | 'whk'
+  | 'prg';
 
 /** A prefixed id such as `job_7Qm2KxR9aB1c`: the prefix says what it names. */
 export function newId(prefix: IdPrefix): string {

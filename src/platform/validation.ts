@@ -210,8 +210,14 @@ export function checkToolArguments(name: OperationName, args: unknown, beside?: 
 
 /** Checks a value against a named schema of the spec (`components/schemas/<schema>`); errors are placed under `at`. */
 export function checkValue(schema: string, value: unknown, at: string): void {
+  const errors = schemaErrors(schema, value, at);
+  if (errors.length > 0) throw invalidRequest(errors);
+}
+
+/** What is wrong with a value by a named schema of the spec, placed under `at`; none when it fits. */
+export function schemaErrors(schema: string, value: unknown, at: string): FieldError[] {
   const validate = compiledFor(`schema ${schema}`, asSent, { $ref: refTo('components', 'schemas', schema) });
-  if (!validate(value)) throw invalidRequest(fieldErrors(at, validate.errors));
+  return validate(value) ? [] : fieldErrors(at, validate.errors);
 }
 
 /**

@@ -11,6 +11,7 @@ import { get_guide } from './context/get_guide';
 import { list_team } from './context/list_team';
 import { list_job_statuses } from './context/list_job_statuses';
 import { list_referral_sources } from './context/list_referral_sources';
+import { list_program_profiles } from './context/list_program_profiles';
 import { find_jobs } from './jobs/find_jobs';
 import { get_job } from './jobs/get_job';
 import { create_job } from './jobs/create_job';
@@ -86,6 +87,11 @@ import { admin_create_webhook } from './admin/admin_create_webhook';
 import { admin_list_webhooks } from './admin/admin_list_webhooks';
 import { admin_update_webhook } from './admin/admin_update_webhook';
 import { admin_delete_webhook } from './admin/admin_delete_webhook';
+import { admin_create_program_profile } from './admin/admin_create_program_profile';
+import { admin_list_program_profiles } from './admin/admin_list_program_profiles';
+import { admin_get_program_profile } from './admin/admin_get_program_profile';
+import { admin_replace_program_profile } from './admin/admin_replace_program_profile';
+import { admin_delete_program_profile } from './admin/admin_delete_program_profile';
 import { admin_rotate_webhook_secret } from './admin/admin_rotate_webhook_secret';
 import { admin_replay_webhook } from './admin/admin_replay_webhook';
 import { admin_list_webhook_attempts } from './admin/admin_list_webhook_attempts';
@@ -105,6 +111,7 @@ export const handlers: HandlerTable = {
   list_team,
   list_job_statuses,
   list_referral_sources,
+  list_program_profiles,
   find_jobs,
   get_job,
   create_job,
@@ -174,6 +181,11 @@ export const handlers: HandlerTable = {
   admin_list_webhooks,
   admin_update_webhook,
   admin_delete_webhook,
+  admin_create_program_profile,
+  admin_list_program_profiles,
+  admin_get_program_profile,
+  admin_replace_program_profile,
+  admin_delete_program_profile,
   admin_rotate_webhook_secret,
   admin_replay_webhook,
   admin_list_webhook_attempts,

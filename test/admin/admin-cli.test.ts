@@ -1,5 +1,7 @@
-/** The admin CLI over the admin API: companies, team, keys, assistants, sign-in links, credits and elevation; its exit codes and messages. */
+/** The admin CLI over the admin API: companies, team, keys, assistants, sign-in links, credits, elevation and program profiles; its exit codes and messages. */
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import path from 'node:path';
@@ -225,6 +227,58 @@ describe('the admin CLI (admin_set_elevation through the API too)', () => {
         /400 invalid_request: .*\n {2}\/body\/timezone: must be an IANA timezone/,
       ),
     });
+  });
+
+  it('keeps carrier program profiles from a JSON file: create, list, show, replace, delete; a bad rule names its field', async () => {
+    const co = await createCompany(t);
+    const dir = await mkdtemp(path.join(tmpdir(), 'jms-profile-'));
+    const file = path.join(dir, 'profile.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        name: 'Sedgwick',
+        carriers: ['Sedgwick'],
+        rules: [{ kind: 'photos_per_room', min_photos: 3 }],
+      }),
+    );
+    const made = JSON.parse((await cli('profiles', 'create', '--company', co.id, '--file', file)).stdout);
+    expect(made).toMatchObject({
+      id: expect.stringMatching(/^prg_/),
+      name: 'Sedgwick',
+      carriers: ['Sedgwick'],
+    });
+    expect(JSON.parse((await cli('profiles', 'list', '--company', co.id)).stdout).data).toEqual([made]);
+    expect(JSON.parse((await cli('profiles', 'show', '--company', co.id, made.id)).stdout)).toEqual(made);
+    await writeFile(
+      file,
+      JSON.stringify({ name: 'Sedgwick', carriers: [], rules: [{ kind: 'photos_per_room' }] }),
+    );
+    const refused = await cli('profiles', 'replace', '--company', co.id, made.id, '--file', file).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(refused).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(
+        /422 invalid_program_profile: .*\n {2}\/body\/rules\/0\/min_photos: must have required property/,
+      ),
+    });
+    await writeFile(file, JSON.stringify({ name: 'Sedgwick 2027', carriers: [], rules: [] }));
+    expect(
+      JSON.parse((await cli('profiles', 'replace', '--company', co.id, made.id, '--file', file)).stdout).name,
+    ).toBe('Sedgwick 2027');
+    expect(JSON.parse((await cli('profiles', 'delete', '--company', co.id, made.id)).stdout)).toEqual({
+      status: 204,
+    });
+    const gone = await cli('profiles', 'show', '--company', co.id, made.id).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(gone).toMatchObject({ code: 1, stderr: expect.stringContaining('404 not_found') });
+    await writeFile(file, 'not json');
+    const notJson = await cli('profiles', 'create', '--company', co.id, '--file', file).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(notJson).toMatchObject({ code: 1, stderr: expect.stringContaining('is not JSON') });
+    await rm(dir, { recursive: true });
   });
 
   it('takes a negative number as a value: credits add --add -3', async () => {

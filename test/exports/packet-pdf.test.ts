@@ -506,6 +506,7 @@ function job(): Schemas['JobDetail'] {
     assignees: [person],
     recent_notes: [],
     estimates: [{ id: 'est_4Tq8KmR2xA9b', label: 'Water mitigation', total_cents: 132320, currency: 'USD' }],
+    program_profile: null,
     created_at: at,
     created_by: person,
     updated_at: at,

@@ -113,6 +113,7 @@ describe('matchedOn', () => {
     policy_number: 'HO-4455',
     adjuster: 'Priya Shah',
     referral_source: null,
+    program_profile_id: null,
     photo_count: 0,
     customer_name: 'Maria Alvarez',
     created_by: 'per_1',

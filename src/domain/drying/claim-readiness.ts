@@ -14,6 +14,7 @@ import { dateOfDay, dayOfDate, type BilledLine, type JobRef, type LogRow } from 
 import { findLogToRead, readLog } from './read-log';
 import type { DryingLog } from './drying-status';
 import { deskFactsOf, deskReview, type Draft } from './desk-review';
+import { loadProgramRules, programRuleFindings } from './program-rules';
 
 type ClaimReadiness = components['schemas']['ClaimReadiness'];
 type Finding = components['schemas']['ReadinessFinding'];
@@ -311,17 +312,22 @@ function photoFindings(log: DryingLog | null, billed: BilledLine[], facts: Facts
 }
 
 const severityOf = (check: Check): Severity => CHECKS.find(([name]) => name === check)![1];
-const rank = (check: Check): number => CHECKS.findIndex(([name]) => name === check);
+/** A program rule's finding (not in CHECKS: its rule sets its severity) comes after the service's own. */
+const rank = (check: Check): number => {
+  const at = CHECKS.findIndex(([name]) => name === check);
+  return at < 0 ? CHECKS.length : at;
+};
 
 /** The findings of the job named by `ref` (id or number), most severe first; 404 for a job not of the caller's company. */
 export async function checkClaimReadiness(db: Knex, caller: Caller, ref: string): Promise<ClaimReadiness> {
   const found = await findLogToRead(db, caller, ref);
   if (!found) throw notFound('job');
   const { job, log: row, billed } = found;
-  const [log, facts, desk] = await Promise.all([
+  const [log, facts, desk, programRules] = await Promise.all([
     row ? readLog(db, job, row, undefined, { parts: found, fromCache: true }) : null,
     factsOf(db, job, row),
     row ? deskFactsOf(db, job.id, row.id) : null,
+    loadProgramRules(db, job, row),
   ]);
   const drafts = [
     ...(log
@@ -338,13 +344,16 @@ export async function checkClaimReadiness(db: Knex, caller: Caller, ref: string)
     ...photoFindings(log, billed, facts),
   ];
   const findings: Finding[] = drafts
-    .map((draft) => ({
+    .map<Finding>((draft) => ({
       check: draft.check,
       severity: severityOf(draft.check),
       record: { id: null, name: null, day: null, date: null, ...draft.record },
       message: draft.message,
       fix: draft.fix,
+      rule: null,
+      profile: null,
     }))
+    .concat(programRuleFindings(programRules, log))
     .sort(
       (a, b) =>
         SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || rank(a.check) - rank(b.check),

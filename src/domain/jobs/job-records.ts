@@ -7,6 +7,7 @@ import { estimateSummaries } from '../estimates/estimate-summaries';
 import { prepared } from '../../infrastructure/db/prepared';
 import { jobNumberOf } from '../../platform/job-ref';
 import type { Caller } from '../../platform/caller';
+import { appliedProfileSql, type JobProgramProfile } from '../company/program-profiles';
 
 export type JobSummary = components['schemas']['JobSummary'];
 export type JobDetail = components['schemas']['JobDetail'];
@@ -37,6 +38,7 @@ export interface JobRow {
   policy_number: string | null;
   adjuster: string | null;
   referral_source: string | null;
+  program_profile_id: string | null;
   photo_count: number;
   customer_name: string | null;
   created_by: string;
@@ -149,6 +151,7 @@ export async function loadJobDetail(db: Knex, caller: Caller, ref: string): Prom
                           from notes n join people p on p.id = n.author_id
                          where n.job_id = j.id order by n.created_at desc, n.id desc limit ${RECENT_NOTES}) n), '[]') as recent_notes`),
     db.raw('exists (select 1 from estimates e where e.job_id = j.id) as has_estimates'),
+    db.raw(`${appliedProfileSql(false)} as program_profile`),
   );
   const name = jobNumberOf(ref) === null ? 'job_detail_by_id' : 'job_detail_by_number';
   const job = (await prepared(whereRef(query, ref), name).first()) as (JobRow & DetailParts) | undefined;
@@ -159,7 +162,12 @@ export async function loadJobDetail(db: Knex, caller: Caller, ref: string): Prom
 /** The detail of a job just created, from the rows written: what get_job would read back. */
 export function newJobDetail(
   job: Omit<JobRow, 'customer_name' | 'created_by_name'>,
-  parts: { createdByName: string; people: PersonOnJobRow[]; assignees: JobDetail['assignees'] },
+  parts: {
+    createdByName: string;
+    people: PersonOnJobRow[];
+    assignees: JobDetail['assignees'];
+    programProfile: JobProgramProfile;
+  },
 ): JobDetail {
   const customer = parts.people.find((person) => person.role === 'customer');
   return toDetail(
@@ -171,6 +179,7 @@ export function newJobDetail(
       assignees: parts.assignees,
       recent_notes: [],
       has_estimates: false,
+      program_profile: parts.programProfile,
     },
     [],
   );
@@ -181,6 +190,7 @@ interface DetailParts {
   people: PersonOnJobRow[];
   assignees: JobDetail['assignees'];
   recent_notes: { id: string; text: string; created_at: string; author_id: string; author_name: string }[];
+  program_profile: JobProgramProfile;
 }
 
 function toDetail(job: JobRow & DetailParts, estimates: JobDetail['estimates']): JobDetail {
@@ -215,6 +225,7 @@ function toDetail(job: JobRow & DetailParts, estimates: JobDetail['estimates']):
       created_at: new Date(n.created_at).toISOString(),
     })),
     estimates,
+    program_profile: job.program_profile,
     created_at: job.created_at.toISOString(),
     created_by: { id: job.created_by, name: job.created_by_name },
     updated_at: job.updated_at.toISOString(),

@@ -26,6 +26,7 @@ import * as webhooks from './migrations/024_webhooks';
 import * as grantsEndWithTheirKey from './migrations/025_grants_end_with_their_key';
 import * as oauthExpiry from './migrations/026_oauth_expiry';
 import * as wetWallWhole from './migrations/027_wet_wall_whole';
+import * as programProfiles from './migrations/028_program_profiles';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
 const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> }> = {
@@ -56,6 +57,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '025_grants_end_with_their_key': grantsEndWithTheirKey,
   '026_oauth_expiry': oauthExpiry,
   '027_wet_wall_whole': wetWallWhole,
+  '028_program_profiles': programProfiles,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -4,6 +4,7 @@ import type { NewRow } from '../../platform/undo';
 import { nextJobNumber } from '../../platform/counters';
 import { findReferralSource, findTeammate, firstStatusId } from '../../domain/company/lookups';
 import { newJobDetail, type JobRow } from '../../domain/jobs/job-records';
+import { profileOfCarrier } from '../../domain/company/program-profiles';
 import { digitsOf, searchColumns } from '../../domain/jobs/search-text';
 import { defaultJobTitle } from '../../domain/jobs/job-title';
 import {
@@ -101,6 +102,7 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
     createdByName: caller.personName,
     people: contact ? [{ ...contact, role: 'customer' }] : [],
     assignees: assignee ? [{ id: assignee.id, name: assignee.name }] : [],
+    programProfile: await profileOfCarrier(db, caller.companyId, body.carrier),
   });
   return { ...detail, possible_duplicates: toDuplicates(duplicates) };
 };

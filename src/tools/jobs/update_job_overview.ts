@@ -2,6 +2,7 @@ import { lockedJob, type BodyOf, type WriteHandler } from '../tool';
 import { findReferralSource } from '../../domain/company/lookups';
 import { jobRefOf, loadJobDetail, type JobRow } from '../../domain/jobs/job-records';
 import { searchColumnsOf } from '../../domain/jobs/search-text';
+import { requireProfileId } from '../../domain/company/program-profiles';
 
 type Field = keyof Omit<BodyOf<'update_job_overview'>, 'operation_id'>;
 
@@ -12,6 +13,8 @@ export const update_job_overview: WriteHandler<'update_job_overview'> = async (c
   const { operation_id: _operationId, ...requested } = body;
   if (requested.referral_source)
     requested.referral_source = await findReferralSource(db, caller.companyId, requested.referral_source);
+  if (typeof requested.program_profile_id === 'string')
+    requested.program_profile_id = await requireProfileId(db, caller.companyId, requested.program_profile_id);
 
   const changed = (Object.keys(requested) as Field[]).filter(
     (field) => requested[field] !== job[field as keyof JobRow],

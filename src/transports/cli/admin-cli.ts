@@ -4,8 +4,10 @@
  * answer is printed as JSON; a problem prints its detail and each wrong field on stderr and exits
  * with 1. The service itself must run with ADMIN_TOKEN set, or every command answers 404 admin_api_disabled.
  */
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createAdminClient, type JobsClient, type Problem } from '../../../sdk/src';
+import type { components } from '../../../sdk/src/schema';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -34,6 +36,11 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   webhooks rotate --company co_… <webhook_id> [--grace-seconds 86400]
   webhooks replay --company co_… <webhook_id> --event ID | --since-cursor C | --since 2026-11-25T08:00:00Z
   webhooks attempts --company co_… <webhook_id> [--event ID] [--limit 25] [--cursor C]
+  profiles create --company co_… --file profile.json         (carrier program profile: name, carriers,
+                                                            rules as the API takes them; --file - reads stdin)
+  profiles list --company co_…
+  profiles show|delete --company co_… <profile_id>
+  profiles replace --company co_… <profile_id> --file profile.json
   estimate-rates set --company co_… --overhead 10 --profit 10 --tax 6.25
   elevation set --company co_… --feet 5280                    (drying logs' air pressure)
 
@@ -68,6 +75,7 @@ const OPTIONS = {
   since: { type: 'string' },
   limit: { type: 'string' },
   cursor: { type: 'string' },
+  file: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -111,6 +119,19 @@ function onOff(value: string): boolean {
   return value === 'on';
 }
 
+/** A profile's JSON from `--file` (`-`: stdin), sent as it is: the service checks it and names each wrong field. */
+async function profileFile(values: Values): Promise<components['schemas']['ProgramProfileInput']> {
+  const file = required(values, 'file');
+  const text = await readFile(file === '-' ? '/dev/stdin' : file, 'utf8').catch((error: Error) => {
+    throw new UsageError(`cannot read --file ${file}: ${error.message}`);
+  });
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--file ${file} is not JSON: ${(error as Error).message}`);
+  }
+}
+
 /** Paging options, sent only when given (the service's defaults apply otherwise). */
 function page(values: Values): { limit?: number; cursor?: string } {
   return { limit: values.limit === undefined ? undefined : number(values, 'limit'), cursor: values.cursor };
@@ -150,7 +171,24 @@ function run(api: JobsClient, command: string, args: string[], values: Values): 
     return { path: { company_id: required(values, 'company'), webhook_id: args[0] } };
   };
   const webhookPath = '/admin/v1/companies/{company_id}/webhooks/{webhook_id}';
+  const profile = () => {
+    if (!args[0]) throw new UsageError('give the profile id');
+    return { path: { company_id: required(values, 'company'), profile_id: args[0] } };
+  };
+  const profilePath = '/admin/v1/companies/{company_id}/program-profiles/{profile_id}';
   switch (command) {
+    case 'profiles create':
+      return profileFile(values).then((body) =>
+        api.POST('/admin/v1/companies/{company_id}/program-profiles', { params: company(), body }),
+      );
+    case 'profiles list':
+      return api.GET('/admin/v1/companies/{company_id}/program-profiles', { params: company() });
+    case 'profiles show':
+      return api.GET(profilePath, { params: profile() });
+    case 'profiles replace':
+      return profileFile(values).then((body) => api.PUT(profilePath, { params: profile(), body }));
+    case 'profiles delete':
+      return api.DELETE(profilePath, { params: profile() });
     case 'webhooks create':
       return api.POST('/admin/v1/companies/{company_id}/webhooks', {
         params: company(),
