@@ -256,6 +256,17 @@ describe('update_job_overview program_profile_id, get_job program_profile: the p
       .delete(`${profilesOf(co)}/${sedgwick.id}`)
       .expect(204);
     expect((await readJob(t, co.readKey, job.id)).program_profile).toBeNull();
+
+    // A choice cleared, then its profile deleted: undo cannot put the deleted profile back.
+    const gone = await createProfile(co, { name: 'Gone soon', carriers: [], rules: [] });
+    await overview(job.id, { program_profile_id: gone.id }).expect(200);
+    await overview(job.id, { program_profile_id: null }).expect(200);
+    await admin()
+      .delete(`${profilesOf(co)}/${gone.id}`)
+      .expect(204);
+    const undo = await as(t, co.writeKey).post('/api/v1/undo').send({ operation_id: opId() });
+    expect([undo.status, undo.body.code]).toEqual([409, 'undo_not_possible']);
+    expect((await readJob(t, co.readKey, job.id)).program_profile).toBeNull();
   });
 
   it('replays, refuses a conflicting operation_id, a read key, another company’s job or profile, and a bad id', async () => {
