@@ -183,6 +183,8 @@ describe('check_claim_readiness as a desk review', () => {
       {
         check: 'not_dry_on_last_day',
         severity: 'high',
+        rule: null,
+        profile: null,
         record: { type: 'area', id: expect.stringMatching(/^area_/), name: 'Kitchen', day: 3, date: day(3) },
         message: `Kitchen drywall 'behind the sink' read 12 against a goal of 10 and wood 'sink base' read 15 against a goal of 12 on day 3 (${day(3)}), the last day monitored.`,
         fix: { tool: 'add_drying_readings', how: expect.any(String) },
@@ -190,6 +192,8 @@ describe('check_claim_readiness as a desk review', () => {
       {
         check: 'equipment_removed_while_wet',
         severity: 'high',
+        rule: null,
+        profile: null,
         record: { type: 'equipment', id: diningUnits[0].id, name: 'Dining', day: 2, date: day(2) },
         message: `2 air movers were removed from Dining on day 2 (${day(2)}) while its drywall 'east wall' read 11 against a goal of 10.`,
         fix: { tool: 'add_drying_note', how: expect.stringContaining('a note on Dining and day 2') },
@@ -197,6 +201,8 @@ describe('check_claim_readiness as a desk review', () => {
       {
         check: 'removal_contradicts_log',
         severity: 'high',
+        rule: null,
+        profile: null,
         record: { type: 'line', id: lines['DEM-DW-2FT Kitchen'], name: 'Kitchen', day: 3, date: day(3) },
         message: `DEM-DW-2FT (Flood cut drywall 2 feet above the floor and remove the lower section) is billed in Kitchen, but its drywall 'behind the sink' was read drying in place on 3 days, day 1 to day 3 (${day(1)} to ${day(3)}), from 30 to 12 against a goal of 10.`,
         fix: { tool: 'remove_line_item', how: expect.any(String) },
@@ -204,6 +210,8 @@ describe('check_claim_readiness as a desk review', () => {
       {
         check: 'category_work_without_note',
         severity: 'high',
+        rule: null,
+        profile: null,
         record: { type: 'line', id: lines['CLN-ANTI Kitchen'], name: 'Kitchen', day: null, date: null },
         message:
           'CLN-ANTI (Apply antimicrobial to affected surfaces) is billed in Kitchen on a category 1 loss with no note saying why.',
@@ -212,6 +220,8 @@ describe('check_claim_readiness as a desk review', () => {
       {
         check: 'day_without_outside_or_unaffected',
         severity: 'medium',
+        rule: null,
+        profile: null,
         record: { type: 'day', id: null, name: null, day: 3, date: day(3) },
         message: `Day 3 (${day(3)}) has readings but no outside or unaffected air reading to compare the drying air with.`,
         fix: { tool: 'add_drying_readings', how: expect.stringContaining('outside and unaffected') },
@@ -219,6 +229,8 @@ describe('check_claim_readiness as a desk review', () => {
       {
         check: 'dehumidifier_without_exhaust',
         severity: 'medium',
+        rule: null,
+        profile: null,
         record: { type: 'area', id: expect.stringMatching(/^area_/), name: 'Kitchen', day: 1, date: day(1) },
         message: `Kitchen had a dehumidifier on site on days 1, 2 and 3 (${day(1)} to ${day(3)}) with no exhaust reading, so what it removed (its grain depression) is not shown.`,
         fix: { tool: 'add_drying_readings', how: expect.stringContaining('dehumidifier_exhaust') },
