@@ -64,7 +64,8 @@ async function highKeys(jobId: string): Promise<{ keys: string[]; messages: stri
 
 /**
  * A job with a draft estimate and a drying log begun three days ago in Kitchen and Hall, read
- * only in Kitchen on day 1: days 1 to 3 were monitored without (all) readings, three high findings.
+ * only in Kitchen on day 1, dry: days 1 to 3 were monitored without (all) readings (Hall is not
+ * read dry), three high findings.
  */
 async function jobWithFindings(
   { log = true } = {},
@@ -113,10 +114,11 @@ async function startLog(jobId: string, company = co): Promise<void> {
     .expect(201);
 }
 
-async function readDay(jobId: string, day: number, area: string, company = co): Promise<void> {
+/** Reads the area's drywall on the day: dry (9, under its goal) unless told the value. */
+async function readDay(jobId: string, day: number, area: string, company = co, value = 9): Promise<void> {
   await write(company)
     .post(`/api/v1/jobs/${jobId}/drying-log/readings`)
-    .send({ operation_id: opId(), day, area, readings: [{ metric: 'drywall', value: 30 }] })
+    .send({ operation_id: opId(), day, area, readings: [{ metric: 'drywall', value }] })
     .expect(201);
 }
 
@@ -239,10 +241,12 @@ describe('export_pdf', () => {
     const job = await jobWithFindings();
     const before = await highKeys(job.id);
     const link: PdfExport = (await read().get(exportUrl(job.id, before.keys)).expect(200)).body;
-    // Day 1 is read in Hall too: that finding is fixed, so the confirmation no longer matches.
-    await readDay(job.id, 1, 'Hall');
+    // Day 1 is read in Hall too, still wet: that finding is fixed and another is found (Hall
+    // above its goal on its last day read), so the confirmation no longer matches.
+    await readDay(job.id, 1, 'Hall', co, 30);
     const now = await highKeys(job.id);
-    expect(now.keys).toEqual(before.keys.slice(1));
+    expect(now.keys.slice(0, 2)).toEqual(before.keys.slice(1));
+    expect(now.keys.slice(2)).toEqual([expect.stringMatching(/^not_dry_on_last_day:area:/)]);
     const refused = await post(local(link.pdf_url));
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ code: 'findings_unconfirmed' });

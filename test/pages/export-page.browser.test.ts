@@ -235,9 +235,19 @@ describeInBrowser('the export download page on a phone', () => {
         (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/claim-readiness`).expect(200)).body
           .findings as components['schemas']['ReadinessFinding'][]
       ).filter((finding) => finding.severity === 'high');
+    // What each finding is about: a day, or an area by name.
+    const about = (findings: components['schemas']['ReadinessFinding'][]) =>
+      findings.map((f) => [f.check, f.record.type === 'day' ? f.record.day : f.record.name]);
     const before = await high();
-    expect(before.map((finding) => finding.record.day)).toEqual([1, 3]);
-    const confirm = before.map((f) => `&confirm_findings=monitored_day_without_readings:day:${f.record.day}`);
+    expect(about(before)).toEqual([
+      ['monitored_day_without_readings', 1],
+      ['monitored_day_without_readings', 3],
+      ['not_dry_on_last_day', 'Kitchen'],
+    ]);
+    const confirm = before.map(
+      (f) =>
+        `&confirm_findings=${encodeURIComponent(`${f.check}:${f.record.type}:${f.record.id ?? f.record.day}`)}`,
+    );
     const link: PdfExport = (
       await as(t, co.readKey)
         .get(`/api/v1/jobs/${job.id}/export-pdf?documents=estimate&documents=drying_log${confirm.join('')}`)
@@ -254,25 +264,29 @@ describeInBrowser('the export download page on a phone', () => {
       fullPage: true,
     });
 
-    // Download asks to confirm the two findings by name; the button waits for the tick.
+    // Download asks to confirm the three findings by name; the button waits for the tick.
     await page.getByRole('button', { name: 'Download PDF' }).click();
     const dialog = page.getByRole('alertdialog');
-    expect(await dialog.textContent()).toContain('with 2 serious findings a claim reviewer would question');
+    expect(await dialog.textContent()).toContain('with 3 serious findings a claim reviewer would question');
     expect(await page.locator('#confirmlist li').allTextContents()).toEqual(before.map((f) => f.message));
     const yes = page.getByRole('button', { name: 'Make it final anyway and download' });
     expect(await yes.isDisabled()).toBe(true);
     await page.screenshot({ path: path.join(ARTIFACTS, 'export-page-final-confirm.png'), fullPage: true });
 
-    // Hall is read on day 1 meanwhile: the page's confirmation no longer matches, and it asks again.
+    // Hall is read on day 1 meanwhile, wet: the page's confirmation no longer matches, and it asks again.
     await readKitchen('Hall');
     const now = await high();
-    expect(now).toHaveLength(1);
+    expect(about(now)).toEqual([
+      ['monitored_day_without_readings', 3],
+      ['not_dry_on_last_day', 'Kitchen'],
+      ['not_dry_on_last_day', 'Hall'],
+    ]);
     await page.getByLabel('I have read these findings').check();
     await yes.click();
     await page.waitForSelector('#confirmchanged:not([hidden])');
-    expect(await page.locator('#confirmlist li').allTextContents()).toEqual([now[0].message]);
-    expect(await page.locator('#warnlist li').allTextContents()).toEqual([now[0].message]);
-    expect(await dialog.textContent()).toContain('with 1 serious finding a claim');
+    expect(await page.locator('#confirmlist li').allTextContents()).toEqual(now.map((f) => f.message));
+    expect(await page.locator('#warnlist li').allTextContents()).toEqual(now.map((f) => f.message));
+    expect(await dialog.textContent()).toContain('with 3 serious findings a claim');
     expect(await yes.isDisabled()).toBe(true);
     expect(await statusOf(estimate.id)).toBe('draft');
     await page.screenshot({ path: path.join(ARTIFACTS, 'export-page-final-reconfirm.png'), fullPage: true });
