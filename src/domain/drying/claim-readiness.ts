@@ -326,7 +326,7 @@ export async function checkClaimReadiness(db: Knex, caller: Caller, ref: string)
   const [log, facts, desk, programRules] = await Promise.all([
     row ? readLog(db, job, row, undefined, { parts: found, fromCache: true }) : null,
     factsOf(db, job, row),
-    row ? deskFactsOf(db, job.id, row.id) : null,
+    row ? deskFactsOf(db, job.id, row) : null,
     loadProgramRules(db, job, row),
   ]);
   const drafts = [

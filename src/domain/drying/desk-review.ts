@@ -8,7 +8,9 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../../sdk/src/schema';
-import { dateOfDay, dayOfDate, parsedJson } from './drying-records';
+import { prepared } from '../../infrastructure/db/prepared';
+import { dateOfDay, dayOfDate, parsedJson, type LogRow } from './drying-records';
+import { readingFactsOf, type AirRow, type PointRow } from './reading-facts';
 import type { DryingLog } from './drying-status';
 import type { EquipmentRow } from './equipment';
 
@@ -73,18 +75,6 @@ const WHY_WORDS = [
 ];
 const REVIEWED_CODES = [...new Set([...Object.values(REMOVALS).flat(), ...CATEGORY_WORK])];
 
-interface PointRow {
-  area_id: string;
-  metric: string;
-  point: string | null;
-  days: number[];
-  values: number[];
-}
-interface AirRow {
-  day: number;
-  location: 'outside' | 'unaffected' | 'dehumidifier_exhaust';
-  area_id: string | null;
-}
 interface LineRow {
   id: string;
   code: string;
@@ -102,43 +92,40 @@ export interface DeskFacts {
 }
 
 /**
- * Each material point's readings (references aside) as arrays in the order they count, which
- * outside, unaffected and exhaust air was read on which day and where, the job's lines of the
- * codes reviewed, its water category and its notes that may explain category work: one statement.
+ * The job's lines of the codes reviewed, its water category, and its notes that may explain
+ * category work: those are read only when such work is billed (matching a job's hundreds of notes
+ * against every word took about 5 ms of the database).
  */
-const DESK_FACTS = `select
-  (select coalesce(json_agg(json_build_object('area_id', p.area_id, 'metric', p.metric, 'point', p.point, 'days', p.days, 'values', p.vals)), '[]')
-    from (select r.area_id, r.metric, r.point, array_agg(r.day order by r.day, r.recorded_at, r.position) as days,
-            array_agg(r.value_x100 order by r.day, r.recorded_at, r.position) as vals
-          from drying_readings r
-          where r.log_id = ? and r.area_id is not null and not r.reference and r.location <> 'unaffected' and r.metric not in ('temp_f', 'rh_pct')
-          group by r.area_id, r.metric, r.point) p) as points,
-  (select coalesce(json_agg(json_build_object('day', a.day, 'location', a.location, 'area_id', a.area_id)), '[]')
-    from (select distinct r.day, r.location, r.area_id from drying_readings r
-          where r.log_id = ? and r.metric in ('temp_f', 'rh_pct') and r.location in ('outside', 'unaffected', 'dehumidifier_exhaust')) a) as air,
-  (select coalesce(json_agg(json_build_object('id', l.id, 'code', l.code, 'description', l.description, 'note', l.note, 'room', r.name) order by e.created_at, l.position), '[]')
+const JOB_FACTS = `with lines as (
+  select l.id, l.code, l.description, l.note, r.name as room, e.created_at, l.position
     from estimate_lines l join estimates e on e.id = l.estimate_id left join estimate_rooms r on r.id = l.room_id
-    where e.job_id = ? and l.code = any(?::text[])) as lines,
+   where e.job_id = ? and l.code = any(?::text[]))
+select
+  (select coalesce(json_agg(json_build_object('id', id, 'code', code, 'description', description, 'note', note, 'room', room) order by created_at, position), '[]')
+    from lines) as lines,
   (select j.water_category from jobs j where j.id = ?) as water_category,
-  (select coalesce(json_agg(n.text), '[]') from notes n where n.job_id = ? and n.text ilike any(?::text[])) as job_notes`;
+  case when exists (select 1 from lines where code = any(?::text[])) then
+    (select coalesce(json_agg(n.text), '[]') from notes n where n.job_id = ? and n.text ilike any(?::text[]))
+  else '[]' end as job_notes`;
 
-export async function deskFactsOf(db: Knex, jobId: string, logId: string): Promise<DeskFacts> {
+export async function deskFactsOf(
+  db: Knex,
+  jobId: string,
+  log: Pick<LogRow, 'id' | 'revision'>,
+): Promise<DeskFacts> {
   const patterns = [...WHY_WORDS, ...CATEGORY_WORK].map((word) => `%${word}%`);
-  const { rows } = (await db.raw(DESK_FACTS, [
-    logId,
-    logId,
-    jobId,
-    REVIEWED_CODES,
-    jobId,
-    jobId,
-    patterns,
-  ])) as {
-    rows: Record<'points' | 'air' | 'lines' | 'water_category' | 'job_notes', unknown>[];
-  };
+  const [readings, { rows }] = await Promise.all([
+    readingFactsOf(db, log),
+    prepared(
+      db.raw(JOB_FACTS, [jobId, REVIEWED_CODES, jobId, CATEGORY_WORK, jobId, patterns]),
+      'desk_review_job',
+    ) as Promise<{
+      rows: Record<'lines' | 'water_category' | 'job_notes', unknown>[];
+    }>,
+  ]);
   const [row] = rows;
   return {
-    points: parsedJson(row.points),
-    air: parsedJson(row.air),
+    ...readings,
     lines: parsedJson(row.lines),
     waterCategory: row.water_category === null ? null : Number(row.water_category),
     jobNotes: parsedJson(row.job_notes),

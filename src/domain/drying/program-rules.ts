@@ -5,6 +5,7 @@
  * lines, the job's notes, the air read each day), never a query per rule or day.
  */
 import type { Knex } from 'knex';
+import { prepared } from '../../infrastructure/db/prepared';
 import type { components } from '../../../sdk/src/schema';
 import {
   appliedProfileSql,
@@ -14,6 +15,7 @@ import {
 } from '../company/program-profiles';
 import { dateOfDay, dayOfDate, type JobRef, type LogRow } from './drying-records';
 import type { DryingLog } from './drying-status';
+import { readingFactsOf, type AirRow } from './reading-facts';
 
 type Finding = components['schemas']['ReadinessFinding'];
 type Rule<K extends ProgramRuleKind> = Extract<ProgramRule, { kind: K }>;
@@ -48,11 +50,13 @@ interface RuleFacts {
 
 /**
  * The profile that applies to the job and, only when there is one, everything its rules read
- * besides the log, as one statement: each part is a sub-select that PostgreSQL runs only when its
- * CASE is reached. Bindings: the job's id, the log's id (or null).
+ * besides the log and its readings (reading-facts.ts), as one statement: each part is a
+ * sub-select that PostgreSQL runs only when its CASE is reached, and the job's notes only for a
+ * rule that reads them. The target is materialised so that the profile is looked up once, not
+ * once a part. Binding: the job's id.
  */
 const PROGRAM_FACTS_SQL = `
-with target as (select j.*, ${appliedProfileSql(true)} as profile from jobs j where j.id = ?)
+with target as materialized (select j.*, ${appliedProfileSql(true)} as profile from jobs j where j.id = ?)
 select t.profile,
   case when t.profile is not null then to_char(t.date_of_loss, 'YYYY-MM-DD') end as date_of_loss,
   case when t.profile is not null then (
@@ -69,14 +73,8 @@ select t.profile,
         from estimate_rooms r join estimates e on e.id = r.estimate_id
         left join estimate_lines l on l.room_id = r.id
        where e.job_id = t.id) x) end as lines,
-  case when t.profile is not null then (
-    select coalesce(json_agg(n.text), '[]') from notes n where n.job_id = t.id) end as notes,
-  case when t.profile is not null then (
-    select coalesce(json_agg(g), '[]') from (
-      select d.day, d.location, a.name as area
-        from drying_readings d left join drying_areas a on a.id = d.area_id
-       where d.log_id = ? and d.metric in ('temp_f', 'rh_pct')
-       group by 1, 2, 3) g) end as air
+  case when t.profile::jsonb -> 'rules' @> '[{"kind": "note_for_line_codes"}]' then (
+    select coalesce(json_agg(n.text), '[]') from notes n where n.job_id = t.id) end as notes
 from target t`;
 
 interface FactsRow {
@@ -85,7 +83,6 @@ interface FactsRow {
   photos: PhotoGroup[] | null;
   lines: EstimateLine[] | null;
   notes: string[] | null;
-  air: { day: number; location: string; area: string | null }[] | null;
 }
 
 const airKey = (day: number, location: string, area: string | null) =>
@@ -315,7 +312,7 @@ function draftsOf(rule: ProgramRule, facts: RuleFacts): Draft[] {
 
 export interface ProgramRules {
   profile: AppliedProfile;
-  facts: Omit<RuleFacts, 'log'>;
+  facts: Omit<RuleFacts, 'log' | 'air'> & { air: AirRow[] };
 }
 
 /**
@@ -327,7 +324,10 @@ export async function loadProgramRules(
   job: JobRef,
   logRow: LogRow | null,
 ): Promise<ProgramRules | null> {
-  const { rows } = (await db.raw(PROGRAM_FACTS_SQL, [job.id, logRow?.id ?? null])) as { rows: FactsRow[] };
+  const [{ rows }, readings] = await Promise.all([
+    prepared(db.raw(PROGRAM_FACTS_SQL, [job.id]), 'program_rule_facts') as Promise<{ rows: FactsRow[] }>,
+    logRow ? readingFactsOf(db, logRow) : null,
+  ]);
   const row = rows[0];
   if (!row?.profile || row.profile.rules.length === 0) return null;
   return {
@@ -336,7 +336,7 @@ export async function loadProgramRules(
       photos: row.photos ?? [],
       lines: row.lines ?? [],
       noteTexts: row.notes ?? [],
-      air: new Set((row.air ?? []).map((a) => airKey(a.day, a.location, a.area))),
+      air: readings?.air ?? [],
       dateOfLoss: row.date_of_loss,
     },
   };
@@ -346,9 +346,15 @@ export async function loadProgramRules(
 export function programRuleFindings(rules: ProgramRules | null, log: DryingLog | null): Finding[] {
   if (!rules) return [];
   const { profile } = rules;
+  const areaNames = new Map(log?.areas.map((area) => [area.id, area.name]));
   const facts: RuleFacts = {
     ...rules.facts,
     log,
+    air: new Set(
+      rules.facts.air.map((air) =>
+        airKey(air.day, air.location, air.area_id && (areaNames.get(air.area_id) ?? null)),
+      ),
+    ),
     noteTexts: [...rules.facts.noteTexts, ...(log?.notes.map((note) => note.text) ?? [])],
   };
   return profile.rules.flatMap((rule) =>

@@ -19,6 +19,10 @@ export async function up(db: Knex): Promise<void> {
   await db.schema.alterTable('jobs', (t) => {
     t.text('program_profile_id').references('program_profiles.id').onDelete('SET NULL');
   });
+  // A profile's deletion finds the jobs that chose it through this, not a scan of every job.
+  await db.raw(
+    'create index jobs_program_profile on jobs (program_profile_id) where program_profile_id is not null',
+  );
 }
 
 export async function down(db: Knex): Promise<void> {
