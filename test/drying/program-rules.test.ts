@@ -165,7 +165,7 @@ describe('check_claim_readiness: the rules of the job’s program profile', () =
     expect(messages[6]).toContain('CLN-ANTI');
     expect(ruled(before)[6]!.record.id).toBe(job.lines['CLN-ANTI']);
     expect(messages[7]).toContain('96 hours after the date of loss');
-    expect(messages[9]).toContain('no a "before" photo');
+    expect(messages[9]).toContain('Hall has no "before" photo (on or before');
 
     // Each fixed with the tool its finding names.
     await post(`${job.base}/readings`, {

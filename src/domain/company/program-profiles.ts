@@ -180,20 +180,21 @@ export async function deleteProfile(db: Knex, companyId: string, profileId: stri
 }
 
 /**
- * SQL of the profile that applies to the job aliased `j`, as `json_build_object` of id, name,
- * applies_because and (with `withRules`) rules: the one the job chose, else the one whose
- * carriers include the job's carrier (a carrier is in one profile of a company at most).
+ * SQL of the profile that applies to the job named `job` in the query (`j` unless told), as
+ * `json_build_object` of id, name, applies_because and (with `withRules`) rules: the one the job
+ * chose, else the one whose carriers include the job's carrier (a carrier is in one profile of a
+ * company at most).
  */
-export function appliedProfileSql(withRules: boolean): string {
+export function appliedProfileSql(withRules: boolean, job = 'j'): string {
   return `(select json_build_object('id', pp.id, 'name', pp.name,
-            'applies_because', case when pp.id = j.program_profile_id then 'chosen_on_job' else 'carrier' end
+            'applies_because', case when pp.id = ${job}.program_profile_id then 'chosen_on_job' else 'carrier' end
             ${withRules ? ", 'rules', pp.rules" : ''})
           from program_profiles pp
-         where pp.company_id = j.company_id
-           and (pp.id = j.program_profile_id
-                or (j.program_profile_id is null and exists (
+         where pp.company_id = ${job}.company_id
+           and (pp.id = ${job}.program_profile_id
+                or (${job}.program_profile_id is null and exists (
                       select 1 from jsonb_array_elements_text(pp.carriers) c
-                       where lower(btrim(c)) = lower(btrim(j.carrier)))))
+                       where lower(btrim(c)) = lower(btrim(${job}.carrier)))))
          limit 1)`;
 }
 
@@ -207,20 +208,6 @@ export async function appliedProfile(db: Knex, jobId: string): Promise<AppliedPr
     | { profile: AppliedProfile | null }
     | undefined;
   return row?.profile ?? null;
-}
-
-/** A new job's profile: the one of its carrier, if any. */
-export async function profileOfCarrier(
-  db: Knex,
-  companyId: string,
-  carrier: string | null | undefined,
-): Promise<JobProgramProfile> {
-  if (!carrier) return null;
-  const profiles = (await db('program_profiles')
-    .where({ company_id: companyId })
-    .select('id', 'name', 'carriers')) as Pick<ProfileRow, 'id' | 'name' | 'carriers'>[];
-  const match = profiles.find((p) => p.carriers.some((c) => carrierKey(c) === carrierKey(carrier)));
-  return match ? { id: match.id, name: match.name, applies_because: 'carrier' } : null;
 }
 
 /** The id of a profile of the caller's company for a job to choose; 404 for another company's or an unknown one. */

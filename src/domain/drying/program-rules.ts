@@ -154,10 +154,10 @@ function beforeAndAfter(facts: RuleFacts): Draft[] {
     const missing = [
       hasPhoto(facts, area.name, (group) => group.before || group.date <= firstDate)
         ? null
-        : `a "before" photo (on or before ${firstDate}, its first reading)`,
+        : `"before" photo (on or before ${firstDate}, its first reading)`,
       hasPhoto(facts, area.name, (group) => group.after || group.date >= lastDate)
         ? null
-        : `an "after" photo (on or after ${lastDate}, its last reading)`,
+        : `"after" photo (on or after ${lastDate}, its last reading)`,
     ].filter((text): text is string => text !== null);
     if (missing.length === 0) return [];
     return [

@@ -4,7 +4,7 @@ import type { NewRow } from '../../platform/undo';
 import { nextJobNumber } from '../../platform/counters';
 import { findReferralSource, findTeammate, firstStatusId } from '../../domain/company/lookups';
 import { newJobDetail, type JobRow } from '../../domain/jobs/job-records';
-import { profileOfCarrier } from '../../domain/company/program-profiles';
+import { appliedProfileSql, type JobProgramProfile } from '../../domain/company/program-profiles';
 import { digitsOf, searchColumns } from '../../domain/jobs/search-text';
 import { defaultJobTitle } from '../../domain/jobs/job-title';
 import {
@@ -78,13 +78,19 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
     address_line1: body.address_line1,
     claim_number: body.claim_number,
   };
-  const { possible_duplicates: duplicates, ...job } = await rows.insertTogether<
-    JobRow & { possible_duplicates: DuplicateRow[] }
+  const {
+    possible_duplicates: duplicates,
+    program_profile: programProfile,
+    ...job
+  } = await rows.insertTogether<
+    JobRow & { possible_duplicates: DuplicateRow[]; program_profile: JobProgramProfile }
   >(
     [{ table: 'jobs', row: jobRow }, ...linked],
     [
       db.raw('(select name from statuses s where s.id = jobs.status_id) as status_name'),
       possibleDuplicatesColumn(db, caller.companyId, facts),
+      // Its carrier's program profile, read by the insert's own statement.
+      db.raw(`${appliedProfileSql(false, 'jobs')} as program_profile`),
     ],
   );
 
@@ -102,7 +108,7 @@ export const create_job: WriteHandler<'create_job'> = async (ctx, { body }) => {
     createdByName: caller.personName,
     people: contact ? [{ ...contact, role: 'customer' }] : [],
     assignees: assignee ? [{ id: assignee.id, name: assignee.name }] : [],
-    programProfile: await profileOfCarrier(db, caller.companyId, body.carrier),
+    programProfile,
   });
   return { ...detail, possible_duplicates: toDuplicates(duplicates) };
 };
