@@ -1,8 +1,9 @@
 /**
  * The rules of a job's carrier program profile (company/program-profiles.ts), checked for
- * check_claim_readiness. The drying log is the one claim-readiness reads; the rest comes from one
- * statement of grouped sub-selects run beside it (photos by room and day, the estimate's rooms and
- * lines, the job's notes, the air read each day), never a query per rule or day.
+ * check_claim_readiness. The drying log is the one claim-readiness reads, the air read each day
+ * comes from the readings' kept facts (reading-facts.ts), and the rest from one statement of
+ * grouped sub-selects run beside them (photos by room and day, the estimate's rooms and lines, the
+ * job's notes), never a query per rule or day.
  */
 import type { Knex } from 'knex';
 import { prepared } from '../../infrastructure/db/prepared';
