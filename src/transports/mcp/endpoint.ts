@@ -12,7 +12,9 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   ErrorCode,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
+  ReadResourceRequestSchema,
   McpError,
   type CallToolResult,
   type ServerNotification,
@@ -33,6 +35,8 @@ import { answerOneCall, isOnePlainCall } from './fast-call/one-call';
 import type { Deps } from '../../domain/services';
 import type { Caller } from '../../platform/caller';
 import { callerOf } from '../shared/credentials';
+import { APPS_EXTENSION, APPS_EXTENSION_ID, toolUiMeta } from './apps';
+import { appResources } from './app-resources';
 
 const INSTRUCTIONS =
   'Job Management Service for restoration contractors. Call get_guide first: it explains how jobs, dates and amounts are named, lists every tool this key can use and gives recipes. Every write takes an operation_id you choose; resending the same one is safe.';
@@ -41,6 +45,7 @@ const definitions = new Map(mcpTools.map((def) => [def.name, def]));
 
 function toolOf(def: McpToolDefinition): Tool {
   const { name, title, description, inputSchema, outputSchema, annotations } = def;
+  const ui = toolUiMeta(name);
   return {
     name,
     title,
@@ -48,6 +53,8 @@ function toolOf(def: McpToolDefinition): Tool {
     inputSchema,
     ...(outputSchema ? { outputSchema } : {}),
     annotations: { ...annotations },
+    // The MCP App that shows this tool's answer (./apps); hosts without apps ignore it.
+    ...(ui ? { _meta: { ui } } : {}),
   };
 }
 
@@ -112,14 +119,21 @@ async function callTool(
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 export function mcpEndpoint(deps: Deps) {
+  const apps = appResources(deps.config.publicUrl);
   return async (req: Request, res: Response): Promise<void> => {
     const caller = callerOf(res);
     const selection = withinGrant(selectionOf(req), caller);
     const server = new Server(
       { name: 'job-management-service', version: '1.0.0' },
-      { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator },
+      {
+        capabilities: { tools: {}, resources: {}, extensions: { [APPS_EXTENSION_ID]: APPS_EXTENSION } },
+        instructions: INSTRUCTIONS,
+        jsonSchemaValidator,
+      },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsFor(caller, selection) }));
+    server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: apps.list() }));
+    server.setRequestHandler(ReadResourceRequestSchema, async (request) => apps.read(request.params.uri));
     // tools/call is answered by the server's fallback handler (public), not by a handler for the
     // SDK's tools/call schema: that one would answer `arguments` that are not an object (an array,
     // a string) with an internal error, where they are a bad argument like any other, answered as
