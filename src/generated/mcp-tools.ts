@@ -3379,7 +3379,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "exports",
     "scope": "read",
     "title": "Export a PDF packet",
-    "description": "Get a link to a page that downloads the job's PDF packet (documents: estimate, drying_log, photos). Downloading a packet with the estimate makes the estimate final; with high readiness findings it first answers findings_unconfirmed: tell the person, and only on their yes ask again with confirm_findings. Give the url to the person.",
+    "description": "Get a link to a page that downloads the job's PDF packet of the documents asked for. Downloading a packet with the estimate makes the estimate final; with high readiness findings it first answers findings_unconfirmed: tell the person, and only on their yes ask again with confirm_findings. Give the url to the person.",
     "inputSchema": {
       "type": "object",
       "properties": {

@@ -13,7 +13,15 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import type { components } from '../../sdk/src/schema';
-import { as, companyDate, createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
+import {
+  as,
+  companyDate,
+  createCompany,
+  opId,
+  startApp,
+  type TestApp,
+  type TestCompany,
+} from '../support/app';
 import { type AppHost, hostPage } from '../support/app-host';
 import { describeInBrowser, launchChromium, phoneContext } from '../support/browser';
 import { connectMcp } from '../support/mcp';
@@ -106,7 +114,8 @@ describeInBrowser('MCP Apps in a host page', () => {
   const textHas = (locator: Locator, text: string) =>
     until(
       async () => (await locator.count()) > 0 && (await locator.first().innerText()).includes(text),
-      async () => `expected "${text}" in ${locator}: ${(await locator.count()) ? await locator.first().innerText() : 'absent'}`,
+      async () =>
+        `expected "${text}" in ${locator}: ${(await locator.count()) ? await locator.first().innerText() : 'absent'}`,
     );
 
   /** The whole conversation: the viewport is made as tall as the page first, as a frame far below the fold is not painted otherwise. */
@@ -141,14 +150,24 @@ describeInBrowser('MCP Apps in a host page', () => {
           label: 'Water mitigation',
           rooms: [{ name: 'Kitchen', length: 12, width: 10, height: 8 }],
           line_items: [
-            { description: 'Water extraction', room: 'Kitchen', unit: 'SF', quantity: 120, unit_price_cents: 123 },
+            {
+              description: 'Water extraction',
+              room: 'Kitchen',
+              unit: 'SF',
+              quantity: 120,
+              unit_price_cents: 123,
+            },
           ],
         })
         .expect(201)
     ).body.estimate;
     await write()
       .post(`/api/v1/jobs/${job.id}/drying-log`)
-      .send({ operation_id: opId(), start_date: companyDate(co, -3), rooms: [{ name: 'Kitchen' }, { name: 'Hall' }] })
+      .send({
+        operation_id: opId(),
+        start_date: companyDate(co, -3),
+        rooms: [{ name: 'Kitchen' }, { name: 'Hall' }],
+      })
       .expect(201);
     await write()
       .post(`/api/v1/jobs/${job.id}/drying-log/readings`)
@@ -160,11 +179,42 @@ describeInBrowser('MCP Apps in a host page', () => {
   const estimateStatus = async (id: string): Promise<string> =>
     (await read().get(`/api/v1/estimates/${id}`).expect(200)).body.status;
 
+  it('sees a CSP violation and an outside request when there is one (the checks below can fail)', async () => {
+    const context = await SIZES.desktop(browser);
+    const page = await context.newPage();
+    const violations: string[] = [];
+    const outside: string[] = [];
+    page.on('console', (message) => {
+      if (process.env.DEBUG_APPS) console.log(message.text());
+      if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
+    });
+    context.on('request', (request) => {
+      if (request.url().startsWith('https://')) outside.push(request.url());
+    });
+    const host = await hostPage(page, client);
+    const [resource] = (await client.readResource({ uri: 'ui://jobs/drying-log' })).contents as {
+      text: string;
+    }[];
+    const tampered = resource.text.replace(
+      '<body>',
+      '<body><script>document.title="ran"</script><img src="https://cdn.example.com/x.png" alt="">',
+    );
+    await host.mountResource({ ...resource, text: tampered }, {}, { content: [] });
+    await until(
+      async () => violations.length >= 2,
+      async () => `violations seen: ${JSON.stringify(violations)}`,
+    );
+    expect(violations.join('\n')).toMatch(/script/);
+    expect(violations.join('\n')).toMatch(/img-src|image/);
+    expect(outside).toEqual([]);
+    await context.close();
+  });
+
   describe('packet review', () => {
     for (const size of ['phone', 'desktop'] as const) {
       it(`shows the findings and documents, and builds only after the person confirms (${size})`, async () => {
         const job = await jobWithFindings();
-        const shown = await show(size, 'ui://jobs/packet-review.html', 'check_claim_readiness', {
+        const shown = await show(size, 'ui://jobs/packet-review', 'check_claim_readiness', {
           job_id: job.id,
         });
         const readiness = shown.result.structuredContent as components['schemas']['ClaimReadiness'];
@@ -229,7 +279,10 @@ describeInBrowser('MCP Apps in a host page', () => {
   /** A job whose log started 2 days ago (days 1–3) in Kitchen and Hall, with a chamber, air, materials and equipment read each day. */
   async function jobWithReadings(): Promise<{ id: string; job_number: number }> {
     const job = (
-      await write().post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Chamber Chen' }).expect(201)
+      await write()
+        .post('/api/v1/jobs')
+        .send({ operation_id: opId(), customer_name: 'Chamber Chen' })
+        .expect(201)
     ).body;
     await write()
       .post(`/api/v1/jobs/${job.id}/estimates`)
@@ -248,7 +301,11 @@ describeInBrowser('MCP Apps in a host page', () => {
     const log = `/api/v1/jobs/${job.id}/drying-log`;
     await write()
       .post(log)
-      .send({ operation_id: opId(), start_date: companyDate(co, -2), rooms: [{ name: 'Kitchen' }, { name: 'Hall' }] })
+      .send({
+        operation_id: opId(),
+        start_date: companyDate(co, -2),
+        rooms: [{ name: 'Kitchen' }, { name: 'Hall' }],
+      })
       .expect(201);
     await write()
       .put(`${log}/chambers`)
@@ -275,9 +332,30 @@ describeInBrowser('MCP Apps in a host page', () => {
       { metric: 'rh_pct', value: rh },
     ];
     const days = [
-      { kitchen: [78, 70], hall: [76, 65], drywall: [28, 26], wood: 24, outside: [55, 85], unaffected: [70, 45] },
-      { kitchen: [80, 55], hall: [77, 50], drywall: [19, 20], wood: 18, outside: [60, 70], unaffected: [71, 44] },
-      { kitchen: [80, 45], hall: [78, 42], drywall: [11, 14], wood: 13, outside: [52, 90], unaffected: [70, 43] },
+      {
+        kitchen: [78, 70],
+        hall: [76, 65],
+        drywall: [28, 26],
+        wood: 24,
+        outside: [55, 85],
+        unaffected: [70, 45],
+      },
+      {
+        kitchen: [80, 55],
+        hall: [77, 50],
+        drywall: [19, 20],
+        wood: 18,
+        outside: [60, 70],
+        unaffected: [71, 44],
+      },
+      {
+        kitchen: [80, 45],
+        hall: [78, 42],
+        drywall: [11, 14],
+        wood: 13,
+        outside: [52, 90],
+        unaffected: [70, 43],
+      },
     ];
     for (const [i, d] of days.entries())
       await write()
@@ -294,7 +372,10 @@ describeInBrowser('MCP Apps in a host page', () => {
                 { metric: 'drywall', value: d.drywall[1], point: 'Sink base' },
               ],
             },
-            { area: 'Hall', readings: [...air(d.hall[0], d.hall[1]), { metric: 'wood', value: d.wood, point: 'Floor' }] },
+            {
+              area: 'Hall',
+              readings: [...air(d.hall[0], d.hall[1]), { metric: 'wood', value: d.wood, point: 'Floor' }],
+            },
             { location: 'outside', readings: air(d.outside[0], d.outside[1]) },
             { location: 'unaffected', readings: air(d.unaffected[0], d.unaffected[1]) },
           ],
@@ -311,7 +392,7 @@ describeInBrowser('MCP Apps in a host page', () => {
 
     for (const size of ['phone', 'desktop'] as const) {
       it(`draws each area's GPP with the outside air and the goal, materials by day and equipment against plan (${size})`, async () => {
-        const shown = await show(size, 'ui://jobs/drying-log.html', 'get_drying_log', { job_id: job.id });
+        const shown = await show(size, 'ui://jobs/drying-log', 'get_drying_log', { job_id: job.id });
         const app = frameOf(shown.page);
         // The summary has no daily readings: the app asked for them through the host.
         await countIs(app.locator('svg.chart'), 2);
@@ -328,7 +409,13 @@ describeInBrowser('MCP Apps in a host page', () => {
         }
         const kitchen = app.locator('section.area[aria-label="Kitchen"]');
         await countIs(kitchen.locator('table.materials tbody tr'), 2);
-        expect(await kitchen.locator('table.materials thead th').allInnerTexts()).toEqual(['Material', 'Goal', 'D1', 'D2', 'D3']);
+        expect(await kitchen.locator('table.materials thead th').allInnerTexts()).toEqual([
+          'Material',
+          'Goal',
+          'D1',
+          'D2',
+          'D3',
+        ]);
         expect(await kitchen.locator('td.wet').count()).toBeGreaterThan(0);
         await textHas(app.locator('table.equipment'), 'Main floor');
         await textHas(app.locator('table.equipment'), '4 of');
@@ -343,7 +430,10 @@ describeInBrowser('MCP Apps in a host page', () => {
     let job: { id: string; job_number: number };
     beforeAll(async () => {
       job = (
-        await write().post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Photo Phil' }).expect(201)
+        await write()
+          .post('/api/v1/jobs')
+          .send({ operation_id: opId(), customer_name: 'Photo Phil' })
+          .expect(201)
       ).body;
       const photos = [
         { room: 'Kitchen', caption: 'Water under the sink', size: [1200, 900] },
@@ -365,12 +455,41 @@ describeInBrowser('MCP Apps in a host page', () => {
       }
     });
 
+    it('shows the pictures view_photos gave the assistant, by room with captions', async () => {
+      const shown = await show('desktop', 'ui://jobs/photos', 'view_photos', {
+        job_id: job.id,
+        room: 'Kitchen',
+      });
+      const app = frameOf(shown.page);
+      await countIs(app.locator('section.room[data-room="Kitchen"] li.photo'), 2);
+      await textHas(app.locator('section.room[data-room="Kitchen"]'), 'Water under the sink');
+      await textHas(app.locator('#job'), `Job #${job.job_number}`);
+      await until(
+        async () =>
+          (
+            await app
+              .locator('li.photo img')
+              .evaluateAll((imgs) => imgs.map((img) => (img as HTMLImageElement).naturalWidth > 0))
+          ).every(Boolean),
+        async () => 'the pictures did not load',
+      );
+      // The room choice offers every room of the job (list_job_photos, asked through the host).
+      expect(await app.locator('#room option').allInnerTexts()).toEqual([
+        'Unsorted',
+        'Hall',
+        'Kitchen',
+        'New room…',
+      ]);
+      expectClean(shown);
+      await shown.context.close();
+    });
+
     const roomCount = async (room: string): Promise<number> =>
       (await read().get(`/api/v1/jobs/${job.id}/photos?room=${room}`).expect(200)).body.data.length;
 
     for (const size of ['phone', 'desktop'] as const) {
       it(`shows the photos by room with captions, and adds one into the chosen room (${size})`, async () => {
-        const shown = await show(size, 'ui://jobs/photos.html', 'list_job_photos', { job_id: job.id });
+        const shown = await show(size, 'ui://jobs/photos', 'list_job_photos', { job_id: job.id });
         const app = frameOf(shown.page);
         const kitchen = app.locator('section.room[data-room="Kitchen"]');
         await countIs(kitchen.locator('li.photo'), 2);
@@ -380,7 +499,11 @@ describeInBrowser('MCP Apps in a host page', () => {
         // The pictures are the service's own signed links, and they load.
         const loaded = await app
           .locator('li.photo img')
-          .evaluateAll((imgs) => imgs.map((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0));
+          .evaluateAll((imgs) =>
+            imgs.map(
+              (img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0,
+            ),
+          );
         expect(loaded.every(Boolean)).toBe(true);
         await screenshot(shown.page, `photos-${size}`);
 
@@ -389,7 +512,10 @@ describeInBrowser('MCP Apps in a host page', () => {
         await app.locator('#room').selectOption('Hall');
         await app.locator('#add').click();
         await textHas(app.locator('#status'), 'upload page is open for Hall');
-        expect(shown.host.calls.at(-1)).toEqual({ name: 'get_photo_upload_link', arguments: { job_id: job.id, room: 'Hall' } });
+        expect(shown.host.calls.at(-1)).toEqual({
+          name: 'get_photo_upload_link',
+          arguments: { job_id: job.id, room: 'Hall' },
+        });
         const opened = await shown.context.newPage();
         await opened.goto(shown.host.links[0]);
         await opened.locator('#library').setInputFiles({

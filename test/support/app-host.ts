@@ -47,10 +47,10 @@ window.mountApp = async function (resource, toolInput, toolResult) {
   frame.id = 'app';
   frame.setAttribute('sandbox', 'allow-scripts');
   frame.title = 'MCP App';
-  const loaded = new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }));
   frame.srcdoc = html;
   document.getElementById('chat').append(frame);
-  await loaded;
+  // The bridge listens before the app's script runs: the frame's window (a proxy that outlives
+  // the navigation to the srcdoc) is known once the frame is in the page.
   const bridge = new AppBridge(null, { name: 'jms-test-host', version: '1.0.0' }, { openLinks: {}, serverTools: {} }, {
     hostContext: { theme: 'light', displayMode: 'inline', platform: window.innerWidth < 600 ? 'mobile' : 'desktop' },
   });
@@ -59,7 +59,7 @@ window.mountApp = async function (resource, toolInput, toolResult) {
   bridge.onsizechange = ({ height }) => { if (height) frame.style.height = Math.ceil(height) + 'px'; };
   const initialized = new Promise((resolve) => { bridge.oninitialized = resolve; });
   await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
-  await initialized;
+  await Promise.race([initialized, new Promise((_, reject) => setTimeout(() => reject(new Error('The app did not initialize within 20 s.')), 20000))]);
   await bridge.sendToolInput({ arguments: toolInput });
   await bridge.sendToolResult(toolResult);
   window.appBridge = bridge;
@@ -78,15 +78,29 @@ export interface AppHost {
   links: string[];
   /** Shows the app of `uri` for a tool call the assistant made. */
   mount(uri: string, toolInput: Record<string, unknown>, toolResult: CallToolResult): Promise<void>;
+  /** Shows a resource as read (or altered by a test). */
+  mountResource(
+    resource: unknown,
+    toolInput: Record<string, unknown>,
+    toolResult: CallToolResult,
+  ): Promise<void>;
 }
 
 /** Makes `page` a host talking to the service through `client`. */
 export async function hostPage(page: Page, client: Client): Promise<AppHost> {
-  const host: AppHost = { calls: [], links: [], mount: async () => undefined };
-  await page.exposeFunction('hostCallTool', async (params: { name: string; arguments?: Record<string, unknown> }) => {
-    host.calls.push({ name: params.name, arguments: params.arguments ?? {} });
-    return client.callTool({ name: params.name, arguments: params.arguments ?? {} });
-  });
+  const host: AppHost = {
+    calls: [],
+    links: [],
+    mount: async () => undefined,
+    mountResource: async () => undefined,
+  };
+  await page.exposeFunction(
+    'hostCallTool',
+    async (params: { name: string; arguments?: Record<string, unknown> }) => {
+      host.calls.push({ name: params.name, arguments: params.arguments ?? {} });
+      return client.callTool({ name: params.name, arguments: params.arguments ?? {} });
+    },
+  );
   await page.exposeFunction('hostOpenLink', async (url: string) => {
     host.links.push(url);
   });
@@ -95,13 +109,16 @@ export async function hostPage(page: Page, client: Client): Promise<AppHost> {
     `<!doctype html><html><head><meta name="viewport" content="width=device-width, initial-scale=1"><style>${HOST_CSS}</style></head>` +
       `<body><div id="chat"><div class="bubble">Assistant: here it is.</div></div><script>${bundle}</script><script>${HOST_SCRIPT}</script></body></html>`,
   );
-  host.mount = async (uri, toolInput, toolResult) => {
-    const read = await client.readResource({ uri });
-    const [resource] = read.contents;
+  host.mountResource = async (resource, toolInput, toolResult) => {
     await page.evaluate(
-      ([r, i, t]) => (window as unknown as { mountApp: (...a: unknown[]) => Promise<void> }).mountApp(r, i, t),
+      ([r, i, t]) =>
+        (window as unknown as { mountApp: (...a: unknown[]) => Promise<void> }).mountApp(r, i, t),
       [resource, toolInput, toolResult] as const,
     );
+  };
+  host.mount = async (uri, toolInput, toolResult) => {
+    const read = await client.readResource({ uri });
+    await host.mountResource(read.contents[0], toolInput, toolResult);
   };
   return host;
 }

@@ -18,11 +18,18 @@ export function appResources(publicUrl: string): AppResources {
   const byUri = new Map(apps.map((app) => [app.uri, app]));
   return {
     list: () =>
-      apps.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })),
+      apps.map(({ uri, name, title, description, mimeType }) => ({
+        uri,
+        name,
+        title,
+        description,
+        mimeType,
+      })),
     read(uri) {
       const app = byUri.get(uri);
       if (!app) {
-        if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, 'resources/read needs params.uri.');
+        if (typeof uri !== 'string')
+          throw new McpError(ErrorCode.InvalidParams, 'resources/read needs params.uri.');
         throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
       }
       return app.read();

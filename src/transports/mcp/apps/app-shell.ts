@@ -84,7 +84,7 @@ button.primary{background:var(--blue);color:#fff}button.danger{background:var(--
 button[disabled]{opacity:.5;cursor:not-allowed}
 button:focus-visible,input:focus-visible,select:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}
 select,input[type=text]{font:inherit;min-height:44px;padding:8px;border:1px solid #bbb;border-radius:8px;background:#fff;max-width:100%}
-.status{min-height:1.4em;margin-top:8px}.status.failed{color:var(--red)}.status.done{color:var(--green)}
+.status{margin:8px 0}.status:empty{margin:0}.status.failed{color:var(--red)}.status.done{color:var(--green)}
 [hidden]{display:none!important}
 `;
 

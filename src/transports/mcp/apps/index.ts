@@ -44,7 +44,7 @@ interface AppSpec {
 
 const SPECS: AppSpec[] = [
   {
-    uri: 'ui://jobs/packet-review.html',
+    uri: 'ui://jobs/packet-review',
     name: 'packet-review',
     title: 'Claim packet review',
     description:
@@ -53,7 +53,7 @@ const SPECS: AppSpec[] = [
     page: () => packetReviewPage(),
   },
   {
-    uri: 'ui://jobs/drying-log.html',
+    uri: 'ui://jobs/drying-log',
     name: 'drying-log',
     title: 'Drying log',
     description:
@@ -62,7 +62,7 @@ const SPECS: AppSpec[] = [
     page: () => dryingLogPage(),
   },
   {
-    uri: 'ui://jobs/photos.html',
+    uri: 'ui://jobs/photos',
     name: 'photos',
     title: 'Job photos',
     description: "The job's photos by room with captions, and adding photos into a room.",

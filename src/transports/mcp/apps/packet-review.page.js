@@ -10,9 +10,25 @@ const DOCUMENTS = [
   ['drying_log', 'The drying log, with its GPP chart'],
   ['photos', 'Photos by room'],
 ];
-const RECORDS = { day: 'Day', area: 'Area', line: 'Line', chamber: 'Chamber', skip: 'Skipped day', room: 'Room', equipment: 'Equipment' };
+const RECORDS = {
+  day: 'Day',
+  area: 'Area',
+  line: 'Line',
+  chamber: 'Chamber',
+  skip: 'Skipped day',
+  room: 'Room',
+  equipment: 'Equipment',
+};
 
-const state = { jobId: null, documents: ['estimate', 'drying_log', 'photos'], estimateId: null, readiness: null, packet: null, toConfirm: [], problem: null };
+const state = {
+  jobId: null,
+  documents: ['estimate', 'drying_log', 'photos'],
+  estimateId: null,
+  readiness: null,
+  packet: null,
+  toConfirm: [],
+  problem: null,
+};
 let previewing = 0;
 
 function recordOf(record) {
@@ -26,9 +42,14 @@ function renderFindings() {
   if (!readiness) return fill('findings', el('p', { className: 'muted' }, 'Checking the claim…'));
   fill('job', `Job #${readiness.job.job_number}`);
   if (readiness.findings.length === 0)
-    return fill('findings', el('p', { className: 'ready' }, 'Nothing a claim reviewer would question was found.'));
+    return fill(
+      'findings',
+      el('p', { className: 'ready' }, 'Nothing a claim reviewer would question was found.'),
+    );
   const { high, medium, low } = readiness.counts;
-  const counts = [high && `${high} serious`, medium && `${medium} to look at`, low && `${low} minor`].filter(Boolean).join(' · ');
+  const counts = [high && `${high} serious`, medium && `${medium} to look at`, low && `${low} minor`]
+    .filter(Boolean)
+    .join(' · ');
   return fill(
     'findings',
     el('p', { className: 'counts' }, `${counts}.`),
@@ -39,7 +60,12 @@ function renderFindings() {
         el(
           'li',
           { className: `finding ${finding.severity}` },
-          el('div', { className: 'head' }, el('span', { className: 'sev' }, finding.severity), el('span', { className: 'record' }, recordOf(finding.record))),
+          el(
+            'div',
+            { className: 'head' },
+            el('span', { className: 'sev' }, finding.severity),
+            el('span', { className: 'record' }, recordOf(finding.record)),
+          ),
           el('p', { className: 'message' }, finding.message),
           el('p', { className: 'fix' }, 'Fix: ', el('code', {}, finding.fix.tool), ` · ${finding.fix.how}`),
         ),
@@ -51,22 +77,39 @@ function renderFindings() {
 function renderDocuments() {
   const packet = state.packet;
   const boxes = DOCUMENTS.map(([value, label]) => {
-    const box = el('input', { type: 'checkbox', value, checked: state.documents.includes(value), id: `doc-${value}` });
+    const box = el('input', {
+      type: 'checkbox',
+      value,
+      checked: state.documents.includes(value),
+      id: `doc-${value}`,
+    });
     box.addEventListener('change', chooseDocuments);
     let detail = null;
     if (value === 'estimate' && packet && packet.estimate) {
-      const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: packet.estimate.currency }).format(packet.estimate.total_cents / 100);
-      detail = el('span', { className: 'muted' }, ` · ${packet.estimate.label}, ${money}${packet.estimate.status === 'final' ? ' (final)' : ' (draft)'}`);
+      const money = new Intl.NumberFormat('en-US', {
+        style: 'currency',
+        currency: packet.estimate.currency,
+      }).format(packet.estimate.total_cents / 100);
+      detail = el(
+        'span',
+        { className: 'muted' },
+        ` · ${packet.estimate.label}, ${money}${packet.estimate.status === 'final' ? ' (final)' : ' (draft)'}`,
+      );
     }
-    if (value === 'photos' && packet && packet.documents.includes('photos')) detail = el('span', { className: 'muted' }, ` · ${plural(packet.photo_count, 'photo')}`);
-    return el('li', {}, el('label', { className: 'doc', attrs: { for: `doc-${value}` } }, box, el('span', {}, label, detail)));
+    if (value === 'photos' && packet && packet.documents.includes('photos'))
+      detail = el('span', { className: 'muted' }, ` · ${plural(packet.photo_count, 'photo')}`);
+    return el(
+      'li',
+      {},
+      el('label', { className: 'doc', attrs: { for: `doc-${value}` } }, box, el('span', {}, label, detail)),
+    );
   });
   fill('documents', el('ul', { className: 'documents' }, boxes));
   renderNotice();
 }
 
 function finalizes() {
-  return Boolean((state.packet && state.packet.finalizes_estimate) || state.toConfirm.length);
+  return Boolean(state.packet?.finalizes_estimate || state.toConfirm.length);
 }
 
 function renderNotice() {
@@ -89,12 +132,17 @@ function renderNotice() {
     notice.textContent = `Downloading this packet makes the estimate ${state.packet.estimate.label} final: after that it can no longer be changed.`;
   } else {
     notice.className = 'notice';
-    notice.textContent = state.packet && state.packet.estimate && state.packet.estimate.status === 'final' ? 'The estimate is already final.' : 'Building the packet changes nothing on the job.';
+    notice.textContent =
+      state.packet?.estimate && state.packet.estimate.status === 'final'
+        ? 'The estimate is already final.'
+        : 'Building the packet changes nothing on the job.';
   }
 }
 
 function chooseDocuments() {
-  state.documents = DOCUMENTS.map(([value]) => value).filter((value) => document.getElementById(`doc-${value}`).checked);
+  state.documents = DOCUMENTS.map(([value]) => value).filter(
+    (value) => document.getElementById(`doc-${value}`).checked,
+  );
   preview();
 }
 
@@ -114,7 +162,7 @@ function packetArgs(confirm) {
     job_id: state.jobId,
     documents: state.documents,
     ...(state.estimateId && state.documents.includes('estimate') ? { estimate_id: state.estimateId } : {}),
-    ...(confirm && confirm.length ? { confirm_findings: confirm } : {}),
+    ...(confirm?.length ? { confirm_findings: confirm } : {}),
   };
 }
 
@@ -141,7 +189,10 @@ function ask() {
       ? `Make the estimate final with ${plural(state.toConfirm.length, 'serious finding')} a claim reviewer would question? It cannot be changed afterwards.`
       : `Make the estimate ${state.packet.estimate.label} final? It cannot be changed afterwards.`,
   );
-  fill('confirmlist', state.toConfirm.map((finding) => el('li', {}, finding.message))).hidden = !high;
+  fill(
+    'confirmlist',
+    state.toConfirm.map((finding) => el('li', {}, finding.message)),
+  ).hidden = !high;
   document.getElementById('acklabel').hidden = !high;
   ack.checked = false;
   yes.disabled = high;
@@ -154,7 +205,11 @@ async function build(confirmed) {
   const button = document.getElementById('build');
   button.disabled = true;
   say('Making the packet’s download page…');
-  const answer = await callTool(app, 'export_pdf', packetArgs(confirmed ? state.toConfirm.map((f) => f.key) : []));
+  const answer = await callTool(
+    app,
+    'export_pdf',
+    packetArgs(confirmed ? state.toConfirm.map((f) => f.key) : []),
+  );
   take(answer);
   renderDocuments();
   if (!answer.body) {
@@ -166,7 +221,11 @@ async function build(confirmed) {
   }
   const opened = await app.openLink({ url: answer.body.url });
   if (opened.isError) {
-    fill('status', 'The host did not open the page. Open it yourself: ', el('span', { className: 'link' }, answer.body.url));
+    fill(
+      'status',
+      'The host did not open the page. Open it yourself: ',
+      el('span', { className: 'link' }, answer.body.url),
+    );
     return;
   }
   say(
@@ -202,7 +261,7 @@ async function onResult(params) {
     if (body.documents) state.documents = body.documents;
     if (body.estimate) state.estimateId = body.estimate.id;
   }
-  state.jobId = state.jobId || (body.job && body.job.id) || body.job_id || null;
+  state.jobId = state.jobId || body.job?.id || body.job_id || null;
   if (!state.jobId) return say('The tool gave no job to review.', 'failed');
   renderFindings();
   renderDocuments();

@@ -57,7 +57,9 @@ async function callTool(app, name, args) {
   try {
     return answerOf(await app.callServerTool({ name, arguments: args }));
   } catch (error) {
-    return { problem: { code: 'host_refused', detail: `The host could not call ${name}: ${error.message || error}` } };
+    return {
+      problem: { code: 'host_refused', detail: `The host could not call ${name}: ${error.message || error}` },
+    };
   }
 }
 

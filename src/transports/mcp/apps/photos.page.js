@@ -11,9 +11,26 @@ const state = { jobId: null, jobNumber: null, room: null, photos: [], rooms: [] 
 /** The photos of either tool's answer, alike: id, room, caption, name, picture. */
 function photosOf(body) {
   if (Array.isArray(body.photos))
-    return body.photos.map((p) => ({ id: p.id, room: p.room, caption: p.caption, name: p.name, src: p.url, video: p.kind === 'video' }));
-  return (body.data || []).map((p) => ({ id: p.id, room: p.room, caption: p.caption, name: p.name, src: p.links.thumbnail, video: false }));
+    return body.photos.map((p) => ({
+      id: p.id,
+      room: p.room,
+      caption: p.caption,
+      name: p.name,
+      src: p.url,
+      video: p.kind === 'video',
+    }));
+  return (body.data || []).map((p) => ({
+    id: p.id,
+    room: p.room,
+    caption: p.caption,
+    name: p.name,
+    src: p.links.thumbnail,
+    video: false,
+  }));
 }
+
+/** The rooms list_job_photos names (every room of the job, with or without photos). */
+const roomNames = (body) => (body.rooms || []).map((room) => room.name);
 
 function byRoom(photos) {
   const rooms = new Map();
@@ -21,11 +38,18 @@ function byRoom(photos) {
     if (!rooms.has(photo.room)) rooms.set(photo.room, []);
     rooms.get(photo.room).push(photo);
   }
-  return [...rooms.entries()].sort((a, b) => (a[0] === 'Unsorted') - (b[0] === 'Unsorted') || a[0].localeCompare(b[0]));
+  return [...rooms.entries()].sort(
+    (a, b) => (a[0] === 'Unsorted') - (b[0] === 'Unsorted') || a[0].localeCompare(b[0]),
+  );
 }
 
 function render() {
-  fill('job', state.jobNumber ? `Job #${state.jobNumber} · ${plural(state.photos.length, 'photo')}` : plural(state.photos.length, 'photo'));
+  fill(
+    'job',
+    state.jobNumber
+      ? `Job #${state.jobNumber} · ${plural(state.photos.length, 'photo')}`
+      : plural(state.photos.length, 'photo'),
+  );
   const rooms = byRoom(state.photos);
   fill(
     'rooms',
@@ -42,8 +66,18 @@ function render() {
                 el(
                   'li',
                   { className: 'photo', attrs: { 'data-id': p.id } },
-                  el('img', { src: p.src, alt: p.caption || p.name || 'Photo', loading: 'lazy', decoding: 'async' }),
-                  el('p', { className: p.caption ? 'caption' : 'caption none' }, p.caption || p.name || 'No caption', p.video ? ' (video)' : ''),
+                  el('img', {
+                    src: p.src,
+                    alt: p.caption || p.name || 'Photo',
+                    loading: 'lazy',
+                    decoding: 'async',
+                  }),
+                  el(
+                    'p',
+                    { className: p.caption ? 'caption' : 'caption none' },
+                    p.caption || p.name || 'No caption',
+                    p.video ? ' (video)' : '',
+                  ),
                 ),
               ),
             ),
@@ -57,8 +91,14 @@ function render() {
 function renderRoomChoice() {
   const select = document.getElementById('room');
   const chosen = select.value || state.room || '';
-  const names = [...new Set([...state.rooms, ...state.photos.map((p) => p.room)])].filter((name) => name !== 'Unsorted').sort();
-  select.replaceChildren(el('option', { value: '' }, 'Unsorted'), ...names.map((name) => el('option', { value: name }, name)), el('option', { value: NEW_ROOM }, 'New room…'));
+  const names = [...new Set([...state.rooms, ...state.photos.map((p) => p.room)])]
+    .filter((name) => name !== 'Unsorted')
+    .sort();
+  select.replaceChildren(
+    el('option', { value: '' }, 'Unsorted'),
+    ...names.map((name) => el('option', { value: name }, name)),
+    el('option', { value: NEW_ROOM }, 'New room…'),
+  );
   select.value = [...select.options].some((o) => o.value === chosen) ? chosen : '';
   document.getElementById('newroom').hidden = select.value !== NEW_ROOM;
   document.getElementById('add').disabled = !state.jobId;
@@ -75,7 +115,7 @@ async function refresh() {
   const answer = await callTool(app, 'list_job_photos', { job_id: state.jobId, limit: 100 });
   if (answer.problem) return say(answer.problem.detail || 'The photos could not be read.', 'failed');
   state.photos = photosOf(answer.body);
-  state.rooms = (answer.body.rooms || []).map((r) => r.room || r.name).filter(Boolean);
+  state.rooms = roomNames(answer.body);
   render();
   say('');
 }
@@ -88,12 +128,19 @@ async function addPhotos() {
   }
   document.getElementById('add').disabled = true;
   say('Making an upload link…');
-  const answer = await callTool(app, 'get_photo_upload_link', { job_id: state.jobId, ...(room ? { room } : {}) });
+  const answer = await callTool(app, 'get_photo_upload_link', {
+    job_id: state.jobId,
+    ...(room ? { room } : {}),
+  });
   document.getElementById('add').disabled = false;
   if (answer.problem) return say(answer.problem.detail || 'No upload link could be made.', 'failed');
   const opened = await app.openLink({ url: answer.body.url });
-  if (opened.isError) return fill('status', 'Open this page to upload: ', el('span', { className: 'link' }, answer.body.url));
-  say(`The upload page is open${room ? ` for ${room}` : ''}: take or choose the photos there, then Refresh.`, 'done');
+  if (opened.isError)
+    return fill('status', 'Open this page to upload: ', el('span', { className: 'link' }, answer.body.url));
+  say(
+    `The upload page is open${room ? ` for ${room}` : ''}: take or choose the photos there, then Refresh.`,
+    'done',
+  );
   document.getElementById('refresh').hidden = false;
 }
 
@@ -110,13 +157,13 @@ async function onResult(params) {
   const body = answer.body;
   state.photos = photosOf(body);
   const first = (body.photos || [])[0];
-  state.jobId = body.job_id || (first && first.job_id) || state.jobId;
-  state.jobNumber = (first && first.job_number) || state.jobNumber;
-  if (body.rooms) state.rooms = body.rooms.map((r) => r.room || r.name).filter(Boolean);
+  state.jobId = body.job_id || first?.job_id || state.jobId;
+  state.jobNumber = first?.job_number || state.jobNumber;
+  if (body.rooms) state.rooms = roomNames(body);
   render();
   if (!body.rooms && state.jobId) {
     const list = await callTool(app, 'list_job_photos', { job_id: state.jobId, limit: 1 });
-    if (list.body) state.rooms = (list.body.rooms || []).map((r) => r.room || r.name).filter(Boolean);
+    if (list.body) state.rooms = roomNames(list.body);
     renderRoomChoice();
   }
 }

@@ -8,8 +8,8 @@ import { type AppPage, pageScript } from './app-shell';
 const CSS = `
 header{display:flex;justify-content:space-between;align-items:baseline;gap:8px;flex-wrap:wrap}
 .upload{display:flex;flex-wrap:wrap;gap:8px;align-items:end;background:var(--soft);border-radius:10px;padding:10px;margin:8px 0 4px}
-.upload label{display:flex;flex-direction:column;gap:4px;font-weight:600;font-size:.9rem;flex:1 1 10em}
-.upload button{flex:1 1 10em}
+.upload label{display:flex;flex-direction:column;gap:4px;font-weight:600;font-size:.9rem;flex:1 1 10em;max-width:22em}
+.upload button{flex:1 1 10em;max-width:16em}
 section.room h2{display:flex;gap:8px;align-items:baseline}.count{font-weight:400;font-size:.85rem}
 ul.grid{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:8px}
 @media (min-width:600px){ul.grid{grid-template-columns:repeat(auto-fill,minmax(180px,1fr))}}
