@@ -185,7 +185,6 @@ describeInBrowser('MCP Apps in a host page', () => {
     const violations: string[] = [];
     const outside: string[] = [];
     page.on('console', (message) => {
-      if (process.env.DEBUG_APPS) console.log(message.text());
       if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
     });
     context.on('request', (request) => {
@@ -274,6 +273,35 @@ describeInBrowser('MCP Apps in a host page', () => {
         await shown.context.close();
       });
     }
+  });
+
+  it('takes over from an export_pdf the assistant was refused: the findings to confirm, then Build', async () => {
+    const job = await jobWithFindings();
+    const shown = await show('desktop', 'ui://jobs/packet-review', 'export_pdf', {
+      job_id: job.id,
+      documents: ['estimate', 'drying_log'],
+    });
+    expect(shown.result.isError).toBe(true);
+    const app = frameOf(shown.page);
+    // The readiness is read through the host; the documents are the ones the assistant asked for.
+    await countIs(app.locator('li.finding.high'), 3);
+    expect(shown.host.calls.map((call) => call.name)).toEqual(['check_claim_readiness']);
+    expect(await app.locator('#doc-photos').isChecked()).toBe(false);
+    await textHas(app.locator('#notice'), 'Not ready to go final');
+    await app.locator('#build').click();
+    await countIs(app.locator('#confirmlist li'), 3);
+    await app.locator('#ack').check();
+    await app.locator('#yes').click();
+    await textHas(app.locator('#status'), 'download page is open');
+    expect(shown.host.calls.at(-1)).toMatchObject({
+      name: 'export_pdf',
+      arguments: { job_id: job.id, documents: ['estimate', 'drying_log'] },
+    });
+    expect(shown.host.calls.at(-1)!.arguments.confirm_findings).toHaveLength(3);
+    expect(shown.host.links).toHaveLength(1);
+    expect(await estimateStatus(job.estimateId)).toBe('draft');
+    expectClean(shown);
+    await shown.context.close();
   });
 
   /** A job whose log started 2 days ago (days 1–3) in Kitchen and Hall, with a chamber, air, materials and equipment read each day. */

@@ -32,9 +32,10 @@ const state = {
 let previewing = 0;
 
 function recordOf(record) {
+  if (record.type === 'day') return [`Day ${record.day}`, record.date].filter(Boolean).join(' · ');
   const what = RECORDS[record.type] || record.type;
   const parts = [record.name, record.day !== null ? `day ${record.day}` : null, record.date].filter(Boolean);
-  return `${what}${parts.length ? ` · ${parts.join(' · ')}` : ''}`;
+  return [what, ...parts].join(' · ');
 }
 
 function renderFindings() {
