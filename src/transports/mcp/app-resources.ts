@@ -1,16 +1,25 @@
 /**
- * The MCP Apps' resources on the endpoint: resources/list names the apps' pages, resources/read
- * answers one (an unknown URI is a protocol error, -32002, as the MCP specification has it).
+ * The MCP Apps' resources on the endpoint: what resources/list names (the apps' pages) and what
+ * resources/read answers for one of them; the endpoint answers an unknown URI as its SDK words
+ * "resource not found" (RESOURCE_NOT_FOUND).
  */
-import { ErrorCode, McpError, type Resource } from '@modelcontextprotocol/sdk/types.js';
 import { type McpApp, mcpApps } from './apps';
 
 /** The error code the MCP specification gives a resource that is not found. */
-const RESOURCE_NOT_FOUND = -32002;
+export const RESOURCE_NOT_FOUND = -32002;
+
+export interface ListedResource {
+  uri: string;
+  name: string;
+  title: string;
+  description: string;
+  mimeType: string;
+}
 
 export interface AppResources {
-  list(): Resource[];
-  read(uri: string): ReturnType<McpApp['read']>;
+  list(): ListedResource[];
+  /** The page of `uri`, or undefined when no app has that address. */
+  read(uri: string): ReturnType<McpApp['read']> | undefined;
 }
 
 export function appResources(publicUrl: string): AppResources {
@@ -25,14 +34,6 @@ export function appResources(publicUrl: string): AppResources {
         description,
         mimeType,
       })),
-    read(uri) {
-      const app = byUri.get(uri);
-      if (!app) {
-        if (typeof uri !== 'string')
-          throw new McpError(ErrorCode.InvalidParams, 'resources/read needs params.uri.');
-        throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
-      }
-      return app.read();
-    },
+    read: (uri) => byUri.get(uri)?.read(),
   };
 }

@@ -36,7 +36,7 @@ import type { Deps } from '../../domain/services';
 import type { Caller } from '../../platform/caller';
 import { callerOf } from '../shared/credentials';
 import { APPS_EXTENSION, APPS_EXTENSION_ID, toolUiMeta } from './apps';
-import { appResources } from './app-resources';
+import { appResources, RESOURCE_NOT_FOUND } from './app-resources';
 
 const INSTRUCTIONS =
   'Job Management Service for restoration contractors. Call get_guide first: it explains how jobs, dates and amounts are named, lists every tool this key can use and gives recipes. Every write takes an operation_id you choose; resending the same one is safe.';
@@ -133,7 +133,14 @@ export function mcpEndpoint(deps: Deps) {
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsFor(caller, selection) }));
     server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: apps.list() }));
-    server.setRequestHandler(ReadResourceRequestSchema, async (request) => apps.read(request.params.uri));
+    server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+      const page = apps.read(request.params.uri);
+      if (!page)
+        throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${request.params.uri}`, {
+          uri: request.params.uri,
+        });
+      return page;
+    });
     // tools/call is answered by the server's fallback handler (public), not by a handler for the
     // SDK's tools/call schema: that one would answer `arguments` that are not an object (an array,
     // a string) with an internal error, where they are a bad argument like any other, answered as
