@@ -74,12 +74,13 @@ const SPECS: AppSpec[] = [
 /** The apps as this service serves them: `publicUrl` is where the pages' pictures come from. */
 export function mcpApps(publicUrl: string): McpApp[] {
   const origin = new URL(publicUrl).origin;
-  return SPECS.map(({ page, ...spec }) => ({
-    ...spec,
-    mimeType: APP_MIME_TYPE,
-    read: () => {
-      const built = page(origin);
-      return {
+  return SPECS.map(({ page, ...spec }) => {
+    // Built once (its script read from disk here); each read only adds a fresh nonce.
+    const built = page(origin);
+    return {
+      ...spec,
+      mimeType: APP_MIME_TYPE,
+      read: () => ({
         contents: [
           {
             uri: spec.uri,
@@ -93,9 +94,9 @@ export function mcpApps(publicUrl: string): McpApp[] {
             },
           },
         ],
-      };
-    },
-  }));
+      }),
+    };
+  });
 }
 
 const APP_OF_TOOL = new Map(SPECS.flatMap((spec) => spec.toolNames.map((tool) => [tool, spec.uri])));
