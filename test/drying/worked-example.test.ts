@@ -12,7 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import type { components } from '../../sdk/src/schema';
 import { companyDate, createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
 import { callTool, connectMcp } from '../support/mcp';

@@ -9,8 +9,8 @@
  */
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import type { components } from '../../sdk/src/schema';
 import {

@@ -10,7 +10,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import type { components } from '../../sdk/src/schema';
 import {
   ADMIN_TOKEN,

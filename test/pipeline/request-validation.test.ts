@@ -5,7 +5,7 @@
  * now states. HTTP and MCP give the same field errors for the same mistake.
  */
 import { request as httpRequest } from 'node:http';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { as, createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
 import { callTool, connectMcp, problemOf } from '../support/mcp';

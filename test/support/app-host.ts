@@ -7,8 +7,8 @@
  */
 import path from 'node:path';
 import { build } from 'esbuild';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { Page } from 'playwright-core';
 
 const ROOT = path.join(__dirname, '..', '..');

@@ -1,20 +1,47 @@
 /**
- * The official MCP client against a test app, as an assistant connects: Streamable HTTP with the
- * key as a bearer token. The client lists the tools first, so that the SDK checks every result's
- * structuredContent against the tool's output schema.
+ * The official MCP client (the SDK's version 2) against a test app, as an assistant connects:
+ * Streamable HTTP with the key as a bearer token, in either protocol era. The client lists the
+ * tools first, so that the SDK checks every result's structuredContent against the tool's output
+ * schema.
+ *
+ * Eras: `modern` is the 2026-07-28 revision (no handshake, `_meta` on every request), `legacy`
+ * the 2025-11-25 one (`initialize`). A test of behaviour both share runs in both with
+ * `describe.each(MCP_ERAS)`; a test that uses MCP only on the way to something else connects in
+ * `defaultEra()`, which MCP_ERA sets (CI runs its PGlite pass in one era and its PostgreSQL pass
+ * in the other).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import type { TestApp } from './app';
 
-export async function connectMcp(t: TestApp, key: string): Promise<Client> {
-  const client = new Client({ name: 'jms-test', version: '1.0.0' });
+export type McpEra = 'modern' | 'legacy';
+export const MCP_ERAS: McpEra[] = ['modern', 'legacy'];
+export const MODERN_REVISION = '2026-07-28';
+
+export function defaultEra(): McpEra {
+  return process.env.MCP_ERA === 'legacy' ? 'legacy' : 'modern';
+}
+
+export interface ConnectOptions {
+  era?: McpEra;
+  /** Extra request headers (toolsets, read-only). */
+  headers?: Record<string, string>;
+  /** A query string for the MCP URL, e.g. `?readonly=true`. */
+  query?: string;
+}
+
+export async function connectMcp(t: TestApp, key: string, options: ConnectOptions = {}): Promise<Client> {
+  const era = options.era ?? defaultEra();
+  const client = new Client(
+    { name: 'jms-test', version: '1.0.0' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN_REVISION } } } : {},
+  );
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
-      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    new StreamableHTTPClientTransport(new URL(`${t.url}/mcp${options.query ?? ''}`), {
+      requestInit: { headers: { Authorization: `Bearer ${key}`, ...options.headers } },
     }),
   );
+  if (client.getProtocolEra() !== era)
+    throw new Error(`asked for the ${era} era, got ${client.getProtocolEra()}`);
   await client.listTools();
   return client;
 }

@@ -1,12 +1,10 @@
 /**
  * The MCP Apps' resources on the endpoint: what resources/list names (the apps' pages) and what
- * resources/read answers for one of them; the endpoint answers an unknown URI as its SDK words
- * "resource not found" (RESOURCE_NOT_FOUND).
+ * resources/read answers for one of them (undefined for an address no app has: the server
+ * answers it as its SDK words "resource not found"). Built once per public URL, as every
+ * request's server asks for them.
  */
 import { type McpApp, mcpApps } from './apps';
-
-/** The error code the MCP specification gives a resource that is not found. */
-export const RESOURCE_NOT_FOUND = -32002;
 
 export interface ListedResource {
   uri: string;
@@ -22,18 +20,22 @@ export interface AppResources {
   read(uri: string): ReturnType<McpApp['read']> | undefined;
 }
 
+const built = new Map<string, AppResources>();
+
 export function appResources(publicUrl: string): AppResources {
-  const apps = mcpApps(publicUrl);
-  const byUri = new Map(apps.map((app) => [app.uri, app]));
-  return {
-    list: () =>
-      apps.map(({ uri, name, title, description, mimeType }) => ({
-        uri,
-        name,
-        title,
-        description,
-        mimeType,
-      })),
-    read: (uri) => byUri.get(uri)?.read(),
-  };
+  let resources = built.get(publicUrl);
+  if (!resources) {
+    const apps = mcpApps(publicUrl);
+    const byUri = new Map(apps.map((app) => [app.uri, app]));
+    const listed = apps.map(({ uri, name, title, description, mimeType }) => ({
+      uri,
+      name,
+      title,
+      description,
+      mimeType,
+    }));
+    resources = { list: () => listed, read: (uri) => byUri.get(uri)?.read() };
+    built.set(publicUrl, resources);
+  }
+  return resources;
 }

@@ -2,7 +2,7 @@
  * Tools whose MCP answer shows more than their JSON as text: the content blocks each one gives
  * (the structured result is the same as the HTTP answer).
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Output, ToolName } from '../../platform/handler';
 import { viewPhotosContent } from './view_photos';
 import { exportPdfContent, exportPhotosContent } from './exports';

@@ -2,7 +2,7 @@
  * The export tools over MCP: the JSON answer as text, and the link as a `resource_link` block an
  * assistant's client can show or open. Never the PDF or the ZIP itself.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Output } from '../../platform/handler';
 import type { Deps } from '../../domain/services';
 import type { Caller } from '../../platform/caller';

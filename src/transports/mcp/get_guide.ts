@@ -2,7 +2,7 @@
  * get_guide over MCP: the guide written once, as Markdown, for the assistant to read; the
  * structured result holds the same as data (sending both as text doubled its tokens).
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Output } from '../../platform/handler';
 import type { Deps } from '../../domain/services';
 import type { Caller } from '../../platform/caller';

@@ -1,18 +1,17 @@
 /**
  * Progress of a long tool call, sent to an MCP client that asked for it with
  * `_meta.progressToken`. A handler reports through `ctx.progress`; over HTTP, or when no token
- * was sent, reporting does nothing.
+ * was sent, reporting does nothing. The SDK answers such a call as an event stream.
  */
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerContext } from '@modelcontextprotocol/server';
 import type { Progress } from '../../platform/handler';
 import { noProgress } from '../../platform/pipeline';
 
 /** Reports closer together than this are dropped (the last one of a call is always sent). */
 const LEAST_INTERVAL_MS = 100;
 
-export function progressOf(extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Progress {
-  const progressToken = extra._meta?.progressToken;
+export function progressOf(ctx: ServerContext): Progress {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
   if (progressToken === undefined) return noProgress;
   let lastSent = 0;
   let lastProgress = -Infinity;
@@ -30,7 +29,7 @@ export function progressOf(extra: RequestHandlerExtra<ServerRequest, ServerNotif
       ...(message ? { message } : {}),
     };
     // A client that went away misses its progress; the call itself goes on and answers as usual.
-    extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {});
+    ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => {});
   };
 }
 

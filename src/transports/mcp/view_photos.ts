@@ -4,7 +4,7 @@
  * each picture: a picture over its share is made smaller again.
  */
 import sharp from 'sharp';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Output } from '../../platform/handler';
 import { viewablesQuery, type ViewableRow } from '../../tools/media/view_photos';
 import type { Deps } from '../../domain/services';

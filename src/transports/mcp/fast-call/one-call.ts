@@ -1,38 +1,62 @@
 /**
- * The one request nearly every POST to /mcp is: a single `tools/call` or `tools/list`, sent as an
- * assistant sends it (JSON, accepting JSON and event streams, a protocol revision we speak, no
- * progress asked for). It is handed to the SDK's Server through a transport that only carries
- * that request in and its answer out. Anything else (initialize, batches, notifications, bad
- * headers) goes through the SDK's own HTTP transport, which answers every case the MCP
- * specification names: for one plain call its Request, Response and body streams cost a fifth of
- * the call's CPU. On the SDK's public interfaces only: its exported `Transport` interface, handed
- * to `Server#connect`. FAST_MCP_CALLS=off sends every request through the SDK's transport
- * (README.md here: what it saves, measured).
+ * The one request nearly every POST to /mcp is: a single `tools/call` or `tools/list` sent as an
+ * assistant sends it (JSON, accepting JSON and event streams, no progress asked for, the standard
+ * headers agreeing with the body). It is handed to the server built for it with less around it
+ * than the SDK's HTTP entries put there, on the SDK's public interfaces only:
+ * - 2025 era: a `Transport` (the exported interface) that carries that one message in and its
+ *   answer out, instead of the web-standard transport's Request, Response and body streams;
+ * - 2026-07-28: the SDK's own per-request transport (`PerRequestHTTPServerTransport`, which binds
+ *   the server to the revision) with the SDK's classification (`classifyInboundRequest`), instead
+ *   of `createMcpHandler`'s whole ladder, which this request has been seen to pass.
+ * Anything else goes through the SDK's entries, which answer every case the specification names.
+ * FAST_MCP_CALLS=off sends every request there (README.md here: what it saves, measured).
  */
 import type { Request, Response } from 'express';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  SUPPORTED_PROTOCOL_VERSIONS,
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
+  PerRequestHTTPServerTransport,
+  classifyInboundRequest,
+  type AuthInfo,
   type JSONRPCMessage,
-} from '@modelcontextprotocol/sdk/types.js';
+  type JSONRPCRequest,
+  type Server,
+  type Transport,
+} from '@modelcontextprotocol/server';
 
 const PLAIN_METHODS = new Set(['tools/call', 'tools/list']);
+const LEGACY_REVISIONS = new Set(['2025-11-25', '2025-06-18', '2025-03-26']);
+const MODERN_REVISION = '2026-07-28';
+const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
 
-export function isOnePlainCall(req: Request): boolean {
+type PlainCall = JSONRPCRequest & { params?: { name?: unknown; _meta?: Record<string, unknown> } };
+
+/** The era of a plain call this module answers, or null for one it leaves to the SDK's entries. */
+export function plainCallEra(req: Request): 'legacy' | 'modern' | null {
+  const body = req.body as PlainCall | undefined;
   const accept = req.headers.accept ?? '';
+  if (
+    typeof body !== 'object' ||
+    body === null ||
+    Array.isArray(body) ||
+    body.jsonrpc !== '2.0' ||
+    (typeof body.id !== 'string' && typeof body.id !== 'number') ||
+    !PLAIN_METHODS.has(body.method) ||
+    body.params?._meta?.progressToken !== undefined ||
+    req.is('application/json') !== 'application/json' ||
+    !accept.includes('application/json') ||
+    !accept.includes('text/event-stream')
+  )
+    return null;
   const revision = req.headers['mcp-protocol-version'];
-  return (
-    PLAIN_METHODS.has((req.body as { method?: unknown } | undefined)?.method as string) &&
-    isJSONRPCRequest(req.body) &&
-    req.is('application/json') === 'application/json' &&
-    accept.includes('application/json') &&
-    accept.includes('text/event-stream') &&
-    (revision === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(revision as string))
-  );
+  const claimed = body.params?._meta?.[PROTOCOL_VERSION_META];
+  if (claimed === undefined)
+    return revision === undefined || LEGACY_REVISIONS.has(revision as string) ? 'legacy' : null;
+  const name = body.method === 'tools/call' ? body.params?.name : undefined;
+  const agrees =
+    claimed === MODERN_REVISION &&
+    revision === MODERN_REVISION &&
+    req.headers['mcp-method'] === body.method &&
+    req.headers['mcp-name'] === name;
+  return agrees ? 'modern' : null;
 }
 
 /** Carries one request to the server and its answer back; notifications have nowhere to go in a JSON answer. */
@@ -48,15 +72,49 @@ class OneCallTransport implements Transport {
   async start(): Promise<void> {}
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) this.answered(message);
+    if ('result' in message || 'error' in message) this.answered(message);
   }
 
   async close(): Promise<void> {}
 }
 
-export async function answerOneCall(server: Server, req: Request, res: Response): Promise<void> {
+export async function answerLegacyCall(server: Server, req: Request, res: Response): Promise<void> {
   const transport = new OneCallTransport();
   await server.connect(transport);
-  transport.onmessage?.(req.body as JSONRPCMessage, { requestInfo: { headers: req.headers } });
+  transport.onmessage?.(req.body as JSONRPCMessage);
   res.status(200).json(await transport.answer);
+  void server.close();
+}
+
+/**
+ * A 2026-07-28 call, classified by the SDK; the rare request it would refuse (or answer in a way
+ * this module does not) goes back to the full entry (`fullEntry`).
+ */
+export async function answerModernCall(
+  server: Server,
+  authInfo: AuthInfo,
+  req: Request,
+  res: Response,
+  fullEntry: () => Promise<void>,
+): Promise<void> {
+  const route = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: req.headers['mcp-protocol-version'] as string,
+    mcpMethodHeader: req.headers['mcp-method'] as string,
+    mcpNameHeader: req.headers['mcp-name'] as string,
+    body: req.body,
+  });
+  if (route.kind !== 'modern') return fullEntry();
+  const transport = new PerRequestHTTPServerTransport({
+    classification: route.classification,
+    responseMode: 'json',
+  });
+  await server.connect(transport);
+  const answer = await transport.handleMessage(req.body as JSONRPCRequest, { authInfo });
+  res.status(answer.status);
+  answer.headers.forEach((value, name) => {
+    res.setHeader(name, value);
+  });
+  res.end(await answer.text());
+  void server.close();
 }
