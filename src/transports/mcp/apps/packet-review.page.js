@@ -126,7 +126,7 @@ function renderNotice() {
     notice.className = 'notice danger';
     notice.replaceChildren(
       el('b', {}, 'Not ready to go final. '),
-      `Building this packet makes the estimate final, and it can then no longer be changed, while a claim reviewer would question ${plural(state.toConfirm.length, 'serious finding')}. Fix them first, or confirm them when you build.`,
+      `Downloading this packet makes the estimate final, and it can then no longer be changed, while a claim reviewer would question ${plural(state.toConfirm.length, 'serious finding')}. Fix them first, or confirm them when you build.`,
     );
   } else if (finalizes()) {
     notice.className = 'notice warn';
