@@ -137,7 +137,9 @@ it('gives the same answers to the same request in 2026-07-28 and in 2025-11-25',
     expect(headers['mcp-protocol-version']).toBe(MODERN_REVISION);
     expect(headers['mcp-method']).toBe(request.method);
     expect(
-      (request.params?._meta as Record<string, unknown>)['io.modelcontextprotocol/protocolVersion'],
+      (request.params?._meta as Record<string, unknown> | undefined)?.[
+        'io.modelcontextprotocol/protocolVersion'
+      ],
     ).toBe(MODERN_REVISION);
     expect(answer?.result?.resultType).toBe('complete');
   }
@@ -146,9 +148,7 @@ it('gives the same answers to the same request in 2026-07-28 and in 2025-11-25',
 
   // 2025-11-25: initialize first, then plain requests and results, without the new fields.
   expect(legacy.exchanges[0].request.method).toBe('initialize');
-  expect((legacy.exchanges[0].answer?.result as { protocolVersion: string }).protocolVersion).toBe(
-    '2025-11-25',
-  );
+  expect(legacy.exchanges[0].answer?.result?.protocolVersion).toBe('2025-11-25');
   const legacyList = legacy.exchanges.find((e) => e.request.method === 'tools/list')?.answer?.result;
   expect(legacyList).not.toHaveProperty('ttlMs');
   expect(legacyList).not.toHaveProperty('resultType');
