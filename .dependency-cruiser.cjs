@@ -8,9 +8,12 @@ const layer = (name) => `^src/${name}/`;
 const ROOT = '^src/(main|node-services|database)\\.ts$|^src/demo/';
 /** Where a transport's framework may be imported: the transports, and the root that starts the server. */
 const TRANSPORTS_AND_ROOT = '^src/transports/|^src/(main|node-services)\\.ts$';
-/** The MCP SDK's server side (servers, transports, the auth router), apart from its error classes and types. */
+/**
+ * The MCP SDK's server side: version 1's servers, transports and auth router (apart from its error
+ * classes and types, which the platform's OAuth uses), version 2's server package, and MCP Apps.
+ */
 const MCP_SDK_SERVER =
-  '(^|/node_modules/)@modelcontextprotocol/sdk/(dist/(cjs|esm)/)?server/(?!auth/(errors|types|provider)(\\.|/))';
+  '(^|/)node_modules/@modelcontextprotocol/(sdk/(dist/(cjs|esm)/)?server/(?!auth/(errors|types|provider)(\\.|/))|server/|ext-apps/)';
 
 module.exports = {
   forbidden: [
