@@ -13,6 +13,11 @@
  * without the capability could not show the form; both get the 409 problem to relay, as before.
  * On this flow the confirming arguments an assistant sends are set aside: the yes comes from the
  * person's form, never from the arguments alone.
+ *
+ * tools/call is answered by the server's fallback handler (server.ts says why), which the SDK's
+ * multi round-trip seam does not wrap: its `requestState.verify` hook and its capability gate
+ * (-32021) do not run there. So the state is verified here, answering as that hook answers, and
+ * the form is offered only when the request's envelope declares form elicitation.
  */
 import {
   CLIENT_CAPABILITIES_META_KEY,
