@@ -51,6 +51,20 @@ const TITLES: Record<ProblemCode, string> = {
   internal_error: 'Internal error',
 };
 
+/**
+ * A refusal that a person lifts by choosing (undo going past a change it cannot take back, an
+ * estimate made final despite high findings): what they are asked, in words, and the arguments
+ * that carry their yes. Never part of the problem sent: the transport decides whether to ask the
+ * person itself (MCP's form elicitation) or to answer the problem for the assistant to relay.
+ */
+export interface HumanChoice {
+  question: string;
+  /** Things the person confirms one by one (the findings), with the words that name each. */
+  items?: { title: string; options: { key: string; title: string }[] };
+  /** The arguments that confirm the choice, added to the call as sent. */
+  confirm: Record<string, string | string[]>;
+}
+
 /** The one error type of the service: every failure becomes a problem object (RFC 9457). */
 export class ApiError extends Error {
   constructor(
@@ -62,6 +76,7 @@ export class ApiError extends Error {
       validValues?: string[];
       findings?: Problem['findings'];
       headers?: Record<string, string>;
+      choice?: HumanChoice;
     } = {},
   ) {
     super(detail);

@@ -70,6 +70,16 @@ export class LinkSigner {
     }
   }
 
+  /**
+   * A key of its own for another use of the shared secret (MCP's requestState), derived from it
+   * under a label, so that what one use signs is never valid for another.
+   */
+  async derivedKey(label: string): Promise<Buffer> {
+    return createHmac('sha256', await this.key())
+      .update(`jms derived key\n${label}`)
+      .digest();
+  }
+
   /** Loads the secret; done at start, so that no request's transaction waits on it. */
   async ready(): Promise<void> {
     await this.key();

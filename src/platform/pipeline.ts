@@ -59,9 +59,14 @@ interface Identified {
 /** What a write's check found: the answer of an earlier same request, or the way to run this one. */
 export type CheckedWrite = { replay: ToolAnswer } | { run(): Promise<ToolAnswer> };
 
-/** One call of a tool, its scope checked: what is left is to run it with its checked input. */
+/**
+ * One call of a tool, its scope checked: what is left is to run it with its checked input.
+ * `asSent` is the input its operation_id is kept under, when the input run adds to what the
+ * client sent (a person's confirmation that MCP asked for): a repeat of the call as sent then
+ * answers the write it made.
+ */
 export interface ToolCall {
-  run(input: AnyInput, progress?: Progress): Promise<ToolAnswer>;
+  run(input: AnyInput, progress?: Progress, asSent?: AnyInput): Promise<ToolAnswer>;
 }
 
 /** A read key may call read tools only: checked once per call, when it is made (call, begin). */
@@ -110,8 +115,8 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
   call(name: ToolName, caller: Caller): ToolCall {
     checkScope(name, caller);
     return {
-      run: (input, progress = noProgress) =>
-        this.options.slots.run(caller.companyId, () => this.runInSlot(name, caller, input, progress)),
+      run: (input, progress = noProgress, asSent = input) =>
+        this.options.slots.run(caller.companyId, () => this.runInSlot(name, caller, input, progress, asSent)),
     };
   }
 
@@ -199,10 +204,11 @@ export class Pipeline<Services extends object = object, Subject = unknown> {
     caller: Caller,
     input: AnyInput,
     progress: Progress,
+    asSent = input,
   ): Promise<ToolAnswer> {
     const op = operations[name];
     if (op.scope === 'write') {
-      const checked = await this.replayOf(name as WriteOperationName, caller, input);
+      const checked = await this.replayOf(name as WriteOperationName, caller, asSent);
       return 'replay' in checked
         ? checked.replay
         : this.write(name as WriteOperationName, caller, input, checked, progress);

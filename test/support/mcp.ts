@@ -10,7 +10,14 @@
  * `defaultEra()`, which MCP_ERA sets (CI runs its PGlite pass in one era and its PostgreSQL pass
  * in the other).
  */
-import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+  type ClientCapabilities,
+  type ElicitRequest,
+  type ElicitResult,
+} from '@modelcontextprotocol/client';
 import type { TestApp } from './app';
 
 export type McpEra = 'modern' | 'legacy';
@@ -27,14 +34,23 @@ export interface ConnectOptions {
   headers?: Record<string, string>;
   /** A query string for the MCP URL, e.g. `?readonly=true`. */
   query?: string;
+  /** What the client declares it can do, e.g. `{ elicitation: { form: {} } }` (none by default). */
+  capabilities?: ClientCapabilities;
+  /** Answers the forms the server asks the person to fill (registered before connecting). */
+  elicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>;
 }
 
 export async function connectMcp(t: TestApp, key: string, options: ConnectOptions = {}): Promise<Client> {
   const era = options.era ?? defaultEra();
   const client = new Client(
     { name: 'jms-test', version: '1.0.0' },
-    era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN_REVISION } } } : {},
+    {
+      ...(era === 'modern' && { versionNegotiation: { mode: { pin: MODERN_REVISION } } }),
+      ...(options.capabilities && { capabilities: options.capabilities }),
+    },
   );
+  const { elicit } = options;
+  if (elicit) client.setRequestHandler('elicitation/create', (request) => elicit(request));
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${t.url}/mcp${options.query ?? ''}`), {
       requestInit: { headers: { Authorization: `Bearer ${key}`, ...options.headers } },

@@ -97,10 +97,21 @@ function unconfirmed(
   changed: string,
 ): ApiError {
   const listed = findings.map((finding) => `- ${finding.message}`).join('\n');
+  const finalises = `Downloading this packet makes the estimate "${estimateLabel}" final (it cannot be changed afterwards), and a claim reviewer would question`;
   return new ApiError(
     409,
     'findings_unconfirmed',
-    `${changed}Downloading this packet makes the estimate "${estimateLabel}" final (it cannot be changed afterwards), and a claim reviewer would question:\n${listed}\nTell the person. To make it final all the same, ask again with confirm_findings naming each finding's key: ${findings.map((finding) => finding.key).join(', ')}. Or fix them first (check_claim_readiness names the tool), or leave out the estimate: such a packet finalises nothing.`,
-    { findings: [...findings] },
+    `${changed}${finalises}:\n${listed}\nTell the person. To make it final all the same, ask again with confirm_findings naming each finding's key: ${findings.map((finding) => finding.key).join(', ')}. Or fix them first (check_claim_readiness names the tool), or leave out the estimate: such a packet finalises nothing.`,
+    {
+      findings: [...findings],
+      choice: {
+        question: `${changed}${finalises}:\n${listed}\nConfirm each finding to make it final all the same; otherwise fix them first, or leave the estimate out of the packet.`,
+        items: {
+          title: 'Findings confirmed',
+          options: findings.map((finding) => ({ key: finding.key, title: finding.message })),
+        },
+        confirm: { confirm_findings: findings.map((finding) => finding.key) },
+      },
+    },
   );
 }

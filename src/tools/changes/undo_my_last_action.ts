@@ -54,6 +54,12 @@ function requireConfirmation(undone: UndoneAction, confirmSkip: string | undefin
           : 'must not be sent: undo goes past no change',
       },
     ],
+    ...(last && {
+      choice: {
+        question: `${lastChangeWords(last, words)} ${instead} Take that back?`,
+        confirm: { confirm_skip: last.entryId },
+      },
+    }),
   });
 }
 

@@ -13,12 +13,12 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   Server,
   type CallToolResult,
+  type InputRequiredResult,
   type JSONRPCRequest,
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { operations } from '../../generated/operations';
 import { mcpTools, type McpToolDefinition } from '../../generated/mcp-tools';
 import { ApiError } from '../../platform/errors';
 import { checkToolArguments } from '../../platform/validation';
@@ -28,6 +28,7 @@ import { offeredTo, type ToolSelection } from './toolsets';
 import { progressOf } from './progress';
 import { toApiError } from '../shared/problems';
 import { mcpContentOf } from './content';
+import { answerWithChoice, asksPerson } from './human-choice';
 import type { Deps } from '../../domain/services';
 import type { Caller } from '../../platform/caller';
 import { APPS_EXTENSION, APPS_EXTENSION_ID, toolUiMeta } from './apps';
@@ -76,39 +77,61 @@ function withNumbersAsText(def: McpToolDefinition, args: unknown): unknown {
     : { ...record, ...Object.fromEntries(numbered.map((name) => [name, String(record[name])])) };
 }
 
+/** Runs one call through the pipeline; a refusal is thrown, as the pipeline throws it. */
+async function runTool(
+  deps: Deps,
+  def: McpToolDefinition,
+  sent: unknown,
+  asSent: unknown,
+  context: McpCallContext,
+  ctx: ServerContext,
+): Promise<CallToolResult> {
+  const { caller, selection } = context;
+  const call = deps.pipeline.call(def.name as ToolName, caller);
+  if (!offeredTo(def, caller, selection)) {
+    throw new ApiError(
+      404,
+      'not_found',
+      `${def.name} is not offered to this client: it asked for ${selection.describe()}.`,
+    );
+  }
+  const name = def.name as ToolName;
+  const checked = (args: unknown) =>
+    checkToolArguments(name, withNumbersAsText(def, args), errorsBeside[name]) as ToolInput<ToolName>;
+  const input = checked(sent);
+  const answer = await call.run(input, progressOf(ctx), asSent === sent ? input : checked(asSent));
+  const body = answer.body ?? {};
+  const content = await mcpContentOf(deps, caller, name, body as Output<ToolName>);
+  return { content, structuredContent: body as Record<string, unknown> };
+}
+
+/** A refusal as MCP answers it: the problem as the text of an isError result (DESIGN §4). */
+function problemResult(error: unknown, def: McpToolDefinition, req: Request): CallToolResult {
+  const apiError = toApiError(error);
+  if (apiError.status >= 500) req.log.error({ err: error, tool: def.name }, 'tool call failed');
+  else req.log.info({ tool: def.name, code: apiError.code }, 'tool call refused');
+  return {
+    isError: true,
+    content: [{ type: 'text', text: JSON.stringify(apiError.toProblem(String(req.id))) }],
+  };
+}
+
 async function callTool(
   deps: Deps,
   def: McpToolDefinition,
   sent: unknown,
   context: McpCallContext,
   ctx: ServerContext,
-): Promise<CallToolResult> {
-  const { caller, selection, req } = context;
-  try {
-    const call = deps.pipeline.call(def.name as ToolName, caller);
-    if (!offeredTo(def, caller, selection)) {
-      throw new ApiError(
-        404,
-        'not_found',
-        `${def.name} is not offered to this client: it asked for ${selection.describe()}.`,
-      );
-    }
-    const op = operations[def.name as ToolName];
-    const args = withNumbersAsText(def, sent);
-    const input = checkToolArguments(op.name as ToolName, args, errorsBeside[op.name as ToolName]);
-    const answer = await call.run(input as ToolInput<ToolName>, progressOf(ctx));
-    const body = answer.body ?? {};
-    const content = await mcpContentOf(deps, caller, op.name as ToolName, body as Output<ToolName>);
-    return { content, structuredContent: body as Record<string, unknown> };
-  } catch (error) {
-    const apiError = toApiError(error);
-    if (apiError.status >= 500) req.log.error({ err: error, tool: def.name }, 'tool call failed');
-    else req.log.info({ tool: def.name, code: apiError.code }, 'tool call refused');
-    return {
-      isError: true,
-      content: [{ type: 'text', text: JSON.stringify(apiError.toProblem(String(req.id))) }],
-    };
-  }
+): Promise<CallToolResult | InputRequiredResult> {
+  const run = (args: unknown, asSent: unknown) => runTool(deps, def, args, asSent, context, ctx);
+  // A state that fails its check is a protocol error (-32602), thrown before any run: not a problem.
+  const answered = asksPerson(def.name, ctx)
+    ? answerWithChoice(deps.media.links, context.caller, def.name, sent, ctx, run)
+    : run(sent, sent);
+  return answered.catch((error: unknown) => {
+    if (error instanceof ProtocolError) throw error;
+    return problemResult(error, def, context.req);
+  });
 }
 
 /**
@@ -118,7 +141,10 @@ async function callTool(
  * invalid_request problem.
  */
 function answerToolCall(deps: Deps, context: McpCallContext) {
-  return async (request: JSONRPCRequest, ctx: ServerContext): Promise<CallToolResult> => {
+  return async (
+    request: JSONRPCRequest,
+    ctx: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> => {
     if (request.method !== 'tools/call')
       throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
     const { name, arguments: args } = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
