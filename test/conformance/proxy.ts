@@ -11,6 +11,8 @@ export interface HeaderProxy {
   url: string;
   /** Answers seen so far, by HTTP status (to tell, e.g., how many were 429s). */
   statuses: Map<number, number>;
+  /** Requests seen so far, by their MCP-Protocol-Version header ('none' without one): the era a tool spoke. */
+  protocolVersions: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -28,7 +30,10 @@ export async function startHeaderProxy(
 ): Promise<HeaderProxy> {
   const upstream = new URL(target);
   const statuses = new Map<number, number>();
+  const protocolVersions = new Map<string, number>();
   const server = http.createServer((req, res) => {
+    const version = String(req.headers['mcp-protocol-version'] ?? 'none');
+    protocolVersions.set(version, (protocolVersions.get(version) ?? 0) + 1);
     const forward = http.request(
       {
         hostname: upstream.hostname,
@@ -62,6 +67,7 @@ export async function startHeaderProxy(
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     statuses,
+    protocolVersions,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

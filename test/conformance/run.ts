@@ -1,61 +1,88 @@
 /**
- * The MCP conformance suite (every server scenario of @modelcontextprotocol/conformance) against
- * the service as `npm start` runs it: a fresh PGlite data directory, a company and a write key
- * made through the admin API, and the header-adding proxy in front (the suite cannot send a key).
+ * The official MCP conformance suites (every server scenario of @modelcontextprotocol/conformance,
+ * the pinned version and the newest) against the service as `npm start` runs it: a fresh PGlite
+ * data directory, a company and a write key made through the admin API, and the header-adding
+ * proxy in front (the suites cannot send a key).
  *
- * Each scenario runs on its own, so that its result and the 429s the proxy saw during it are its
- * own. The outcome is compared with expected-failures.json (scenario → why it cannot pass on a
- * tools-only server): exit 1 when a scenario fails that is not listed there, when a listed one
- * passes (the list is stale), or when the list names a scenario the suite does not have.
+ * Each suite runs in every protocol era it can speak (./suites.ts says how each chooses it): the
+ * pinned one in 2025-11-25, the newest in 2025-11-25 and 2026-07-28 (its extension scenarios in
+ * 2026-07-28). The outcome is compared with the suite's expected failures
+ * (./expected-failures/<suite>.json: scenario → why it cannot pass on a tools-only server, or the
+ * single checks that cannot and why): exit 1 when a scenario fails that is not listed, when a
+ * listed failure passes (the list is stale), when the list names a scenario the suite does not
+ * have, or when a required scenario (REQUIRED) is excused whole or did not run.
  *
- * Then the MCP inspector lists the tools with `--strict`: any schema portability finding (error or
+ * Then the MCP inspector lists the tools with `--strict` in each era (`--protocol-era legacy` and
+ * `modern`; the proxy confirms the revision each spoke): any schema portability finding (error or
  * warning, such as a `type` array) fails the run. Last, the authorization server scenarios
- * (./authorization.ts) must all pass.
+ * (./authorization.ts, of the newest suite) must all pass.
  *
- * Started by run.sh, which installs the pinned Node 24, suite and inspector and sets
- * CONFORMANCE_NODE, CONFORMANCE_CLI and CONFORMANCE_INSPECTOR. The per-key rate limit is RATE_LIMIT_PER_MINUTE / RATE_LIMIT_BURST when they
- * are set, else high enough not to matter.
+ * Started by run.sh, which installs the pinned Node 24, the suites and the inspector and sets
+ * CONFORMANCE_NODE, CONFORMANCE_CLI (pinned), CONFORMANCE_NEWEST_CLI and CONFORMANCE_INSPECTOR.
+ * The per-key rate limit is RATE_LIMIT_PER_MINUTE / RATE_LIMIT_BURST when they are set, else high
+ * enough not to matter. A results table (scenario × suite × era) is printed and kept in the work
+ * directory as results.md.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-  createWriteStream,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startHeaderProxy, type HeaderProxy } from './proxy';
 import { runAuthorizationScenarios, type AuthorizationOutcome } from './authorization';
+import {
+  judge,
+  listProblems,
+  parseScenarioList,
+  savedChecks,
+  type Era,
+  type ExpectedFailure,
+  type ListedScenario,
+  type Outcome,
+} from './suites';
 
 const ROOT = path.resolve(__dirname, '../..');
+/** A whole era of a suite runs in one process; the newest suite also times each scenario out at 30 s. */
+const SUITE_RUN_TIMEOUT_MS = 10 * 60_000;
 const SCENARIO_TIMEOUT_MS = 60_000;
-// Scenarios this service must pass whatever the list says: the protocol it speaks and the
-// transport's protection. A reason in expected-failures.json cannot excuse them. (tools-call-error
-// calls a fixture tool this server does not have: an unknown tool is a protocol error here.)
-const REQUIRED = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
-/** The authorization server scenarios (of the newer suite), all of which must pass. */
+const LEGACY: Era = '2025-11-25';
+const MODERN: Era = '2026-07-28';
+// Scenarios this service must pass in that era whatever the list says: the protocol it speaks, its
+// tools, caching and the transport's protection. A list may excuse single checks of them (a fixture
+// tool the suite probes with, a prompts or resources list), never the whole scenario.
+// (tools-call-error calls a fixture tool this server does not have: an unknown tool is a protocol error here.)
+const REQUIRED_2025 = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
+const REQUIRED: Record<string, Partial<Record<Era, string[]>>> = {
+  pinned: { [LEGACY]: REQUIRED_2025 },
+  newest: {
+    [LEGACY]: REQUIRED_2025,
+    [MODERN]: [
+      'server-stateless',
+      'tools-list',
+      'caching',
+      'http-header-validation',
+      'dns-rebinding-protection',
+    ],
+  },
+};
+/** The authorization server scenarios (of the newest suite), all of which must pass. */
 const AUTHORIZATION_SCENARIOS = ['authorization-server-metadata-endpoint', 'authorization-code-grant'];
 
-interface Check {
-  id: string;
-  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | string;
-  errorMessage?: string;
+interface Suite {
+  name: 'pinned' | 'newest';
+  cli: string;
+  version: string;
+  scenarios: ListedScenario[];
+  expected: Record<string, ExpectedFailure>;
 }
 
-interface Outcome {
-  scenario: string;
-  result: 'pass' | 'fail' | 'expected failure' | 'unexpected pass';
-  passed: number;
-  failed: number;
-  warnings: number;
-  status429: number;
-  note: string;
+/** One process of a suite: the scenarios it runs in one era, and its arguments for that. */
+interface SuiteRun {
+  suite: Suite;
+  era: Era;
+  scenarios: string[];
+  args: string[];
 }
 
 function required(name: string): string {
@@ -147,63 +174,193 @@ async function writeKey(url: string, token: string): Promise<string> {
   return String(key.key);
 }
 
-/** The checks a scenario saved under `dir` (its `server-<scenario>-<time>/checks.json`), or null. */
-function savedChecks(dir: string): Check[] | null {
-  if (!existsSync(dir)) return null;
-  const runDir = readdirSync(dir).find((name) => existsSync(path.join(dir, name, 'checks.json')));
-  return runDir ? (JSON.parse(readFileSync(path.join(dir, runDir, 'checks.json'), 'utf8')) as Check[]) : null;
+/** The suite's server scenarios (`list --server`), its version and its expected failures. */
+async function loadSuite(name: Suite['name'], cli: string, node24: string, work: string): Promise<Suite> {
+  const listed = await run(node24, [cli, 'list', '--server'], path.join(work, `${name}-list.log`), 30_000);
+  const scenarios = parseScenarioList(listed.output);
+  if (listed.code !== 0 || scenarios.length === 0)
+    throw new Error(`cannot list the ${name} suite's scenarios:\n${listed.output}`);
+  const version = (
+    await run(node24, [cli, '--version'], path.join(work, `${name}-version.log`), 30_000)
+  ).output.trim();
+  const file = path.join(__dirname, 'expected-failures', `${name}.json`);
+  const expected = JSON.parse(readFileSync(file, 'utf8')) as Record<string, ExpectedFailure>;
+  return { name, cli, version, scenarios, expected };
 }
 
-/** The inspector's tool-schema portability findings (`--strict` prints each one on stderr). */
+/** The processes that run every server scenario of a suite in each era it can speak (./suites.ts). */
+function suiteRuns(suite: Suite): SuiteRun[] {
+  if (suite.name === 'pinned')
+    return [{ suite, era: LEGACY, scenarios: suite.scenarios.map((s) => s.name), args: ['--suite', 'all'] }];
+  const on = (era: Era) => suite.scenarios.filter((s) => s.tags.includes(era)).map((s) => s.name);
+  const extensions = suite.scenarios.filter((s) => s.tags.includes('extension')).map((s) => s.name);
+  return [
+    { suite, era: LEGACY, scenarios: on(LEGACY), args: ['--suite', 'all', '--spec-version', LEGACY] },
+    { suite, era: MODERN, scenarios: on(MODERN), args: ['--suite', 'all', '--spec-version', MODERN] },
+    // On no revision, so `--suite all --spec-version` leaves them out: one at a time, forced.
+    ...extensions.map((scenario) => ({
+      suite,
+      era: MODERN,
+      scenarios: [scenario],
+      args: ['--scenario', scenario, '--spec-version', MODERN, '--force'],
+    })),
+  ];
+}
+
+async function runSuite(
+  node24: string,
+  { suite, era, scenarios, args }: SuiteRun,
+  url: string,
+  work: string,
+) {
+  const label = `${suite.name}-${era}${args.includes('--scenario') ? `-${scenarios[0]}` : ''}`;
+  const dir = path.join(work, 'results', label);
+  const ran = await run(
+    node24,
+    [suite.cli, 'server', '--url', url, ...args, '-o', dir],
+    path.join(work, `${label}.log`),
+    args.includes('--scenario') ? SCENARIO_TIMEOUT_MS : SUITE_RUN_TIMEOUT_MS,
+  );
+  return scenarios.map((scenario) => {
+    const outcome = judge(suite.name, era, scenario, savedChecks(dir, scenario), suite.expected[scenario]);
+    return ran.timedOut && outcome.result === 'fail'
+      ? { ...outcome, note: `the suite timed out (${label}.log); ${outcome.note}` }
+      : outcome;
+  });
+}
+
+/**
+ * The inspector's tool-schema portability findings in one era (`--strict` prints each one on
+ * stderr), and a finding if the requests did not carry that era's revision.
+ */
 async function portabilityFindings(
   node24: string,
   inspector: string,
-  url: string,
+  proxy: HeaderProxy,
+  era: 'legacy' | 'modern',
   work: string,
 ): Promise<string[]> {
+  const before = new Map(proxy.protocolVersions);
   const listed = await run(
     node24,
-    [inspector, '--cli', url, '--transport', 'http', '--method', 'tools/list', '--strict'],
-    path.join(work, 'inspector.log'),
+    [
+      inspector,
+      '--cli',
+      `${proxy.url}/mcp`,
+      '--transport',
+      'http',
+      '--method',
+      'tools/list',
+      '--strict',
+      '--protocol-era',
+      era,
+    ],
+    path.join(work, `inspector-${era}.log`),
     SCENARIO_TIMEOUT_MS,
   );
+  const spoken = [...proxy.protocolVersions]
+    .filter(([version, count]) => count > (before.get(version) ?? 0))
+    .map(([version]) => version);
   const findings = [...listed.output.matchAll(/^(Error|Warning): tool "([^"]+)"[\s\S]*?Issue: (.*)$/gm)].map(
-    (match) => `${match[1]} in ${match[2]}: ${match[3]}`,
+    (match) => `inspector (${era}): ${match[1]} in ${match[2]}: ${match[3]}`,
   );
   const tools = (listed.output.match(/"name":/g) ?? []).length;
   console.log(
-    `inspector: tools/list --strict: ${findings.length} portability finding(s)${listed.code === 0 ? '' : `, exit ${listed.code}`}`,
+    `inspector: tools/list --strict --protocol-era ${era} (MCP-Protocol-Version ${spoken.join(', ')}): ${tools} tool names, ${findings.length} portability finding(s)${listed.code === 0 ? '' : `, exit ${listed.code}`}`,
   );
+  // A 2025 client sends initialize without the header; every 2026-07-28 request carries it.
+  const revision = era === 'modern' ? MODERN : LEGACY;
+  const allowed = era === 'modern' ? [MODERN] : ['none', LEGACY];
+  if (!spoken.includes(revision) || spoken.some((version) => !allowed.includes(version)))
+    findings.push(
+      `inspector (${era}): its requests said MCP-Protocol-Version ${spoken.join(', ')}, not ${revision}`,
+    );
   if (listed.code !== 0 && findings.length === 0)
-    return [`the inspector exited with ${listed.code} (see inspector.log)`];
-  if (tools === 0) return ['the inspector listed no tools (see inspector.log)'];
-  return findings.map((finding) => `inspector: ${finding}`);
+    return [`inspector (${era}): exited with ${listed.code} (see inspector-${era}.log)`];
+  if (tools === 0) findings.push(`inspector (${era}): listed no tools (see inspector-${era}.log)`);
+  return findings;
+}
+
+const CELL: Record<Outcome['result'], string> = {
+  pass: 'pass',
+  'not applicable': 'n/a',
+  'expected failure': 'expected failure',
+  fail: '**FAIL**',
+  'unexpected pass': '**unexpected pass**',
+};
+
+/** scenario × (suite, era), as a Markdown table: the form docs/tools.md keeps it in. */
+function resultsTable(suites: Suite[], outcomes: Outcome[]): string {
+  const columns = suites.flatMap((suite) =>
+    [...new Set(outcomes.filter((o) => o.suite === suite.name).map((o) => o.era))].map((era) => ({
+      suite,
+      era,
+    })),
+  );
+  const scenarios = [...new Set(outcomes.map((o) => o.scenario))];
+  const head = `| scenario | ${columns.map(({ suite, era }) => `${suite.name} ${suite.version}, ${era}`).join(' | ')} |`;
+  const rule = `|---|${columns.map(() => '---').join('|')}|`;
+  const rows = scenarios.map((scenario) => {
+    const cells = columns.map(({ suite, era }) => {
+      const outcome = outcomes.find(
+        (o) => o.suite === suite.name && o.era === era && o.scenario === scenario,
+      );
+      return outcome ? CELL[outcome.result] : '—';
+    });
+    return `| ${scenario} | ${cells.join(' | ')} |`;
+  });
+  return [head, rule, ...rows].join('\n');
+}
+
+function printOutcomes(outcomes: Outcome[]): void {
+  const width = Math.max(...outcomes.map((o) => o.scenario.length));
+  for (const o of outcomes) {
+    const counts = `${o.passed}✓ ${o.failed}✗ ${o.warnings}⚠`;
+    console.log(
+      `${o.suite.padEnd(6)} ${o.era}  ${o.scenario.padEnd(width)}  ${o.result.padEnd(16)}  ${counts.padEnd(10)}  ${o.note.slice(0, 240)}`,
+    );
+  }
+}
+
+/** What fails the run among the outcomes: unlisted failures, stale entries, required scenarios not passing. */
+function outcomeProblems(suites: Suite[], outcomes: Outcome[]): string[] {
+  const problems: string[] = [];
+  for (const o of outcomes) {
+    const where = `${o.suite} ${o.era} ${o.scenario}`;
+    if (o.result === 'fail') problems.push(`${where} failed: ${o.note}`);
+    if (o.result === 'unexpected pass') problems.push(`${where}: ${o.note}`);
+  }
+  for (const suite of suites)
+    for (const [era, names] of Object.entries(REQUIRED[suite.name]))
+      for (const name of names ?? []) {
+        const outcome = outcomes.find((o) => o.suite === suite.name && o.era === era && o.scenario === name);
+        if (!outcome || outcome.result === 'not applicable')
+          problems.push(
+            `${suite.name} ${era} ${name} is required and did not run (${outcome?.note ?? 'not listed by the suite'})`,
+          );
+      }
+  return problems;
 }
 
 async function main(): Promise<number> {
   const node24 = required('CONFORMANCE_NODE');
-  const cli = required('CONFORMANCE_CLI');
   const inspector = required('CONFORMANCE_INSPECTOR');
-  const expected = JSON.parse(readFileSync(path.join(__dirname, 'expected-failures.json'), 'utf8')) as Record<
-    string,
-    string
-  >;
   const work = mkdtempSync(path.join(os.tmpdir(), 'jms-conformance-'));
   const dataDir = path.join(work, 'data');
-  const resultsDir = path.join(work, 'results');
   const started = Date.now();
 
-  const listed = await run(node24, [cli, 'list', '--server'], path.join(work, 'list.log'), 30_000);
-  const scenarios = [...listed.output.matchAll(/^\s+- (\S+)/gm)].map((match) => match[1]);
-  if (listed.code !== 0 || scenarios.length === 0)
-    throw new Error(`cannot list the scenarios:\n${listed.output}`);
-
-  const problems: string[] = [];
-  for (const name of Object.keys(expected)) {
-    if (!scenarios.includes(name))
-      problems.push(`expected-failures.json names "${name}", which the suite does not have`);
-    if (REQUIRED.includes(name)) problems.push(`expected-failures.json lists "${name}", which must pass`);
-  }
+  const suites = [
+    await loadSuite('pinned', required('CONFORMANCE_CLI'), node24, work),
+    await loadSuite('newest', required('CONFORMANCE_NEWEST_CLI'), node24, work),
+  ];
+  const problems = suites.flatMap((suite) =>
+    listProblems(
+      suite.name,
+      suite.expected,
+      suite.scenarios.map((s) => s.name),
+      Object.values(REQUIRED[suite.name]).flat() as string[],
+    ),
+  );
 
   const [servicePort, proxyPort] = [await freePort(), await freePort()];
   const serviceUrl = `http://127.0.0.1:${servicePort}`;
@@ -219,7 +376,7 @@ async function main(): Promise<number> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     RATE_LIMIT_PER_MINUTE: process.env.RATE_LIMIT_PER_MINUTE ?? '1000000',
     RATE_LIMIT_BURST: process.env.RATE_LIMIT_BURST ?? '1000000',
-    // The suite is pointed at the proxy, so the names it uses (its port) are the service's too.
+    // The suites are pointed at the proxy, so the names they use (its port) are the service's too.
     MCP_ALLOWED_HOSTS: `127.0.0.1:${proxyPort},localhost:${proxyPort}`,
   };
   // Always the embedded database of this run, never a shared server or its counters.
@@ -237,52 +394,23 @@ async function main(): Promise<number> {
   let proxy: HeaderProxy | null = null;
   const outcomes: Outcome[] = [];
   let authorization: AuthorizationOutcome[] = [];
+  let status429 = 0;
   try {
     await waitForHealth(serviceUrl, service);
     const key = await writeKey(serviceUrl, adminToken);
     proxy = await startHeaderProxy(serviceUrl, { authorization: `Bearer ${key}` }, proxyPort);
     const limits = `RATE_LIMIT_PER_MINUTE=${env.RATE_LIMIT_PER_MINUTE} RATE_LIMIT_BURST=${env.RATE_LIMIT_BURST}`;
-    console.log(`${scenarios.length} scenarios against ${proxy.url}/mcp (service ${serviceUrl}, ${limits})`);
-
-    for (const scenario of scenarios) {
-      const before = proxy.statuses.get(429) ?? 0;
-      const dir = path.join(resultsDir, scenario);
-      const ran = await run(
-        node24,
-        [cli, 'server', '--url', `${proxy.url}/mcp`, '--scenario', scenario, '-o', dir],
-        path.join(work, `${scenario}.log`),
-        SCENARIO_TIMEOUT_MS,
-      );
-      const checks = savedChecks(dir);
-      const count = (status: string) => (checks ?? []).filter((check) => check.status === status).length;
-      const failedChecks = (checks ?? []).filter((check) => check.status === 'FAILURE');
-      const ok = checks !== null && checks.length > 0 && failedChecks.length === 0;
-      const why = ran.timedOut
-        ? `timed out after ${SCENARIO_TIMEOUT_MS / 1000} s`
-        : checks === null
-          ? 'saved no results (see its log)'
-          : failedChecks.map((check) => `${check.id}: ${check.errorMessage ?? 'failed'}`).join('; ');
-      const reason = expected[scenario];
-      outcomes.push({
-        scenario,
-        result: ok ? (reason ? 'unexpected pass' : 'pass') : reason ? 'expected failure' : 'fail',
-        passed: count('SUCCESS'),
-        failed: failedChecks.length,
-        warnings: count('WARNING'),
-        status429: (proxy.statuses.get(429) ?? 0) - before,
-        note: ok
-          ? reason
-            ? 'passes now: remove it from expected-failures.json'
-            : ''
-          : reason
-            ? reason
-            : why,
-      });
-    }
-    problems.push(...(await portabilityFindings(node24, inspector, `${proxy.url}/mcp`, work)));
+    console.log(
+      `${suites.map((s) => `${s.name} suite ${s.version}: ${s.scenarios.length} server scenarios`).join('; ')}; against ${proxy.url}/mcp (service ${serviceUrl}, ${limits})`,
+    );
+    for (const suiteRun of suites.flatMap(suiteRuns))
+      outcomes.push(...(await runSuite(node24, suiteRun, `${proxy.url}/mcp`, work)));
+    status429 = proxy.statuses.get(429) ?? 0;
+    for (const era of ['legacy', 'modern'] as const)
+      problems.push(...(await portabilityFindings(node24, inspector, proxy, era, work)));
     authorization = await runAuthorizationScenarios({
       node24,
-      cli: required('CONFORMANCE_AUTHORIZATION_CLI'),
+      cli: required('CONFORMANCE_NEWEST_CLI'),
       serviceUrl,
       key,
       callbackPort: await freePort(),
@@ -300,18 +428,16 @@ async function main(): Promise<number> {
     }
   }
 
-  const width = Math.max(...outcomes.map((o) => o.scenario.length));
-  for (const o of outcomes) {
-    const counts = `${o.passed}✓ ${o.failed}✗ ${o.warnings}⚠${o.status429 ? ` 429×${o.status429}` : ''}`;
-    console.log(`${o.scenario.padEnd(width)}  ${o.result.padEnd(16)}  ${counts.padEnd(12)}  ${o.note}`);
-  }
+  printOutcomes(outcomes);
+  const table = resultsTable(suites, outcomes);
+  console.log(`\n${table}`);
   const by = (result: Outcome['result']) => outcomes.filter((o) => o.result === result).length;
-  const with429 = outcomes.filter((o) => o.status429 > 0).length;
   console.log(
-    `\npass ${by('pass')}, expected failure ${by('expected failure')}, fail ${by('fail')}, unexpected pass ${by('unexpected pass')}; ` +
-      `${with429} scenario(s) saw a 429; ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    `\npass ${by('pass')}, not applicable ${by('not applicable')}, expected failure ${by('expected failure')}, fail ${by('fail')}, unexpected pass ${by('unexpected pass')}; ` +
+      `${status429} answer(s) were 429; ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
   writeFileSync(path.join(work, 'summary.json'), JSON.stringify(outcomes, null, 2));
+  writeFileSync(path.join(work, 'results.md'), `${table}\n`);
   for (const o of authorization)
     console.log(
       `authorization: ${o.scenario}  ${o.failed.length ? 'fail' : 'pass'}  ${o.passed}✓ ${o.failed.length}✗  ${o.failed.join('; ')}`,
@@ -322,12 +448,7 @@ async function main(): Promise<number> {
     else if (outcome.failed.length > 0 || outcome.passed === 0)
       problems.push(`authorization scenario ${name} failed: ${outcome.failed.join('; ')}`);
   }
-
-  for (const o of outcomes) {
-    if (o.result === 'fail') problems.push(`${o.scenario} failed: ${o.note}`);
-    if (o.result === 'unexpected pass')
-      problems.push(`${o.scenario} passes but expected-failures.json lists it: remove it there`);
-  }
+  problems.push(...outcomeProblems(suites, outcomes));
   if (problems.length > 0) {
     console.error(
       `\nconformance FAILED:\n${problems.map((p) => `  - ${p}`).join('\n')}\nlogs and results: ${work}`,

@@ -206,6 +206,14 @@ export function buildMcpServer(deps: Deps, context: McpCallContext): Server {
     if (!page) throw new ResourceNotFoundError(request.params.uri);
     return page;
   });
-  server.fallbackRequestHandler = answerToolCall(deps, context);
+  // Only for a request that calls a tool: any other method without a handler is then refused by
+  // the SDK before dispatch, which 2026-07-28 answers with HTTP 404 as the revision asks (a
+  // handler's -32601 is an in-band answer, HTTP 200).
+  if (callsATool(context.req.body)) server.fallbackRequestHandler = answerToolCall(deps, context);
   return server;
+}
+
+function callsATool(body: unknown): boolean {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  return messages.some((message) => (message as { method?: unknown } | null)?.method === 'tools/call');
 }
