@@ -29,6 +29,7 @@ import { toApiError } from '../shared/problems';
 import { mcpContentOf } from './content';
 import type { Deps } from '../../domain/services';
 import type { Caller } from '../../platform/caller';
+import { addResourceHandlers, RESOURCE_CACHE_HINTS } from './resources';
 
 const INSTRUCTIONS =
   'Job Management Service for restoration contractors. Call get_guide first: it explains how jobs, dates and amounts are named, lists every tool this key can use and gives recipes. Every write takes an operation_id you choose; resending the same one is safe.';
@@ -146,21 +147,28 @@ const TOOL_LIST_TTL_MS = 5 * 60_000;
 export const MODERN_REVISION = '2026-07-28';
 const REVISIONS = [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS];
 
-export function buildMcpServer(deps: Deps, context: McpCallContext): Server {
+/**
+ * `era`: which protocol era the server answers. Resources are in both; their subscriptions only
+ * in 2026-07-28 (`subscriptions/listen`, ./subscriptions.ts): a 2025 client of this stateless
+ * endpoint has no stream to be told on, and polls list_changes.
+ */
+export function buildMcpServer(deps: Deps, context: McpCallContext, era: 'legacy' | 'modern'): Server {
   const server = new Server(
     { name: 'job-management-service', version: '1.0.0' },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, resources: era === 'modern' ? { subscribe: true } : {} },
       instructions: INSTRUCTIONS,
       supportedProtocolVersions: REVISIONS,
       jsonSchemaValidator,
       cacheHints: {
         'tools/list': { ttlMs: TOOL_LIST_TTL_MS, cacheScope: 'private' },
         'server/discover': { ttlMs: TOOL_LIST_TTL_MS, cacheScope: 'public' },
+        ...RESOURCE_CACHE_HINTS,
       },
     },
   );
   server.setRequestHandler('tools/list', async () => ({ tools: toolsFor(context) }));
+  addResourceHandlers(server, deps, context.caller);
   server.fallbackRequestHandler = answerToolCall(deps, context);
   return server;
 }
