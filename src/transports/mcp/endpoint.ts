@@ -10,7 +10,7 @@
  * disagrees with the entry's. Either way the request is answered by a server built for it
  * (./server.ts). Express has already checked the key (or the assistant's token) and read the body.
  * A `subscriptions/listen` is checked and watched here before the entry streams it
- * (./subscriptions.ts); when the node stops, open streams end gracefully.
+ * (./subscriptions.ts); when the node stops, its open streams end.
  */
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
@@ -47,7 +47,7 @@ export function mcpEndpoint(deps: Deps & { logger: Logger }) {
     { legacy: 'reject' }, // 2025 requests never reach it: answerLegacy serves them
   );
   const streams = new ListenStreams(deps.db, new FeedWatch(deps.db, deps.logger), modern.bus);
-  deps.stopping?.addEventListener('abort', () => void modern.close(), { once: true });
+  deps.stopping?.addEventListener('abort', () => streams.endAll(), { once: true });
   return async (req: Request, res: Response): Promise<void> => {
     const caller = callerOf(res);
     const context: McpCallContext = { caller, selection: withinGrant(selectionOf(req), caller), req };

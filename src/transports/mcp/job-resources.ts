@@ -20,7 +20,7 @@ import { checkToolArguments } from '../../platform/validation';
 import { mcpTools } from '../../generated/mcp-tools';
 import { errorsBeside } from '../../tools';
 import { toApiError } from '../shared/problems';
-import type { ResourceScheme } from './resources';
+import type { ResourceScheme } from './resource-scheme';
 import { offeredTo, withinGrant, type ToolSelection } from './toolsets';
 
 const PREFIX = 'jms://jobs/';
@@ -143,7 +143,7 @@ async function listJobResources(
  */
 async function checkJobSubscription(deps: Deps, caller: Caller, uri: string): Promise<void> {
   const parsed = parseJobUri(uri);
-  if (!parsed || !parsed.ref.startsWith('job_'))
+  if (!parsed?.ref.startsWith('job_'))
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
       `Cannot subscribe to ${uri}: name a job by its id (jms://jobs/job_…, as resources/read answers).`,

@@ -10,29 +10,12 @@ import {
   ProtocolErrorCode,
   ResourceNotFoundError,
   type CacheHint,
-  type ReadResourceResult,
-  type Resource,
-  type ResourceTemplateType,
   type Server,
 } from '@modelcontextprotocol/server';
 import type { Deps } from '../../domain/services';
 import type { Caller } from '../../platform/caller';
 import { jobResources } from './job-resources';
-
-export interface ResourceScheme {
-  /** Names the scheme in `resources/list` cursors. */
-  name: string;
-  owns(uri: string): boolean;
-  templates: ResourceTemplateType[];
-  list?(
-    deps: Deps,
-    caller: Caller,
-    cursor: string | undefined,
-  ): Promise<{ resources: Resource[]; nextCursor?: string }>;
-  read(deps: Deps, caller: Caller, uri: string): Promise<ReadResourceResult>;
-  /** Throws a ProtocolError when a listen may not name the URI; absent: the scheme's resources do not change. */
-  checkSubscription?(deps: Deps, caller: Caller, uri: string): Promise<void>;
-}
+import type { ResourceScheme } from './resource-scheme';
 
 const SCHEMES: ResourceScheme[] = [jobResources];
 /** How many URIs one listen may name: each is checked before the stream opens. */

@@ -57,6 +57,9 @@ function publishNews(bus: ServerEventBus, news: FeedNews[]): void {
 }
 
 export class ListenStreams {
+  /** How each open stream is ended. */
+  private readonly ends = new Set<() => void>();
+
   constructor(
     private readonly db: Knex,
     private readonly feed: FeedWatch,
@@ -80,9 +83,19 @@ export class ListenStreams {
       );
     }, CHECK_MS);
     check.unref();
+    this.ends.add(end);
     return () => {
+      this.ends.delete(end);
       clearInterval(check);
       unwatch();
     };
+  }
+
+  /**
+   * Ends every stream, as a dropped connection (no graceful result): when the node stops, its
+   * clients listen again through another node, and read what they missed from their cursor.
+   */
+  endAll(): void {
+    for (const end of this.ends) end();
   }
 }
