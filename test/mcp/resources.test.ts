@@ -17,6 +17,7 @@ import {
   type TestCompany,
 } from '../support/app';
 import { connectMcp, MCP_ERAS } from '../support/mcp';
+import { tokensFor } from '../support/oauth';
 import { openJob, type CreatedJob } from '../support/jobs';
 import { describeOnPostgres } from '../support/databases';
 import { companyOnNode, startNode, stopNodes, type Node } from '../support/nodes';
@@ -224,6 +225,8 @@ async function listening(
 }
 
 describe('subscriptions/listen (2026-07-28)', () => {
+  const admin = (req: request.Test) => req.set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+
   it('tells a listener of a change to its job within 5 s, with the feed cursor, and not of another job', async () => {
     const { client, subscription, heard, next } = await listening(t, co.readKey, [jobUri(job.id)]);
     try {
@@ -274,22 +277,49 @@ describe('subscriptions/listen (2026-07-28)', () => {
     }
   });
 
-  it('ends the stream within 15 s of its key being revoked', async () => {
-    const admin = (req: request.Test) => req.set('Authorization', `Bearer ${ADMIN_TOKEN}`);
-    const created = (
-      await admin(t.http.post(`/admin/v1/companies/${co.id}/keys`))
-        .send({ person_id: co.people[0].id, scope: 'read' })
-        .expect(201)
-    ).body as { id: string; key: string };
-    const { client, subscription } = await listening(t, created.key, [jobUri(job.id)]);
+  /** A credential to listen with, and the way to revoke it. */
+  const credentials: [string, () => Promise<{ secret: string; revoke: () => Promise<unknown> }>][] = [
+    [
+      'its key is revoked',
+      async () => {
+        const created = (
+          await admin(t.http.post(`/admin/v1/companies/${co.id}/keys`))
+            .send({ person_id: co.people[0].id, scope: 'read' })
+            .expect(201)
+        ).body as { id: string; key: string };
+        return {
+          secret: created.key,
+          revoke: () => admin(t.http.delete(`/admin/v1/keys/${created.id}`)).expect(204),
+        };
+      },
+    ],
+    [
+      "the assistant's grant is revoked",
+      async () => {
+        const tokens = await tokensFor(t, co.writeKey, { clientName: 'Listening Bot', chosenScope: 'read' });
+        const grants = (await admin(t.http.get(`/admin/v1/companies/${co.id}/assistant-grants`)).expect(200))
+          .body.data as { id: string; client: { name: string } }[];
+        const grant = grants.find((g) => g.client.name === 'Listening Bot')!;
+        return {
+          secret: tokens.access_token,
+          revoke: () =>
+            admin(t.http.delete(`/admin/v1/companies/${co.id}/assistant-grants/${grant.id}`)).expect(204),
+        };
+      },
+    ],
+  ];
+
+  it.each(credentials)('ends the stream within 15 s once %s', async (what, credential) => {
+    const { secret, revoke } = await credential();
+    const { client, subscription } = await listening(t, secret, [jobUri(job.id)]);
     try {
       const revokedAt = performance.now();
-      await admin(t.http.delete(`/admin/v1/keys/${created.id}`)).expect(204);
+      await revoke();
       const reason = await Promise.race([
         subscription.closed,
         new Promise((resolve) => setTimeout(() => resolve('still open'), 15_000)),
       ]);
-      console.log(`listen stream ended ${Math.round(performance.now() - revokedAt)} ms after the revocation`);
+      console.log(`listen stream ended ${Math.round(performance.now() - revokedAt)} ms after ${what}`);
       expect(reason).not.toBe('still open');
     } finally {
       await client.close().catch(() => undefined);
