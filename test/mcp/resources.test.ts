@@ -315,10 +315,13 @@ describe('subscriptions/listen (2026-07-28)', () => {
     try {
       const revokedAt = performance.now();
       await revoke();
+      let timer: NodeJS.Timeout | undefined;
       const reason = await Promise.race([
         subscription.closed,
-        new Promise((resolve) => setTimeout(() => resolve('still open'), 15_000)),
-      ]);
+        new Promise((resolve) => {
+          timer = setTimeout(() => resolve('still open'), 15_000);
+        }),
+      ]).finally(() => clearTimeout(timer));
       console.log(`listen stream ended ${Math.round(performance.now() - revokedAt)} ms after ${what}`);
       expect(reason).not.toBe('still open');
     } finally {
