@@ -139,6 +139,23 @@ describe.each(MCP_ERAS)('resources in the %s era', (era) => {
     expect((await readError(client, 'file:///etc/passwd')).code).toBe(-32602);
   });
 
+  it('says how long a read may be kept, and by whom (2026-07-28): private, a few seconds', async () => {
+    const read = (await client.readResource({ uri: jobUri(job.id) })) as {
+      ttlMs?: number;
+      cacheScope?: string;
+    };
+    const templates = (await client.listResourceTemplates()) as { ttlMs?: number; cacheScope?: string };
+    if (era === 'legacy') {
+      expect(read.cacheScope).toBeUndefined();
+      return;
+    }
+    expect({ ttlMs: read.ttlMs, cacheScope: read.cacheScope }).toEqual({
+      ttlMs: 5_000,
+      cacheScope: 'private',
+    });
+    expect(templates.cacheScope).toBe('public');
+  });
+
   it('lets a read key read', async () => {
     const reader = await connectMcp(t, co.readKey, { era });
     try {
