@@ -216,6 +216,20 @@ export async function authenticate(
 }
 
 /**
+ * Whether the secret a long request was let in with still stands (a subscription stream asks
+ * every few seconds): the key or token is not revoked, nor its grant or the key that approved the
+ * grant, and a token has not expired. Remembered keys are forgotten on every node at a revocation
+ * (./key-cache), so a revoked secret is seen at the next check.
+ */
+export async function secretStands(db: Knex, secret: string): Promise<boolean> {
+  const isToken = TOKEN_FORMAT.test(secret);
+  if (!isToken && !KEY_FORMAT.test(secret)) return false;
+  const find = isToken ? () => findCallerOfToken(db, secret) : () => findCaller(db, secret);
+  const caller = await callerOfKey(hashSecret(secret), find);
+  return caller !== null && (!caller.grant || caller.grant.expiresAt > Date.now());
+}
+
+/**
  * Looks a well-formed key or token up. From an address over its failed-authentication budget,
  * only a secret this node remembers or one that stands is: a valid key is answered whatever other
  * clients at its address did, and an unknown or revoked one is refused without a look-up.

@@ -174,7 +174,7 @@ describe.each(['on', 'off'])('fast paths %s', (setting) => {
     expect(bad.result.isError).toBe(true);
     expect(JSON.parse(bad.result.content[0].text)).toMatchObject({ status: 400 });
 
-    const unknownMethod = (await (await mcp({ jsonrpc: '2.0', id: 4, method: 'resources/list' })).json()) as {
+    const unknownMethod = (await (await mcp({ jsonrpc: '2.0', id: 4, method: 'prompts/list' })).json()) as {
       error: { code: number };
     };
     expect(unknownMethod.error.code).toBe(-32601);

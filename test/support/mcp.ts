@@ -40,7 +40,11 @@ export interface ConnectOptions {
   elicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>;
 }
 
-export async function connectMcp(t: TestApp, key: string, options: ConnectOptions = {}): Promise<Client> {
+export async function connectMcp(
+  t: Pick<TestApp, 'url'>,
+  key: string,
+  options: ConnectOptions = {},
+): Promise<Client> {
   const era = options.era ?? defaultEra();
   const client = new Client(
     { name: 'jms-test', version: '1.0.0' },

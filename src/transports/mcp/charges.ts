@@ -1,11 +1,14 @@
 /**
- * MCP's rate limit: each tool call is one unit of the key's budget, whether it came alone or in a
- * batch; every other message is one unit of the protocol allowance (platform/rate-limit).
+ * MCP's rate limit: each tool call or resource read (a tool's work under another name) is one
+ * unit of the key's budget, whether it came alone or in a batch; every other message is one unit
+ * of the protocol allowance (platform/rate-limit).
  */
 import type { NextFunction, Request, Response } from 'express';
 import { invalidRequest } from '../../platform/errors';
 import type { RateLimiter } from '../../platform/rate-limit';
 import { callerOf, charge } from '../shared/credentials';
+
+const WORK_METHODS = new Set(['tools/call', 'resources/read']);
 
 /** Protocol versions from which JSON-RPC batches are no longer part of MCP. */
 const FIRST_VERSION_WITHOUT_BATCHES = '2025-06-18';
@@ -23,8 +26,8 @@ export function chargeMcpMessages(limiter: RateLimiter) {
       ]);
     }
     const messages: unknown[] = batch ? req.body : [req.body];
-    const toolCalls = messages.filter(
-      (m) => (m as { method?: unknown } | null)?.method === 'tools/call',
+    const toolCalls = messages.filter((m) =>
+      WORK_METHODS.has(String((m as { method?: unknown } | null)?.method)),
     ).length;
     const keyId = callerOf(res).keyId;
     if (messages.length > toolCalls)

@@ -9,16 +9,23 @@
  * The SDK's own predicate (`isLegacyRequest`) tells the two apart, so that the split never
  * disagrees with the entry's. Either way the request is answered by a server built for it
  * (./server.ts). Express has already checked the key (or the assistant's token) and read the body.
+ * A `subscriptions/listen` is checked and watched here before the entry streams it
+ * (./subscriptions.ts); when the node stops, its open streams end.
  */
 import type { Request, Response } from 'express';
+import type { Logger } from 'pino';
 import {
+  ProtocolError,
   WebStandardStreamableHTTPServerTransport,
   createMcpHandler,
   isLegacyRequest,
   type AuthInfo,
 } from '@modelcontextprotocol/server';
 import type { Deps } from '../../domain/services';
-import { callerOf } from '../shared/credentials';
+import { FeedWatch } from '../../platform/feed-watch';
+import { bearerToken, callerOf } from '../shared/credentials';
+import { checkSubscriptions } from './resources';
+import { ListenStreams, listenRequestOf } from './subscriptions';
 import { selectionOf, withinGrant } from './toolsets';
 import { buildMcpServer, type McpCallContext } from './server';
 import { wantsProgress } from './progress';
@@ -34,10 +41,13 @@ function contextOf(authInfo: AuthInfo | undefined): McpCallContext {
   return context;
 }
 
-export function mcpEndpoint(deps: Deps) {
-  const modern = createMcpHandler(({ authInfo }) => buildMcpServer(deps, contextOf(authInfo)), {
-    legacy: 'reject', // 2025 requests never reach it: answerLegacy serves them
-  });
+export function mcpEndpoint(deps: Deps & { logger: Logger }) {
+  const modern = createMcpHandler(
+    ({ authInfo }) => buildMcpServer(deps, contextOf(authInfo), 'modern'),
+    { legacy: 'reject' }, // 2025 requests never reach it: answerLegacy serves them
+  );
+  const streams = new ListenStreams(deps.db, new FeedWatch(deps.db, deps.logger), modern.bus);
+  deps.stopping?.addEventListener('abort', () => streams.endAll(), { once: true });
   return async (req: Request, res: Response): Promise<void> => {
     const caller = callerOf(res);
     const context: McpCallContext = { caller, selection: withinGrant(selectionOf(req), caller), req };
@@ -45,18 +55,44 @@ export function mcpEndpoint(deps: Deps) {
       const aborted = new AbortController();
       res.on('close', () => aborted.abort());
       const request = webRequestOf(req, aborted.signal);
-      const answer = (await isLegacyRequest(request, req.body))
-        ? await answerLegacy(deps, context, request)
-        : await modern.fetch(request, { authInfo: authInfoOf(context), parsedBody: req.body });
+      if (await isLegacyRequest(request, req.body))
+        return sendWebResponse(await answerLegacy(deps, context, request), res);
+      const listen = listenRequestOf(req.body);
+      if (listen) {
+        const refused = await refusal(() => checkSubscriptions(deps, caller, listen.uris), listen.id);
+        if (refused) return void res.json(refused);
+        const release = await streams.open(caller, bearerToken(req) ?? '', () => aborted.abort());
+        if (aborted.signal.aborted) release();
+        else res.on('close', release);
+      }
+      const answer = await modern.fetch(request, { authInfo: authInfoOf(context), parsedBody: req.body });
       await sendWebResponse(answer, res);
     };
     // A single plain call (nearly every request) skips the entries' HTTP layers: ./fast-call.
     const era = deps.config.fastPaths.mcpCalls ? plainCallEra(req) : null;
-    if (era === 'legacy') return answerLegacyCall(buildMcpServer(deps, context), req, res);
+    if (era === 'legacy') return answerLegacyCall(buildMcpServer(deps, context, 'legacy'), req, res);
     if (era === 'modern')
-      return answerModernCall(buildMcpServer(deps, context), authInfoOf(context), req, res, fullEntry);
+      return answerModernCall(
+        buildMcpServer(deps, context, 'modern'),
+        authInfoOf(context),
+        req,
+        res,
+        fullEntry,
+      );
     await fullEntry();
   };
+}
+
+/** The JSON-RPC error answer of a check that failed with a protocol error, else null. */
+async function refusal(check: () => Promise<void>, id: string | number) {
+  try {
+    await check();
+    return null;
+  } catch (error) {
+    if (!(error instanceof ProtocolError)) throw error;
+    const { code, message, data } = error;
+    return { jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } };
+  }
 }
 
 function authInfoOf(context: McpCallContext): AuthInfo {
@@ -70,7 +106,7 @@ async function answerLegacy(
   context: McpCallContext,
   request: globalThis.Request,
 ): Promise<globalThis.Response> {
-  const server = buildMcpServer(deps, context);
+  const server = buildMcpServer(deps, context, 'legacy');
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: !wantsProgress(context.req.body),

@@ -9,7 +9,6 @@ import type { Request } from 'express';
 import {
   ProtocolError,
   ProtocolErrorCode,
-  ResourceNotFoundError,
   SUPPORTED_PROTOCOL_VERSIONS,
   Server,
   type CallToolResult,
@@ -32,7 +31,7 @@ import { answerWithChoice, asksPerson } from './human-choice';
 import type { Deps } from '../../domain/services';
 import type { Caller } from '../../platform/caller';
 import { APPS_EXTENSION, APPS_EXTENSION_ID, toolUiMeta } from './apps';
-import { appResources } from './app-resources';
+import { addResourceHandlers, RESOURCE_CACHE_HINTS } from './resources';
 
 const INSTRUCTIONS =
   'Job Management Service for restoration contractors. Call get_guide first: it explains how jobs, dates and amounts are named, lists every tool this key can use and gives recipes. Every write takes an operation_id you choose; resending the same one is safe.';
@@ -178,34 +177,34 @@ const TOOL_LIST_TTL_MS = 5 * 60_000;
 export const MODERN_REVISION = '2026-07-28';
 const REVISIONS = [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS];
 
-/** The apps' pages are the same for every caller and change only with a release. */
-const APP_PAGES_TTL_MS = 5 * 60_000;
-
-export function buildMcpServer(deps: Deps, context: McpCallContext): Server {
-  const apps = appResources(deps.config.publicUrl);
+/**
+ * `era`: which protocol era the server answers. Resources are in both; their subscriptions only
+ * in 2026-07-28 (`subscriptions/listen`, ./subscriptions.ts): a 2025 client of this stateless
+ * endpoint has no stream to be told on, and polls list_changes.
+ */
+export function buildMcpServer(deps: Deps, context: McpCallContext, era: 'legacy' | 'modern'): Server {
   const server = new Server(
     { name: 'job-management-service', version: '1.0.0' },
     {
-      // Resources: the MCP Apps' pages (./apps), declared as the extension io.modelcontextprotocol/ui.
-      capabilities: { tools: {}, resources: {}, extensions: { [APPS_EXTENSION_ID]: APPS_EXTENSION } },
+      // Resources: jobs and their drying logs (./job-resources.ts) and the MCP Apps' pages
+      // (./apps), declared as the extension io.modelcontextprotocol/ui.
+      capabilities: {
+        tools: {},
+        resources: era === 'modern' ? { subscribe: true } : {},
+        extensions: { [APPS_EXTENSION_ID]: APPS_EXTENSION },
+      },
       instructions: INSTRUCTIONS,
       supportedProtocolVersions: REVISIONS,
       jsonSchemaValidator,
       cacheHints: {
         'tools/list': { ttlMs: TOOL_LIST_TTL_MS, cacheScope: 'private' },
         'server/discover': { ttlMs: TOOL_LIST_TTL_MS, cacheScope: 'public' },
-        'resources/list': { ttlMs: APP_PAGES_TTL_MS, cacheScope: 'public' },
-        'resources/read': { ttlMs: APP_PAGES_TTL_MS, cacheScope: 'public' },
+        ...RESOURCE_CACHE_HINTS,
       },
     },
   );
   server.setRequestHandler('tools/list', async () => ({ tools: toolsFor(context) }));
-  server.setRequestHandler('resources/list', async () => ({ resources: apps.list() }));
-  server.setRequestHandler('resources/read', async (request) => {
-    const page = apps.read(request.params.uri);
-    if (!page) throw new ResourceNotFoundError(request.params.uri);
-    return page;
-  });
+  addResourceHandlers(server, deps, context.caller);
   // Only for a request that calls a tool: any other method without a handler is then refused by
   // the SDK before dispatch, which 2026-07-28 answers with HTTP 404 as the revision asks (a
   // handler's -32601 is an in-band answer, HTTP 200).

@@ -10,7 +10,7 @@ import type { Caller } from '../../platform/caller';
 import type { BudgetName, RateLimiter, RateLimitHeaders } from '../../platform/rate-limit';
 
 /** The secret of `Authorization: Bearer <secret>`, or null. */
-function bearerToken(req: Request): string | null {
+export function bearerToken(req: Request): string | null {
   const match = req.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i);
   return match ? match[1] : null;
 }
