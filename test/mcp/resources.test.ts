@@ -165,10 +165,12 @@ describe.each(MCP_ERAS)('resources in the %s era', (era) => {
     }
   });
 
-  it("lists the company's jobs, newest first, and none of another's", async () => {
+  it("lists the apps' pages, then the company's jobs, newest first, and none of another's", async () => {
     const { resources } = await client.listResources();
     const uris = resources.map((resource) => resource.uri);
-    expect(uris.slice(0, 2)).toEqual([jobUri(secondJob.id), jobUri(job.id)]);
+    const jobs = uris.filter((uri) => uri.startsWith('jms://'));
+    expect(uris.slice(0, uris.length - jobs.length).every((uri) => uri.startsWith('ui://'))).toBe(true);
+    expect(jobs.slice(0, 2)).toEqual([jobUri(secondJob.id), jobUri(job.id)]);
     expect(uris).not.toContain(jobUri(foreignJob.id));
   });
 });

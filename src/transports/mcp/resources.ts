@@ -71,8 +71,16 @@ function schemeOf(uri: string): ResourceScheme | undefined {
   return SCHEMES.find((scheme) => scheme.owns(uri));
 }
 
-/** resources/list, resources/templates/list and resources/read on a server built for one request. */
-export function addResourceHandlers(server: Server, deps: Deps, caller: Caller): void {
+/**
+ * resources/list, resources/templates/list and resources/read on a server built for one request.
+ * A scheme may give a read cache hints of its own (2026-07-28); a 2025 answer carries none.
+ */
+export function addResourceHandlers(
+  server: Server,
+  deps: Deps,
+  caller: Caller,
+  era: 'legacy' | 'modern',
+): void {
   server.setRequestHandler('resources/templates/list', async () => ({
     resourceTemplates: SCHEMES.flatMap((scheme) => scheme.templates),
   }));
@@ -83,7 +91,8 @@ export function addResourceHandlers(server: Server, deps: Deps, caller: Caller):
     const { uri } = request.params;
     const scheme = schemeOf(uri);
     if (!scheme) throw new ResourceNotFoundError(uri);
-    return scheme.read(deps, caller, uri);
+    const { ttlMs, cacheScope, ...read } = await scheme.read(deps, caller, uri);
+    return era === 'modern' ? { ...read, ...(ttlMs === undefined ? {} : { ttlMs, cacheScope }) } : read;
   });
 }
 

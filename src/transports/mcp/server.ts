@@ -204,7 +204,7 @@ export function buildMcpServer(deps: Deps, context: McpCallContext, era: 'legacy
     },
   );
   server.setRequestHandler('tools/list', async () => ({ tools: toolsFor(context) }));
-  addResourceHandlers(server, deps, context.caller);
+  addResourceHandlers(server, deps, context.caller, era);
   // Only for a request that calls a tool: any other method without a handler is then refused by
   // the SDK before dispatch, which 2026-07-28 answers with HTTP 404 as the revision asks (a
   // handler's -32601 is an in-band answer, HTTP 200).
