@@ -335,8 +335,12 @@ describe.each(MCP_ERAS)('%s era', (eraOfThese) => {
       };
       const plain = await raw({});
       expect(plain.headers.get('content-type')).toMatch(/^application\/json/);
+      // Asked for progress by a call that has none to send: the 2025 transport opens a stream
+      // before the call runs; the 2026-07-28 entry streams only once there is a notification.
       const streamed = await raw({ _meta: { progressToken: 'p1' } });
-      expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(streamed.headers.get('content-type')).toMatch(
+        era === 'legacy' ? /^text\/event-stream/ : /^application\/json/,
+      );
       expect(await streamed.text()).toContain('"id":7');
     });
   });
