@@ -214,8 +214,9 @@ describe.each(['on', 'off'])('fast paths %s', (setting) => {
     };
     const create = { name: 'create_job', arguments: { operation_id: opId(), customer_name: 'Modern' } };
     const created = (await modern('tools/call', create)) as {
-      body: { result: { structuredContent: object } };
+      body: { result: { structuredContent: { job_number: number } } };
     };
+    const jobNumber = created.body.result.structuredContent.job_number;
     const answers = [
       await modern('tools/list', {}),
       created,
