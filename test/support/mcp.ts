@@ -31,12 +31,17 @@ export interface ConnectOptions {
   query?: string;
 }
 
-export async function connectMcp(t: TestApp, key: string, options: ConnectOptions = {}): Promise<Client> {
-  const era = options.era ?? defaultEra();
-  const client = new Client(
+/** The official client, not yet connected, set to speak `era` (a 2026-07-28 client pins its revision). */
+export function newMcpClient(era: McpEra = defaultEra()): Client {
+  return new Client(
     { name: 'jms-test', version: '1.0.0' },
     era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN_REVISION } } } : {},
   );
+}
+
+export async function connectMcp(t: TestApp, key: string, options: ConnectOptions = {}): Promise<Client> {
+  const era = options.era ?? defaultEra();
+  const client = newMcpClient(era);
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${t.url}/mcp${options.query ?? ''}`), {
       requestInit: { headers: { Authorization: `Bearer ${key}`, ...options.headers } },
