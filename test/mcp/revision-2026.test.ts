@@ -10,11 +10,10 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { Response } from 'supertest';
 import { createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
-import { MODERN_REVISION } from '../support/mcp';
+import { LEGACY_REVISION, MODERN_REVISION } from '../support/mcp';
 import { tokensFor } from '../support/oauth';
 
 const CLIENT_INFO = { name: 'wire-test', version: '1.0.0' };
-const LEGACY_REVISION = '2025-11-25';
 
 let t: TestApp;
 let co: TestCompany;
