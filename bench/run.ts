@@ -320,24 +320,30 @@ async function main(): Promise<void> {
     // An assistant connected with OAuth calls with its access token instead of a key.
     const token = await assistantToken(base, key);
     const getJobCall = () => ({ tool: 'get_job', args: { job_id: job().id } });
-    for (const [name, credential, next] of [
-      ['get_job (MCP)', key, getJobCall],
-      ['get_job (MCP, assistant token)', token, getJobCall],
-      ['find_jobs (MCP)', key, () => ({ tool: 'find_jobs', args: { q: fragment(), limit: 10 } })],
+    // 'get_job (MCP)' and its siblings are what a 2025-11-25 client sends; the 2026-07-28 case
+    // sends the revision's envelope and headers.
+    for (const [name, credential, next, era] of [
+      ['get_job (MCP)', key, getJobCall, 'legacy'],
+      ['get_job (MCP, assistant token)', token, getJobCall, 'legacy'],
+      ['find_jobs (MCP)', key, () => ({ tool: 'find_jobs', args: { q: fragment(), limit: 10 } }), 'legacy'],
+      ['get_job (MCP 2026-07-28)', key, getJobCall, 'modern'],
     ] as const) {
       const { tool, args } = next();
-      await checkToolCall(base, credential, tool, args);
+      await checkToolCall(base, credential, tool, args, era);
       cases.push(
         await measure(measured, load, (options) =>
-          runHttpCase(base, credential, mcpPostCase(name, next), options),
+          runHttpCase(base, credential, mcpPostCase(name, next, era), options),
         ),
       );
     }
-    cases.push(
-      await measure(measured, load, (options) =>
-        runMcpCase(base, key, 'get_job (MCP, official client)', getJobCall, options),
-      ),
-    );
+    for (const [name, era] of [
+      ['get_job (MCP, official client)', 'legacy'],
+      ['get_job (MCP 2026-07-28, official client)', 'modern'],
+    ] as const) {
+      cases.push(
+        await measure(measured, load, (options) => runMcpCase(base, key, name, getJobCall, options, era)),
+      );
+    }
   } catch (error) {
     if (bare) await stopProcess(bare.child);
     throw error;

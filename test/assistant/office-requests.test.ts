@@ -4,9 +4,7 @@
  * back by undo and never gained twice, and an estimate whose every line is rejected refused
  * without using a credit.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { components } from '../../sdk/src/schema';
 import {
   ADMIN_TOKEN,
@@ -18,6 +16,7 @@ import {
   type TestApp,
   type TestCompany,
 } from '../support/app';
+import { connectMcp } from '../support/mcp';
 
 type UndoResult = components['schemas']['UndoResult'];
 type Entry = components['schemas']['ChangeEntry'];
@@ -561,12 +560,7 @@ describe('over MCP', () => {
       .post(`/api/v1/jobs/${job.id}/notes`)
       .send({ operation_id: opId(), text: 'Hose behind the washer burst at 7 am' })
       .expect(201);
-    const client = new Client({ name: 'jms-office-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${co.writeKey}` } },
-      }),
-    );
+    const client = await connectMcp(t, co.writeKey);
     try {
       const preview = (await client.callTool({
         name: 'undo_my_last_action',

@@ -9,9 +9,7 @@
  * The PDFs are made here (test/support/document-files.ts); scanned ones are kept to 1–3 pages
  * since OCR takes seconds a page on one worker.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Client, Progress } from '@modelcontextprotocol/client';
 import type request from 'supertest';
 import type { components } from '../../sdk/src/schema';
 import { as, createCompany, feedSettled, opId, type TestApp, type TestCompany } from '../support/app';
@@ -25,6 +23,7 @@ import {
   scansOf,
   zipOf,
 } from '../support/document-files';
+import { connectMcp } from '../support/mcp';
 
 type Schemas = components['schemas'];
 type DocumentUpload = Schemas['DocumentUpload'];
@@ -133,12 +132,7 @@ describe.each(['disk', 's3'] as const)(`${TOOLS}: documents on %s storage`, (sto
   }
 
   async function mcpAs(key: string): Promise<Client> {
-    const client = new Client({ name: 'jms-documents-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${key}` } },
-      }),
-    );
+    const client = await connectMcp(t, key);
     return client;
   }
 
@@ -431,7 +425,6 @@ describe.each(['disk', 's3'] as const)(`${TOOLS}: documents on %s storage`, (sto
         const progress: Progress[] = [];
         const result = (await client.callTool(
           { name: 'read_document', arguments: { document_id: doc.id, wait_seconds: 25 } },
-          undefined,
           { onprogress: (p) => progress.push(p), timeout: OCR_TIMEOUT },
         )) as CallToolResult;
         expect(result.isError).toBeFalsy();

@@ -4,9 +4,7 @@
  * the estimate following the plan, warnings, other companies, read keys, replays, undo and the
  * change feed.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { components } from '../../sdk/src/schema';
 import {
   as,
@@ -18,6 +16,7 @@ import {
   type TestApp,
   type TestCompany,
 } from '../support/app';
+import { connectMcp } from '../support/mcp';
 
 type Schemas = components['schemas'];
 type DryingLog = Schemas['DryingLog'];
@@ -585,12 +584,7 @@ describe('add_drying_readings', () => {
       .expect(400);
     expect(badDefault.body.errors.map((e: { path: string }) => e.path)).toEqual(['/body/location']);
 
-    const client = new Client({ name: 'jms-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${co.writeKey}` } },
-      }),
-    );
+    const client = await connectMcp(t, co.writeKey);
     try {
       const refused = (await client.callTool({
         name: 'add_drying_readings',
@@ -1118,12 +1112,7 @@ describe('undo and the change feed', () => {
 
 describe('over MCP', () => {
   it('records readings and reads the log, with the job given as a number', async () => {
-    const client = new Client({ name: 'jms-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${co.writeKey}` } },
-      }),
-    );
+    const client = await connectMcp(t, co.writeKey);
     try {
       const job = await newJob();
       const call = async (name: string, args: Record<string, unknown>) => {

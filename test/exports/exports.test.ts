@@ -11,9 +11,7 @@ import { tmpdir } from 'node:os';
 import http from 'node:http';
 import path from 'node:path';
 import exifr from 'exifr';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { components } from '../../sdk/src/schema';
 import { personLinkQuery } from '../../src/platform/person-links';
 import {
@@ -29,6 +27,7 @@ import {
 } from '../support/app';
 import { jpegWith, noisyJpeg } from '../support/photo-files';
 import { startAppOn } from '../support/s3';
+import { connectMcp } from '../support/mcp';
 
 type Schemas = components['schemas'];
 type PdfExport = Schemas['PdfExport'];
@@ -745,12 +744,7 @@ describe.each(['disk', 's3'] as const)('exports on %s storage', (store) => {
       const job = await newJob();
       await newEstimate(job.id);
       await addPhotos(job.id, [{ room: 'Kitchen' }]);
-      const client = new Client({ name: 'jms-exports-test', version: '1.0.0' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
-          requestInit: { headers: { Authorization: `Bearer ${co.readKey}` } },
-        }),
-      );
+      const client = await connectMcp(t, co.readKey);
       try {
         const pdf = (await client.callTool({
           name: 'export_pdf',

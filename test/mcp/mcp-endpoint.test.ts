@@ -6,17 +6,20 @@
  * Every client lists the tools before calling any: the SDK client validates structuredContent
  * against a tool's outputSchema only for tools it has listed. The answers are also checked
  * against the table's outputSchema here with Ajv, so a wrong shape fails even if the SDK skips it.
+ *
+ * Everything a client sees runs in both protocol eras (2026-07-28 and 2025-11-25), each with
+ * companies of its own; the raw 2025 handshake is tested at the end, the 2026-07-28 wire in
+ * revision-2026.test.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
-  ErrorCode,
   LATEST_PROTOCOL_VERSION,
+  ProtocolErrorCode,
   SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolResult,
+  type Client,
   type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { operations, type OperationSpec } from '../../src/generated/operations';
@@ -33,6 +36,7 @@ import {
 } from '../support/app';
 import { expectChangeData, type CallTool } from '../support/change-data';
 import type { components } from '../../sdk/src/schema';
+import { MCP_ERAS, connectMcp, type McpEra } from '../support/mcp';
 
 interface Problem {
   type: string;
@@ -71,16 +75,13 @@ let co: TestCompany;
 let rival: TestCompany;
 const clients: Client[] = [];
 
-async function connect(key: string, options: { list?: boolean } = {}): Promise<Client> {
-  const client = new Client({ name: 'jms-mcp-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
-      requestInit: { headers: { Authorization: `Bearer ${key}` } },
-    }),
-  );
+/** The era of the describe.each block running; the last block (raw 2025 requests) leaves it to MCP_ERA. */
+let era: McpEra | undefined;
+
+/** A client of the era under test; connectMcp lists the tools, which turns on the SDK's output validation. */
+async function connect(key: string): Promise<Client> {
+  const client = await connectMcp(t, key, { era });
   clients.push(client);
-  // Listing caches each tool's outputSchema in the client, which turns on its output validation.
-  if (options.list !== false) await client.listTools();
   return client;
 }
 
@@ -171,605 +172,622 @@ async function newKey(
 beforeAll(async () => {
   schemas = operationSchemas();
   t = await startApp();
-  co = await createCompany(t);
-  rival = await createCompany(t);
 });
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.close()));
   await t.close();
 });
 
-describe('initialize', () => {
-  it('connects through the official client and names get_guide in the instructions', async () => {
-    const client = await connect(co.readKey, { list: false });
-    expect(client.getServerVersion()).toEqual({ name: 'job-management-service', version: '1.0.0' });
-    expect(client.getServerCapabilities()?.tools).toBeDefined();
-    const instructions = client.getInstructions();
-    expect(instructions).toEqual(expect.any(String));
-    expect(instructions).toContain('get_guide');
-    await client.ping();
+describe.each(MCP_ERAS)('%s era', (eraOfThese) => {
+  beforeAll(async () => {
+    era = eraOfThese;
+    co = await createCompany(t);
+    rival = await createCompany(t);
   });
-});
+  afterAll(() => {
+    era = undefined;
+  });
 
-describe('tools/list', () => {
-  function checkTool(tool: Tool): void {
-    const op = opByName.get(tool.name);
-    if (!op) throw new Error(`tool ${tool.name} is not in the operation table`);
-    const { inputSchema, outputSchema } = schemas.get(tool.name)!;
-    expect(op.mcp).toBe(true);
-    expect(op.scope).not.toBe('admin');
+  describe('connecting', () => {
+    it('connects through the official client and names get_guide in the instructions', async () => {
+      const client = await connect(co.readKey);
+      expect(client.getServerVersion()).toEqual({ name: 'job-management-service', version: '1.0.0' });
+      expect(client.getServerCapabilities()?.tools).toBeDefined();
+      const instructions = client.getInstructions();
+      expect(instructions).toEqual(expect.any(String));
+      expect(instructions).toContain('get_guide');
+      if (era === 'legacy') await client.ping(); // 2026-07-28 has no ping
+    });
+  });
 
-    // One line saying when to use it and what it returns, not the HTTP document's paragraphs.
-    expect(typeof tool.description).toBe('string');
-    expect(tool.description!.length).toBeGreaterThan(40);
-    expect(tool.description).not.toMatch(/\n/);
-    expect(tool.title).toEqual(expect.any(String));
+  describe('tools/list', () => {
+    function checkTool(tool: Tool): void {
+      const op = opByName.get(tool.name);
+      if (!op) throw new Error(`tool ${tool.name} is not in the operation table`);
+      const { inputSchema, outputSchema } = schemas.get(tool.name)!;
+      expect(op.mcp).toBe(true);
+      expect(op.scope).not.toBe('admin');
 
-    // One object schema holding every path, query and body parameter, as the table has them, but
-    // those marked x-mcp-omit (a second way to say the same, still taken).
-    expect(tool.inputSchema.type).toBe('object');
-    expect(tool.inputSchema.additionalProperties).toBe(false);
-    const specInput = inputSchema.properties as Record<string, Record<string, unknown>>;
-    const shown = [...op.pathParams, ...op.queryParams, ...op.bodyParams].filter(
-      (field) => specInput[field]['x-mcp-omit'] !== true,
-    );
-    expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual(shown.sort());
-    expect(tool.inputSchema.required).toEqual(inputSchema.required);
-    for (const param of op.pathParams) expect(tool.inputSchema.required).toContain(param);
-    // A field shown as another tool's names a tool that takes it.
-    for (const [field, schema] of Object.entries(specInput)) {
-      const other = schema['x-mcp-as-in'];
-      if (typeof other !== 'string') continue;
-      expect(tool.inputSchema.properties![field]).toEqual({
-        type: schema.type,
-        description: `As in \`${other}\`.`,
+      // One line saying when to use it and what it returns, not the HTTP document's paragraphs.
+      expect(typeof tool.description).toBe('string');
+      expect(tool.description!.length).toBeGreaterThan(40);
+      expect(tool.description).not.toMatch(/\n/);
+      expect(tool.title).toEqual(expect.any(String));
+
+      // One object schema holding every path, query and body parameter, as the table has them, but
+      // those marked x-mcp-omit (a second way to say the same, still taken).
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.inputSchema.additionalProperties).toBe(false);
+      const specInput = inputSchema.properties as Record<string, Record<string, unknown>>;
+      const shown = [...op.pathParams, ...op.queryParams, ...op.bodyParams].filter(
+        (field) => specInput[field]['x-mcp-omit'] !== true,
+      );
+      expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual(shown.sort());
+      expect(tool.inputSchema.required).toEqual(inputSchema.required);
+      for (const param of op.pathParams) expect(tool.inputSchema.required).toContain(param);
+      // A field shown as another tool's names a tool that takes it.
+      for (const [field, schema] of Object.entries(specInput)) {
+        const other = schema['x-mcp-as-in'];
+        if (typeof other !== 'string') continue;
+        expect(tool.inputSchema.properties![field]).toEqual({
+          type: schema.type,
+          description: `As in \`${other}\`.`,
+        });
+        expect(schemas.get(other)!.inputSchema.properties).toHaveProperty(field);
+      }
+
+      // The answer's top-level fields (required when always there), or the read tool that spells
+      // the answer out, with the fields this one adds (an allOf).
+      expect(outputSchema).not.toBeNull();
+      const listed = tool.outputSchema as {
+        type: string;
+        description?: string;
+        required?: string[];
+        properties?: object;
+      };
+      expect(listed.type).toBe('object');
+      type Part = { properties?: object; required?: string[]; allOf?: Part[] };
+      const parts = [outputSchema as Part, ...((outputSchema as Part).allOf ?? [])];
+      const home = /^What `(\w+)` answers/.exec(listed.description ?? '')?.[1];
+      const own = home
+        ? parts.filter((part) => JSON.stringify(part) !== JSON.stringify(schemas.get(home)!.outputSchema))
+        : parts;
+      if (home) {
+        expect(opByName.get(home)?.scope).toBe('read');
+        expect(own.length).toBeLessThan(parts.length);
+      }
+      const names = own.flatMap((part) => Object.keys(part.properties ?? {}));
+      const always = new Set(own.flatMap((part) => part.required ?? []));
+      expect(listed.required ?? []).toEqual(names.filter((field) => always.has(field)));
+      expect(Object.keys(listed.properties ?? {})).toEqual(names.filter((field) => !always.has(field)));
+
+      // Each hint as the table has it, left out only where the MCP default says the same.
+      expect(tool.annotations).toBeDefined();
+      for (const hint of HINTS) {
+        const sent = tool.annotations![hint];
+        if (sent === undefined) expect(HINT_DEFAULTS[hint]).toBe(false);
+        expect(sent ?? HINT_DEFAULTS[hint]).toBe(op.annotations![hint]);
+      }
+      expect(tool.annotations!.readOnlyHint ?? false).toBe(op.scope === 'read');
+    }
+
+    it('offers a write key exactly the read and write tools of the operation table', async () => {
+      const client = await connect(co.writeKey);
+      const { tools, nextCursor } = await client.listTools();
+      expect(nextCursor).toBeUndefined();
+      const names = tools.map((tool) => tool.name);
+      expect(new Set(names).size).toBe(names.length);
+      expect([...names].sort()).toEqual(mcpOps.map((op) => op.name).sort());
+      expect(names.filter((name) => name.startsWith('admin_'))).toEqual([]);
+      expect(names).toEqual(
+        expect.arrayContaining([
+          'get_context',
+          'get_guide',
+          'create_job',
+          'get_job',
+          'find_jobs',
+          'list_changes',
+          'undo_my_last_action',
+        ]),
+      );
+      for (const tool of tools) checkTool(tool);
+
+      const getJob = tools.find((tool) => tool.name === 'get_job')!;
+      expect(getJob.inputSchema.required).toEqual(['job_id']);
+      expect(Object.keys(getJob.inputSchema.properties!)).toEqual(['job_id']);
+      const createJob = tools.find((tool) => tool.name === 'create_job')!;
+      expect(createJob.inputSchema.required).toEqual(['operation_id']);
+      expect(Object.keys(createJob.inputSchema.properties!)).toEqual(
+        expect.arrayContaining(['operation_id', 'customer_name', 'assignee', 'referral_source']),
+      );
+      expect(createJob.annotations).toEqual({
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
       });
-      expect(schemas.get(other)!.inputSchema.properties).toHaveProperty(field);
-    }
+      const findJobs = tools.find((tool) => tool.name === 'find_jobs')!;
+      expect(Object.keys(findJobs.inputSchema.properties!)).toEqual(
+        expect.arrayContaining(['q', 'limit', 'cursor']),
+      );
+      expect(findJobs.inputSchema.required ?? []).toEqual([]);
+      const undo = tools.find((tool) => tool.name === 'undo_my_last_action')!;
+      expect(undo.annotations).toEqual({ destructiveHint: true, openWorldHint: false });
+    });
 
-    // The answer's top-level fields (required when always there), or the read tool that spells
-    // the answer out, with the fields this one adds (an allOf).
-    expect(outputSchema).not.toBeNull();
-    const listed = tool.outputSchema as {
-      type: string;
-      description?: string;
-      required?: string[];
-      properties?: object;
-    };
-    expect(listed.type).toBe('object');
-    type Part = { properties?: object; required?: string[]; allOf?: Part[] };
-    const parts = [outputSchema as Part, ...((outputSchema as Part).allOf ?? [])];
-    const home = /^What `(\w+)` answers/.exec(listed.description ?? '')?.[1];
-    const own = home
-      ? parts.filter((part) => JSON.stringify(part) !== JSON.stringify(schemas.get(home)!.outputSchema))
-      : parts;
-    if (home) {
-      expect(opByName.get(home)?.scope).toBe('read');
-      expect(own.length).toBeLessThan(parts.length);
-    }
-    const names = own.flatMap((part) => Object.keys(part.properties ?? {}));
-    const always = new Set(own.flatMap((part) => part.required ?? []));
-    expect(listed.required ?? []).toEqual(names.filter((field) => always.has(field)));
-    expect(Object.keys(listed.properties ?? {})).toEqual(names.filter((field) => !always.has(field)));
+    it('offers a read key only the read tools', async () => {
+      const client = await connect(co.readKey);
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual(readOps.map((op) => op.name).sort());
+      expect(tools.map((tool) => tool.name)).not.toContain('create_job');
+      for (const tool of tools) checkTool(tool);
+      expect(tools.every((tool) => tool.annotations!.readOnlyHint === true)).toBe(true);
+    });
+  });
 
-    // Each hint as the table has it, left out only where the MCP default says the same.
-    expect(tool.annotations).toBeDefined();
-    for (const hint of HINTS) {
-      const sent = tool.annotations![hint];
-      if (sent === undefined) expect(HINT_DEFAULTS[hint]).toBe(false);
-      expect(sent ?? HINT_DEFAULTS[hint]).toBe(op.annotations![hint]);
-    }
-    expect(tool.annotations!.readOnlyHint ?? false).toBe(op.scope === 'read');
-  }
+  describe('tools/call', () => {
+    it('get_context tells who the key works for', async () => {
+      const writer = await connect(co.writeKey);
+      const context = await ok(writer, 'get_context', {});
+      expect(context).toMatchObject({
+        person: { id: co.people[0].id, name: 'Avery Stone', role: 'Owner' },
+        company: { id: co.id, name: co.name },
+        key: {
+          scope: 'write',
+          prefix: co.writeKey.slice(0, (context.key as { prefix: string }).prefix.length),
+        },
+        chat: { connected: false, new_note: false },
+        credits: { remaining: 5 },
+      });
+      const overHttp = await as(t, co.writeKey).get('/api/v1/context').expect(200);
+      // The same answer, the company's clock aside (a second may pass between the two calls).
+      const company = context.company as Record<string, unknown>;
+      expect(overHttp.body).toEqual({
+        ...context,
+        company: { ...company, local_time: overHttp.body.company.local_time },
+      });
 
-  it('offers a write key exactly the read and write tools of the operation table', async () => {
-    const client = await connect(co.writeKey, { list: false });
-    const { tools, nextCursor } = await client.listTools();
-    expect(nextCursor).toBeUndefined();
-    const names = tools.map((tool) => tool.name);
-    expect(new Set(names).size).toBe(names.length);
-    expect([...names].sort()).toEqual(mcpOps.map((op) => op.name).sort());
-    expect(names.filter((name) => name.startsWith('admin_'))).toEqual([]);
-    expect(names).toEqual(
-      expect.arrayContaining([
-        'get_context',
-        'get_guide',
-        'create_job',
-        'get_job',
+      const reader = await connect(co.readKey);
+      expect(await ok(reader, 'get_context', {})).toMatchObject({
+        person: { name: 'Avery Stone' },
+        key: { scope: 'read' },
+      });
+      const other = await connect(co.otherWriteKey);
+      expect(await ok(other, 'get_context', {})).toMatchObject({
+        person: { id: co.people[1].id, name: 'Dana Brooks' },
+        key: { scope: 'write' },
+      });
+    });
+
+    it('get_guide returns the live guide for the key: as data, and once as Markdown text', async () => {
+      type Guide = {
+        toolsets: { name: string; tools: string[] }[];
+        naming: string[];
+        recipes: { title: string; steps: string }[];
+      };
+      const guideOf = async (key: string) => {
+        const result = await call(await connect(key), 'get_guide', {});
+        expect(result.isError).toBeFalsy();
+        return { guide: result.structuredContent as Guide, text: textOf(result) };
+      };
+      const { guide, text } = await guideOf(co.writeKey);
+      const guideNames = guide.toolsets.flatMap((set) => set.tools);
+      expect([...guideNames].sort()).toEqual(mcpOps.map((op) => op.name).sort());
+      expect(guide.naming.length).toBeGreaterThan(0);
+      expect(Object.keys(guide).sort()).toEqual(['naming', 'recipes', 'toolsets']);
+      // The text is the guide written once: each rule and recipe appears one time, and no JSON.
+      expect(text).toMatch(/^# Job Management Service guide/);
+      expect(text).toContain('This key can read and write.');
+      for (const line of guide.naming) expect(text.split(line)).toHaveLength(2);
+      for (const recipe of guide.recipes) expect(text.split(recipe.steps)).toHaveLength(2);
+      expect(text).not.toContain('"naming"');
+      expect(text).toContain('jobs: cancel_job, create_job, find_jobs');
+      // Names only: the tools' descriptions live in the tool list and the spec.
+      expect(text).not.toContain(operations.find_jobs.summary);
+
+      const read = await guideOf(co.readKey);
+      expect(read.guide.toolsets.flatMap((set) => set.tools).sort()).toEqual(
+        readOps.map((op) => op.name).sort(),
+      );
+      expect(read.text).toContain('This key is read-only');
+    });
+
+    it('update_estimate names the estimate an assistant found on the job, without a credit', async () => {
+      const writer = await connect(co.writeKey);
+      const job = await ok<{ id: string }>(writer, 'create_job', {
+        operation_id: opId(),
+        customer_name: 'Erin Estimate',
+      });
+      const made = await ok<{ estimate: { id: string }; credits: { remaining: number } }>(
+        writer,
+        'create_estimate',
+        { job_id: job.id, operation_id: opId() },
+      );
+      const named = await ok<{ label: string; scope_summary: string | null }>(writer, 'update_estimate', {
+        estimate_id: made.estimate.id,
+        operation_id: opId(),
+        label: 'Water mitigation',
+        scope_summary: 'Kitchen and hall',
+      });
+      expect(named).toMatchObject({ label: 'Water mitigation', scope_summary: 'Kitchen and hall' });
+      expect(
+        (await ok<{ credits: { remaining: number } }>(writer, 'get_context', {})).credits.remaining,
+      ).toBe(made.credits.remaining);
+      const refused = await call(await connect(co.readKey), 'update_estimate', {
+        estimate_id: made.estimate.id,
+        label: 'No',
+      });
+      expect(refused.isError).toBe(true);
+    });
+
+    it('create_job, then get_job by number and find_jobs, agree with HTTP', async () => {
+      const writer = await connect(co.writeKey);
+      const reader = await connect(co.readKey);
+      const before = await jobCount(co.id);
+      const job = await ok(writer, 'create_job', {
+        operation_id: opId(),
+        customer_name: 'Tomas Nguyen',
+        customer_phone: '(217) 555-0199',
+        address_line1: '9 Elm Court',
+        city: 'Peoria',
+        region: 'IL',
+        loss_type: 'sewage',
+        carrier: 'Allstate',
+        claim_number: 'AL-5521',
+        assignee: 'dana brooks',
+        referral_source: 'plumber',
+      });
+      expect(job).toMatchObject({
+        title: 'Tomas Nguyen - sewage',
+        status: 'New',
+        customer_name: 'Tomas Nguyen',
+        referral_source: 'Plumber',
+        claim: { carrier: 'Allstate', claim_number: 'AL-5521' },
+        assignees: [{ name: 'Dana Brooks' }],
+        created_by: { name: 'Avery Stone' },
+      });
+      expect(job.id).toMatch(/^job_/);
+      expect(job.job_number).toEqual(expect.any(Number));
+      expect(await jobCount(co.id)).toBe(before + 1);
+
+      const overHttp = await as(t, co.readKey).get(`/api/v1/jobs/${job.id}`).expect(200);
+      // create_job's answer is get_job's with the possible duplicates added.
+      const { possible_duplicates: duplicates, ...created } = job as Record<string, unknown>;
+      expect(overHttp.body).toEqual(created);
+      expect(duplicates).toEqual([]);
+
+      expect(await ok(reader, 'get_job', { job_id: `#${job.job_number}` })).toEqual(created);
+      expect(await ok(reader, 'get_job', { job_id: String(job.job_number) })).toEqual(created);
+      expect(await ok(reader, 'get_job', { job_id: job.id })).toEqual(created);
+
+      await ok(writer, 'create_job', {
+        operation_id: opId(),
+        customer_name: 'Tomas Brandt',
+        loss_type: 'fire',
+      });
+      const byPhone = await ok<{ data: { id: string; title: string }[]; next_cursor: string | null }>(
+        reader,
         'find_jobs',
-        'list_changes',
-        'undo_my_last_action',
-      ]),
-    );
-    for (const tool of tools) checkTool(tool);
-
-    const getJob = tools.find((tool) => tool.name === 'get_job')!;
-    expect(getJob.inputSchema.required).toEqual(['job_id']);
-    expect(Object.keys(getJob.inputSchema.properties!)).toEqual(['job_id']);
-    const createJob = tools.find((tool) => tool.name === 'create_job')!;
-    expect(createJob.inputSchema.required).toEqual(['operation_id']);
-    expect(Object.keys(createJob.inputSchema.properties!)).toEqual(
-      expect.arrayContaining(['operation_id', 'customer_name', 'assignee', 'referral_source']),
-    );
-    expect(createJob.annotations).toEqual({
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: false,
-    });
-    const findJobs = tools.find((tool) => tool.name === 'find_jobs')!;
-    expect(Object.keys(findJobs.inputSchema.properties!)).toEqual(
-      expect.arrayContaining(['q', 'limit', 'cursor']),
-    );
-    expect(findJobs.inputSchema.required ?? []).toEqual([]);
-    const undo = tools.find((tool) => tool.name === 'undo_my_last_action')!;
-    expect(undo.annotations).toEqual({ destructiveHint: true, openWorldHint: false });
-  });
-
-  it('offers a read key only the read tools', async () => {
-    const client = await connect(co.readKey, { list: false });
-    const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(readOps.map((op) => op.name).sort());
-    expect(tools.map((tool) => tool.name)).not.toContain('create_job');
-    for (const tool of tools) checkTool(tool);
-    expect(tools.every((tool) => tool.annotations!.readOnlyHint === true)).toBe(true);
-  });
-});
-
-describe('tools/call', () => {
-  it('get_context tells who the key works for', async () => {
-    const writer = await connect(co.writeKey);
-    const context = await ok(writer, 'get_context', {});
-    expect(context).toMatchObject({
-      person: { id: co.people[0].id, name: 'Avery Stone', role: 'Owner' },
-      company: { id: co.id, name: co.name },
-      key: {
-        scope: 'write',
-        prefix: co.writeKey.slice(0, (context.key as { prefix: string }).prefix.length),
-      },
-      chat: { connected: false, new_note: false },
-      credits: { remaining: 5 },
-    });
-    const overHttp = await as(t, co.writeKey).get('/api/v1/context').expect(200);
-    // The same answer, the company's clock aside (a second may pass between the two calls).
-    const company = context.company as Record<string, unknown>;
-    expect(overHttp.body).toEqual({
-      ...context,
-      company: { ...company, local_time: overHttp.body.company.local_time },
+        { q: '217.555.0199', limit: 5 },
+      );
+      expect(byPhone.data.map((found) => found.id)).toEqual([job.id]);
+      const byName = await ok<{ data: { id: string; customer_name: string }[]; next_cursor: string | null }>(
+        reader,
+        'find_jobs',
+        { q: 'tomas', limit: 1 },
+      );
+      expect(byName.data).toHaveLength(1);
+      expect(byName.data[0].customer_name).toBe('Tomas Brandt'); // newest first
+      expect(byName.next_cursor).toEqual(expect.any(String));
+      const next = await ok<{ data: { id: string }[]; next_cursor: string | null }>(reader, 'find_jobs', {
+        q: 'tomas',
+        limit: 1,
+        cursor: byName.next_cursor,
+      });
+      expect(next.data.map((found) => found.id)).toEqual([job.id]);
+      const httpFind = await as(t, co.readKey)
+        .get('/api/v1/jobs')
+        .query({ q: 'tomas', limit: 1 })
+        .expect(200);
+      expect(httpFind.body).toEqual(byName);
     });
 
-    const reader = await connect(co.readKey);
-    expect(await ok(reader, 'get_context', {})).toMatchObject({
-      person: { name: 'Avery Stone' },
-      key: { scope: 'read' },
+    it('find_jobs without limit pages by 25, as over HTTP (MCP arguments get no schema defaults)', async () => {
+      const reader = await connect(co.readKey);
+      const word = `Paging${randomUUID().slice(0, 6)}`;
+      for (let i = 0; i < 26; i++)
+        await as(t, co.writeKey)
+          .post('/api/v1/jobs')
+          .send({ operation_id: opId(), customer_name: `${word} ${i}` })
+          .expect(201);
+      const page = await ok<{ data: { customer_name: string }[]; next_cursor: string | null }>(
+        reader,
+        'find_jobs',
+        { q: word },
+      );
+      expect(page.data).toHaveLength(25);
+      expect(page.data[0].customer_name).toBe(`${word} 25`);
+      expect(page.next_cursor).toEqual(expect.any(String));
+      const overHttp = await as(t, co.readKey).get('/api/v1/jobs').query({ q: word }).expect(200);
+      expect(overHttp.body).toEqual(page);
+      const rest = await ok<{ data: { customer_name: string }[]; next_cursor: string | null }>(
+        reader,
+        'find_jobs',
+        { q: word, cursor: page.next_cursor },
+      );
+      expect(rest.data.map((job) => job.customer_name)).toEqual([`${word} 0`]);
+      expect(rest.next_cursor).toBeNull();
     });
-    const other = await connect(co.otherWriteKey);
-    expect(await ok(other, 'get_context', {})).toMatchObject({
-      person: { id: co.people[1].id, name: 'Dana Brooks' },
-      key: { scope: 'write' },
-    });
-  });
 
-  it('get_guide returns the live guide for the key: as data, and once as Markdown text', async () => {
-    type Guide = {
-      toolsets: { name: string; tools: string[] }[];
-      naming: string[];
-      recipes: { title: string; steps: string }[];
-    };
-    const guideOf = async (key: string) => {
-      const result = await call(await connect(key), 'get_guide', {});
-      expect(result.isError).toBeFalsy();
-      return { guide: result.structuredContent as Guide, text: textOf(result) };
-    };
-    const { guide, text } = await guideOf(co.writeKey);
-    const guideNames = guide.toolsets.flatMap((set) => set.tools);
-    expect([...guideNames].sort()).toEqual(mcpOps.map((op) => op.name).sort());
-    expect(guide.naming.length).toBeGreaterThan(0);
-    expect(Object.keys(guide).sort()).toEqual(['naming', 'recipes', 'toolsets']);
-    // The text is the guide written once: each rule and recipe appears one time, and no JSON.
-    expect(text).toMatch(/^# Job Management Service guide/);
-    expect(text).toContain('This key can read and write.');
-    for (const line of guide.naming) expect(text.split(line)).toHaveLength(2);
-    for (const recipe of guide.recipes) expect(text.split(recipe.steps)).toHaveLength(2);
-    expect(text).not.toContain('"naming"');
-    expect(text).toContain('jobs: cancel_job, create_job, find_jobs');
-    // Names only: the tools' descriptions live in the tool list and the spec.
-    expect(text).not.toContain(operations.find_jobs.summary);
-
-    const read = await guideOf(co.readKey);
-    expect(read.guide.toolsets.flatMap((set) => set.tools).sort()).toEqual(
-      readOps.map((op) => op.name).sort(),
-    );
-    expect(read.text).toContain('This key is read-only');
-  });
-
-  it('update_estimate names the estimate an assistant found on the job, without a credit', async () => {
-    const writer = await connect(co.writeKey);
-    const job = await ok<{ id: string }>(writer, 'create_job', {
-      operation_id: opId(),
-      customer_name: 'Erin Estimate',
-    });
-    const made = await ok<{ estimate: { id: string }; credits: { remaining: number } }>(
-      writer,
-      'create_estimate',
-      { job_id: job.id, operation_id: opId() },
-    );
-    const named = await ok<{ label: string; scope_summary: string | null }>(writer, 'update_estimate', {
-      estimate_id: made.estimate.id,
-      operation_id: opId(),
-      label: 'Water mitigation',
-      scope_summary: 'Kitchen and hall',
-    });
-    expect(named).toMatchObject({ label: 'Water mitigation', scope_summary: 'Kitchen and hall' });
-    expect((await ok<{ credits: { remaining: number } }>(writer, 'get_context', {})).credits.remaining).toBe(
-      made.credits.remaining,
-    );
-    const refused = await call(await connect(co.readKey), 'update_estimate', {
-      estimate_id: made.estimate.id,
-      label: 'No',
-    });
-    expect(refused.isError).toBe(true);
-  });
-
-  it('create_job, then get_job by number and find_jobs, agree with HTTP', async () => {
-    const writer = await connect(co.writeKey);
-    const reader = await connect(co.readKey);
-    const before = await jobCount(co.id);
-    const job = await ok(writer, 'create_job', {
-      operation_id: opId(),
-      customer_name: 'Tomas Nguyen',
-      customer_phone: '(217) 555-0199',
-      address_line1: '9 Elm Court',
-      city: 'Peoria',
-      region: 'IL',
-      loss_type: 'sewage',
-      carrier: 'Allstate',
-      claim_number: 'AL-5521',
-      assignee: 'dana brooks',
-      referral_source: 'plumber',
-    });
-    expect(job).toMatchObject({
-      title: 'Tomas Nguyen - sewage',
-      status: 'New',
-      customer_name: 'Tomas Nguyen',
-      referral_source: 'Plumber',
-      claim: { carrier: 'Allstate', claim_number: 'AL-5521' },
-      assignees: [{ name: 'Dana Brooks' }],
-      created_by: { name: 'Avery Stone' },
-    });
-    expect(job.id).toMatch(/^job_/);
-    expect(job.job_number).toEqual(expect.any(Number));
-    expect(await jobCount(co.id)).toBe(before + 1);
-
-    const overHttp = await as(t, co.readKey).get(`/api/v1/jobs/${job.id}`).expect(200);
-    // create_job's answer is get_job's with the possible duplicates added.
-    const { possible_duplicates: duplicates, ...created } = job as Record<string, unknown>;
-    expect(overHttp.body).toEqual(created);
-    expect(duplicates).toEqual([]);
-
-    expect(await ok(reader, 'get_job', { job_id: `#${job.job_number}` })).toEqual(created);
-    expect(await ok(reader, 'get_job', { job_id: String(job.job_number) })).toEqual(created);
-    expect(await ok(reader, 'get_job', { job_id: job.id })).toEqual(created);
-
-    await ok(writer, 'create_job', {
-      operation_id: opId(),
-      customer_name: 'Tomas Brandt',
-      loss_type: 'fire',
-    });
-    const byPhone = await ok<{ data: { id: string; title: string }[]; next_cursor: string | null }>(
-      reader,
-      'find_jobs',
-      { q: '217.555.0199', limit: 5 },
-    );
-    expect(byPhone.data.map((found) => found.id)).toEqual([job.id]);
-    const byName = await ok<{ data: { id: string; customer_name: string }[]; next_cursor: string | null }>(
-      reader,
-      'find_jobs',
-      { q: 'tomas', limit: 1 },
-    );
-    expect(byName.data).toHaveLength(1);
-    expect(byName.data[0].customer_name).toBe('Tomas Brandt'); // newest first
-    expect(byName.next_cursor).toEqual(expect.any(String));
-    const next = await ok<{ data: { id: string }[]; next_cursor: string | null }>(reader, 'find_jobs', {
-      q: 'tomas',
-      limit: 1,
-      cursor: byName.next_cursor,
-    });
-    expect(next.data.map((found) => found.id)).toEqual([job.id]);
-    const httpFind = await as(t, co.readKey).get('/api/v1/jobs').query({ q: 'tomas', limit: 1 }).expect(200);
-    expect(httpFind.body).toEqual(byName);
-  });
-
-  it('find_jobs without limit pages by 25, as over HTTP (MCP arguments get no schema defaults)', async () => {
-    const reader = await connect(co.readKey);
-    const word = `Paging${randomUUID().slice(0, 6)}`;
-    for (let i = 0; i < 26; i++)
-      await as(t, co.writeKey)
-        .post('/api/v1/jobs')
-        .send({ operation_id: opId(), customer_name: `${word} ${i}` })
-        .expect(201);
-    const page = await ok<{ data: { customer_name: string }[]; next_cursor: string | null }>(
-      reader,
-      'find_jobs',
-      { q: word },
-    );
-    expect(page.data).toHaveLength(25);
-    expect(page.data[0].customer_name).toBe(`${word} 25`);
-    expect(page.next_cursor).toEqual(expect.any(String));
-    const overHttp = await as(t, co.readKey).get('/api/v1/jobs').query({ q: word }).expect(200);
-    expect(overHttp.body).toEqual(page);
-    const rest = await ok<{ data: { customer_name: string }[]; next_cursor: string | null }>(
-      reader,
-      'find_jobs',
-      { q: word, cursor: page.next_cursor },
-    );
-    expect(rest.data.map((job) => job.customer_name)).toEqual([`${word} 0`]);
-    expect(rest.next_cursor).toBeNull();
-  });
-
-  it('list_changes shows changes made over MCP under the key owner, marked via_key', async () => {
-    const avery = await connect(co.writeKey);
-    const dana = await connect(co.otherWriteKey);
-    const reader = await connect(co.readKey);
-    const start = await ok<{ data: FeedEntry[]; next_cursor: string }>(reader, 'list_changes', {
-      kind: 'changes',
-      limit: 100,
-    });
-    let cursor = start.next_cursor;
-    for (;;) {
-      const page = await ok<{ data: FeedEntry[]; next_cursor: string }>(reader, 'list_changes', {
+    it('list_changes shows changes made over MCP under the key owner, marked via_key', async () => {
+      const avery = await connect(co.writeKey);
+      const dana = await connect(co.otherWriteKey);
+      const reader = await connect(co.readKey);
+      const start = await ok<{ data: FeedEntry[]; next_cursor: string }>(reader, 'list_changes', {
         kind: 'changes',
         limit: 100,
+      });
+      let cursor = start.next_cursor;
+      for (;;) {
+        const page = await ok<{ data: FeedEntry[]; next_cursor: string }>(reader, 'list_changes', {
+          kind: 'changes',
+          limit: 100,
+          cursor,
+        });
+        if (page.data.length === 0) break;
+        cursor = page.next_cursor;
+      }
+
+      const byAvery = await ok(avery, 'create_job', { operation_id: opId(), customer_name: 'Feed Avery' });
+      const byDana = await ok(dana, 'create_job', { operation_id: opId(), customer_name: 'Feed Dana' });
+      // On PostgreSQL another test file's open write can hold a fresh entry back for a moment.
+      await feedSettled(t);
+      const page = await ok<{ data: FeedEntry[]; next_cursor: string }>(reader, 'list_changes', {
+        kind: 'changes',
         cursor,
       });
-      if (page.data.length === 0) break;
-      cursor = page.next_cursor;
-    }
+      expect(page.data).toHaveLength(2);
+      expect(page.data[0]).toMatchObject({
+        kind: 'changes',
+        action: 'job.created',
+        job: { id: byAvery.id, job_number: byAvery.job_number },
+        person: { id: co.people[0].id, name: 'Avery Stone' },
+        via_key: true,
+      });
+      expect(page.data[0].summary).toContain(`#${byAvery.job_number}`);
+      expect(page.data[1]).toMatchObject({
+        action: 'job.created',
+        job: { id: byDana.id },
+        person: { id: co.people[1].id, name: 'Dana Brooks' },
+        via_key: true,
+      });
+      expect(page.next_cursor).not.toBe(cursor);
+      const empty = await ok<{ data: FeedEntry[]; next_cursor: string }>(reader, 'list_changes', {
+        kind: 'changes',
+        cursor: page.next_cursor,
+      });
+      expect(empty.data).toEqual([]);
+      expect(empty.next_cursor).toEqual(expect.any(String));
 
-    const byAvery = await ok(avery, 'create_job', { operation_id: opId(), customer_name: 'Feed Avery' });
-    const byDana = await ok(dana, 'create_job', { operation_id: opId(), customer_name: 'Feed Dana' });
-    // On PostgreSQL another test file's open write can hold a fresh entry back for a moment.
-    await feedSettled(t);
-    const page = await ok<{ data: FeedEntry[]; next_cursor: string }>(reader, 'list_changes', {
-      kind: 'changes',
-      cursor,
+      const onlyNotes = await ok<{ data: FeedEntry[] }>(reader, 'list_changes', { kind: 'notes' });
+      expect(onlyNotes.data.every((entry) => entry.kind === 'notes')).toBe(true);
+      // The other company's feed does not show them.
+      const rivalReader = await connect(rival.readKey);
+      expect((await feed(rivalReader)).map((entry) => entry.job?.id)).not.toContain(byAvery.id);
     });
-    expect(page.data).toHaveLength(2);
-    expect(page.data[0]).toMatchObject({
-      kind: 'changes',
-      action: 'job.created',
-      job: { id: byAvery.id, job_number: byAvery.job_number },
-      person: { id: co.people[0].id, name: 'Avery Stone' },
-      via_key: true,
+
+    it('undo_my_last_action takes back the key’s own last change, and the undo is in the feed', async () => {
+      const { key } = await newKey(co, 3, 'write');
+      const sam = await connect(key);
+      const reader = await connect(co.readKey);
+      expect((await problem(sam, 'undo_my_last_action', { operation_id: opId() })).code).toBe(
+        'undo_not_possible',
+      );
+
+      const job = await ok(sam, 'create_job', { operation_id: opId(), customer_name: 'Undo Me' });
+      const before = await jobCount(co.id);
+      const undone = await ok<{ undone: { tool: string; summary: string; at: string } }>(
+        sam,
+        'undo_my_last_action',
+        { operation_id: opId() },
+      );
+      expect(undone.undone.tool).toBe('create_job');
+      expect(undone.undone.summary).toContain(`#${job.job_number}`);
+      expect(await jobCount(co.id)).toBe(before - 1);
+      expect((await problem(reader, 'get_job', { job_id: job.id as string })).code).toBe('not_found');
+      await as(t, co.readKey).get(`/api/v1/jobs/${job.id}`).expect(404);
+
+      const entries = await feed(reader, { kind: 'changes' });
+      const last = entries.at(-1)!;
+      expect(last).toMatchObject({
+        action: 'action.undone',
+        person: { id: co.people[3].id, name: 'Sam Okafor' },
+        via_key: true,
+      });
+      expect((await problem(sam, 'undo_my_last_action', { operation_id: opId() })).code).toBe(
+        'undo_not_possible',
+      );
     });
-    expect(page.data[0].summary).toContain(`#${byAvery.job_number}`);
-    expect(page.data[1]).toMatchObject({
-      action: 'job.created',
-      job: { id: byDana.id },
-      person: { id: co.people[1].id, name: 'Dana Brooks' },
-      via_key: true,
-    });
-    expect(page.next_cursor).not.toBe(cursor);
-    const empty = await ok<{ data: FeedEntry[]; next_cursor: string }>(reader, 'list_changes', {
-      kind: 'changes',
-      cursor: page.next_cursor,
-    });
-    expect(empty.data).toEqual([]);
-    expect(empty.next_cursor).toEqual(expect.any(String));
 
-    const onlyNotes = await ok<{ data: FeedEntry[] }>(reader, 'list_changes', { kind: 'notes' });
-    expect(onlyNotes.data.every((entry) => entry.kind === 'notes')).toBe(true);
-    // The other company's feed does not show them.
-    const rivalReader = await connect(rival.readKey);
-    expect((await feed(rivalReader)).map((entry) => entry.job?.id)).not.toContain(byAvery.id);
-  });
-
-  it('undo_my_last_action takes back the key’s own last change, and the undo is in the feed', async () => {
-    const { key } = await newKey(co, 3, 'write');
-    const sam = await connect(key);
-    const reader = await connect(co.readKey);
-    expect((await problem(sam, 'undo_my_last_action', { operation_id: opId() })).code).toBe(
-      'undo_not_possible',
-    );
-
-    const job = await ok(sam, 'create_job', { operation_id: opId(), customer_name: 'Undo Me' });
-    const before = await jobCount(co.id);
-    const undone = await ok<{ undone: { tool: string; summary: string; at: string } }>(
-      sam,
-      'undo_my_last_action',
-      { operation_id: opId() },
-    );
-    expect(undone.undone.tool).toBe('create_job');
-    expect(undone.undone.summary).toContain(`#${job.job_number}`);
-    expect(await jobCount(co.id)).toBe(before - 1);
-    expect((await problem(reader, 'get_job', { job_id: job.id as string })).code).toBe('not_found');
-    await as(t, co.readKey).get(`/api/v1/jobs/${job.id}`).expect(404);
-
-    const entries = await feed(reader, { kind: 'changes' });
-    const last = entries.at(-1)!;
-    expect(last).toMatchObject({
-      action: 'action.undone',
-      person: { id: co.people[3].id, name: 'Sam Okafor' },
-      via_key: true,
-    });
-    expect((await problem(sam, 'undo_my_last_action', { operation_id: opId() })).code).toBe(
-      'undo_not_possible',
-    );
-  });
-
-  it('list_changes and get_job_activity give each action its details as data, checked against the output schemas', async () => {
-    const fresh = await createCompany(t);
-    const tool =
-      (client: Client): CallTool =>
-      async <T>(name: string, args: Record<string, unknown>) =>
-        ok<T & Record<string, unknown>>(client, name, args);
-    await expectChangeData(
-      fresh,
-      tool(await connect(fresh.writeKey)),
-      tool(await connect(fresh.readKey)),
-      () => feedSettled(t),
-    );
-  });
-});
-
-describe('problems', () => {
-  let writer: Client;
-  let reader: Client;
-  beforeAll(async () => {
-    writer = await connect(co.writeKey);
-    reader = await connect(co.readKey);
-  });
-
-  it('refuses write tools to a read key with write_key_required, saving nothing', async () => {
-    const before = await jobCount(co.id);
-    const refused = await problem(reader, 'create_job', { operation_id: opId(), customer_name: 'Read Only' });
-    expect(refused).toMatchObject({ code: 'write_key_required', status: 403 });
-    expect((await problem(reader, 'undo_my_last_action', { operation_id: opId() })).code).toBe(
-      'write_key_required',
-    );
-    expect(await jobCount(co.id)).toBe(before);
-  });
-
-  it('answers invalid_request naming each bad argument, saving nothing', async () => {
-    const before = await jobCount(co.id);
-    const missing = await problem(writer, 'create_job', { customer_name: 'No Operation' });
-    expect(missing).toMatchObject({ code: 'invalid_request', status: 400 });
-    expect(missing.errors!.map((e) => e.path)).toEqual(['/operation_id']);
-
-    const wrongType = await problem(writer, 'create_job', { operation_id: opId(), customer_name: 42 });
-    expect(wrongType.code).toBe('invalid_request');
-    expect(wrongType.errors!.map((e) => e.path)).toEqual(['/customer_name']);
-
-    const extra = await problem(writer, 'create_job', { operation_id: opId(), colour: 'red' });
-    expect(extra.code).toBe('invalid_request');
-    expect(extra.errors!.map((e) => e.path)).toEqual(['/colour']);
-
-    const both = await problem(writer, 'create_job', { customer_name: 7, colour: 'red' });
-    expect(both.errors!.map((e) => e.path).sort()).toEqual(['/colour', '/customer_name', '/operation_id']);
-    for (const error of both.errors!) expect(error.message).toEqual(expect.any(String));
-
-    const zero = await problem(reader, 'find_jobs', { limit: 0 });
-    expect(zero.code).toBe('invalid_request');
-    expect(zero.errors!.map((e) => e.path)).toEqual(['/limit']);
-    expect((await problem(reader, 'find_jobs', { limit: 101 })).errors!.map((e) => e.path)).toEqual([
-      '/limit',
-    ]);
-    expect((await problem(reader, 'get_job', { job_id: 'est_abc' })).errors!.map((e) => e.path)).toEqual([
-      '/job_id',
-    ]);
-    expect((await problem(reader, 'get_job', {})).errors!.map((e) => e.path)).toEqual(['/job_id']);
-    expect(await jobCount(co.id)).toBe(before);
-  });
-
-  it('answers not_found for an unknown job and for another company’s job', async () => {
-    expect(await problem(reader, 'get_job', { job_id: '#987654' })).toMatchObject({
-      code: 'not_found',
-      status: 404,
-    });
-    expect((await problem(reader, 'get_job', { job_id: 'job_doesNotExist1' })).code).toBe('not_found');
-
-    const theirs = await as(t, rival.writeKey)
-      .post('/api/v1/jobs')
-      .send({ operation_id: opId(), customer_name: 'Rival Customer' })
-      .expect(201);
-    await as(t, rival.readKey).get(`/api/v1/jobs/${theirs.body.id}`).expect(200);
-    expect((await problem(reader, 'get_job', { job_id: theirs.body.id as string })).code).toBe('not_found');
-    expect((await problem(writer, 'get_job', { job_id: theirs.body.id as string })).code).toBe('not_found');
-    const search = await ok<{ data: unknown[] }>(reader, 'find_jobs', { q: 'Rival Customer' });
-    expect(search.data).toEqual([]);
-  });
-
-  it('answers an unknown tool name with the JSON-RPC error -32602 (invalid params), as the MCP specification has it', async () => {
-    await expect(call(writer, 'no_such_tool', {})).rejects.toMatchObject({
-      code: ErrorCode.InvalidParams,
-      message: expect.stringContaining('no_such_tool'),
-    });
-    // Admin operations are not tools, whatever the key.
-    await expect(call(writer, 'admin_create_company', { name: 'Sneaky', credits: 1 })).rejects.toMatchObject({
-      code: ErrorCode.InvalidParams,
+    it('list_changes and get_job_activity give each action its details as data, checked against the output schemas', async () => {
+      const fresh = await createCompany(t);
+      const tool =
+        (client: Client): CallTool =>
+        async <T>(name: string, args: Record<string, unknown>) =>
+          ok<T & Record<string, unknown>>(client, name, args);
+      await expectChangeData(
+        fresh,
+        tool(await connect(fresh.writeKey)),
+        tool(await connect(fresh.readKey)),
+        () => feedSettled(t),
+      );
     });
   });
 
-  it('answers unknown_teammate with the valid names, saving nothing', async () => {
-    const before = await jobCount(co.id);
-    const unknown = await problem(writer, 'create_job', {
-      operation_id: opId(),
-      customer_name: 'Who',
-      assignee: 'Nobody Known',
+  describe('problems', () => {
+    let writer: Client;
+    let reader: Client;
+    beforeAll(async () => {
+      writer = await connect(co.writeKey);
+      reader = await connect(co.readKey);
     });
-    expect(unknown).toMatchObject({ code: 'unknown_teammate', status: 422 });
-    expect(unknown.valid_values).toEqual(
-      expect.arrayContaining(['Avery Stone', 'Dana Brooks', 'Sam Okafor']),
-    );
-    expect(await jobCount(co.id)).toBe(before);
+
+    it('refuses write tools to a read key with write_key_required, saving nothing', async () => {
+      const before = await jobCount(co.id);
+      const refused = await problem(reader, 'create_job', {
+        operation_id: opId(),
+        customer_name: 'Read Only',
+      });
+      expect(refused).toMatchObject({ code: 'write_key_required', status: 403 });
+      expect((await problem(reader, 'undo_my_last_action', { operation_id: opId() })).code).toBe(
+        'write_key_required',
+      );
+      expect(await jobCount(co.id)).toBe(before);
+    });
+
+    it('answers invalid_request naming each bad argument, saving nothing', async () => {
+      const before = await jobCount(co.id);
+      const missing = await problem(writer, 'create_job', { customer_name: 'No Operation' });
+      expect(missing).toMatchObject({ code: 'invalid_request', status: 400 });
+      expect(missing.errors!.map((e) => e.path)).toEqual(['/operation_id']);
+
+      const wrongType = await problem(writer, 'create_job', { operation_id: opId(), customer_name: 42 });
+      expect(wrongType.code).toBe('invalid_request');
+      expect(wrongType.errors!.map((e) => e.path)).toEqual(['/customer_name']);
+
+      const extra = await problem(writer, 'create_job', { operation_id: opId(), colour: 'red' });
+      expect(extra.code).toBe('invalid_request');
+      expect(extra.errors!.map((e) => e.path)).toEqual(['/colour']);
+
+      const both = await problem(writer, 'create_job', { customer_name: 7, colour: 'red' });
+      expect(both.errors!.map((e) => e.path).sort()).toEqual(['/colour', '/customer_name', '/operation_id']);
+      for (const error of both.errors!) expect(error.message).toEqual(expect.any(String));
+
+      const zero = await problem(reader, 'find_jobs', { limit: 0 });
+      expect(zero.code).toBe('invalid_request');
+      expect(zero.errors!.map((e) => e.path)).toEqual(['/limit']);
+      expect((await problem(reader, 'find_jobs', { limit: 101 })).errors!.map((e) => e.path)).toEqual([
+        '/limit',
+      ]);
+      expect((await problem(reader, 'get_job', { job_id: 'est_abc' })).errors!.map((e) => e.path)).toEqual([
+        '/job_id',
+      ]);
+      expect((await problem(reader, 'get_job', {})).errors!.map((e) => e.path)).toEqual(['/job_id']);
+      expect(await jobCount(co.id)).toBe(before);
+    });
+
+    it('answers not_found for an unknown job and for another company’s job', async () => {
+      expect(await problem(reader, 'get_job', { job_id: '#987654' })).toMatchObject({
+        code: 'not_found',
+        status: 404,
+      });
+      expect((await problem(reader, 'get_job', { job_id: 'job_doesNotExist1' })).code).toBe('not_found');
+
+      const theirs = await as(t, rival.writeKey)
+        .post('/api/v1/jobs')
+        .send({ operation_id: opId(), customer_name: 'Rival Customer' })
+        .expect(201);
+      await as(t, rival.readKey).get(`/api/v1/jobs/${theirs.body.id}`).expect(200);
+      expect((await problem(reader, 'get_job', { job_id: theirs.body.id as string })).code).toBe('not_found');
+      expect((await problem(writer, 'get_job', { job_id: theirs.body.id as string })).code).toBe('not_found');
+      const search = await ok<{ data: unknown[] }>(reader, 'find_jobs', { q: 'Rival Customer' });
+      expect(search.data).toEqual([]);
+    });
+
+    it('answers an unknown tool name with the JSON-RPC error -32602 (invalid params), as the MCP specification has it', async () => {
+      await expect(call(writer, 'no_such_tool', {})).rejects.toMatchObject({
+        code: ProtocolErrorCode.InvalidParams,
+        message: expect.stringContaining('no_such_tool'),
+      });
+      // Admin operations are not tools, whatever the key.
+      await expect(
+        call(writer, 'admin_create_company', { name: 'Sneaky', credits: 1 }),
+      ).rejects.toMatchObject({
+        code: ProtocolErrorCode.InvalidParams,
+      });
+    });
+
+    it('answers unknown_teammate with the valid names, saving nothing', async () => {
+      const before = await jobCount(co.id);
+      const unknown = await problem(writer, 'create_job', {
+        operation_id: opId(),
+        customer_name: 'Who',
+        assignee: 'Nobody Known',
+      });
+      expect(unknown).toMatchObject({ code: 'unknown_teammate', status: 422 });
+      expect(unknown.valid_values).toEqual(
+        expect.arrayContaining(['Avery Stone', 'Dana Brooks', 'Sam Okafor']),
+      );
+      expect(await jobCount(co.id)).toBe(before);
+    });
   });
-});
 
-describe('idempotency shared with HTTP', () => {
-  it('replays the same create_job over MCP and over HTTP, and refuses other details', async () => {
-    const writer = await connect(co.writeKey);
-    const claim = `CL-${randomUUID().slice(0, 8)}`;
-    const args = {
-      operation_id: opId(),
-      customer_name: 'Ben Carter',
-      loss_type: 'water',
-      claim_number: claim,
-    };
-    const before = await jobCount(co.id);
+  describe('idempotency shared with HTTP', () => {
+    it('replays the same create_job over MCP and over HTTP, and refuses other details', async () => {
+      const writer = await connect(co.writeKey);
+      const claim = `CL-${randomUUID().slice(0, 8)}`;
+      const args = {
+        operation_id: opId(),
+        customer_name: 'Ben Carter',
+        loss_type: 'water',
+        claim_number: claim,
+      };
+      const before = await jobCount(co.id);
 
-    const first = await ok(writer, 'create_job', args);
-    const again = await ok(writer, 'create_job', { ...args });
-    expect(again).toEqual(first);
-    // Key order does not matter.
-    const reordered = Object.fromEntries(Object.entries(args).reverse());
-    expect(await ok(writer, 'create_job', reordered)).toEqual(first);
-    expect(await jobCount(co.id)).toBe(before + 1);
+      const first = await ok(writer, 'create_job', args);
+      const again = await ok(writer, 'create_job', { ...args });
+      expect(again).toEqual(first);
+      // Key order does not matter.
+      const reordered = Object.fromEntries(Object.entries(args).reverse());
+      expect(await ok(writer, 'create_job', reordered)).toEqual(first);
+      expect(await jobCount(co.id)).toBe(before + 1);
 
-    const http = await as(t, co.writeKey).post('/api/v1/jobs').send(args).expect(201);
-    expect(http.headers['idempotent-replayed']).toBe('true');
-    expect(http.body).toEqual(first);
-    expect(await jobCount(co.id)).toBe(before + 1);
+      const http = await as(t, co.writeKey).post('/api/v1/jobs').send(args).expect(201);
+      expect(http.headers['idempotent-replayed']).toBe('true');
+      expect(http.body).toEqual(first);
+      expect(await jobCount(co.id)).toBe(before + 1);
 
-    const conflict = await problem(writer, 'create_job', { ...args, claim_number: `${claim}-X` });
-    expect(conflict).toMatchObject({ code: 'operation_id_conflict', status: 409 });
-    const httpConflict = await as(t, co.writeKey)
-      .post('/api/v1/jobs')
-      .send({ ...args, customer_name: 'Someone Else' })
-      .expect(409);
-    expect(httpConflict.body.code).toBe('operation_id_conflict');
-    expect(await jobCount(co.id)).toBe(before + 1);
+      const conflict = await problem(writer, 'create_job', { ...args, claim_number: `${claim}-X` });
+      expect(conflict).toMatchObject({ code: 'operation_id_conflict', status: 409 });
+      const httpConflict = await as(t, co.writeKey)
+        .post('/api/v1/jobs')
+        .send({ ...args, customer_name: 'Someone Else' })
+        .expect(409);
+      expect(httpConflict.body.code).toBe('operation_id_conflict');
+      expect(await jobCount(co.id)).toBe(before + 1);
 
-    const matches = await as(t, co.readKey).get('/api/v1/jobs').query({ q: claim }).expect(200);
-    expect(matches.body.data.map((job: { id: string }) => job.id)).toEqual([first.id]);
-  });
+      const matches = await as(t, co.readKey).get('/api/v1/jobs').query({ q: claim }).expect(200);
+      expect(matches.body.data.map((job: { id: string }) => job.id)).toEqual([first.id]);
+    });
 
-  it('replays over MCP a write first made over HTTP', async () => {
-    const writer = await connect(co.writeKey);
-    const args = { operation_id: opId(), customer_name: 'Http First', region: 'OH' };
-    const http = await as(t, co.writeKey).post('/api/v1/jobs').send(args).expect(201);
-    expect(http.headers['idempotent-replayed']).toBeUndefined();
-    const before = await jobCount(co.id);
-    expect(await ok(writer, 'create_job', args)).toEqual(http.body);
-    expect(await jobCount(co.id)).toBe(before);
-  });
+    it('replays over MCP a write first made over HTTP', async () => {
+      const writer = await connect(co.writeKey);
+      const args = { operation_id: opId(), customer_name: 'Http First', region: 'OH' };
+      const http = await as(t, co.writeKey).post('/api/v1/jobs').send(args).expect(201);
+      expect(http.headers['idempotent-replayed']).toBeUndefined();
+      const before = await jobCount(co.id);
+      expect(await ok(writer, 'create_job', args)).toEqual(http.body);
+      expect(await jobCount(co.id)).toBe(before);
+    });
 
-  it('writes one feed entry for a replayed call', async () => {
-    const writer = await connect(co.writeKey);
-    const reader = await connect(co.readKey);
-    const args = { operation_id: opId(), customer_name: 'Feed Once' };
-    const job = await ok(writer, 'create_job', args);
-    await ok(writer, 'create_job', args);
-    await as(t, co.writeKey).post('/api/v1/jobs').send(args).expect(201);
-    const entries = (await feed(reader, { kind: 'changes' })).filter((entry) => entry.job?.id === job.id);
-    expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({
-      action: 'job.created',
-      person: { name: 'Avery Stone' },
-      via_key: true,
+    it('writes one feed entry for a replayed call', async () => {
+      const writer = await connect(co.writeKey);
+      const reader = await connect(co.readKey);
+      const args = { operation_id: opId(), customer_name: 'Feed Once' };
+      const job = await ok(writer, 'create_job', args);
+      await ok(writer, 'create_job', args);
+      await as(t, co.writeKey).post('/api/v1/jobs').send(args).expect(201);
+      const entries = (await feed(reader, { kind: 'changes' })).filter((entry) => entry.job?.id === job.id);
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatchObject({
+        action: 'job.created',
+        person: { name: 'Avery Stone' },
+        via_key: true,
+      });
     });
   });
 });
 
-describe('the /mcp endpoint over plain HTTP', () => {
+describe('the /mcp endpoint over plain HTTP, 2025 revisions', () => {
   const initialize = {
     jsonrpc: '2.0',
     id: 1,

@@ -7,15 +7,14 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import type request from 'supertest';
 import type { components } from '../../sdk/src/schema';
 import { as, atOnce, createCompany, feedSettled, opId, type TestApp, type TestCompany } from '../support/app';
 import { startAppOn } from '../support/s3';
 import { sweepUnusedFiles } from '../../src/domain/media/file-sweeper';
 import { hugeHeaderPng, jpegWith, pngOf, truncatedJpeg } from '../support/photo-files';
+import { connectMcp } from '../support/mcp';
 
 type Schemas = components['schemas'];
 type PhotoUpload = Schemas['PhotoUpload'];
@@ -299,12 +298,7 @@ describe.each(['disk', 's3'] as const)(`${TOOLS}: photos on %s storage`, (store)
     });
 
     // Over MCP: an assistant sees which photo has no time taken, and gives it one.
-    const client = new Client({ name: 'jms-photos-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${co.writeKey}` } },
-      }),
-    );
+    const client = await connectMcp(t, co.writeKey);
     try {
       const seen = (await client.callTool({
         name: 'view_photos',
@@ -766,12 +760,7 @@ describe.each(['disk', 's3'] as const)(`${TOOLS}: photos on %s storage`, (store)
     await read().get(`/api/v1/photos?photo_ids=${body.photos[2].id}&job_id=${job.id}`).expect(400);
     await read().get('/api/v1/photos').expect(400);
 
-    const client = new Client({ name: 'jms-photos-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${co.readKey}` } },
-      }),
-    );
+    const client = await connectMcp(t, co.readKey);
     try {
       const tools = (await client.listTools()).tools.map((tool) => tool.name);
       expect(tools).toEqual(expect.arrayContaining(['list_job_photos', 'view_photos']));
@@ -811,12 +800,7 @@ describe.each(['disk', 's3'] as const)(`${TOOLS}: photos on %s storage`, (store)
         201,
       )
     ).body.photos;
-    const client = new Client({ name: 'jms-photos-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${co.writeKey}` } },
-      }),
-    );
+    const client = await connectMcp(t, co.writeKey);
     try {
       const moved = (await client.callTool({
         name: 'move_photos',

@@ -8,9 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import type request from 'supertest';
 import type { components } from '../../sdk/src/schema';
 import {
@@ -25,6 +23,7 @@ import {
 import { jpegWith } from '../support/photo-files';
 import { startS3 } from '../support/s3';
 import { makeTestVideos, PATTERN, type TestVideos } from '../support/video-files';
+import { connectMcp } from '../support/mcp';
 
 type Schemas = components['schemas'];
 type Video = Schemas['Video'];
@@ -120,12 +119,7 @@ describe.each(['disk', 's3'] as const)(`${TOOLS}: videos on %s storage`, (store)
   }
 
   async function mcpClient(key: string): Promise<Client> {
-    const client = new Client({ name: 'jms-videos-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${key}` } },
-      }),
-    );
+    const client = await connectMcp(t, key);
     return client;
   }
 

@@ -2,8 +2,8 @@
  * End to end, as an assistant connects: the MCP SDK's own client with its OAuth provider meets a
  * 401, discovers the resource and authorization server metadata, identifies itself (by a Client
  * ID Metadata Document this test serves over https, or by dynamic registration), sends the person
- * to the approval page, which a real Chromium fills in at a phone's size and a desktop's, trades
- * the code with PKCE, lists tools and writes as the person, refreshes, and loses access when the
+ * to the approval page, which a real Chromium fills in at a phone's size and a desktop's, checks
+ * the callback's issuer and trades the code with PKCE, lists tools and writes as the person, refreshes, and loses access when the
  * grant is revoked. Screenshots of the approval page go to test/artifacts/.
  */
 import { execFileSync } from 'node:child_process';
@@ -14,16 +14,17 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+import {
+  StreamableHTTPClientTransport,
+  type Client,
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthTokens,
+} from '@modelcontextprotocol/client';
 import { ADMIN_TOKEN, createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
 import { describeInBrowser, launchChromium, phoneContext } from '../support/browser';
+import { newMcpClient } from '../support/mcp';
 
 const ARTIFACTS = path.join(__dirname, '..', 'artifacts');
 
@@ -175,7 +176,7 @@ describeInBrowser('an assistant connects with OAuth, through the approval page i
 
   /** Connects until the SDK asks for the person's approval; answers the approval page's address. */
   async function firstConnect(provider: AssistantProvider): Promise<URL> {
-    const client = new Client({ name: 'oauth-test', version: '1.0.0' });
+    const client = newMcpClient();
     await expect(
       client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { authProvider: provider })),
     ).rejects.toThrow(/Unauthorized/);
@@ -183,8 +184,8 @@ describeInBrowser('an assistant connects with OAuth, through the approval page i
     return provider.authorizationUrl!;
   }
 
-  /** The person approves in the browser; answers the code the assistant's callback received. */
-  async function approveIn(context: BrowserContext, url: URL, shot: string): Promise<string> {
+  /** The person approves in the browser; answers what the assistant's callback received (code, iss). */
+  async function approveIn(context: BrowserContext, url: URL, shot: string): Promise<URLSearchParams> {
     const page = await context.newPage();
     await page.goto(url.href);
     await page.screenshot({ path: path.join(ARTIFACTS, `${shot}.png`), fullPage: true });
@@ -198,11 +199,12 @@ describeInBrowser('an assistant connects with OAuth, through the approval page i
     await page.close();
     const params = callback.codes[before];
     expect(params.get('iss')).toBe(`${t.url}/`);
-    return params.get('code')!;
+    expect(params.get('code')).toEqual(expect.any(String));
+    return params;
   }
 
   async function connected(provider: AssistantProvider): Promise<Client> {
-    const client = new Client({ name: 'oauth-test', version: '1.0.0' });
+    const client = newMcpClient();
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { authProvider: provider }),
     );
@@ -216,11 +218,11 @@ describeInBrowser('an assistant connects with OAuth, through the approval page i
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     expect(url.searchParams.get('resource')).toBe(`${t.url}/mcp`);
     const phone = await phoneContext(browser);
-    const code = await approveIn(phone, url, 'approval-page-phone');
+    const callbackParams = await approveIn(phone, url, 'approval-page-phone');
     await phone.close();
 
     const finishing = new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { authProvider: provider });
-    await finishing.finishAuth(code);
+    await finishing.finishAuth(callbackParams);
     const client = await connected(provider);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toContain('create_job');
@@ -266,10 +268,10 @@ describeInBrowser('an assistant connects with OAuth, through the approval page i
     const url = await firstConnect(provider);
     expect(provider.clientInformation()?.client_id).toMatch(/^[0-9a-f-]{36}$/);
     const desktop = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-    const code = await approveIn(desktop, url, 'approval-page-desktop');
+    const callbackParams = await approveIn(desktop, url, 'approval-page-desktop');
     await desktop.close();
     await new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { authProvider: provider }).finishAuth(
-      code,
+      callbackParams,
     );
     const client = await connected(provider);
     const note = await client.callTool({ name: 'list_team', arguments: {} });

@@ -3,8 +3,10 @@
  * switched off by FAST_WRITES=off and FAST_MCP_CALLS=off. The same writes and MCP calls run here
  * with both on and with both off, and must answer alike: create_job, add_note, a drying log and
  * its readings, a replay, a conflict, a write refused after its statements ran (nothing of it
- * stays), undo; tools/list, tools/call, a batch, and a call whose arguments are not an object. Run
- * on PGlite and on PostgreSQL (DATABASE_URL), where the fast transaction is the one that differs.
+ * stays), undo; tools/list, tools/call, a batch, and a call whose arguments are not an object; and
+ * the same 2026-07-28 requests (good ones and each refusal) answered alike with the fast MCP call
+ * on and off. Run on PGlite and on PostgreSQL (DATABASE_URL), where the fast transaction is the
+ * one that differs.
  */
 import {
   as,
@@ -15,7 +17,22 @@ import {
   type TestApp,
   type TestCompany,
 } from '../support/app';
+import { wireRequest } from '../support/mcp';
 import { hasFastTransactions } from '../../src/infrastructure/db/fast-transaction/transaction';
+
+/** What each setting answered to the same 2026-07-28 requests, compared once both have run. */
+const modernAnswers = new Map<string, unknown[]>();
+
+/** An answer without what differs between two services by nature: ids, times, request ids. */
+function comparable(status: number, contentType: string | null, text: string): unknown {
+  const plain = text
+    .replace(/\b[a-z]{2,5}_[A-Za-z0-9]{8,}\b/g, '<id>')
+    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, '<uuid>')
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/g, '<time>')
+    .replace(/"request_id":"[^"]*"/g, '"request_id":"<id>"')
+    .replace(/\\"request_id\\":\\"[^"\\]*\\"/g, '\\"request_id\\":\\"<id>\\"');
+  return { status, type: contentType?.split(';')[0], body: JSON.parse(plain) };
+}
 
 describe.each(['on', 'off'])('fast paths %s', (setting) => {
   let t: TestApp;
@@ -179,4 +196,57 @@ describe.each(['on', 'off'])('fast paths %s', (setting) => {
     };
     expect(unknownMethod.error.code).toBe(-32601);
   });
+
+  it('answers 2026-07-28 requests: calls, the list, and each refusal of the headers or the revision', async () => {
+    let id = 10;
+    const modern = async (
+      method: string,
+      params: Record<string, unknown>,
+      change: { headers?: Record<string, string>; revision?: string } = {},
+    ) => {
+      const wire = wireRequest('modern', id++, method, params);
+      if (change.revision)
+        (wire.body.params as { _meta: Record<string, unknown> })._meta[
+          'io.modelcontextprotocol/protocolVersion'
+        ] = change.revision;
+      const res = await mcp(wire.body, { ...wire.headers, ...change.headers });
+      return comparable(res.status, res.headers.get('content-type'), await res.text());
+    };
+    const create = { name: 'create_job', arguments: { operation_id: opId(), customer_name: 'Modern' } };
+    const created = (await modern('tools/call', create)) as {
+      body: { result: { structuredContent: { job_number: number } } };
+    };
+    const jobNumber = created.body.result.structuredContent.job_number;
+    const answers = [
+      await modern('tools/list', {}),
+      created,
+      await modern('tools/call', { name: 'get_job', arguments: { job_id: jobNumber } }),
+      await modern('tools/call', { name: 'get_job', arguments: ['not', 'an', 'object'] }),
+      await modern('tools/call', { name: 'no_such_tool', arguments: {} }),
+      await modern(
+        'tools/call',
+        { name: 'get_context', arguments: {} },
+        { headers: { 'Mcp-Name': 'get_job' } },
+      ),
+      await modern(
+        'tools/call',
+        { name: 'get_context', arguments: {} },
+        { headers: { 'Mcp-Method': 'tools/list' } },
+      ),
+      await modern('tools/list', {}, { headers: { 'MCP-Protocol-Version': '2025-11-25' } }),
+      await modern(
+        'tools/list',
+        {},
+        { revision: '2099-01-01', headers: { 'MCP-Protocol-Version': '2099-01-01' } },
+      ),
+      await modern('server/discover', {}),
+    ];
+    expect(created.body.result.structuredContent).toMatchObject({ customer_name: 'Modern' });
+    modernAnswers.set(setting, answers);
+  });
+});
+
+it('answers the 2026-07-28 requests alike with the fast MCP call on and off', () => {
+  expect(modernAnswers.get('on')).toHaveLength(10);
+  expect(modernAnswers.get('on')).toEqual(modernAnswers.get('off'));
 });

@@ -5,8 +5,7 @@
  * now states. HTTP and MCP give the same field errors for the same mistake.
  */
 import { request as httpRequest } from 'node:http';
-import type { Client } from '@modelcontextprotocol/client';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode, type Client } from '@modelcontextprotocol/client';
 import { as, createCompany, opId, startApp, type TestApp, type TestCompany } from '../support/app';
 import { callTool, connectMcp, problemOf } from '../support/mcp';
 import { openJob, type CreatedJob } from '../support/jobs';
@@ -204,7 +203,7 @@ describe('sizes of the request line and headers', () => {
 describe('MCP', () => {
   it('an unknown tool is the JSON-RPC error -32602, not a tool result', async () => {
     await expect(callTool(mcp, 'delete_everything', {})).rejects.toMatchObject({
-      code: ErrorCode.InvalidParams,
+      code: ProtocolErrorCode.InvalidParams,
     });
   });
 

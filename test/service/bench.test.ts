@@ -36,6 +36,8 @@ describeOnEmbedded('npm run bench -- --quick', () => {
       'get_job (MCP, assistant token)',
       'find_jobs (MCP)',
       'get_job (MCP, official client)',
+      'get_job (MCP 2026-07-28)',
+      'get_job (MCP 2026-07-28, official client)',
       'baseline: the job row only',
       'baseline: bare create, one statement',
       ...DRYING_CASES,

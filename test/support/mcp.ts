@@ -23,6 +23,8 @@ import type { TestApp } from './app';
 export type McpEra = 'modern' | 'legacy';
 export const MCP_ERAS: McpEra[] = ['modern', 'legacy'];
 export const MODERN_REVISION = '2026-07-28';
+/** The newest 2025 revision, which a 2025 client's initialize gets. */
+export const LEGACY_REVISION = '2025-11-25';
 
 export function defaultEra(): McpEra {
   return process.env.MCP_ERA === 'legacy' ? 'legacy' : 'modern';
@@ -40,19 +42,24 @@ export interface ConnectOptions {
   elicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>;
 }
 
+/** The official client, not yet connected, set to speak `era` (a 2026-07-28 client pins its revision). */
+export function newMcpClient(era: McpEra = defaultEra(), capabilities?: ClientCapabilities): Client {
+  return new Client(
+    { name: 'jms-test', version: '1.0.0' },
+    {
+      ...(era === 'modern' && { versionNegotiation: { mode: { pin: MODERN_REVISION } } }),
+      ...(capabilities && { capabilities }),
+    },
+  );
+}
+
 export async function connectMcp(
   t: Pick<TestApp, 'url'>,
   key: string,
   options: ConnectOptions = {},
 ): Promise<Client> {
   const era = options.era ?? defaultEra();
-  const client = new Client(
-    { name: 'jms-test', version: '1.0.0' },
-    {
-      ...(era === 'modern' && { versionNegotiation: { mode: { pin: MODERN_REVISION } } }),
-      ...(options.capabilities && { capabilities: options.capabilities }),
-    },
-  );
+  const client = newMcpClient(era, options.capabilities);
   const { elicit } = options;
   if (elicit) client.setRequestHandler('elicitation/create', (request) => elicit(request));
   await client.connect(
@@ -72,6 +79,48 @@ export async function callTool(
   args: Record<string, unknown>,
 ): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+/**
+ * A request as it goes on the wire in an era, for tests that POST it themselves: in 2026-07-28
+ * the `_meta` envelope and the standard headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name),
+ * in 2025 the bare request with MCP-Protocol-Version 2025-11-25 (after an `initialize` that the
+ * endpoint, being stateless, does not need to have seen).
+ */
+export function wireRequest(
+  era: McpEra,
+  id: number | string,
+  method: string,
+  params: Record<string, unknown> = {},
+): { headers: Record<string, string>; body: Record<string, unknown> } {
+  if (era === 'legacy')
+    return {
+      headers: { 'MCP-Protocol-Version': LEGACY_REVISION },
+      body: { jsonrpc: '2.0', id, method, params },
+    };
+  const name = typeof params.name === 'string' ? params.name : undefined;
+  const meta = (params._meta ?? {}) as Record<string, unknown>;
+  return {
+    headers: {
+      'MCP-Protocol-Version': MODERN_REVISION,
+      'Mcp-Method': method,
+      ...(name === undefined ? {} : { 'Mcp-Name': name }),
+    },
+    body: {
+      jsonrpc: '2.0',
+      id,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          ...meta,
+          'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
+          'io.modelcontextprotocol/clientInfo': { name: 'jms-wire-test', version: '1.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    },
+  };
 }
 
 /** The problem details an `isError` result carries as its text (DESIGN §4). */
