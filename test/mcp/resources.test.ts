@@ -296,6 +296,26 @@ describe('subscriptions/listen (2026-07-28)', () => {
     }
   });
 
+  it('refuses a listen on a drying log to an assistant whose grant leaves out the drying toolset', async () => {
+    const tokens = await tokensFor(t, co.writeKey, {
+      clientName: 'Jobs-only Bot',
+      chosenScope: 'read',
+      toolsets: ['jobs'],
+    });
+    const client = await connectMcp(t, tokens.access_token, { era: 'modern' });
+    try {
+      const jobOnly = await client.listen({ resourceSubscriptions: [jobUri(job.id)] });
+      await jobOnly.close();
+      const refused = await client.listen({ resourceSubscriptions: [`${jobUri(job.id)}/drying-log`] }).then(
+        () => null,
+        (error: { message: string }) => error,
+      );
+      expect(refused?.message).toMatch(/get_drying_log is not among the toolsets approved/);
+    } finally {
+      await client.close();
+    }
+  });
+
   /** A credential to listen with, and the way to revoke it. */
   const credentials: [string, () => Promise<{ secret: string; revoke: () => Promise<unknown> }>][] = [
     [

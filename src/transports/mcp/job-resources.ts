@@ -55,14 +55,19 @@ function parseJobUri(uri: string): JobUri | null {
 const EVERY_TOOLSET: ToolSelection = { toolsets: null, readOnly: false, describe: () => '' };
 const definitionOf = new Map(mcpTools.map((def) => [def.name, def]));
 
-/** Runs a read tool for the caller as MCP's tools/call would; its answer's body. */
-async function runRead(deps: Deps, caller: Caller, name: ToolName, args: Record<string, unknown>) {
+/** Refuses a resource whose read tool is outside the toolsets an assistant's grant approved. */
+function checkGranted(caller: Caller, name: ToolName): void {
   const def = definitionOf.get(name);
   if (!def || !offeredTo(def, caller, withinGrant(EVERY_TOOLSET, caller)))
     throw new ProtocolError(
       ProtocolErrorCode.InvalidRequest,
       `${name} is not among the toolsets approved for this assistant, so its resources are not either.`,
     );
+}
+
+/** Runs a read tool for the caller as MCP's tools/call would; its answer's body. */
+async function runRead(deps: Deps, caller: Caller, name: ToolName, args: Record<string, unknown>) {
+  checkGranted(caller, name);
   const input = checkToolArguments(name, args, errorsBeside[name]);
   const answer = await deps.pipeline.call(name, caller).run(input as ToolInput<ToolName>);
   return answer.body as Record<string, unknown>;
@@ -149,6 +154,8 @@ async function checkJobSubscription(deps: Deps, caller: Caller, uri: string): Pr
       `Cannot subscribe to ${uri}: name a job by its id (jms://jobs/job_…, as resources/read answers).`,
       { uri },
     );
+  // A drying log may not have started: the job must be there, and the log's tool approved.
+  checkGranted(caller, TOOL_OF[parsed.part]);
   try {
     await runRead(deps, caller, 'get_job', { job_id: parsed.ref });
   } catch (error) {
