@@ -13,6 +13,7 @@ import {
   as,
   companyDate,
   createCompany,
+  feedSettled,
   opId,
   startApp,
   type TestApp,
@@ -113,6 +114,8 @@ async function finalise(co: TestCompany, jobId: string): Promise<Entry> {
     build = (await (await fetch(local(build.status_url))).json()) as PacketBuild;
   }
   expect(build.delivered).toBe(true);
+  // The feed shows an entry once no earlier transaction can still commit (on PostgreSQL, a moment later).
+  await feedSettled(t);
   return (await feed(co.readKey)).filter((e) => e.action === 'estimate.finalized').at(-1)!;
 }
 
