@@ -13,6 +13,7 @@
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { SETTLED_TXID } from './changes';
 import { encodeCursor } from './pagination';
 
 const POLL_MS = 1_000;
@@ -117,9 +118,9 @@ export class FeedWatch {
   }
 
   private async horizon(): Promise<number> {
-    const { rows } = (await this.db.raw(
-      'select pg_snapshot_xmin(pg_current_snapshot())::text::bigint as horizon',
-    )) as { rows: { horizon: string | number }[] };
+    const { rows } = (await this.db.raw(`select ${SETTLED_TXID} as horizon`)) as {
+      rows: { horizon: string | number }[];
+    };
     return Number(rows[0].horizon);
   }
 

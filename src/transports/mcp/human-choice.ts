@@ -37,6 +37,7 @@ import { ApiError, type HumanChoice, type Problem } from '../../platform/errors'
 import { fingerprint } from '../../platform/idempotency';
 import type { LinkSigner } from '../../platform/links';
 import type { Caller } from '../../platform/caller';
+import { MODERN_REVISION } from './revisions';
 
 /** The tools whose refusal a person can lift, and the arguments that carry the person's yes. */
 const CONFIRMING_ARGUMENTS: Readonly<Record<string, readonly string[]>> = {
@@ -51,8 +52,6 @@ const ITEMS_FIELD = 'items';
 
 /** Long enough for a person to read the form and decide; a later answer asks again. */
 const STATE_TTL_SECONDS = 15 * 60;
-
-const MODERN_REVISION = '2026-07-28';
 
 /** What the state carries between the rounds: the confirming arguments shown, and the problem met. */
 interface ChoiceState {

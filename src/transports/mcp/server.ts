@@ -32,6 +32,7 @@ import type { Deps } from '../../domain/services';
 import type { Caller } from '../../platform/caller';
 import { APPS_EXTENSION, APPS_EXTENSION_ID, toolUiMeta } from './apps';
 import { addResourceHandlers, RESOURCE_CACHE_HINTS } from './resources';
+import { MODERN_REVISION } from './revisions';
 
 const INSTRUCTIONS =
   'Job Management Service for restoration contractors. Call get_guide first: it explains how jobs, dates and amounts are named, lists every tool this key can use and gives recipes. Every write takes an operation_id you choose; resending the same one is safe.';
@@ -174,7 +175,6 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
 const TOOL_LIST_TTL_MS = 5 * 60_000;
 
 /** The 2026-07-28 revision (per-request `_meta`, no handshake) and the 2025 ones the SDK speaks. */
-export const MODERN_REVISION = '2026-07-28';
 const REVISIONS = [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS];
 
 /**

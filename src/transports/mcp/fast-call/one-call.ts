@@ -13,6 +13,7 @@
  */
 import type { Request, Response } from 'express';
 import {
+  PROTOCOL_VERSION_META_KEY,
   PerRequestHTTPServerTransport,
   classifyInboundRequest,
   type AuthInfo,
@@ -21,11 +22,10 @@ import {
   type Server,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { MODERN_REVISION } from '../revisions';
 
 const PLAIN_METHODS = new Set(['tools/call', 'tools/list']);
 const LEGACY_REVISIONS = new Set(['2025-11-25', '2025-06-18', '2025-03-26']);
-const MODERN_REVISION = '2026-07-28';
-const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
 
 type PlainCall = JSONRPCRequest & { params?: { name?: unknown; _meta?: Record<string, unknown> } };
 
@@ -47,7 +47,7 @@ export function plainCallEra(req: Request): 'legacy' | 'modern' | null {
   )
     return null;
   const revision = req.headers['mcp-protocol-version'];
-  const claimed = body.params?._meta?.[PROTOCOL_VERSION_META];
+  const claimed = body.params?._meta?.[PROTOCOL_VERSION_META_KEY];
   if (claimed === undefined)
     return revision === undefined || LEGACY_REVISIONS.has(revision as string) ? 'legacy' : null;
   const name = body.method === 'tools/call' ? body.params?.name : undefined;
