@@ -82,11 +82,11 @@ describeInBrowser('MCP Apps in a host page', () => {
     const outside: string[] = [];
     const violations: string[] = [];
     const service = new URL(t.url).origin;
-    context.on('request', (request) => {
-      const url = request.url();
-      if (!url.startsWith('data:') && !url.startsWith('about:') && new URL(url).origin !== service)
-        outside.push(url);
-    });
+    recordOutside(
+      context,
+      (url) => !url.startsWith('data:') && !url.startsWith('about:') && new URL(url).origin !== service,
+      outside,
+    );
     page.on('console', (message) => {
       if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
     });
@@ -94,6 +94,25 @@ describeInBrowser('MCP Apps in a host page', () => {
     const result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
     await host.mount(uri, args, result);
     return { page, context, host, outside, violations, result };
+  }
+
+  /**
+   * Records into `outside` every request for `isOutside` URLs that left the browser: it got an
+   * answer, or failed for any reason but the page's CSP. Chromium 156 reports a load the CSP
+   * refused as a request that fails with "csp" at once; it never reaches the network.
+   */
+  function recordOutside(
+    context: BrowserContext,
+    isOutside: (url: string) => boolean,
+    outside: string[],
+  ): void {
+    context.on('requestfinished', (request) => {
+      if (isOutside(request.url())) outside.push(request.url());
+    });
+    context.on('requestfailed', (request) => {
+      const refusedByCsp = /^csp$|BLOCKED_BY_CSP/i.test(request.failure()?.errorText ?? '');
+      if (isOutside(request.url()) && !refusedByCsp) outside.push(request.url());
+    });
   }
 
   const frameOf = (page: Page) => page.frameLocator('#app');
@@ -126,7 +145,26 @@ describeInBrowser('MCP Apps in a host page', () => {
     await page.setViewportSize({ width: viewport.width, height: Math.max(viewport.height, height) });
     await page.screenshot({ path: file });
     await page.setViewportSize(viewport);
+    await layoutSettled(page);
     await copyFile(file, path.join(SHOTS_COPY, `${name}.png`));
+  }
+
+  /**
+   * Waits until the app's frame keeps one height for 300 ms. Giving the viewport back brings the
+   * desktop's scrollbar back: the frame narrows, the app reflows and asks the host for a new
+   * height, and a click during that resize can land beside its button.
+   */
+  async function layoutSettled(page: Page): Promise<void> {
+    const frameHeight = () =>
+      page.evaluate(() => document.getElementById('app')?.getBoundingClientRect().height ?? 0);
+    let last = await frameHeight();
+    let steady = 0;
+    for (let tries = 0; tries < 50 && steady < 3; tries++) {
+      await page.waitForTimeout(100);
+      const now = await frameHeight();
+      steady = now === last ? steady + 1 : 0;
+      last = now;
+    }
   }
 
   function expectClean(shown: Shown): void {
@@ -179,7 +217,7 @@ describeInBrowser('MCP Apps in a host page', () => {
   const estimateStatus = async (id: string): Promise<string> =>
     (await read().get(`/api/v1/estimates/${id}`).expect(200)).body.status;
 
-  it('sees a CSP violation and an outside request when there is one (the checks below can fail)', async () => {
+  it('sees a CSP violation, and an outside request when one leaves the browser (the checks below can fail)', async () => {
     const context = await SIZES.desktop(browser);
     const page = await context.newPage();
     const violations: string[] = [];
@@ -187,16 +225,14 @@ describeInBrowser('MCP Apps in a host page', () => {
     page.on('console', (message) => {
       if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
     });
-    context.on('request', (request) => {
-      if (request.url().startsWith('https://')) outside.push(request.url());
-    });
+    recordOutside(context, (url) => url.startsWith('https://'), outside);
     const host = await hostPage(page, client);
     const [resource] = (await client.readResource({ uri: 'ui://jobs/drying-log' })).contents as {
       text: string;
     }[];
     const tampered = resource.text.replace(
       '<body>',
-      '<body><script>document.title="ran"</script><img src="https://cdn.example.com/x.png" alt="">',
+      '<body><script>document.title="ran"</script><img src="https://127.0.0.1:9/x.png" alt="">',
     );
     await host.mountResource({ ...resource, text: tampered }, {}, { content: [] });
     await until(
@@ -206,6 +242,17 @@ describeInBrowser('MCP Apps in a host page', () => {
     expect(violations.join('\n')).toMatch(/script/);
     expect(violations.join('\n')).toMatch(/img-src|image/);
     expect(outside).toEqual([]);
+
+    // Without a policy (the host page itself), the same picture is asked of the network: a closed port, so it fails at once.
+    await page.evaluate(() => {
+      const picture = document.createElement('img');
+      picture.src = 'https://127.0.0.1:9/x.png';
+      document.body.append(picture);
+    });
+    await until(
+      async () => outside.includes('https://127.0.0.1:9/x.png'),
+      async () => `outside requests seen: ${JSON.stringify(outside)}`,
+    );
     await context.close();
   });
 
