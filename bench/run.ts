@@ -18,7 +18,15 @@ import { checkToolCall, mcpPostCase, runMcpCase } from './mcp-load';
 import { assistantToken } from './assistant-token';
 import { dryingCases } from './drying';
 import { withCpu, type MeasuredServer } from './cpu';
-import { BARE_CREATE, BASELINE, printReport, targets, writeReport, type Report } from './report';
+import {
+  BARE_CREATE,
+  BASELINE,
+  GET_JOB_BESIDE_MCP,
+  printReport,
+  targets,
+  writeReport,
+  type Report,
+} from './report';
 import {
   databaseEnv,
   freePort,
@@ -152,35 +160,38 @@ async function startBaseline(target: Target, key: string): Promise<Baseline> {
   };
 }
 
-/** A case and the server that answers it. */
+/** A case, the server that answers it, and the credential it sends when not the run's key. */
 interface Served {
   server: MeasuredServer;
   base: string;
   spec: HttpCase;
+  credential?: string;
 }
 
 /**
- * Two cases whose figures a target compares, measured in turns (A, B, A, B, A, B) and averaged.
+ * Cases whose figures a target compares, measured in turns (A, B, A, B, A, B) and averaged.
  * Over a run the same case's cost drifts by more than a target's margin (add_note cost 4.7, 3.8
- * and 3.4 ms of CPU a request in three turns a minute apart, on one server and database), so
- * that measuring one of the two minutes after the other would compare the drift.
+ * and 3.4 ms of CPU a request in three turns a minute apart, on one server and database; get_job
+ * over MCP 1.66 ms in one run and 2.41 in the next, measured last), so that measuring one of them
+ * minutes after the other would compare the drift.
  */
 async function measureInTurns(
-  pair: [Served, Served],
+  rotation: Served[],
   load: Load,
   key: string,
   turns: number,
-): Promise<[CaseResult, CaseResult]> {
-  const results: [CaseResult[], CaseResult[]] = [[], []];
+): Promise<CaseResult[]> {
+  const results: CaseResult[][] = rotation.map(() => []);
   for (let turn = 0; turn < turns; turn++) {
-    for (const [i, { server, base, spec }] of pair.entries())
-      results[i].push(await measure(server, load, (options) => runHttpCase(base, key, spec, options)));
+    for (const [i, { server, base, spec, credential }] of rotation.entries())
+      results[i].push(
+        await measure(server, load, (options) => runHttpCase(base, credential ?? key, spec, options)),
+      );
   }
-  const [a, b] = results.map(averageOf);
-  console.log(
-    `  in ${turns} turns: ${a.name} ${a.rps} req/s, ${cpuOf(a)} ms of CPU a request; ${b.name} ${b.rps} req/s, ${cpuOf(b)} ms`,
-  );
-  return [a, b];
+  const averaged = results.map(averageOf);
+  const figures = averaged.map((c) => `${c.name} ${c.rps} req/s, ${cpuOf(c)} ms of CPU a request`);
+  console.log(`  in ${turns} turns: ${figures.join('; ')}`);
+  return averaged;
 }
 
 const cpuOf = (c: CaseResult) => ((c.cpu?.serverMs ?? 0) + (c.cpu?.databaseMs ?? 0)).toFixed(2);
@@ -321,21 +332,42 @@ async function main(): Promise<void> {
     const token = await assistantToken(base, key);
     const getJobCall = () => ({ tool: 'get_job', args: { job_id: job().id } });
     // 'get_job (MCP)' and its siblings are what a 2025-11-25 client sends; the 2026-07-28 case
-    // sends the revision's envelope and headers.
-    for (const [name, credential, next, era] of [
-      ['get_job (MCP)', key, getJobCall, 'legacy'],
-      ['get_job (MCP, assistant token)', token, getJobCall, 'legacy'],
-      ['find_jobs (MCP)', key, () => ({ tool: 'find_jobs', args: { q: fragment(), limit: 10 } }), 'legacy'],
-      ['get_job (MCP 2026-07-28)', key, getJobCall, 'modern'],
-    ] as const) {
+    // sends the revision's envelope and headers. get_job's three MCP cases go in turns with
+    // get_job over HTTP, which their targets compare them with.
+    const overMcp = async (
+      name: string,
+      credential: string,
+      next: () => { tool: string; args: Record<string, unknown> },
+      era: 'legacy' | 'modern',
+    ): Promise<Served> => {
       const { tool, args } = next();
       await checkToolCall(base, credential, tool, args, era);
-      cases.push(
-        await measure(measured, load, (options) =>
-          runHttpCase(base, credential, mcpPostCase(name, next, era), options),
-        ),
-      );
-    }
+      return { server: measured, base, credential, spec: mcpPostCase(name, next, era) };
+    };
+    const httpBesideMcp: HttpCase = {
+      name: GET_JOB_BESIDE_MCP,
+      next: () => ({ path: `/api/v1/jobs/${job().id}` }),
+    };
+    cases.push(
+      ...(await measureInTurns(
+        [
+          { server: measured, base, spec: httpBesideMcp },
+          await overMcp('get_job (MCP)', key, getJobCall, 'legacy'),
+          await overMcp('get_job (MCP, assistant token)', token, getJobCall, 'legacy'),
+          await overMcp('get_job (MCP 2026-07-28)', key, getJobCall, 'modern'),
+        ],
+        turnLoad,
+        key,
+        turns,
+      )),
+    );
+    const findJobs = await overMcp(
+      'find_jobs (MCP)',
+      key,
+      () => ({ tool: 'find_jobs', args: { q: fragment(), limit: 10 } }),
+      'legacy',
+    );
+    cases.push(await measure(measured, load, (options) => runHttpCase(base, key, findJobs.spec, options)));
     for (const [name, era] of [
       ['get_job (MCP, official client)', 'legacy'],
       ['get_job (MCP 2026-07-28, official client)', 'modern'],
