@@ -1344,12 +1344,17 @@ export interface paths {
          * @description Adds a form template and publishes its text as version 1. The body is Markdown (no
          *     HTML: a tag shows as text; links only to http(s) and mailto; no pictures) with two kinds
          *     of placeholder:
-         *     - `{{job.customer_name}}`, `{{job.loss_address}}`, `{{job.carrier}}`,
-         *       `{{job.claim_number}}`, `{{job.date_of_loss}}`, `{{job.company_name}}`,
-         *       `{{job.today}}` (the company's date when the signature is asked for) and
-         *       `{{job.job_number}}`: written in from the job when a form is made, as plain text
-         *       (empty when the job has none).
-         *     - `{{fill.<key>}}`: where a signer's answer goes, for each field of `fields`.
+         *     - `{{job.customer_name}}` (the job's customer contact), `{{job.loss_address}}` (one
+         *       line: `412 Birch Lane, Springfield, IL 62704`), `{{job.carrier}}`,
+         *       `{{job.claim_number}}`, `{{job.date_of_loss}}` and `{{job.today}}` (written
+         *       `March 14, 2026`; today is the company's date when the signature is asked for),
+         *       `{{job.company_name}}` and `{{job.job_number}}` (`16`): written in from the job when
+         *       a form is made, as plain text on one line, whatever they hold (a customer named
+         *       `*Bob*` or `{{fill.x}}` stays that text); empty when the job has none.
+         *     - `{{fill.<key>}}`: where a signer's answer goes, for each field of `fields`. A key
+         *       may appear more than once; the signing page shows the answer at each place.
+         *
+         *     Spaces inside the braces are allowed (`{{ job.carrier }}`).
          *
          *     The template is refused whole with 422 `invalid_form_template`, `errors` naming each
          *     problem (`/body/body`, `/body/fields/2/signer`, `/body/signers`), and nothing is saved,

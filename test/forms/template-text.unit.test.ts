@@ -94,6 +94,16 @@ describe('templateProblems', () => {
     ]);
   });
 
+  it('places a field once, however its braces are spaced', () => {
+    expect(
+      templateProblems(
+        '{{fill.initials}} and {{ fill.initials }} and {{fill.initials}}',
+        [field('initials')],
+        ['customer'],
+      ),
+    ).toEqual([{ pointer: '/body', message: '{{fill.initials}} is placed more than once' }]);
+  });
+
   it('wants the customer among the signers, each role once', () => {
     expect(templateProblems('Text', [], ['technician', 'technician'])).toEqual([
       { pointer: '/signers/1', message: '"technician" is listed twice' },

@@ -247,6 +247,10 @@ describe(`${ADMIN_TOOLS}: a company keeps its paperwork in versions`, () => {
       ],
       [{ body: 'Code `{{fill.initials_work}}` {{fill.signed_on}}' }, [['/body/body', /inside code/]]],
       [
+        { body: '{{fill.initials_work}} {{fill.signed_on}} {{ fill.initials_work }}' },
+        [['/body/body', /^\{\{fill\.initials_work\}\} is placed more than once$/]],
+      ],
+      [
         { body: '{{job.carrier} {{fill.initials_work}} {{fill.signed_on}}' },
         [['/body/body', /without its closing/]],
       ],

@@ -76,10 +76,17 @@ type Problem = { pointer: string; message: string };
 function bodyProblems(body: string, declared: Set<string>): Problem[] {
   const problems: Problem[] = [];
   const seen = new Set<string>();
+  const repeated = new Set<string>();
   for (const placeholder of placeholdersOf(body)) {
-    if (seen.has(placeholder.name)) continue;
-    seen.add(placeholder.name);
     const written = `{{${placeholder.name}}}`;
+    if (seen.has(placeholder.name)) {
+      // A field has one place: the signer answers it once, where they read it.
+      if (placeholder.source === 'fill' && declared.has(placeholder.key) && !repeated.has(placeholder.key))
+        problems.push({ pointer: '/body', message: `${written} is placed more than once` });
+      repeated.add(placeholder.key);
+      continue;
+    }
+    seen.add(placeholder.name);
     if (placeholder.source === 'job' && !JOB_FACTS.includes(placeholder.key as keyof JobFacts))
       problems.push({
         pointer: '/body',
