@@ -1351,15 +1351,14 @@ export interface paths {
          *       `{{job.company_name}}` and `{{job.job_number}}` (`16`): written in from the job when
          *       a form is made, as plain text on one line, whatever they hold (a customer named
          *       `*Bob*` or `{{fill.x}}` stays that text); empty when the job has none.
-         *     - `{{fill.<key>}}`: where a signer's answer goes, for each field of `fields`. A key
-         *       may appear more than once; the signing page shows the answer at each place.
+         *     - `{{fill.<key>}}`: where a signer's answer goes, once for each field of `fields`.
          *
          *     Spaces inside the braces are allowed (`{{ job.carrier }}`).
          *
          *     The template is refused whole with 422 `invalid_form_template`, `errors` naming each
          *     problem (`/body/body`, `/body/fields/2/signer`, `/body/signers`), and nothing is saved,
          *     when the body names an unknown placeholder or a `fill` key that `fields` does not
-         *     declare, has a `{{` that is not closed, or puts a field only inside code; when a field
+         *     declare, places a field twice or only inside code, or has a `{{` that is not closed; when a field
          *     is declared twice or never used in the body, or its signer is not among `signers`; when
          *     `signers` lacks `customer` or lists a role twice; or when another active template of the
          *     company has the same name (any case).
