@@ -34,8 +34,8 @@ export interface JobFacts {
   job_number: string;
 }
 
-export const SIGNER_ROLES: readonly SignerRole[] = ['customer', 'technician', 'office'];
-export const JOB_FACTS: readonly (keyof JobFacts)[] = [
+const SIGNER_ROLES: readonly SignerRole[] = ['customer', 'technician', 'office'];
+const JOB_FACTS: readonly (keyof JobFacts)[] = [
   'customer_name',
   'loss_address',
   'carrier',
@@ -46,7 +46,7 @@ export const JOB_FACTS: readonly (keyof JobFacts)[] = [
   'job_number',
 ];
 /** A field's key: what `{{fill.<key>}}` names and what the signer's answer is kept under. */
-export const FIELD_KEY = /^[a-z][a-z0-9_]{0,39}$/;
+const FIELD_KEY = /^[a-z][a-z0-9_]{0,39}$/;
 
 /**
  * `{{ name }}` anywhere in the text; the name is checked apart, so that a misspelt one is named

@@ -206,7 +206,8 @@ async function insertVersion(
   });
 }
 
-async function loadTemplate(
+/** The template at its current version or the one asked for, archived or not; 404 for another company's. */
+export async function findTemplate(
   db: Knex,
   companyId: string,
   templateId: string,
@@ -240,7 +241,7 @@ export async function createTemplate(
       current_version: 1,
     });
     await insertVersion(trx, companyId, id, 1, input);
-    return loadTemplate(trx, companyId, id);
+    return findTemplate(trx, companyId, id);
   });
 }
 
@@ -254,16 +255,6 @@ export async function listTemplates(
     .modify((q) => (options.withArchived ? q : q.whereNull('t.archived_at')))
     .orderBy([{ column: 't.created_at' }, { column: 't.id' }])) as TemplateRow[];
   return rows.map(toTemplate);
-}
-
-/** The template at its current version or the one asked for, archived or not; 404 for another company's. */
-export function findTemplate(
-  db: Knex,
-  companyId: string,
-  templateId: string,
-  version?: number,
-): Promise<FormTemplate> {
-  return loadTemplate(db, companyId, templateId, version);
 }
 
 /** The template's row, locked until the transaction ends (publishing and archiving take turns), or 404. */
@@ -294,7 +285,7 @@ export async function publishVersion(
     await trx('form_templates')
       .where({ company_id: companyId, id: templateId })
       .update({ current_version: version, updated_at: trx.fn.now() });
-    return loadTemplate(trx, companyId, templateId);
+    return findTemplate(trx, companyId, templateId);
   });
 }
 
@@ -310,6 +301,6 @@ export async function archiveTemplate(
       await trx('form_templates')
         .where({ company_id: companyId, id: templateId })
         .update({ archived_at: trx.fn.now(), updated_at: trx.fn.now() });
-    return loadTemplate(trx, companyId, templateId);
+    return findTemplate(trx, companyId, templateId);
   });
 }
