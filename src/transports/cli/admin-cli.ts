@@ -153,6 +153,7 @@ async function jsonFile<T>(values: Values, name: 'file' | 'fields'): Promise<T> 
 
 type Schemas = components['schemas'];
 type TemplateText = Schemas['FormTemplateVersionInput'];
+const TEMPLATE_PATH = '/admin/v1/companies/{company_id}/form-templates/{template_id}';
 
 /**
  * A template's text: the Markdown of `--file`, the fields of `--fields` (a JSON array) and the
@@ -205,14 +206,13 @@ async function publishVersion(
   values: Values,
   params: { path: { company_id: string; template_id: string } },
 ): Promise<Answer> {
-  const templatePath = '/admin/v1/companies/{company_id}/form-templates/{template_id}';
   let before: Pick<TemplateText, 'fields' | 'signers'> = { fields: [], signers: ['customer'] };
   if (values.fields === undefined || values.signers === undefined) {
-    const current = await api.GET(templatePath, { params });
+    const current = await api.GET(TEMPLATE_PATH, { params });
     if (!current.data) return current;
     before = current.data;
   }
-  return api.POST(`${templatePath}/versions`, { params, body: await templateText(values, before) });
+  return api.POST(`${TEMPLATE_PATH}/versions`, { params, body: await templateText(values, before) });
 }
 
 function run(api: JobsClient, command: string, args: string[], values: Values): Promise<Answer> {
@@ -235,7 +235,6 @@ function run(api: JobsClient, command: string, args: string[], values: Values): 
     if (!args[0]) throw new UsageError('give the template id');
     return { path: { company_id: required(values, 'company'), template_id: args[0] } };
   };
-  const templatePath = '/admin/v1/companies/{company_id}/form-templates/{template_id}';
   switch (command) {
     case 'templates create':
       return templateText(values, { fields: [], signers: ['customer'] }).then((text) =>
@@ -251,7 +250,7 @@ function run(api: JobsClient, command: string, args: string[], values: Values): 
     case 'templates list':
       return api.GET('/admin/v1/companies/{company_id}/form-templates', { params: company() });
     case 'templates show':
-      return api.GET(templatePath, {
+      return api.GET(TEMPLATE_PATH, {
         params: {
           ...template(),
           query: { version: values.version === undefined ? undefined : number(values, 'version') },
@@ -260,7 +259,7 @@ function run(api: JobsClient, command: string, args: string[], values: Values): 
     case 'templates publish':
       return publishVersion(api, values, template());
     case 'templates archive':
-      return api.POST(`${templatePath}/archive`, { params: template() });
+      return api.POST(`${TEMPLATE_PATH}/archive`, { params: template() });
     case 'profiles create':
       return jsonFile<Schemas['ProgramProfileInput']>(values, 'file').then((body) =>
         api.POST('/admin/v1/companies/{company_id}/program-profiles', { params: company(), body }),
