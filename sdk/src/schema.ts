@@ -1300,6 +1300,145 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/form-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the company's form templates
+         * @description The company's form templates that can be sent for signing (archived ones are left out),
+         *     oldest first, each at its current version: its name, kind, the signers it needs, the
+         *     fields each signer fills in, and its body (Markdown with `{{job.…}}` and `{{fill.…}}`
+         *     placeholders). `request_signature` makes a form of one for a job: the job's facts are
+         *     written into the text then, and the form keeps that text and the version it came from,
+         *     whatever the template becomes later. Templates are written through the admin API (or
+         *     `npm run admin -- templates …`); an assistant reads them here to choose one.
+         */
+        get: operations["list_form_templates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/form-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the company's form templates
+         * @description Every template of the company, oldest first, each at its current version; archived ones too (`archived_at` says when), unlike `list_form_templates`.
+         */
+        get: operations["admin_list_form_templates"];
+        put?: never;
+        /**
+         * Write a form template (its version 1)
+         * @description Adds a form template and publishes its text as version 1. The body is Markdown (no
+         *     HTML: a tag shows as text; links only to http(s) and mailto; no pictures) with two kinds
+         *     of placeholder:
+         *     - `{{job.customer_name}}` (the job's customer contact), `{{job.loss_address}}` (one
+         *       line: `412 Birch Lane, Springfield, IL 62704`), `{{job.carrier}}`,
+         *       `{{job.claim_number}}`, `{{job.date_of_loss}}` and `{{job.today}}` (written
+         *       `March 14, 2026`; today is the company's date when the signature is asked for),
+         *       `{{job.company_name}}` and `{{job.job_number}}` (`16`): written in from the job when
+         *       a form is made, as plain text on one line, whatever they hold (a customer named
+         *       `*Bob*` or `{{fill.x}}` stays that text); empty when the job has none.
+         *     - `{{fill.<key>}}`: where a signer's answer goes, once for each field of `fields`.
+         *
+         *     Spaces inside the braces are allowed (`{{ job.carrier }}`).
+         *
+         *     The template is refused whole with 422 `invalid_form_template`, `errors` naming each
+         *     problem (`/body/body`, `/body/fields/2/signer`, `/body/signers`), and nothing is saved,
+         *     when the body names an unknown placeholder or a `fill` key that `fields` does not
+         *     declare, places a field twice or only inside code, or has a `{{` that is not closed; when a field
+         *     is declared twice or never used in the body, or its signer is not among `signers`; when
+         *     `signers` lacks `customer` or lists a role twice; or when another active template of the
+         *     company has the same name (any case).
+         */
+        post: operations["admin_create_form_template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/form-templates/{template_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a form template at one of its versions
+         * @description The template at its current version, or at `version`: versions are numbered 1 to
+         *     `current_version` and each is kept as published, so the text a form was signed from can
+         *     always be read again, also once the template is archived. Another company's template,
+         *     or a version it does not have, answers 404.
+         */
+        get: operations["admin_get_form_template"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/form-templates/{template_id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a new version of a form template
+         * @description Publishes a new text (body, fields and signers, checked as at creation) as the next
+         *     version, which becomes the current one: forms asked for from now on use it. A version is
+         *     never edited: forms already made keep the exact text of the version they were made from.
+         *     An archived template takes no new version (409 `invalid_state`).
+         */
+        post: operations["admin_publish_form_template_version"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/companies/{company_id}/form-templates/{template_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a form template
+         * @description Takes the template out of use: `list_form_templates` no longer lists it and
+         *     `request_signature` refuses it (404), while forms already made from it, and their
+         *     signing links, are untouched. Its versions stay readable here. Archiving an archived
+         *     template changes nothing and answers it as it is.
+         */
+        post: operations["admin_archive_form_template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/jobs": {
         parameters: {
             query?: never;
@@ -2198,7 +2337,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "confirmation_required" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "packet_outdated" | "findings_unconfirmed" | "date_in_future" | "contradictory_values" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "too_many_webhooks" | "invalid_program_profile" | "rate_limited" | "admin_api_disabled" | "shutting_down" | "internal_error";
+            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "confirmation_required" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "packet_outdated" | "findings_unconfirmed" | "date_in_future" | "contradictory_values" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "too_many_webhooks" | "invalid_program_profile" | "invalid_form_template" | "rate_limited" | "admin_api_disabled" | "shutting_down" | "internal_error";
             /** @description One entry for each field that is wrong. */
             errors?: components["schemas"]["FieldError"][];
             /** @description For a 422, the names that would have been accepted. */
@@ -3848,6 +3987,86 @@ export interface components {
             /** @description The originals' size as uploaded, in bytes (the ZIP is about this size). */
             bytes: number;
         };
+        /** @example ftp_4Hq9mXv2Lc7s */
+        FormTemplateId: string;
+        /**
+         * @description What the form is for; claim readiness looks for a signed `work_authorization` and `certificate_of_completion`.
+         * @enum {string}
+         */
+        FormKind: "work_authorization" | "direction_to_pay" | "certificate_of_completion" | "disclosure" | "other";
+        /**
+         * @description `customer`: a contact of the job (its customer unless told otherwise); `technician` and `office`: team members.
+         * @enum {string}
+         */
+        SignerRole: "customer" | "technician" | "office";
+        /** @description A field a signer fills in, placed in the body as `{{fill.<key>}}`. */
+        FormTemplateField: {
+            /** @description What `{{fill.<key>}}` names, and what the signer's answer is kept under. */
+            key: string;
+            /** @description What the signer is asked, beside the field. */
+            label: string;
+            /**
+             * @description `text` a line of text, `date` a calendar date, `initials` the signer's initials, `checkbox` a box to tick (a required one must be ticked).
+             * @enum {string}
+             */
+            type: "text" | "date" | "initials" | "checkbox";
+            /** @description Whether the signer must fill it in to sign. */
+            required: boolean;
+            signer: components["schemas"]["SignerRole"];
+        };
+        /** @description Markdown with `{{job.…}}` and `{{fill.…}}` placeholders (see `admin_create_form_template`). */
+        FormTemplateBody: string;
+        /** @description The fields the signers fill in, each placed in the body. */
+        FormTemplateFields: components["schemas"]["FormTemplateField"][];
+        /** @description The roles that sign each form of it, `customer` always among them; each signer gets a link of their own, and the form is signed when all have signed. */
+        FormTemplateSigners: components["schemas"]["SignerRole"][];
+        FormTemplateInput: {
+            /** @description Unique (any case) among the company's active templates. */
+            name: string;
+            kind: components["schemas"]["FormKind"];
+            body: components["schemas"]["FormTemplateBody"];
+            fields: components["schemas"]["FormTemplateFields"];
+            signers: components["schemas"]["FormTemplateSigners"];
+        };
+        FormTemplateVersionInput: {
+            body: components["schemas"]["FormTemplateBody"];
+            fields: components["schemas"]["FormTemplateFields"];
+            signers: components["schemas"]["FormTemplateSigners"];
+        };
+        /** @description A template at one of its versions. */
+        FormTemplate: {
+            id: components["schemas"]["FormTemplateId"];
+            name: string;
+            kind: components["schemas"]["FormKind"];
+            /** @description The version shown here (its body, fields and signers). */
+            version: number;
+            /** @description The version forms are made from now; versions are numbered 1 to this one. */
+            current_version: number;
+            body: string;
+            fields: components["schemas"]["FormTemplateField"][];
+            signers: components["schemas"]["SignerRole"][];
+            /**
+             * Format: date-time
+             * @description When the version shown was published.
+             */
+            version_created_at: string;
+            /**
+             * Format: date-time
+             * @description When the template was archived; null while it is in use.
+             */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When a version was last published, or the template archived.
+             */
+            updated_at: string;
+        };
+        FormTemplateList: {
+            data: components["schemas"]["FormTemplate"][];
+            next_cursor: components["schemas"]["Cursor"];
+        };
         CreateJobRequest: {
             operation_id: components["schemas"]["OperationId"];
             title?: string;
@@ -4789,6 +5008,35 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The template's text does not hold together (`invalid_form_template`); `errors` names each problem. Nothing is saved. */
+        InvalidFormTemplate: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://jms.dev/problems/invalid_form_template",
+                 *       "title": "Invalid form template",
+                 *       "status": 422,
+                 *       "code": "invalid_form_template",
+                 *       "detail": "The template cannot be saved: 2 problems.",
+                 *       "errors": [
+                 *         {
+                 *           "path": "/body/body",
+                 *           "message": "unknown placeholder {{job.adjuster}}: the job's are {{job.customer_name}}, {{job.loss_address}}, {{job.carrier}}, {{job.claim_number}}, {{job.date_of_loss}}, {{job.company_name}}, {{job.today}}, {{job.job_number}}"
+                 *         },
+                 *         {
+                 *           "path": "/body/fields/0/signer",
+                 *           "message": "\"technician\" is not among the template's signers (customer)"
+                 *         }
+                 *       ],
+                 *       "request_id": "req_4kR2x9TqLm0a"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description A part is not an accepted kind of file, judged by its content (`unsupported_media_type`), or the body is not multipart; `detail` names the part and what it looks like. */
         UnsupportedFile: {
             headers: {
@@ -4861,6 +5109,8 @@ export interface components {
         LineId: components["schemas"]["LineId"];
         /** @description The link's lifetime in seconds (60 to 2592000, 30 days); default 604800 (7 days, the setting `EXPORT_LINK_SECONDS`). */
         ExportExpiresIn: number;
+        /** @description The template's id. */
+        FormTemplateId: components["schemas"]["FormTemplateId"];
         /** @description The note's id. */
         NoteId: components["schemas"]["NoteId"];
         /** @description Price for this pricing region (a US state code such as `TX`, or `DC`); by default the company's pricing region. */
@@ -6985,6 +7235,219 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    list_form_templates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The active templates; there is never a further page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormTemplateList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_list_form_templates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The templates; there is never a further page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormTemplateList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_create_form_template: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Work authorization",
+                 *       "kind": "work_authorization",
+                 *       "signers": [
+                 *         "customer"
+                 *       ],
+                 *       "fields": [
+                 *         {
+                 *           "key": "initials_work",
+                 *           "label": "Initials, work authorized",
+                 *           "type": "initials",
+                 *           "required": true,
+                 *           "signer": "customer"
+                 *         }
+                 *       ],
+                 *       "body": "# Work authorization\n\n{{job.customer_name}} asks {{job.company_name}} to dry {{job.loss_address}}.\n\nInitials: {{fill.initials_work}}\n"
+                 *     }
+                 */
+                "application/json": components["schemas"]["FormTemplateInput"];
+            };
+        };
+        responses: {
+            /** @description The template at its version 1. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidFormTemplate"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_get_form_template: {
+        parameters: {
+            query?: {
+                /** @description The version to read; left out, the current one. */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+                /** @description The template's id. */
+                template_id: components["parameters"]["FormTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template at that version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_publish_form_template_version: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+                /** @description The template's id. */
+                template_id: components["parameters"]["FormTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FormTemplateVersionInput"];
+            };
+        };
+        responses: {
+            /** @description The template at its new version. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidFormTemplate"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    admin_archive_form_template: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                company_id: components["parameters"]["CompanyId"];
+                /** @description The template's id. */
+                template_id: components["parameters"]["FormTemplateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template, archived. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

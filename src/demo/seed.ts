@@ -1,12 +1,15 @@
 /**
- * The demo company made on a new, empty database: a small team, a write and a read key, and a
- * few realistic jobs created through the same pipeline as any other write.
+ * The demo company made on a new, empty database: a small team, a write and a read key, an
+ * example program profile, the two form templates of ./form-templates, and a few realistic jobs
+ * created through the same pipeline as any other write.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config } from '../platform/config';
 import { createCompany } from '../domain/admin/company-setup';
 import { createProfile } from '../domain/company/program-profiles';
+import { createTemplate } from '../domain/forms/templates';
+import { DEMO_FORM_TEMPLATES } from './form-templates';
 import { newApiKey, newId } from '../platform/ids';
 import { findCaller } from '../platform/auth';
 import { toolPipeline } from '../tools';
@@ -148,6 +151,7 @@ export async function seedDemo(db: Knex, config: Config, media: MediaServices): 
     }),
   );
   await createProfile(db, company.id, PROGRAM_PROFILE);
+  for (const template of DEMO_FORM_TEMPLATES) await createTemplate(db, company.id, template);
   const caller = (await findCaller(db, writeKey))!;
   const pipeline = toolPipeline({ db, config, media, slots: new CompanySlots(1) });
   for (const job of JOBS) {

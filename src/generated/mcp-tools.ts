@@ -130,6 +130,33 @@ export const mcpTools: McpToolDefinition[] = [
     "numberArguments": []
   },
   {
+    "name": "list_form_templates",
+    "toolset": "context",
+    "scope": "read",
+    "title": "List form templates",
+    "description": "The company's form templates to send for signing (work authorization, certificate of completion, …): id, kind, version, signers, fields, body.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {},
+      "required": [],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "data",
+        "next_cursor"
+      ]
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": []
+  },
+  {
     "name": "list_job_statuses",
     "toolset": "context",
     "scope": "read",

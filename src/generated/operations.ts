@@ -38,21 +38,26 @@ export type OperationName =
   | "add_rooms"
   | "admin_add_credits"
   | "admin_add_team_member"
+  | "admin_archive_form_template"
   | "admin_create_company"
+  | "admin_create_form_template"
   | "admin_create_key"
   | "admin_create_program_profile"
   | "admin_create_sign_in_link"
   | "admin_create_webhook"
   | "admin_delete_program_profile"
   | "admin_delete_webhook"
+  | "admin_get_form_template"
   | "admin_get_program_profile"
   | "admin_list_assistant_grants"
   | "admin_list_companies"
+  | "admin_list_form_templates"
   | "admin_list_keys"
   | "admin_list_program_profiles"
   | "admin_list_team"
   | "admin_list_webhook_attempts"
   | "admin_list_webhooks"
+  | "admin_publish_form_template_version"
   | "admin_replace_program_profile"
   | "admin_replay_webhook"
   | "admin_revoke_assistant_grant"
@@ -86,6 +91,7 @@ export type OperationName =
   | "get_price_list_item"
   | "get_standard"
   | "list_changes"
+  | "list_form_templates"
   | "list_job_documents"
   | "list_job_photos"
   | "list_job_statuses"
@@ -134,6 +140,7 @@ export type ReadOperationName =
   | "get_price_list_item"
   | "get_standard"
   | "list_changes"
+  | "list_form_templates"
   | "list_job_documents"
   | "list_job_photos"
   | "list_job_statuses"
@@ -186,21 +193,26 @@ export type WriteOperationName =
 export type AdminOperationName =
   | "admin_add_credits"
   | "admin_add_team_member"
+  | "admin_archive_form_template"
   | "admin_create_company"
+  | "admin_create_form_template"
   | "admin_create_key"
   | "admin_create_program_profile"
   | "admin_create_sign_in_link"
   | "admin_create_webhook"
   | "admin_delete_program_profile"
   | "admin_delete_webhook"
+  | "admin_get_form_template"
   | "admin_get_program_profile"
   | "admin_list_assistant_grants"
   | "admin_list_companies"
+  | "admin_list_form_templates"
   | "admin_list_keys"
   | "admin_list_program_profiles"
   | "admin_list_team"
   | "admin_list_webhook_attempts"
   | "admin_list_webhooks"
+  | "admin_publish_form_template_version"
   | "admin_replace_program_profile"
   | "admin_replay_webhook"
   | "admin_revoke_assistant_grant"
@@ -453,6 +465,27 @@ export const operations: Record<OperationName, OperationSpec> = {
     "hasBody": true,
     "successStatus": 201
   },
+  admin_archive_form_template: {
+    "name": "admin_archive_form_template",
+    "method": "POST",
+    "path": "/admin/v1/companies/{company_id}/form-templates/{template_id}/archive",
+    "expressPath": "/admin/v1/companies/:company_id/form-templates/:template_id/archive",
+    "tag": "Administration",
+    "summary": "Archive a form template",
+    "description": "Takes the template out of use: `list_form_templates` no longer lists it and\n`request_signature` refuses it (404), while forms already made from it, and their\nsigning links, are untouched. Its versions stay readable here. Archiving an archived\ntemplate changes nothing and answers it as it is.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id",
+      "template_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200
+  },
   admin_create_company: {
     "name": "admin_create_company",
     "method": "POST",
@@ -472,6 +505,32 @@ export const operations: Record<OperationName, OperationSpec> = {
       "timezone",
       "pricing_region",
       "credits"
+    ],
+    "hasBody": true,
+    "successStatus": 201
+  },
+  admin_create_form_template: {
+    "name": "admin_create_form_template",
+    "method": "POST",
+    "path": "/admin/v1/companies/{company_id}/form-templates",
+    "expressPath": "/admin/v1/companies/:company_id/form-templates",
+    "tag": "Administration",
+    "summary": "Write a form template (its version 1)",
+    "description": "Adds a form template and publishes its text as version 1. The body is Markdown (no\nHTML: a tag shows as text; links only to http(s) and mailto; no pictures) with two kinds\nof placeholder:\n- `{{job.customer_name}}` (the job's customer contact), `{{job.loss_address}}` (one\n  line: `412 Birch Lane, Springfield, IL 62704`), `{{job.carrier}}`,\n  `{{job.claim_number}}`, `{{job.date_of_loss}}` and `{{job.today}}` (written\n  `March 14, 2026`; today is the company's date when the signature is asked for),\n  `{{job.company_name}}` and `{{job.job_number}}` (`16`): written in from the job when\n  a form is made, as plain text on one line, whatever they hold (a customer named\n  `*Bob*` or `{{fill.x}}` stays that text); empty when the job has none.\n- `{{fill.<key>}}`: where a signer's answer goes, once for each field of `fields`.\n\nSpaces inside the braces are allowed (`{{ job.carrier }}`).\n\nThe template is refused whole with 422 `invalid_form_template`, `errors` naming each\nproblem (`/body/body`, `/body/fields/2/signer`, `/body/signers`), and nothing is saved,\nwhen the body names an unknown placeholder or a `fill` key that `fields` does not\ndeclare, places a field twice or only inside code, or has a `{{` that is not closed; when a field\nis declared twice or never used in the body, or its signer is not among `signers`; when\n`signers` lacks `customer` or lists a role twice; or when another active template of the\ncompany has the same name (any case).",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "name",
+      "kind",
+      "body",
+      "fields",
+      "signers"
     ],
     "hasBody": true,
     "successStatus": 201
@@ -613,6 +672,29 @@ export const operations: Record<OperationName, OperationSpec> = {
     "hasBody": false,
     "successStatus": 204
   },
+  admin_get_form_template: {
+    "name": "admin_get_form_template",
+    "method": "GET",
+    "path": "/admin/v1/companies/{company_id}/form-templates/{template_id}",
+    "expressPath": "/admin/v1/companies/:company_id/form-templates/:template_id",
+    "tag": "Administration",
+    "summary": "Read a form template at one of its versions",
+    "description": "The template at its current version, or at `version`: versions are numbered 1 to\n`current_version` and each is kept as published, so the text a form was signed from can\nalways be read again, also once the template is archived. Another company's template,\nor a version it does not have, answers 404.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id",
+      "template_id"
+    ],
+    "queryParams": [
+      "version"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200
+  },
   admin_get_program_profile: {
     "name": "admin_get_program_profile",
     "method": "GET",
@@ -671,6 +753,26 @@ export const operations: Record<OperationName, OperationSpec> = {
       "limit",
       "cursor"
     ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200
+  },
+  admin_list_form_templates: {
+    "name": "admin_list_form_templates",
+    "method": "GET",
+    "path": "/admin/v1/companies/{company_id}/form-templates",
+    "expressPath": "/admin/v1/companies/:company_id/form-templates",
+    "tag": "Administration",
+    "summary": "List the company's form templates",
+    "description": "Every template of the company, oldest first, each at its current version; archived ones too (`archived_at` says when), unlike `list_form_templates`.",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id"
+    ],
+    "queryParams": [],
     "bodyParams": [],
     "hasBody": false,
     "successStatus": 200
@@ -782,6 +884,31 @@ export const operations: Record<OperationName, OperationSpec> = {
     "bodyParams": [],
     "hasBody": false,
     "successStatus": 200
+  },
+  admin_publish_form_template_version: {
+    "name": "admin_publish_form_template_version",
+    "method": "POST",
+    "path": "/admin/v1/companies/{company_id}/form-templates/{template_id}/versions",
+    "expressPath": "/admin/v1/companies/:company_id/form-templates/:template_id/versions",
+    "tag": "Administration",
+    "summary": "Publish a new version of a form template",
+    "description": "Publishes a new text (body, fields and signers, checked as at creation) as the next\nversion, which becomes the current one: forms asked for from now on use it. A version is\nnever edited: forms already made keep the exact text of the version they were made from.\nAn archived template takes no new version (409 `invalid_state`).",
+    "scope": "admin",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "company_id",
+      "template_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "body",
+      "fields",
+      "signers"
+    ],
+    "hasBody": true,
+    "successStatus": 201
   },
   admin_replace_program_profile: {
     "name": "admin_replace_program_profile",
@@ -1672,6 +1799,30 @@ export const operations: Record<OperationName, OperationSpec> = {
       "limit",
       "cursor"
     ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200
+  },
+  list_form_templates: {
+    "name": "list_form_templates",
+    "method": "GET",
+    "path": "/api/v1/form-templates",
+    "expressPath": "/api/v1/form-templates",
+    "tag": "Context",
+    "summary": "List the company's form templates",
+    "description": "The company's form templates that can be sent for signing (archived ones are left out),\noldest first, each at its current version: its name, kind, the signers it needs, the\nfields each signer fills in, and its body (Markdown with `{{job.…}}` and `{{fill.…}}`\nplaceholders). `request_signature` makes a form of one for a job: the job's facts are\nwritten into the text then, and the form keeps that text and the version it came from,\nwhatever the template becomes later. Templates are written through the admin API (or\n`npm run admin -- templates …`); an assistant reads them here to choose one.",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "List form templates",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [],
+    "queryParams": [],
     "bodyParams": [],
     "hasBody": false,
     "successStatus": 200

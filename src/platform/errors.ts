@@ -45,6 +45,7 @@ const TITLES: Record<ProblemCode, string> = {
   webhook_not_allowed: 'Webhook target not allowed',
   too_many_webhooks: 'Too many webhook endpoints',
   invalid_program_profile: 'Invalid program profile',
+  invalid_form_template: 'Invalid form template',
   rate_limited: 'Too many requests',
   admin_api_disabled: 'Admin API disabled',
   shutting_down: 'Service stopping',

@@ -40,7 +40,8 @@ export type IdPrefix =
   | 'chb'
   | 'agr'
   | 'whk'
-  | 'prg';
+  | 'prg'
+  | 'ftp';
 
 /** A prefixed id such as `job_7Qm2KxR9aB1c`: the prefix says what it names. */
 export function newId(prefix: IdPrefix): string {

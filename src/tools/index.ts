@@ -12,6 +12,7 @@ import { list_team } from './context/list_team';
 import { list_job_statuses } from './context/list_job_statuses';
 import { list_referral_sources } from './context/list_referral_sources';
 import { list_program_profiles } from './context/list_program_profiles';
+import { list_form_templates } from './forms/list_form_templates';
 import { find_jobs } from './jobs/find_jobs';
 import { get_job } from './jobs/get_job';
 import { create_job } from './jobs/create_job';
@@ -92,6 +93,11 @@ import { admin_list_program_profiles } from './admin/admin_list_program_profiles
 import { admin_get_program_profile } from './admin/admin_get_program_profile';
 import { admin_replace_program_profile } from './admin/admin_replace_program_profile';
 import { admin_delete_program_profile } from './admin/admin_delete_program_profile';
+import { admin_create_form_template } from './admin/admin_create_form_template';
+import { admin_list_form_templates } from './admin/admin_list_form_templates';
+import { admin_get_form_template } from './admin/admin_get_form_template';
+import { admin_publish_form_template_version } from './admin/admin_publish_form_template_version';
+import { admin_archive_form_template } from './admin/admin_archive_form_template';
 import { admin_rotate_webhook_secret } from './admin/admin_rotate_webhook_secret';
 import { admin_replay_webhook } from './admin/admin_replay_webhook';
 import { admin_list_webhook_attempts } from './admin/admin_list_webhook_attempts';
@@ -112,6 +118,7 @@ export const handlers: HandlerTable = {
   list_job_statuses,
   list_referral_sources,
   list_program_profiles,
+  list_form_templates,
   find_jobs,
   get_job,
   create_job,
@@ -186,6 +193,11 @@ export const handlers: HandlerTable = {
   admin_get_program_profile,
   admin_replace_program_profile,
   admin_delete_program_profile,
+  admin_create_form_template,
+  admin_list_form_templates,
+  admin_get_form_template,
+  admin_publish_form_template_version,
+  admin_archive_form_template,
   admin_rotate_webhook_secret,
   admin_replay_webhook,
   admin_list_webhook_attempts,

@@ -27,6 +27,7 @@ import * as grantsEndWithTheirKey from './migrations/025_grants_end_with_their_k
 import * as oauthExpiry from './migrations/026_oauth_expiry';
 import * as wetWallWhole from './migrations/027_wet_wall_whole';
 import * as programProfiles from './migrations/028_program_profiles';
+import * as formTemplates from './migrations/029_form_templates';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
 const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> }> = {
@@ -58,6 +59,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '026_oauth_expiry': oauthExpiry,
   '027_wet_wall_whole': wetWallWhole,
   '028_program_profiles': programProfiles,
+  '029_form_templates': formTemplates,
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -41,6 +41,16 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   profiles list --company co_…
   profiles show|delete --company co_… <profile_id>
   profiles replace --company co_… <profile_id> --file profile.json
+  templates create --company co_… --name N --kind K --file body.md [--fields fields.json]
+                   [--signers customer,technician]          (form template, version 1; kinds:
+                                                            work_authorization, direction_to_pay,
+                                                            certificate_of_completion, disclosure, other)
+  templates list --company co_…                               (archived ones too)
+  templates show --company co_… <template_id> [--version N]
+  templates publish --company co_… <template_id> --file body.md [--fields fields.json] [--signers …]
+                                                            (a new version; fields and signers as the
+                                                            current version's unless given)
+  templates archive --company co_… <template_id>
   estimate-rates set --company co_… --overhead 10 --profit 10 --tax 6.25
   elevation set --company co_… --feet 5280                    (drying logs' air pressure)
 
@@ -76,6 +86,10 @@ const OPTIONS = {
   limit: { type: 'string' },
   cursor: { type: 'string' },
   file: { type: 'string' },
+  kind: { type: 'string' },
+  fields: { type: 'string' },
+  signers: { type: 'string' },
+  version: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -119,17 +133,43 @@ function onOff(value: string): boolean {
   return value === 'on';
 }
 
-/** A profile's JSON from `--file` (`-`: stdin), sent as it is: the service checks it and names each wrong field. */
-async function profileFile(values: Values): Promise<components['schemas']['ProgramProfileInput']> {
-  const file = required(values, 'file');
-  const text = await readFile(file === '-' ? '/dev/stdin' : file, 'utf8').catch((error: Error) => {
-    throw new UsageError(`cannot read --file ${file}: ${error.message}`);
+/** The text of the file an option names (`-`: stdin). */
+async function fileText(values: Values, name: 'file' | 'fields'): Promise<string> {
+  const file = required(values, name);
+  return readFile(file === '-' ? '/dev/stdin' : file, 'utf8').catch((error: Error) => {
+    throw new UsageError(`cannot read --${name} ${file}: ${error.message}`);
   });
+}
+
+/** JSON from the file an option names, sent as it is: the service checks it and names each wrong field. */
+async function jsonFile<T>(values: Values, name: 'file' | 'fields'): Promise<T> {
+  const text = await fileText(values, name);
   try {
-    return JSON.parse(text);
+    return JSON.parse(text) as T;
   } catch (error) {
-    throw new UsageError(`--file ${file} is not JSON: ${(error as Error).message}`);
+    throw new UsageError(`--${name} ${values[name]} is not JSON: ${(error as Error).message}`);
   }
+}
+
+type Schemas = components['schemas'];
+type TemplateText = Schemas['FormTemplateVersionInput'];
+const TEMPLATE_PATH = '/admin/v1/companies/{company_id}/form-templates/{template_id}';
+
+/**
+ * A template's text: the Markdown of `--file`, the fields of `--fields` (a JSON array) and the
+ * roles of `--signers`; what is not given comes from `before` (for a new template: no fields,
+ * the customer signs).
+ */
+async function templateText(
+  values: Values,
+  before: Pick<TemplateText, 'fields' | 'signers'>,
+): Promise<TemplateText> {
+  return {
+    body: await fileText(values, 'file'),
+    fields:
+      values.fields === undefined ? before.fields : await jsonFile<TemplateText['fields']>(values, 'fields'),
+    signers: (listOf(values.signers) as TemplateText['signers'] | undefined) ?? before.signers,
+  };
 }
 
 /** Paging options, sent only when given (the service's defaults apply otherwise). */
@@ -160,6 +200,21 @@ function joinNegativeValues(argv: string[]): string[] {
   return out;
 }
 
+/** A new version of the template; the fields and signers not given are the current version's. */
+async function publishVersion(
+  api: JobsClient,
+  values: Values,
+  params: { path: { company_id: string; template_id: string } },
+): Promise<Answer> {
+  let before: Pick<TemplateText, 'fields' | 'signers'> = { fields: [], signers: ['customer'] };
+  if (values.fields === undefined || values.signers === undefined) {
+    const current = await api.GET(TEMPLATE_PATH, { params });
+    if (!current.data) return current;
+    before = current.data;
+  }
+  return api.POST(`${TEMPLATE_PATH}/versions`, { params, body: await templateText(values, before) });
+}
+
 function run(api: JobsClient, command: string, args: string[], values: Values): Promise<Answer> {
   const company = () => ({ path: { company_id: required(values, 'company') } });
   const keyId = () => {
@@ -176,9 +231,37 @@ function run(api: JobsClient, command: string, args: string[], values: Values): 
     return { path: { company_id: required(values, 'company'), profile_id: args[0] } };
   };
   const profilePath = '/admin/v1/companies/{company_id}/program-profiles/{profile_id}';
+  const template = () => {
+    if (!args[0]) throw new UsageError('give the template id');
+    return { path: { company_id: required(values, 'company'), template_id: args[0] } };
+  };
   switch (command) {
+    case 'templates create':
+      return templateText(values, { fields: [], signers: ['customer'] }).then((text) =>
+        api.POST('/admin/v1/companies/{company_id}/form-templates', {
+          params: company(),
+          body: {
+            name: required(values, 'name'),
+            kind: required(values, 'kind') as Schemas['FormKind'],
+            ...text,
+          },
+        }),
+      );
+    case 'templates list':
+      return api.GET('/admin/v1/companies/{company_id}/form-templates', { params: company() });
+    case 'templates show':
+      return api.GET(TEMPLATE_PATH, {
+        params: {
+          ...template(),
+          query: { version: values.version === undefined ? undefined : number(values, 'version') },
+        },
+      });
+    case 'templates publish':
+      return publishVersion(api, values, template());
+    case 'templates archive':
+      return api.POST(`${TEMPLATE_PATH}/archive`, { params: template() });
     case 'profiles create':
-      return profileFile(values).then((body) =>
+      return jsonFile<Schemas['ProgramProfileInput']>(values, 'file').then((body) =>
         api.POST('/admin/v1/companies/{company_id}/program-profiles', { params: company(), body }),
       );
     case 'profiles list':
@@ -186,7 +269,9 @@ function run(api: JobsClient, command: string, args: string[], values: Values): 
     case 'profiles show':
       return api.GET(profilePath, { params: profile() });
     case 'profiles replace':
-      return profileFile(values).then((body) => api.PUT(profilePath, { params: profile(), body }));
+      return jsonFile<Schemas['ProgramProfileInput']>(values, 'file').then((body) =>
+        api.PUT(profilePath, { params: profile(), body }),
+      );
     case 'profiles delete':
       return api.DELETE(profilePath, { params: profile() });
     case 'webhooks create':
