@@ -310,7 +310,7 @@ function problem(res,errId){
   if(code==='invalid_signature'||code==='signature_too_large'){show('pad-err',detail);pad.parentNode.classList.add('invalid');return;}
   if(code==='fields_invalid'&&b.errors){
     b.errors.forEach(function(fe){
-      var key=String(fe.pointer||fe.field||'').split('/').pop();
+      var key=String(fe.path||fe.pointer||'').split('/').pop();
       var input=inputs.filter(function(i){return i.dataset.key===key;})[0];
       if(input){input.classList.add('invalid');show(input.id+'-err',fe.message||detail);}
       else if(key==='typed_name'){typed.classList.add('invalid');show('typed-name-err',fe.message||detail);}
