@@ -24,7 +24,12 @@ export interface SigningView {
   title: string;
   kind: string;
   template_version: number;
-  signer: { role: 'customer' | 'technician' | 'office'; name: string; email: string | null; phone: string | null };
+  signer: {
+    role: 'customer' | 'technician' | 'office';
+    name: string;
+    email: string | null;
+    phone: string | null;
+  };
   /** The frozen filled Markdown rendered safely; each fill field is `<span data-fill="key"></span>`. */
   document_html: string;
   document_sha256: string;
@@ -56,6 +61,14 @@ export function signingPage(view: SigningView, nonce: string): string {
 <header><p class="company">${escapeHtml(view.company_name)}</p>
 <h1>${escapeHtml(view.title)}</h1>
 <p class="meta">Job #${escapeHtml(String(view.job_number))} · For ${escapeHtml(signerLine(view))}</p></header>
+<section id="done-signed" class="done"${view.state === 'signed' ? '' : ' hidden'} tabindex="-1">
+<h2>Signed</h2><p id="signed-line">You signed this document.</p>
+<p id="copy-wait">Your signed copy (PDF) is being prepared…</p>
+<p><a id="copy" class="primary button" href="${escapeHtml(view.copy_url)}" download hidden>Download your signed copy (PDF)</a></p>
+</section>
+<section id="done-declined" class="done declined"${view.state === 'declined' ? '' : ' hidden'} tabindex="-1">
+<h2>Declined</h2><p>You declined to sign this document. ${escapeHtml(view.company_name)} has been told.</p>
+</section>
 <article class="doc" id="document" aria-label="The document">${view.document_html}</article>
 <p class="hash">Document fingerprint (SHA-256): <code id="sha">${escapeHtml(view.document_sha256)}</code><br>Template version ${escapeHtml(String(view.template_version))} · This link works until <time id="expires" datetime="${escapeHtml(view.expires_at)}">${escapeHtml(view.expires_at)}</time></p>
 <section id="form"${closed ? ' hidden' : ''}>
@@ -66,8 +79,8 @@ ${fieldsBox(view.fields)}
 <input id="typed-name" type="text" maxlength="200" autocomplete="name" autocapitalize="words" spellcheck="false">
 <p class="err" id="typed-name-err" hidden></p>
 <p class="label" id="pad-label">Sign with your finger or mouse in the box</p>
-<div class="pad-wrap"><canvas id="pad" role="img" aria-labelledby="pad-label"></canvas><span class="pad-line" aria-hidden="true"></span></div>
-<div class="row"><button type="button" id="clear" class="secondary">Clear signature</button></div>
+<div class="pad-box"><div class="pad-wrap"><canvas id="pad" role="img" aria-labelledby="pad-label"></canvas><span class="pad-line" aria-hidden="true"></span></div>
+<div class="row"><button type="button" id="clear" class="secondary">Clear signature</button></div></div>
 <p class="err" id="pad-err" hidden></p>
 <p class="err" id="sign-err" role="alert" hidden></p>
 <button type="button" id="sign" class="primary" disabled>Sign</button>
@@ -77,14 +90,6 @@ ${fieldsBox(view.fields)}
 <textarea id="reason" rows="3" maxlength="1000"></textarea>
 <p class="err" id="reason-err" role="alert" hidden></p>
 <button type="button" id="decline" class="danger">Decline</button></details>
-</section>
-<section id="done-signed" class="done"${view.state === 'signed' ? '' : ' hidden'} tabindex="-1">
-<h2>Signed</h2><p id="signed-line">You signed this document.</p>
-<p id="copy-wait">Your signed copy (PDF) is being prepared…</p>
-<p><a id="copy" class="primary button" href="${escapeHtml(view.copy_url)}" download hidden>Download your signed copy (PDF)</a></p>
-</section>
-<section id="done-declined" class="done declined"${view.state === 'declined' ? '' : ' hidden'} tabindex="-1">
-<h2>Declined</h2><p>You declined to sign this document. ${escapeHtml(view.company_name)} has been told.</p>
 </section>
 <p id="status" class="status" role="status" aria-live="polite"></p>
 </main>
@@ -160,7 +165,8 @@ label.check{display:flex;align-items:flex-start;gap:12px;font-weight:600;min-hei
 label.check input{width:28px;height:28px;flex:none;margin:0;accent-color:#0b5fff}
 label.check.big{background:#eef3ff;border-radius:8px;padding:12px}
 .label{font-weight:600;margin:14px 0 6px}
-.pad-wrap{position:relative;width:100%;aspect-ratio:5/2;background:#fff;border:2px solid #999;border-radius:10px;overflow:hidden}
+.pad-box{max-width:520px}
+.pad-wrap{position:relative;width:100%;aspect-ratio:2/1;background:#fff;border:2px solid #999;border-radius:10px;overflow:hidden}
 .pad-line{position:absolute;left:8%;right:8%;bottom:22%;border-bottom:1px solid #bbb;pointer-events:none}
 canvas{position:absolute;inset:0;width:100%;height:100%;touch-action:none;cursor:crosshair;z-index:1}
 .row{display:flex;justify-content:flex-end}
@@ -175,7 +181,7 @@ button:focus-visible,.button:focus-visible,input:focus-visible,textarea:focus-vi
 .invalid{border-color:#b3261e!important;border-width:2px!important}
 details{margin-top:28px;border-top:1px solid #ddd;padding-top:8px}
 summary{min-height:48px;display:flex;align-items:center;color:#b3261e;font-weight:600;cursor:pointer}
-.done{background:#fff;border:2px solid #137333;border-radius:10px;padding:4px 16px 16px;margin-top:20px}
+.done{background:#fff;border:2px solid #137333;border-radius:10px;padding:4px 16px 16px;margin:8px 0 16px}
 .done h2{color:#137333;font-size:1.4rem}
 .done.declined{border-color:#b3261e}.done.declined h2{color:#b3261e}
 .status{color:#555;min-height:1.2em}
@@ -263,7 +269,10 @@ var busy=false;
 function collectFields(){
   var fields={},firstBad=null;
   inputs.forEach(function(input){
-    var value=fieldValue(input);fields[input.dataset.key]=value;
+    var value=fieldValue(input);
+    if(input.dataset.type==='initials')value=value.toUpperCase();
+    // An optional field left empty is not sent.
+    if(value!=='')fields[input.dataset.key]=value;
     var missing=input.dataset.required==='true'&&!value;
     input.classList.toggle('invalid',missing);
     show(input.id+'-err',missing?(input.type==='checkbox'?'Tick this box to go on.':'Fill this in to go on.'):'');
@@ -288,7 +297,7 @@ function post(url,body){
   return fetch(url,{method:'POST',headers:{'Content-Type':'application/json',Accept:'application/json'},body:JSON.stringify(body),referrer:'',referrerPolicy:'same-origin',credentials:'same-origin'})
     .then(function(res){return res.text().then(function(text){var data={};try{data=JSON.parse(text);}catch(e){}return {status:res.status,body:data};});});
 }
-var OFFLINE='No connection. Check the signal and try again: nothing was sent.';
+var OFFLINE='No connection. Check the signal and try again.';
 function closedNow(detail){
   form.hidden=true;show('sign-err','');
   status.textContent=detail||'This link can no longer be used.';
@@ -301,7 +310,7 @@ function problem(res,errId){
   if(code==='invalid_signature'||code==='signature_too_large'){show('pad-err',detail);pad.parentNode.classList.add('invalid');return;}
   if(code==='fields_invalid'&&b.errors){
     b.errors.forEach(function(fe){
-      var key=String(fe.pointer||fe.field||'').split('/').pop();
+      var key=String(fe.path||fe.pointer||'').split('/').pop();
       var input=inputs.filter(function(i){return i.dataset.key===key;})[0];
       if(input){input.classList.add('invalid');show(input.id+'-err',fe.message||detail);}
       else if(key==='typed_name'){typed.classList.add('invalid');show('typed-name-err',fe.message||detail);}
