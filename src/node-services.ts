@@ -23,6 +23,7 @@ import { LocationRemover } from './infrastructure/programs/photo-location';
 import { VideoTools } from './infrastructure/programs/video-probe';
 import { JobQueue } from './infrastructure/queue/job-queue';
 import { DocumentReader } from './domain/documents/document-text';
+import { FormPdfPool } from './domain/forms/form-pdf-pool';
 import { PacketPool } from './domain/exports/packet-pool';
 import { sweepObjectsWithoutRows, sweepUnfinishedFiles, sweepUnusedFiles } from './domain/media/file-sweeper';
 import { chatDeliveryKind, startChatDelivery } from './domain/chat/delivery';
@@ -134,7 +135,12 @@ export async function startNodeServices(
     async stop() {
       await stopWork();
       await queue.stop();
-      await Promise.all([media.images.destroy(), media.locations.close(), media.packets.destroy()]);
+      await Promise.all([
+        media.images.destroy(),
+        media.locations.close(),
+        media.packets.destroy(),
+        media.forms.destroy(),
+      ]);
       await keys?.stop();
       redis?.disconnect();
     },
@@ -167,6 +173,7 @@ async function startMedia(
     documents: new DocumentReader(db, files, ocr, queue, logger),
     locations: new LocationRemover(config.mediaWorkers),
     packets: new PacketPool(config.pdfWorkers),
+    forms: new FormPdfPool(config.pdfWorkers),
     queue,
   };
   return { media, ocr };

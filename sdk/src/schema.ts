@@ -1439,6 +1439,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/jobs/{job_id}/forms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a form of a template on a job for signature
+         * @description Makes a form of the company's template (`list_form_templates`) on the job and answers one
+         *     signing link per signer the template needs. The job's fields (customer, loss address,
+         *     carrier, claim number, date of loss, company name, today, job number) are filled in now
+         *     and frozen: the form keeps that exact text, the template's version and the text's
+         *     SHA-256 (`document_sha256`), whatever later changes to the template or the job.
+         *
+         *     Signers: the `customer` is `contact_id`, a contact of the job (default: the job's
+         *     customer; a job without one answers 422 `no_customer`); a `technician` or `office`
+         *     signer, when the template needs one, is `technician_id` or `office_id`, a teammate
+         *     (default: the key's person).
+         *
+         *     Each link opens the signing page (`/sign/{form_id}`) without a key: it is signed, bound to
+         *     the form, the signer and this key (revoking the key ends it), and works until
+         *     `expires_at`: 7 days by default, or `expires_in` seconds (10 minutes to 30 days). Open it
+         *     on the technician's phone and hand it over, or send it to the signer. An altered link
+         *     answers 403 `link_invalid`, an expired one 410 `link_expired`, and a link of a signer
+         *     who has signed or declined, or of a voided form, 410 `form_closed`. When every signer
+         *     has signed, the signed PDF (the document as signed and an audit page) is added to the
+         *     job's documents (`list_job_documents`) and `verify_form` checks a copy of it.
+         *
+         *     `undo_my_last_action` withdraws a form nobody has signed or declined yet (its links stop
+         *     working); a signed form is never changed or undone. Uses no credit.
+         */
+        post: operations["request_signature"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/forms/{form_id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check whether a PDF is a form's signed PDF (PDF body; HTTP only)
+         * @description Send a PDF as the body (`Content-Type: application/pdf`, up to 50 MiB). Answers whether
+         *     it is, byte for byte, the signed PDF the service made for the form when its last signer
+         *     signed: `matches` compares the SHA-256 of what was sent with the one the form keeps. Any
+         *     change to the file (a word, a picture, the audit page) makes them differ. A form not
+         *     signed yet has no signed PDF (`signed_pdf_sha256` null, `matches` false).
+         *     Not offered over MCP (an assistant cannot send the file).
+         */
+        post: operations["verify_form"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/jobs": {
         parameters: {
             query?: never;
@@ -2337,7 +2403,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "confirmation_required" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "packet_outdated" | "findings_unconfirmed" | "date_in_future" | "contradictory_values" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "too_many_webhooks" | "invalid_program_profile" | "invalid_form_template" | "rate_limited" | "admin_api_disabled" | "shutting_down" | "internal_error";
+            code: "invalid_request" | "unauthorized" | "forbidden_host" | "forbidden_origin" | "insufficient_credits" | "write_key_required" | "not_found" | "operation_id_conflict" | "operation_undone" | "invalid_state" | "lines_rejected" | "undo_not_possible" | "confirmation_required" | "payload_too_large" | "request_timeout" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "invalid_file" | "image_too_large" | "document_too_large" | "document_encrypted" | "document_unreadable" | "feature_unavailable" | "link_invalid" | "link_expired" | "form_closed" | "consent_required" | "invalid_signature" | "signature_too_large" | "fields_invalid" | "document_changed" | "no_customer" | "packet_outdated" | "findings_unconfirmed" | "date_in_future" | "contradictory_values" | "method_not_allowed" | "unknown_status" | "unknown_teammate" | "ambiguous_teammate" | "unknown_referral_source" | "unknown_person" | "unknown_area" | "webhook_not_allowed" | "too_many_webhooks" | "invalid_program_profile" | "invalid_form_template" | "rate_limited" | "admin_api_disabled" | "shutting_down" | "internal_error";
             /** @description One entry for each field that is wrong. */
             errors?: components["schemas"]["FieldError"][];
             /** @description For a 422, the names that would have been accepted. */
@@ -2455,7 +2521,7 @@ export interface components {
             revoked_at: string | null;
         };
         /** @enum {string} */
-        ChangeKind: "notes" | "visits" | "files" | "schedule" | "changes" | "estimates";
+        ChangeKind: "notes" | "visits" | "files" | "schedule" | "changes" | "estimates" | "forms";
         ChangeEntry: {
             /** @description The entry's position in the company's feed. */
             id: string;
@@ -2492,7 +2558,7 @@ export interface components {
             at_local: string;
         };
         /** @description One shape per action, told apart by `action` (the entry's own). Statuses, teammates and contacts are named by id and name; estimate entries give the estimate's total after the change; an overview change lists only the fields that changed. Ignore actions you do not know; new tools add new ones. */
-        ChangeData: components["schemas"]["ChangeDataJobCreated"] | components["schemas"]["ChangeDataJobStatusMoved"] | components["schemas"]["ChangeDataJobOverviewUpdated"] | components["schemas"]["ChangeDataJobCancelled"] | components["schemas"]["ChangeDataJobReopened"] | components["schemas"]["ChangeDataJobAssigned"] | components["schemas"]["ChangeDataJobUnassigned"] | components["schemas"]["ChangeDataContactAdded"] | components["schemas"]["ChangeDataContactLinked"] | components["schemas"]["ChangeDataContactUpdated"] | components["schemas"]["ChangeDataNoteAdded"] | components["schemas"]["ChangeDataNoteCorrected"] | components["schemas"]["ChangeDataNoteRetracted"] | components["schemas"]["ChangeDataEstimateCreated"] | components["schemas"]["ChangeDataEstimateUpdated"] | components["schemas"]["ChangeDataEstimateRoomsAdded"] | components["schemas"]["ChangeDataEstimateRoomUpdated"] | components["schemas"]["ChangeDataEstimateLinesAdded"] | components["schemas"]["ChangeDataEstimateLineUpdated"] | components["schemas"]["ChangeDataEstimateLineRemoved"] | components["schemas"]["ChangeDataEstimateFinalized"] | components["schemas"]["ChangeDataDryingLogStarted"] | components["schemas"]["ChangeDataDryingReadingsAdded"] | components["schemas"]["ChangeDataDryingSettingsChanged"] | components["schemas"]["ChangeDataDryingDaySkipped"] | components["schemas"]["ChangeDataDryingNoteAdded"] | components["schemas"]["ChangeDataDryingEquipmentPlaced"] | components["schemas"]["ChangeDataDryingEquipmentRemoved"] | components["schemas"]["ChangeDataDryingChambersSet"] | components["schemas"]["ChangeDataPhotosUploaded"] | components["schemas"]["ChangeDataPhotosMoved"] | components["schemas"]["ChangeDataPhotosUpdated"] | components["schemas"]["ChangeDataVideosUploaded"] | components["schemas"]["ChangeDataDocumentsUploaded"] | components["schemas"]["ChangeDataActionUndone"] | components["schemas"]["ChangeDataWebhookDisabled"];
+        ChangeData: components["schemas"]["ChangeDataJobCreated"] | components["schemas"]["ChangeDataJobStatusMoved"] | components["schemas"]["ChangeDataJobOverviewUpdated"] | components["schemas"]["ChangeDataJobCancelled"] | components["schemas"]["ChangeDataJobReopened"] | components["schemas"]["ChangeDataJobAssigned"] | components["schemas"]["ChangeDataJobUnassigned"] | components["schemas"]["ChangeDataContactAdded"] | components["schemas"]["ChangeDataContactLinked"] | components["schemas"]["ChangeDataContactUpdated"] | components["schemas"]["ChangeDataNoteAdded"] | components["schemas"]["ChangeDataNoteCorrected"] | components["schemas"]["ChangeDataNoteRetracted"] | components["schemas"]["ChangeDataEstimateCreated"] | components["schemas"]["ChangeDataEstimateUpdated"] | components["schemas"]["ChangeDataEstimateRoomsAdded"] | components["schemas"]["ChangeDataEstimateRoomUpdated"] | components["schemas"]["ChangeDataEstimateLinesAdded"] | components["schemas"]["ChangeDataEstimateLineUpdated"] | components["schemas"]["ChangeDataEstimateLineRemoved"] | components["schemas"]["ChangeDataEstimateFinalized"] | components["schemas"]["ChangeDataDryingLogStarted"] | components["schemas"]["ChangeDataDryingReadingsAdded"] | components["schemas"]["ChangeDataDryingSettingsChanged"] | components["schemas"]["ChangeDataDryingDaySkipped"] | components["schemas"]["ChangeDataDryingNoteAdded"] | components["schemas"]["ChangeDataDryingEquipmentPlaced"] | components["schemas"]["ChangeDataDryingEquipmentRemoved"] | components["schemas"]["ChangeDataDryingChambersSet"] | components["schemas"]["ChangeDataPhotosUploaded"] | components["schemas"]["ChangeDataPhotosMoved"] | components["schemas"]["ChangeDataPhotosUpdated"] | components["schemas"]["ChangeDataVideosUploaded"] | components["schemas"]["ChangeDataDocumentsUploaded"] | components["schemas"]["ChangeDataActionUndone"] | components["schemas"]["ChangeDataWebhookDisabled"] | components["schemas"]["ChangeDataFormRequested"] | components["schemas"]["ChangeDataFormOpened"] | components["schemas"]["ChangeDataFormSigned"] | components["schemas"]["ChangeDataFormDeclined"] | components["schemas"]["ChangeDataFormVoided"];
         ChangeDataJobCreated: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -3000,6 +3066,80 @@ export interface components {
             /** @description The last attempt's error. */
             reason: string;
         };
+        /** @description Kind `forms`. A form of a template was sent for signature (`request_signature`), with its signers. */
+        ChangeDataFormRequested: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "form.requested";
+            form_id: components["schemas"]["FormId"];
+            template_id: string;
+            template_version: number;
+            title: string;
+            kind: string;
+            signers: {
+                role: components["schemas"]["FormSignerRole"];
+                name: string;
+            }[];
+            /** Format: date-time */
+            expires_at: string;
+        };
+        /** @description Kind `forms`. A signer opened their signing link for the first time. The entry is the signer's doing, entered under the key that made the link. */
+        ChangeDataFormOpened: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "form.opened";
+            form_id: components["schemas"]["FormId"];
+            signer_role: components["schemas"]["FormSignerRole"];
+            signer_name: string;
+            /** @constant */
+            via: "signing_page";
+        };
+        /** @description Kind `forms`. A signer signed. `form_state` is `signed` once every signer has; the signed PDF is then the job's document `document_id` (SHA-256 `signed_pdf_sha256`), else both are null. */
+        ChangeDataFormSigned: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "form.signed";
+            form_id: components["schemas"]["FormId"];
+            signer_role: components["schemas"]["FormSignerRole"];
+            signer_name: string;
+            form_state: components["schemas"]["FormState"];
+            document_id: components["schemas"]["DocumentId"] | null;
+            signed_pdf_sha256: string | null;
+            /** @constant */
+            via: "signing_page";
+        };
+        /** @description Kind `forms`. A signer declined to sign, with their reason; the form is declined. */
+        ChangeDataFormDeclined: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "form.declined";
+            form_id: components["schemas"]["FormId"];
+            signer_role: components["schemas"]["FormSignerRole"];
+            signer_name: string;
+            reason: string;
+            /** @constant */
+            via: "signing_page";
+        };
+        /** @description Kind `forms`. A form was voided with a reason (`void_form`); its links stop working. A signed form keeps its signed PDF. */
+        ChangeDataFormVoided: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "form.voided";
+            form_id: components["schemas"]["FormId"];
+            title: string;
+            previous_state: components["schemas"]["FormState"];
+            reason: string;
+        };
         /**
          * Format: binary
          * @description One file of an upload, sent as a file part (with a `filename`); judged by its content, never by its name or declared type.
@@ -3142,8 +3282,11 @@ export interface components {
             /** @description Whether `read_document` can read it (PDFs that open without a password, and images). */
             readable: boolean;
             uploaded_by: components["schemas"]["PersonRef"];
-            /** @enum {string} */
-            uploaded_via: "api" | "upload_page";
+            /**
+             * @description `signed_form`: the signed PDF of a form (`request_signature`), added when its last signer signed.
+             * @enum {string}
+             */
+            uploaded_via: "api" | "upload_page" | "signed_form";
             /** Format: date-time */
             uploaded_at: string;
             links: {
@@ -4066,6 +4209,63 @@ export interface components {
         FormTemplateList: {
             data: components["schemas"]["FormTemplate"][];
             next_cursor: components["schemas"]["Cursor"];
+        };
+        /** @example frm_9Lm2Qx7Rk4aB */
+        FormId: string;
+        /**
+         * @description `expired`: not signed, declined or voided, and the links have expired.
+         * @enum {string}
+         */
+        FormState: "sent" | "opened" | "signed" | "declined" | "voided" | "expired";
+        /** @enum {string} */
+        FormSignerRole: "customer" | "technician" | "office";
+        SignatureRequest: {
+            form_id: components["schemas"]["FormId"];
+            job_id: components["schemas"]["JobId"];
+            job_number: number;
+            template_id: string;
+            template_version: number;
+            /** @description The template's name when the form was made. */
+            title: string;
+            /** @enum {string} */
+            kind: "work_authorization" | "direction_to_pay" | "certificate_of_completion" | "disclosure" | "other";
+            state: components["schemas"]["FormState"];
+            /** @description SHA-256 (hex) of the filled document's Markdown (UTF-8), which the signing page shows. */
+            document_sha256: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+            signers: components["schemas"]["FormSignerLink"][];
+        };
+        FormSignerLink: {
+            role: components["schemas"]["FormSignerRole"];
+            name: string;
+            email: string | null;
+            phone: string | null;
+            /** @description The contact who signs as customer; null for a teammate. */
+            contact_id: string | null;
+            /** @description The teammate who signs as technician or office; null for the customer. */
+            person_id: string | null;
+            /** @enum {string} */
+            state: "sent" | "opened" | "signed" | "declined";
+            /**
+             * Format: uri
+             * @description This signer's signing page; works without a key until `expires_at`.
+             */
+            url: string;
+        };
+        FormVerification: {
+            form_id: components["schemas"]["FormId"];
+            /** @description true when the PDF sent is the form's signed PDF, byte for byte. */
+            matches: boolean;
+            /** @description SHA-256 (hex) of the PDF sent. */
+            sha256: string;
+            /** @description SHA-256 (hex) of the signed PDF the form keeps; null until every signer has signed. */
+            signed_pdf_sha256: string | null;
+            form_state: components["schemas"]["FormState"];
+            /** Format: date-time */
+            signed_at: string | null;
         };
         CreateJobRequest: {
             operation_id: components["schemas"]["OperationId"];
@@ -5111,6 +5311,8 @@ export interface components {
         ExportExpiresIn: number;
         /** @description The template's id. */
         FormTemplateId: components["schemas"]["FormTemplateId"];
+        /** @description The form's id. */
+        FormId: components["schemas"]["FormId"];
         /** @description The note's id. */
         NoteId: components["schemas"]["NoteId"];
         /** @description Price for this pricing region (a US state code such as `TX`, or `DC`); by default the company's pricing region. */
@@ -7449,6 +7651,98 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    request_signature: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation_id": "8b1e4f2a-7c3d-4e5f-9a0b-1c2d3e4f5a6b",
+                 *       "template_id": "ftp_4Rk8mQ2xL9aZ"
+                 *     }
+                 */
+                "application/json": {
+                    operation_id: components["schemas"]["OperationId"];
+                    /** @description The form template (`list_form_templates`); its current version is used. */
+                    template_id: string;
+                    /** @description The customer who signs, a contact of the job. Default the job's customer. */
+                    contact_id?: components["schemas"]["ContactId"];
+                    /** @description The teammate who signs as technician, when the template needs one. Default the key's person. */
+                    technician_id?: components["schemas"]["PersonId"];
+                    /** @description The teammate who signs for the office, when the template needs one. Default the key's person. */
+                    office_id?: components["schemas"]["PersonId"];
+                    /** @description The links' lifetime in seconds (600 to 2592000); default 604800 (7 days). */
+                    expires_in?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The form, with one signing link per signer. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignatureRequest"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    verify_form: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's id. */
+                form_id: components["parameters"]["FormId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/pdf": string;
+            };
+        };
+        responses: {
+            /** @description Whether the PDF is the signed one, with both hashes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormVerification"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

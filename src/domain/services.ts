@@ -13,6 +13,7 @@ import type { VideoTools } from '../infrastructure/programs/video-probe';
 import type { LocationRemover } from '../infrastructure/programs/photo-location';
 import type { DocumentReader } from './documents/document-text';
 import type { PacketPool } from './exports/packet-pool';
+import type { FormPdfPool } from './forms/form-pdf-pool';
 import type { JobQueue } from '../infrastructure/queue/job-queue';
 import type { WriteSubject } from './write-subject';
 import type { WebhookDelivery } from './webhooks/delivery';
@@ -27,6 +28,8 @@ export interface MediaServices {
   locations: LocationRemover;
   /** Lays PDF packets out in worker threads. */
   packets: PacketPool;
+  /** Makes signed forms' PDFs in worker threads. */
+  forms: FormPdfPool;
   /** The durable job queue every node shares (background work, not restoration jobs). */
   queue: JobQueue;
 }

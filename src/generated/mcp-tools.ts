@@ -56,6 +56,11 @@ export const toolsets: { name: string; tag: string; description: string }[] = [
     "description": "What leaves the service for a carrier or an adjuster: the PDF packet (estimate, drying log, photos) and the photo ZIP, as signed links."
   },
   {
+    "name": "forms",
+    "tag": "Forms",
+    "description": "Forms signed on a phone through a link (work authorization, certificate of completion, …), with their audit trail and signed PDF."
+  },
+  {
     "name": "standards",
     "tag": "Standards",
     "description": "Guidance passages on water damage, drying, mold and safety from public-domain sources."
@@ -576,7 +581,8 @@ export const mcpTools: McpToolDefinition[] = [
             "files",
             "schedule",
             "changes",
-            "estimates"
+            "estimates",
+            "forms"
           ],
           "description": "Only entries of this kind."
         },
@@ -3483,6 +3489,84 @@ export const mcpTools: McpToolDefinition[] = [
     ]
   },
   {
+    "name": "request_signature",
+    "toolset": "forms",
+    "scope": "write",
+    "title": "Request a signature",
+    "description": "Send a form template for signing on a job. Returns the form with each signer's link (url): give it to them.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer"
+            }
+          ]
+        },
+        "operation_id": {
+          "type": "string"
+        },
+        "template_id": {
+          "type": "string",
+          "pattern": "^ftp_[0-9A-Za-z]+$",
+          "description": "From list_form_templates."
+        },
+        "contact_id": {
+          "type": "string",
+          "pattern": "^con_[0-9A-Za-z]+$",
+          "description": "A job contact; default the customer."
+        },
+        "technician_id": {
+          "type": "string",
+          "pattern": "^per_[0-9A-Za-z]+$"
+        },
+        "office_id": {
+          "type": "string",
+          "pattern": "^per_[0-9A-Za-z]+$"
+        },
+        "expires_in": {
+          "type": "integer",
+          "description": "Seconds; default 7 days."
+        }
+      },
+      "required": [
+        "job_id",
+        "operation_id",
+        "template_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "form_id",
+        "job_id",
+        "job_number",
+        "template_id",
+        "template_version",
+        "title",
+        "kind",
+        "state",
+        "document_sha256",
+        "expires_at",
+        "created_at",
+        "signers"
+      ]
+    },
+    "annotations": {
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
     "name": "get_standard",
     "toolset": "standards",
     "scope": "read",
@@ -3588,7 +3672,8 @@ export const mcpTools: McpToolDefinition[] = [
             "files",
             "schedule",
             "changes",
-            "estimates"
+            "estimates",
+            "forms"
           ],
           "description": "Only entries of this kind."
         },

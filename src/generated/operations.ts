@@ -107,6 +107,7 @@ export type OperationName =
   | "remove_equipment"
   | "remove_line_item"
   | "reopen_job"
+  | "request_signature"
   | "retract_note"
   | "search_price_list"
   | "search_standards"
@@ -124,6 +125,7 @@ export type OperationName =
   | "upload_job_documents"
   | "upload_job_photos"
   | "upload_job_videos"
+  | "verify_form"
   | "view_photos";
 
 export type ReadOperationName =
@@ -152,6 +154,7 @@ export type ReadOperationName =
   | "read_document"
   | "search_price_list"
   | "search_standards"
+  | "verify_form"
   | "view_photos";
 
 export type WriteOperationName =
@@ -174,6 +177,7 @@ export type WriteOperationName =
   | "remove_equipment"
   | "remove_line_item"
   | "reopen_job"
+  | "request_signature"
   | "retract_note"
   | "set_drying_chambers"
   | "skip_drying_day"
@@ -2255,6 +2259,39 @@ export const operations: Record<OperationName, OperationSpec> = {
     "hasBody": true,
     "successStatus": 200
   },
+  request_signature: {
+    "name": "request_signature",
+    "method": "POST",
+    "path": "/api/v1/jobs/{job_id}/forms",
+    "expressPath": "/api/v1/jobs/:job_id/forms",
+    "tag": "Forms",
+    "summary": "Send a form of a template on a job for signature",
+    "description": "Makes a form of the company's template (`list_form_templates`) on the job and answers one\nsigning link per signer the template needs. The job's fields (customer, loss address,\ncarrier, claim number, date of loss, company name, today, job number) are filled in now\nand frozen: the form keeps that exact text, the template's version and the text's\nSHA-256 (`document_sha256`), whatever later changes to the template or the job.\n\nSigners: the `customer` is `contact_id`, a contact of the job (default: the job's\ncustomer; a job without one answers 422 `no_customer`); a `technician` or `office`\nsigner, when the template needs one, is `technician_id` or `office_id`, a teammate\n(default: the key's person).\n\nEach link opens the signing page (`/sign/{form_id}`) without a key: it is signed, bound to\nthe form, the signer and this key (revoking the key ends it), and works until\n`expires_at`: 7 days by default, or `expires_in` seconds (10 minutes to 30 days). Open it\non the technician's phone and hand it over, or send it to the signer. An altered link\nanswers 403 `link_invalid`, an expired one 410 `link_expired`, and a link of a signer\nwho has signed or declined, or of a voided form, 410 `form_closed`. When every signer\nhas signed, the signed PDF (the document as signed and an audit page) is added to the\njob's documents (`list_job_documents`) and `verify_form` checks a copy of it.\n\n`undo_my_last_action` withdraws a form nobody has signed or declined yet (its links stop\nworking); a signed form is never changed or undone. Uses no credit.",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Request a signature",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "template_id",
+      "contact_id",
+      "technician_id",
+      "office_id",
+      "expires_in"
+    ],
+    "hasBody": true,
+    "successStatus": 201
+  },
   retract_note: {
     "name": "retract_note",
     "method": "DELETE",
@@ -2755,6 +2792,26 @@ export const operations: Record<OperationName, OperationSpec> = {
     "bodyParams": [],
     "hasBody": false,
     "successStatus": 201
+  },
+  verify_form: {
+    "name": "verify_form",
+    "method": "POST",
+    "path": "/api/v1/forms/{form_id}/verify",
+    "expressPath": "/api/v1/forms/:form_id/verify",
+    "tag": "Forms",
+    "summary": "Check whether a PDF is a form's signed PDF (PDF body; HTTP only)",
+    "description": "Send a PDF as the body (`Content-Type: application/pdf`, up to 50 MiB). Answers whether\nit is, byte for byte, the signed PDF the service made for the form when its last signer\nsigned: `matches` compares the SHA-256 of what was sent with the one the form keeps. Any\nchange to the file (a word, a picture, the audit page) makes them differ. A form not\nsigned yet has no signed PDF (`signed_pdf_sha256` null, `matches` false).\nNot offered over MCP (an assistant cannot send the file).",
+    "scope": "read",
+    "credit": "none",
+    "mcp": false,
+    "annotations": null,
+    "pathParams": [
+      "form_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200
   },
   view_photos: {
     "name": "view_photos",

@@ -41,7 +41,9 @@ export type IdPrefix =
   | 'agr'
   | 'whk'
   | 'prg'
-  | 'ftp';
+  | 'ftp'
+  | 'frm'
+  | 'sgn';
 
 /** A prefixed id such as `job_7Qm2KxR9aB1c`: the prefix says what it names. */
 export function newId(prefix: IdPrefix): string {

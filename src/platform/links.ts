@@ -9,7 +9,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { ApiError } from './errors';
 
-export type LinkPurpose = 'photo' | 'video' | 'document' | 'upload' | 'export_pdf' | 'export_zip';
+export type LinkPurpose = 'photo' | 'video' | 'document' | 'upload' | 'export_pdf' | 'export_zip' | 'sign';
 
 /** What a link says; `extra` is anything else it is bound to (a key, a room). */
 export interface LinkFacts {

@@ -35,7 +35,9 @@ export type UndoableTable =
   | 'photos'
   | 'videos'
   | 'documents'
-  | 'job_rooms';
+  | 'job_rooms'
+  | 'job_forms'
+  | 'job_form_signers';
 
 type Row = Record<string, unknown> & { id: string; version: number };
 
@@ -300,9 +302,9 @@ async function notUndoableSince(
   const query = trx('change_entries as e')
     .where({ 'e.company_id': caller.companyId, 'e.key_id': caller.keyId })
     .whereNot('e.action', 'action.undone')
-    // What an upload page sends is the doing of the person at the page (RecordedWrites.outOfUndo),
-    // not a change of the key's to name.
-    .whereRaw("coalesce(e.data->>'via', '') <> 'upload_page'")
+    // What an upload page sends, or a signer does on a signing page, is the doing of the person
+    // at the page (RecordedWrites.outOfUndo), not a change of the key's to name.
+    .whereRaw("coalesce(e.data->>'via', '') not in ('upload_page', 'signing_page')")
     .whereNotExists(
       trx('undo_actions as u')
         .where('u.key_id', caller.keyId)

@@ -59,6 +59,8 @@ import { update_photos } from './media/update_photos';
 import { get_photo_upload_link } from './media/get_photo_upload_link';
 import { upload_job_videos } from './media/upload_job_videos';
 import { list_job_videos } from './media/list_job_videos';
+import { request_signature } from './forms/request_signature';
+import { verify_form } from './forms/verify_form';
 import { upload_job_documents } from './documents/upload_job_documents';
 import { list_job_documents } from './documents/list_job_documents';
 import { read_document } from './documents/read_document';
@@ -168,6 +170,8 @@ export const handlers: HandlerTable = {
   read_document,
   export_pdf,
   export_job_photos,
+  request_signature,
+  verify_form,
   search_standards,
   get_standard,
   list_changes,

@@ -29,14 +29,19 @@ import type {
 export type ReadContext = CallContext & ToolServices;
 export type WriteContext = WriteCallContext<WriteSubject> & ToolServices;
 
-/** A multipart upload reaches its handler as its intake prepared it (src/transports/files/file-intake.ts). */
+/**
+ * A multipart upload reaches its handler as its intake prepared it (src/transports/files/file-intake.ts);
+ * verify_form its PDF as read by its route (src/transports/pages/signing-routes.ts).
+ */
 export type BodyOf<N extends OperationName> = N extends 'upload_job_photos'
   ? PreparedUpload
   : N extends 'upload_job_videos'
     ? PreparedVideoUpload
     : N extends 'upload_job_documents'
       ? PreparedDocumentUpload
-      : JsonBodyOf<N>;
+      : N extends 'verify_form'
+        ? { pdf: Buffer }
+        : JsonBodyOf<N>;
 
 export type Input<N extends OperationName> = ToolInput<N, BodyOf<N>>;
 

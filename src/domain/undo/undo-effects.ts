@@ -34,6 +34,8 @@ const NOUNS: Record<UndoableTable, [string, string]> = {
   documents: ['document', 'documents'],
   // A photo room of the job, not a room of its estimate.
   job_rooms: ['photo room', 'photo rooms'],
+  job_forms: ['form sent for signature', 'forms sent for signature'],
+  job_form_signers: ['signer', 'signers'],
 };
 
 const ESTIMATE_TABLES = new Set<UndoableTable>(['estimates', 'estimate_rooms', 'estimate_lines']);
@@ -75,6 +77,7 @@ const RECORD_TYPES: Record<string, string> = {
   doc: 'document',
   note: 'note',
   job: 'job',
+  frm: 'form',
 };
 const recordType = (id: string): string => RECORD_TYPES[id.slice(0, id.indexOf('_'))] ?? 'record';
 
@@ -106,6 +109,7 @@ function worded(changes: RowChange[]): RowChange[] {
   const hidden = new Set<UndoableTable>([
     ...(has('contacts') ? (['job_contacts'] as const) : []),
     ...(has('notes') ? (['note_versions'] as const) : []),
+    ...(has('job_forms') ? (['job_form_signers'] as const) : []),
   ]);
   return changes.filter((c) => !hidden.has(c.table));
 }

@@ -28,6 +28,7 @@ import * as oauthExpiry from './migrations/026_oauth_expiry';
 import * as wetWallWhole from './migrations/027_wet_wall_whole';
 import * as programProfiles from './migrations/028_program_profiles';
 import * as formTemplates from './migrations/029_form_templates';
+import * as jobForms from './migrations/030_job_forms';
 
 /** Migrations are listed here, in order, so that they run the same under tsx, jest and tsc. */
 const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): Promise<void> }> = {
@@ -60,6 +61,7 @@ const migrations: Record<string, { up(db: Knex): Promise<void>; down(db: Knex): 
   '027_wet_wall_whole': wetWallWhole,
   '028_program_profiles': programProfiles,
   '029_form_templates': formTemplates,
+  '030_job_forms': jobForms,
 };
 
 const source: Knex.MigrationSource<string> = {

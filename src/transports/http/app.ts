@@ -21,6 +21,7 @@ import { feedHorizon } from '../../platform/changes';
 import { CompanyBytePace, CompanySlots } from '../../platform/fair-share';
 import { addUploadRoutes, linkRoutes } from '../files/media-routes';
 import { exportRoutes } from '../pages/export-routes';
+import { addFormVerifyRoute, signingRoutes } from '../pages/signing-routes';
 import { authorizationServer, protectedResources } from '../oauth/authorization-server';
 import type { Deps } from '../../domain/services';
 import { toolPipeline } from '../../tools';
@@ -65,8 +66,10 @@ export function createApp(given: Omit<Deps, 'pipeline'> & { logger: Logger; redi
     pace: new CompanyBytePace(deps.config.uploadBytesPerSecond),
   };
   addUploadRoutes(app, deps, uploads);
+  addFormVerifyRoute(app, deps);
   app.use(linkRoutes(deps, limiter, uploads));
   app.use(exportRoutes(deps, limiter));
+  app.use(signingRoutes(deps, limiter));
   app.use(authorizationServer(deps, limiter));
   app.use('/admin/v1', requireAdminToken(deps.config.adminToken, limiter), json);
   app.use('/mcp', checkMcpHost(deps.config)); // DNS-rebinding protection, before the key and the body

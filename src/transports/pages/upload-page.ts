@@ -102,8 +102,15 @@ function add(files,source){
 }
 
 export function errorPage(problem: ApiError): string {
+  const [title, heading] = ERROR_WORDS[problem.code] ?? ['Link not available', 'This link does not work'];
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(problem.code === 'link_expired' ? 'Link expired' : 'Link not available')}</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:560px;margin:0 auto;padding:24px 16px;color:#1b1f23}h1{font-size:1.3rem}</style></head>
-<body><h1>${escapeHtml(problem.code === 'link_expired' ? 'This link has expired' : 'This link does not work')}</h1><p>${escapeHtml(problem.detail)}</p></body></html>`;
+<body><h1>${escapeHtml(heading)}</h1><p>${escapeHtml(problem.detail)}</p></body></html>`;
 }
+
+/** The error page's title and heading by the problem's code. */
+const ERROR_WORDS: Partial<Record<ApiError['code'], [string, string]>> = {
+  link_expired: ['Link expired', 'This link has expired'],
+  form_closed: ['Form closed', 'This form can no longer be signed'],
+};

@@ -10,13 +10,19 @@ interface FrameworkError {
   status?: number;
   type?: string;
   message?: string;
+  /** The body parser's limit, in bytes. */
+  limit?: number;
 }
 
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const e = (error ?? {}) as FrameworkError;
   if (e.type === 'entity.too.large')
-    return new ApiError(413, 'payload_too_large', 'The body is larger than 1 MiB.');
+    return new ApiError(
+      413,
+      'payload_too_large',
+      `The body is larger than ${Math.round((e.limit ?? 1024 * 1024) / 1024 / 1024)} MiB.`,
+    );
   if (e.type === 'entity.parse.failed')
     return invalidRequest([{ path: '/body', message: 'is not valid JSON' }]);
   // Express's router, matching a route's parameters, cannot decode `%ED%A0%80` or `%ZZ`.

@@ -1,0 +1,132 @@
+/**
+ * The key-less routes of a signer's link (request_signature): the signing page, its data as JSON,
+ * Sign, Decline and the signed copy. They carry the upload page's headers (CSP with nonces, no
+ * framing, no referrer) and refuse a POST from another site's page. A link that is altered (403),
+ * expired or closed (410) answers a page that says so to a browser, and a problem to a program.
+ * Sign and Decline are charged to the rate limit of the key that made the link.
+ *
+ * Also `verify_form`'s route: its body is a PDF, not JSON, so it is read here and handed to the
+ * pipeline like any tool call.
+ */
+import { randomBytes } from 'node:crypto';
+import express, { type Request, type Response, type Router } from 'express';
+import { ApiError } from '../../platform/errors';
+import { checkAnswer, checkHttpRequest } from '../../platform/validation';
+import type { RateLimiter } from '../../platform/rate-limit';
+import type { Deps } from '../../domain/services';
+import {
+  assertOpen,
+  declineForm,
+  recordOpened,
+  signedCopyKey,
+  signerOfLink,
+  signForm,
+  signingView,
+  type SignerAccess,
+  type Visit,
+} from '../../domain/forms/signing';
+import { addressOf, callerOf, charge } from '../shared/credentials';
+import { send } from '../shared/answers';
+import { linkErrors } from '../files/media-routes';
+import { sendStoredFile } from '../files/send-stored-file';
+import { pageHeaders, refuseCrossSite } from './page-security';
+import { signingPage } from './signing-page';
+
+/** A signature of 1 MB travels as 1.4 MB of base64: the body may hold it, so that its own refusal (413 signature_too_large) is the one given. */
+const SIGN_BODY_LIMIT = '2mb';
+/** verify_form takes a PDF as large as a document may be. */
+const VERIFY_BODY_LIMIT = '50mb';
+const USER_AGENT_CHARS = 500;
+
+export function signingRoutes(deps: Deps, limiter: RateLimiter): Router {
+  const router = express.Router();
+  const json = express.json({ limit: SIGN_BODY_LIMIT });
+  const accessOf = (req: Request) =>
+    signerOfLink(deps, String(req.params.form_id), req.query as Record<string, unknown>);
+
+  // A HEAD (a link preview's) shows nothing to a person: it is not an opening.
+  const opened = (req: Request, access: SignerAccess) =>
+    req.method === 'GET' ? recordOpened(deps, access, visitOf(req)) : access;
+
+  router.get('/sign/:form_id', async (req: Request, res: Response) => {
+    const access = await accessOf(req);
+    assertOpen(access.form, access.signer, access.holder.caller.companyName);
+    const view = await signingView(deps, await opened(req, access));
+    const nonce = randomBytes(16).toString('base64');
+    res.type('html').set(pageHeaders(nonce)).send(signingPage(view, nonce));
+  });
+
+  router.get('/sign/:form_id/view', async (req: Request, res: Response) => {
+    const access = await accessOf(req);
+    assertOpen(access.form, access.signer, access.holder.caller.companyName);
+    const view = await signingView(deps, await opened(req, access));
+    res.set('Cache-Control', 'no-store').json(view);
+  });
+
+  router.post('/sign/:form_id/sign', refuseCrossSite, json, async (req: Request, res: Response) => {
+    const access = await accessOf(req);
+    await charge(res, limiter, 'work', access.holder.caller.keyId, 1);
+    send(res.set('Cache-Control', 'no-store'), 201, await signForm(deps, access, req.body, visitOf(req)));
+  });
+
+  router.post('/sign/:form_id/decline', refuseCrossSite, json, async (req: Request, res: Response) => {
+    const access = await accessOf(req);
+    await charge(res, limiter, 'work', access.holder.caller.keyId, 1);
+    send(res.set('Cache-Control', 'no-store'), 200, await declineForm(deps, access, req.body));
+  });
+
+  // The signer's copy stays theirs after signing: this link keeps opening it.
+  router.get('/sign/:form_id/copy', async (req: Request, res: Response) => {
+    const access = await accessOf(req);
+    await sendStoredFile(req, res, deps.media.files, signedCopyKey(access), {
+      'Content-Type': 'application/pdf',
+      'Content-Disposition': `attachment; filename="${access.form.id}-signed.pdf"`,
+      'Cache-Control': 'private, no-store',
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      ETag: `"${access.form.signed_pdf_sha256?.slice(0, 32)}"`,
+    });
+  });
+
+  router.use(linkErrors);
+  return router;
+}
+
+/** Where a signer's request came from, as the audit page prints it. */
+function visitOf(req: Request): Visit {
+  return {
+    ip: addressOf(req),
+    userAgent: String(req.headers['user-agent'] ?? '').slice(0, USER_AGENT_CHARS),
+  };
+}
+
+/** `verify_form` (a route under /api/v1, after the key check): the PDF is the body. */
+export function addFormVerifyRoute(router: Router, deps: Deps): void {
+  const pdf = express.raw({ type: () => true, limit: VERIFY_BODY_LIMIT });
+  router.post('/api/v1/forms/:form_id/verify', pdf, async (req: Request, res: Response) => {
+    if (!/^application\/pdf\s*(;|$)/i.test(req.headers['content-type'] ?? ''))
+      throw new ApiError(
+        415,
+        'unsupported_media_type',
+        'Send the PDF as the body with Content-Type: application/pdf.',
+      );
+    const parts = {
+      path: { form_id: String(req.params.form_id) },
+      query: { ...(req.query as Record<string, unknown>) },
+      body: undefined,
+    };
+    checkHttpRequest('verify_form', parts);
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    if (body.length === 0)
+      throw new ApiError(400, 'invalid_request', 'Send the PDF to check as the body.', {
+        errors: [{ path: '/body', message: 'must be a PDF' }],
+      });
+    const answer = await deps.pipeline.run('verify_form', callerOf(res), {
+      path: parts.path,
+      query: {},
+      body: { pdf: body },
+    });
+    if (deps.config.validateResponses) checkAnswer('verify_form', answer.status, answer.body);
+    send(res, answer.status, answer.body);
+  });
+}
