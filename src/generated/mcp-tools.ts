@@ -58,7 +58,7 @@ export const toolsets: { name: string; tag: string; description: string }[] = [
   {
     "name": "forms",
     "tag": "Forms",
-    "description": "Forms signed on a phone through a link (work authorization, certificate of completion, …), with their audit trail and signed PDF."
+    "description": "Forms signed through a link, with an audit trail and the signed PDF."
   },
   {
     "name": "standards",
