@@ -246,7 +246,6 @@ pad.addEventListener('pointerdown',function(e){
   try{pad.setPointerCapture(e.pointerId);}catch(err){}
   var p=pointOf(e);current=[p];strokes.push(current);
   ctx.beginPath();ctx.arc(p[0],p[1],1.25,0,Math.PI*2);ctx.fillStyle='#0a1a3a';ctx.fill();
-  show('pad-err','');pad.parentNode.classList.remove('invalid');
 });
 pad.addEventListener('pointermove',function(e){
   if(!current)return;e.preventDefault();
@@ -257,6 +256,8 @@ pad.addEventListener('pointermove',function(e){
 function endStroke(){
   // A tap is a dot: the stroke gets a second point so that every stroke is a line.
   if(current&&current.length===1)current.push([current[0][0],current[0][1]]);
+  // The message under the pad goes once the stroke is done: the pad must not move under the finger.
+  if(current){show('pad-err','');pad.parentNode.classList.remove('invalid');}
   current=null;
 }
 pad.addEventListener('pointerup',endStroke);pad.addEventListener('pointercancel',endStroke);
