@@ -19,11 +19,13 @@ import { createCompany, startApp, type TestApp, type TestCompany } from '../supp
 import { describeInBrowser, launchChromium, phoneContext } from '../support/browser';
 import { openJob } from '../support/jobs';
 import {
+  COMPLETION,
   createTemplate,
   download,
   linkOf,
   linkPath,
   requestSignature,
+  sign,
   viewOf,
   WORK_AUTHORIZATION,
   type SignatureRequest,
@@ -70,6 +72,7 @@ describeInBrowser('the signing page in Chromium', () => {
   let browser: Browser;
   let workAuth: { id: string };
   let hostile: { id: string };
+  let completion: { id: string };
   /** What went wrong inside the pages: uncaught errors (console errors of refused requests aside). */
   const pageErrors: string[] = [];
 
@@ -82,6 +85,7 @@ describeInBrowser('the signing page in Chromium', () => {
     co = await createCompany(t, { name: 'Dry Right Restoration' });
     workAuth = await createTemplate(t, co, WORK_AUTHORIZATION);
     hostile = await createTemplate(t, co, HOSTILE);
+    completion = await createTemplate(t, co, COMPLETION);
   }, 60_000);
 
   afterAll(async () => {
@@ -435,6 +439,122 @@ describeInBrowser('the signing page in Chromium', () => {
         'signed-desktop',
       );
       expect(pages.map((p) => p.text).join(' ')).toContain('Signed electronically as "Lena M. Fischer"');
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
+
+  it('keeps what was filled through a dropped connection, a lost answer and a changed document', async () => {
+    const context = await phoneContext(browser);
+    try {
+      const page = await pageIn(context);
+      const isSign = (url: URL) => url.pathname.endsWith('/sign');
+      const ready = async (form: SignatureRequest) => {
+        await page.goto(linkOf(form));
+        await fillIn(page, 'Lena Fischer');
+        await drawWithTouch(page);
+      };
+      const signButton = page.getByRole('button', { name: 'Sign', exact: true });
+
+      // The request never leaves: the page says so, keeps everything, and Sign again signs.
+      const dropped = await newForm();
+      await ready(dropped);
+      await page.route(isSign, (route) => route.abort('internetdisconnected'));
+      await signButton.click();
+      await page.locator('#sign-err:visible').waitFor();
+      expect(await page.locator('#sign-err').textContent()).toBe(
+        'No connection. Check the signal and try again.',
+      );
+      expect(await page.locator('#form').isVisible()).toBe(true);
+      expect(await inkOnPad(page)).toBeGreaterThan(500);
+      await viewOf(t, linkOf(dropped)).expect(200);
+      await page.unroute(isSign);
+      await signButton.click();
+      await page.locator('#done-signed').waitFor();
+      expect((await viewOf(t, linkOf(dropped)).expect(410)).body.code).toBe('form_closed');
+
+      // The service signs but the answer is lost: Sign again hears that it is signed, and offers the copy.
+      const lost = await newForm();
+      await ready(lost);
+      let served = 0;
+      await page.route(isSign, async (route) => {
+        served = (await route.fetch()).status();
+        await route.abort('connectionreset');
+      });
+      await signButton.click();
+      await page.locator('#sign-err:visible').waitFor();
+      expect(served).toBe(201);
+      await page.unroute(isSign);
+      await signButton.click();
+      await page.locator('#done-closed').waitFor();
+      expect(await page.locator('#closed-detail').textContent()).toMatch(/^You signed this form on /);
+      await page.getByRole('link', { name: 'Download your signed copy (PDF)' }).waitFor();
+      expect(await page.locator('#form').isHidden()).toBe(true);
+      await shot(page, 'phone-signed-answer-lost');
+      expect(await t.db('job_form_signers').where({ form_id: lost.form_id, state: 'signed' })).toHaveLength(
+        1,
+      );
+
+      // The document the service holds is not the one the page showed (409): nothing is signed.
+      const changed = await newForm();
+      await ready(changed);
+      await page.route(isSign, (route) =>
+        route.continue({
+          postData: JSON.stringify({ ...route.request().postDataJSON(), document_sha256: 'f'.repeat(64) }),
+        }),
+      );
+      await signButton.click();
+      await page.locator('#sign-err:visible').waitFor();
+      expect(await page.locator('#sign-err').textContent()).toContain(
+        'The document changed after this page was opened',
+      );
+      await page.unroute(isSign);
+      await viewOf(t, linkOf(changed)).expect(200);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
+
+  it('signs after the page was held open for an hour, and offers the copy once every signer has signed', async () => {
+    const form = await newForm(completion);
+    const context = await browser.newContext({ viewport: DESKTOP, locale: 'en-US' });
+    try {
+      const page = await pageIn(context);
+      await page.clock.install();
+      await page.goto(linkOf(form));
+      expect(await page.locator('#document [data-fill="finished_on"]').count()).toBe(1);
+      // Only the customer's field is theirs to fill in.
+      expect(
+        await page
+          .locator('[data-key]')
+          .evaluateAll((inputs) => inputs.map((i) => i.getAttribute('data-key'))),
+      ).toEqual(['satisfied']);
+      await page.getByLabel('I agree to sign this document electronically.').check();
+      await page.getByLabel('I am satisfied with the work').check();
+      await page.getByLabel('Type your full name').fill('Lena Fischer');
+      await drawWithMouse(page);
+      await page.clock.fastForward('01:00:00');
+      await page.getByRole('button', { name: 'Sign', exact: true }).click();
+      await page.locator('#done-signed').waitFor();
+      expect(await page.locator('#copy-wait').textContent()).toBe(
+        'Your signed copy (PDF) can be downloaded here once everyone has signed.',
+      );
+      expect(await page.locator('#copy').isHidden()).toBe(true);
+      await shot(page, 'desktop-after-first-of-three');
+
+      // The technician and the office sign on their own links; the page asks now and then, and offers the copy.
+      expect(
+        (await sign(t, linkOf(form, 'technician'), { fields: { finished_on: '2026-11-20' } })).status,
+      ).toBe(201);
+      expect((await sign(t, linkOf(form, 'office'), { typed_name: 'Dana Brooks' })).status).toBe(201);
+      const copyLink = page.getByRole('link', { name: 'Download your signed copy (PDF)' });
+      // The page's clock is held: each turn lets its next ask go (the asks wait for one another).
+      for (let turn = 0; turn < 40 && !(await copyLink.isVisible()); turn++) {
+        await page.clock.runFor(16_000);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(await copyLink.isVisible()).toBe(true);
+      expect(await page.locator('#copy-wait').isHidden()).toBe(true);
     } finally {
       await context.close();
     }

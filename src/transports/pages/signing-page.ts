@@ -69,6 +69,10 @@ export function signingPage(view: SigningView, nonce: string): string {
 <section id="done-declined" class="done declined"${view.state === 'declined' ? '' : ' hidden'} tabindex="-1">
 <h2>Declined</h2><p>You declined to sign this document. ${escapeHtml(view.company_name)} has been told.</p>
 </section>
+<section id="done-closed" class="done closed" hidden tabindex="-1">
+<h2>This form can no longer be signed here</h2><p id="closed-detail"></p>
+<p><a id="closed-copy" class="primary button" href="${escapeHtml(view.copy_url)}" download hidden>Download your signed copy (PDF)</a></p>
+</section>
 <article class="doc" id="document" aria-label="The document">${view.document_html}</article>
 <p class="hash">Document fingerprint (SHA-256): <code id="sha">${escapeHtml(view.document_sha256)}</code><br>Template version ${escapeHtml(String(view.template_version))} · This link works until <time id="expires" datetime="${escapeHtml(view.expires_at)}">${escapeHtml(view.expires_at)}</time></p>
 <section id="form"${closed ? ' hidden' : ''}>
@@ -184,6 +188,7 @@ summary{min-height:48px;display:flex;align-items:center;color:#b3261e;font-weigh
 .done{background:#fff;border:2px solid #137333;border-radius:10px;padding:4px 16px 16px;margin:8px 0 16px}
 .done h2{color:#137333;font-size:1.4rem}
 .done.declined{border-color:#b3261e}.done.declined h2{color:#b3261e}
+.done.closed{border-color:#555}.done.closed h2{color:#1b1f23}
 .status{color:#555;min-height:1.2em}
 [hidden]{display:none!important}
 `;
@@ -299,9 +304,14 @@ function post(url,body){
     .then(function(res){return res.text().then(function(text){var data={};try{data=JSON.parse(text);}catch(e){}return {status:res.status,body:data};});});
 }
 var OFFLINE='No connection. Check the signal and try again.';
+// Signed meanwhile (an answer lost on the way, another tab), declined, voided or expired: the
+// server's words say which; a signed copy that is there is offered.
 function closedNow(detail){
-  form.hidden=true;show('sign-err','');
-  status.textContent=detail||'This link can no longer be used.';
+  form.hidden=true;status.textContent='';
+  document.getElementById('closed-detail').textContent=detail;
+  var box=document.getElementById('done-closed');box.hidden=false;box.focus();
+  fetch(copyUrl,{method:'HEAD',referrer:'',credentials:'same-origin'}).then(function(res){
+    if(res.ok)document.getElementById('closed-copy').hidden=false;},function(){});
 }
 function problem(res,errId){
   var b=res.body||{},code=b.code,detail=b.detail||('The service answered '+res.status+'. Please try again.');
