@@ -296,6 +296,15 @@ describeInBrowser('the signing page in Chromium', () => {
       expect(await signButton.isEnabled()).toBe(true);
       await consentBox.uncheck();
       expect(await signButton.isDisabled()).toBe(true);
+      // Even a button turned on by hand sends nothing without the consent: the page says what is missing.
+      await page.evaluate(() => {
+        const button = document.getElementById('sign') as HTMLButtonElement;
+        button.disabled = false;
+        button.click();
+      });
+      expect(await page.locator('#consent-err').textContent()).toBe(
+        'Tick the box to agree to sign electronically.',
+      );
 
       // With the consent ticked and nothing else, Sign names each thing missing and sends nothing.
       await consentBox.check();
@@ -560,6 +569,35 @@ describeInBrowser('the signing page in Chromium', () => {
     }
   }, 90_000);
 
+  it('signs once when the same link signs in two tabs at once', async () => {
+    const form = await newForm();
+    const context = await phoneContext(browser);
+    try {
+      const tabs = [await pageIn(context), await pageIn(context)];
+      for (const tab of tabs) {
+        // A tab behind another draws no frames, and touch input waits for them.
+        await tab.bringToFront();
+        await tab.goto(linkOf(form));
+        await fillIn(tab, 'Lena Fischer');
+        await drawWithTouch(tab);
+      }
+      const answers = tabs.map((tab) =>
+        tab.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('/sign?')),
+      );
+      await Promise.all(tabs.map((tab) => tab.getByRole('button', { name: 'Sign', exact: true }).click()));
+      const statuses = (await Promise.all(answers)).map((r) => r.status()).sort();
+      expect(statuses[0]).toBe(201);
+      expect([201, 410]).toContain(statuses[1]);
+      // Each tab ends signed or saying it was signed; the service holds one signature.
+      for (const tab of tabs) await tab.locator('#done-signed:visible, #done-closed:visible').waitFor();
+      const signers = await t.db('job_form_signers').where({ form_id: form.form_id });
+      expect(signers.map((signer) => signer.state)).toEqual(['signed']);
+      expect(await t.db('documents').where({ job_id: form.job_id })).toHaveLength(1);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('declines with a reason, and the link then says the form is closed', async () => {
     const form = await newForm();
     const context = await phoneContext(browser);
@@ -684,9 +722,13 @@ describeInBrowser('the signing page in Chromium', () => {
       expect(await document.locator('script, img, iframe, object, embed, [onerror]').count()).toBe(0);
       expect(await page.locator('script').count()).toBe(1);
       // The only link is the https one; no link anywhere on the page leads to javascript:.
-      expect(await document.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')))).toEqual([
-        'https://example.com/terms',
-      ]);
+      expect(
+        await document
+          .locator('a')
+          .evaluateAll((as) =>
+            as.map((a) => [a.getAttribute('href'), a.getAttribute('target'), a.getAttribute('rel')]),
+          ),
+      ).toEqual([['https://example.com/terms', '_blank', 'noopener noreferrer']]);
       expect(
         await page
           .locator('a[href]')
