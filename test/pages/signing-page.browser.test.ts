@@ -435,13 +435,29 @@ describeInBrowser('the signing page in Chromium', () => {
       expect(posted).toHaveLength(0);
       await drawWithMouse(page);
       await shot(page, 'desktop-filled');
+      // The window narrows (a phone turned, a window resized): the pad and its strokes shrink together.
+      const before = await page.evaluate(() => document.getElementById('pad')!.clientWidth);
+      await page.setViewportSize({ width: 480, height: DESKTOP.height });
+      const after = await page.evaluate(() => document.getElementById('pad')!.clientWidth);
+      expect(after).toBeLessThan(before);
+      expect(await inkOnPad(page)).toBeGreaterThan(300);
       await page.getByRole('button', { name: 'Sign', exact: true }).click();
       await page.getByRole('link', { name: 'Download your signed copy (PDF)' }).waitFor();
       expect(posted).toHaveLength(1);
       const body = posted[0].postDataJSON();
       expect(body.fields).toEqual({ initials_work: 'LF', pets: true });
       expect(body.signature.strokes).toHaveLength(1);
+      expect(body.signature.width).toBe(after);
+      const xs = body.signature.strokes[0].map(([x]: number[]) => x);
+      // Drawn from a tenth to nine tenths of the pad's width, at either size.
+      expect(Math.min(...xs)).toBeCloseTo(after * 0.1, -1);
+      expect(Math.max(...xs)).toBeCloseTo(after * 0.9, -1);
+      for (const [, y] of body.signature.strokes[0]) expect(y).toBeLessThanOrEqual(body.signature.height);
       expect(body.typed_name).toBe('Lena M. Fischer');
+      expect(await page.locator('#signed-line').textContent()).toMatch(
+        /^You signed this document as “Lena M\. Fischer” on /,
+      );
+      await page.setViewportSize(DESKTOP);
       await shot(page, 'desktop-after');
       const pages = await pdfPages(
         (await download(t, linkPath(linkOf(form), '/copy'))).bytes,

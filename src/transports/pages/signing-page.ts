@@ -80,7 +80,7 @@ ${consentBox(view.consent)}
 ${fieldsBox(view.fields)}
 <h2>Your signature</h2>
 <label for="typed-name">Type your full name</label>
-<input id="typed-name" type="text" maxlength="200" autocomplete="name" autocapitalize="words" spellcheck="false">
+<input id="typed-name" type="text" maxlength="200" autocomplete="name" autocapitalize="words" spellcheck="false" aria-required="true" aria-describedby="typed-name-err">
 <p class="err" id="typed-name-err" hidden></p>
 <p class="label" id="pad-label">Sign with your finger or mouse in the box</p>
 <div class="pad-box"><div class="pad-wrap"><canvas id="pad" role="img" aria-labelledby="pad-label"></canvas><span class="pad-line" aria-hidden="true"></span></div>
@@ -91,7 +91,7 @@ ${fieldsBox(view.fields)}
 <p class="hint" id="sign-hint">Tick the box agreeing to sign electronically to turn Sign on.</p>
 <details id="decline-box"><summary>Decline to sign</summary>
 <label for="reason">Why are you declining?</label>
-<textarea id="reason" rows="3" maxlength="1000"></textarea>
+<textarea id="reason" rows="3" maxlength="1000" aria-describedby="reason-err"></textarea>
 <p class="err" id="reason-err" role="alert" hidden></p>
 <button type="button" id="decline" class="danger">Decline</button></details>
 </section>
@@ -114,7 +114,7 @@ function consentBox(consent: SigningView['consent']): string {
     .join('');
   return `<section class="consent" aria-labelledby="consent-title"><h2 id="consent-title">Agreeing to sign electronically</h2>
 ${paragraphs}<p class="small">Consent version ${escapeHtml(String(consent.version))}</p>
-<label class="check big"><input type="checkbox" id="consent"> I agree to sign this document electronically.</label>
+<label class="check big"><input type="checkbox" id="consent" aria-describedby="consent-err"> I agree to sign this document electronically.</label>
 <p class="err" id="consent-err" hidden></p></section>`;
 }
 
@@ -126,7 +126,7 @@ function fieldsBox(fields: SigningField[]): string {
 /** One field's input; `data-key` names it in the POST, the label says whether it is required. */
 function fieldInput(field: SigningField, index: number): string {
   const id = `field-${index}`;
-  const data = `data-key="${escapeHtml(field.key)}" data-type="${field.type}" data-required="${field.required}" aria-describedby="${id}-err"`;
+  const data = `data-key="${escapeHtml(field.key)}" data-type="${escapeHtml(field.type)}" data-required="${field.required}"${field.required ? ' aria-required="true"' : ''} aria-describedby="${id}-err"`;
   const label = `${escapeHtml(field.label)}${field.required ? '' : ' <span class="optional">(optional)</span>'}`;
   const error = `<p class="err" id="${id}-err" hidden></p>`;
   if (field.type === 'checkbox')
@@ -343,7 +343,7 @@ function signed(answer){
   form.hidden=true;status.textContent='';
   var done=document.getElementById('done-signed');done.hidden=false;
   var when=new Date(answer.signed_at);
-  document.getElementById('signed-line').textContent='You signed this document'+(isNaN(when.getTime())?'.':' on '+when.toLocaleString(undefined,{dateStyle:'medium',timeStyle:'short'})+'.');
+  document.getElementById('signed-line').textContent='You signed this document as \u201c'+typed.value.trim()+'\u201d'+(isNaN(when.getTime())?'.':' on '+when.toLocaleString(undefined,{dateStyle:'medium',timeStyle:'short'})+'.');
   if(answer.copy_url){copyUrl=answer.copy_url;document.getElementById('copy').setAttribute('href',copyUrl);}
   if(answer.form_state!=='signed')document.getElementById('copy-wait').textContent='Your signed copy (PDF) can be downloaded here once everyone has signed.';
   done.focus();waitForCopy(0);
