@@ -74,6 +74,12 @@ async function feedActions(
 describe('the signing page (request_signature links)', () => {
   it("serves the page with the upload page's headers, and records the first opening once", async () => {
     const form = await newForm();
+    // A link preview's HEAD is not an opening.
+    await t.http
+      .head(linkPath(linkOf(form)))
+      .set('Accept', 'text/html')
+      .expect(200);
+    expect((await t.db('job_form_signers').where({ form_id: form.form_id }).first()).opened_at).toBeNull();
     const page = await t.http
       .get(linkPath(linkOf(form)))
       .set('Accept', 'text/html')
@@ -340,6 +346,10 @@ describe('the signing page (request_signature links)', () => {
     expect(closed.body.detail).toContain('You signed this form');
     const page = await t.http.get(linkPath(url)).set('Accept', 'text/html').expect(410);
     expect(page.text).toContain('This form can no longer be signed');
+    expect(page.text).toContain('You signed this form on');
+    // The signer's copy is still theirs, from the page that says the link is used.
+    const copyHref = `/sign/${form.form_id}/copy${new URL(url).search}`.replace(/&/g, '&#38;');
+    expect(page.text).toContain(`<a href="${copyHref}">Download your signed copy (PDF)</a>`);
     await t.http.post(linkPath(url, '/decline')).send({ reason: 'changed my mind' }).expect(410);
 
     const signed = (await feedActions(form.job_id)).filter((e) => e.action === 'form.signed');
@@ -408,6 +418,9 @@ describe('the signing page (request_signature links)', () => {
       via: 'signing_page',
     });
     expect((await t.db('job_forms').where({ id: form.form_id }).first()).state).toBe('declined');
+    // The signer's decision stays on record: undo does not withdraw a declined form.
+    const undo = await as(t, co.writeKey).post('/api/v1/undo').send({ operation_id: opId() }).expect(409);
+    expect(undo.body.code).toBe('undo_not_possible');
   });
 
   it('is signed when every signer has: the copy waits (409) until then', async () => {

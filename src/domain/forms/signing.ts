@@ -117,9 +117,7 @@ export async function signerOfLink(
 /** Refuses (410 `form_closed`) a link whose signer has signed or declined, or whose form is declined or voided. */
 export function assertOpen(form: FormRow, signer: SignerRow, companyName: string): void {
   if (signer.state === 'signed')
-    throw formClosed(
-      `You signed this form on ${stamp(signer.signed_at)}; it cannot be signed again. Your copy is at this link's /copy.`,
-    );
+    throw formClosed(`You signed this form on ${stamp(signer.signed_at)}; it cannot be signed again.`);
   if (signer.state === 'declined' || form.state === 'declined')
     throw formClosed(
       `This form was declined${form.declined_at ? ` on ${stamp(form.declined_at)}` : ''}; it can no longer be signed. Ask ${companyName} for a new one.`,
@@ -128,7 +126,6 @@ export function assertOpen(form: FormRow, signer: SignerRow, companyName: string
     throw formClosed(
       `${companyName} voided this form${form.void_reason ? ` (${form.void_reason})` : ''}; it can no longer be signed.`,
     );
-  if (form.state === 'signed') throw formClosed('This form is signed by everyone already.');
 }
 
 const stamp = (at: Date | null) =>
@@ -459,7 +456,6 @@ async function pdfData(
   const requester = await db('people')
     .where({ company_id: form.company_id, id: form.requested_by })
     .first('name');
-  const iso = (at: Date | null) => (at ? new Date(at).toISOString() : null);
   return {
     form_id: form.id,
     company_name: companyName,
@@ -474,23 +470,30 @@ async function pdfData(
     requested_at: new Date(form.created_at).toISOString(),
     requested_by: requester?.name ?? '',
     expires_at: new Date(form.expires_at).toISOString(),
-    signers: signers.map((s) => ({
-      role: s.role,
-      name: s.name,
-      email: s.email,
-      phone: s.phone,
-      link_id: s.link_id,
-      opened_at: iso(s.opened_at),
-      opened_ip: s.opened_ip,
-      opened_user_agent: s.opened_user_agent,
-      signed_at: iso(s.signed_at) ?? '',
-      signed_ip: s.signed_ip,
-      signed_user_agent: s.signed_user_agent,
-      typed_name: s.typed_name ?? '',
-      signature: s.signature ?? { strokes: [], width: 1, height: 1 },
-      values: s.field_values ?? {},
-      consent_version: s.consent_version ?? '',
-      consent_text: s.consent_text ?? '',
-    })),
+    signers: signers.map(signedPart),
+  };
+}
+
+/** A signer of a form everyone has signed, as the PDF prints them. */
+function signedPart(s: SignerRow): FormPdfData['signers'][number] {
+  if (!s.signed_at || !s.signature || s.typed_name === null || !s.consent_version || s.consent_text === null)
+    throw new Error(`signer ${s.id} of a signed form has no signature`);
+  return {
+    role: s.role,
+    name: s.name,
+    email: s.email,
+    phone: s.phone,
+    link_id: s.link_id,
+    opened_at: s.opened_at ? new Date(s.opened_at).toISOString() : null,
+    opened_ip: s.opened_ip,
+    opened_user_agent: s.opened_user_agent,
+    signed_at: new Date(s.signed_at).toISOString(),
+    signed_ip: s.signed_ip,
+    signed_user_agent: s.signed_user_agent,
+    typed_name: s.typed_name,
+    signature: s.signature,
+    values: s.field_values ?? {},
+    consent_version: s.consent_version,
+    consent_text: s.consent_text,
   };
 }

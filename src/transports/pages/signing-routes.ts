@@ -9,7 +9,7 @@
  * pipeline like any tool call.
  */
 import { randomBytes } from 'node:crypto';
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { ApiError } from '../../platform/errors';
 import { checkAnswer, checkHttpRequest } from '../../platform/validation';
 import type { RateLimiter } from '../../platform/rate-limit';
@@ -29,11 +29,15 @@ import { addressOf, callerOf, charge } from '../shared/credentials';
 import { send } from '../shared/answers';
 import { linkErrors } from '../files/media-routes';
 import { sendStoredFile } from '../files/send-stored-file';
-import { pageHeaders, refuseCrossSite } from './page-security';
+import { ERROR_PAGE_HEADERS, pageHeaders, refuseCrossSite } from './page-security';
+import { errorPage } from './upload-page';
 import { signingPage } from './signing-page';
 
-/** A signature of 1 MB travels as 1.4 MB of base64: the body may hold it, so that its own refusal (413 signature_too_large) is the one given. */
-const SIGN_BODY_LIMIT = '2mb';
+/**
+ * A signature of 1 MB travels as 1.4 MB of base64: the body may hold more, so that a signature a
+ * little too large gets its own refusal (413 signature_too_large). Only a valid link's body is read.
+ */
+const SIGN_BODY_LIMIT = '4mb';
 /** verify_form takes a PDF as large as a document may be. */
 const VERIFY_BODY_LIMIT = '50mb';
 const USER_AGENT_CHARS = 500;
@@ -50,7 +54,8 @@ export function signingRoutes(deps: Deps, limiter: RateLimiter): Router {
 
   router.get('/sign/:form_id', async (req: Request, res: Response) => {
     const access = await accessOf(req);
-    assertOpen(access.form, access.signer, access.holder.caller.companyName);
+    const closed = closedPage(access);
+    if (closed) return void res.status(410).type('html').set(ERROR_PAGE_HEADERS).send(closed);
     const view = await signingView(deps, await opened(req, access));
     const nonce = randomBytes(16).toString('base64');
     res.type('html').set(pageHeaders(nonce)).send(signingPage(view, nonce));
@@ -63,17 +68,36 @@ export function signingRoutes(deps: Deps, limiter: RateLimiter): Router {
     res.set('Cache-Control', 'no-store').json(view);
   });
 
-  router.post('/sign/:form_id/sign', refuseCrossSite, json, async (req: Request, res: Response) => {
+  // The link is checked (and charged to its key) before the body is read: without a valid link
+  // nothing is parsed.
+  const linkFirst = async (req: Request, res: Response, next: NextFunction) => {
     const access = await accessOf(req);
     await charge(res, limiter, 'work', access.holder.caller.keyId, 1);
-    send(res.set('Cache-Control', 'no-store'), 201, await signForm(deps, access, req.body, visitOf(req)));
-  });
+    res.locals.signer = access;
+    next();
+  };
+  const accessChecked = (res: Response) => res.locals.signer as SignerAccess;
 
-  router.post('/sign/:form_id/decline', refuseCrossSite, json, async (req: Request, res: Response) => {
-    const access = await accessOf(req);
-    await charge(res, limiter, 'work', access.holder.caller.keyId, 1);
-    send(res.set('Cache-Control', 'no-store'), 200, await declineForm(deps, access, req.body));
-  });
+  router.post(
+    '/sign/:form_id/sign',
+    refuseCrossSite,
+    linkFirst,
+    json,
+    async (req: Request, res: Response) => {
+      const answer = await signForm(deps, accessChecked(res), req.body, visitOf(req));
+      send(res.set('Cache-Control', 'no-store'), 201, answer);
+    },
+  );
+
+  router.post(
+    '/sign/:form_id/decline',
+    refuseCrossSite,
+    linkFirst,
+    json,
+    async (req: Request, res: Response) => {
+      send(res.set('Cache-Control', 'no-store'), 200, await declineForm(deps, accessChecked(res), req.body));
+    },
+  );
 
   // The signer's copy stays theirs after signing: this link keeps opening it.
   router.get('/sign/:form_id/copy', async (req: Request, res: Response) => {
@@ -90,6 +114,24 @@ export function signingRoutes(deps: Deps, limiter: RateLimiter): Router {
 
   router.use(linkErrors);
   return router;
+}
+
+/**
+ * The page of a link that can no longer sign (410 form_closed), or null while it can: a signer
+ * who signed a form everyone has signed gets their copy from it.
+ */
+function closedPage(access: SignerAccess): string | null {
+  try {
+    assertOpen(access.form, access.signer, access.holder.caller.companyName);
+    return null;
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const copy =
+      access.signer.state === 'signed' && access.form.signed_pdf_sha256
+        ? { href: `/sign/${access.form.id}/copy?${access.query}`, text: 'Download your signed copy (PDF)' }
+        : undefined;
+    return errorPage(error, copy);
+  }
 }
 
 /** Where a signer's request came from, as the audit page prints it. */
