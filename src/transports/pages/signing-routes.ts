@@ -142,29 +142,32 @@ function visitOf(req: Request): Visit {
   };
 }
 
-/** `verify_form` (a route under /api/v1, after the key check): the PDF is the body. */
+/**
+ * `verify_form` (a route under /api/v1, after the key check): the PDF is the body, read only once
+ * its type and the path are found right.
+ */
 export function addFormVerifyRoute(router: Router, deps: Deps): void {
-  const pdf = express.raw({ type: () => true, limit: VERIFY_BODY_LIMIT });
-  router.post('/api/v1/forms/:form_id/verify', pdf, async (req: Request, res: Response) => {
+  const checked = (req: Request, res: Response, next: NextFunction) => {
     if (!/^application\/pdf\s*(;|$)/i.test(req.headers['content-type'] ?? ''))
       throw new ApiError(
         415,
         'unsupported_media_type',
         'Send the PDF as the body with Content-Type: application/pdf.',
       );
-    const parts = {
-      path: { form_id: String(req.params.form_id) },
-      query: { ...(req.query as Record<string, unknown>) },
-      body: undefined,
-    };
+    const parts = { path: { form_id: String(req.params.form_id) }, query: { ...req.query }, body: undefined };
     checkHttpRequest('verify_form', parts);
+    res.locals.formId = parts.path.form_id;
+    next();
+  };
+  const pdf = express.raw({ type: 'application/pdf', limit: VERIFY_BODY_LIMIT });
+  router.post('/api/v1/forms/:form_id/verify', checked, pdf, async (req: Request, res: Response) => {
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     if (body.length === 0)
       throw new ApiError(400, 'invalid_request', 'Send the PDF to check as the body.', {
         errors: [{ path: '/body', message: 'must be a PDF' }],
       });
     const answer = await deps.pipeline.run('verify_form', callerOf(res), {
-      path: parts.path,
+      path: { form_id: res.locals.formId as string },
       query: {},
       body: { pdf: body },
     });
