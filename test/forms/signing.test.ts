@@ -20,6 +20,7 @@ import {
   COMPLETION,
   createTemplate,
   download,
+  emptyPadPng,
   hugePng,
   linkOf,
   linkPath,
@@ -273,11 +274,12 @@ describe('the signing page (request_signature links)', () => {
       422,
       'invalid_signature',
     );
-    const blank = Buffer.from(
-      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-      'base64',
-    );
-    await expectRefusal({ signature: { png: blank.toString('base64') } }, 422, 'invalid_signature');
+    await expectRefusal({ signature: { png: await emptyPadPng() } }, 422, 'invalid_signature');
+    const damaged = Buffer.concat([
+      Buffer.from(await signaturePng(), 'base64').subarray(0, 60),
+      Buffer.alloc(40),
+    ]);
+    await expectRefusal({ signature: { png: damaged.toString('base64') } }, 422, 'invalid_signature');
     await expectRefusal({ signature: { png: await hugePng() } }, 413, 'signature_too_large');
     await expectRefusal({ document_sha256: '0'.repeat(64) }, 409, 'document_changed');
     const signer = await t.db('job_form_signers').where({ form_id: form.form_id }).first();
