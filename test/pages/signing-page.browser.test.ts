@@ -6,16 +6,18 @@
  * signer can decline with a reason; expired, used and altered links answer a page that says so;
  * a template holding a script and a javascript: link renders inert; the page carries the headers
  * of the other pages. The signed PDF's pages are rendered to PNG with pdftoppm and looked at as
- * pictures: ink where the signature is, and an audit page. Screenshots go to
- * test/artifacts/signing/.
+ * pictures: ink where the signature is, and an audit page; the copy the signer downloads passes
+ * verify_form and a tampered one fails it. The page also recovers from a dropped connection and a
+ * lost answer, signs after being held open for an hour, signs once from two tabs, and offers the
+ * copy once the last of several signers has signed. Screenshots go to test/artifacts/signing/.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import type { Browser, BrowserContext, Page, Request as BrowserRequest, Response } from 'playwright-core';
 import { signLinkQuery } from '../../src/domain/forms/sign-links';
-import { createCompany, startApp, type TestApp, type TestCompany } from '../support/app';
+import { as, createCompany, startApp, type TestApp, type TestCompany } from '../support/app';
 import { describeInBrowser, launchChromium, phoneContext } from '../support/browser';
 import { openJob } from '../support/jobs';
 import {
@@ -380,6 +382,21 @@ describeInBrowser('the signing page in Chromium', () => {
       expect((await viewOf(t, linkOf(form)).expect(410)).body.code).toBe('form_closed');
       const copy = await download(t, linkPath(linkOf(form), '/copy'));
       expect(copy.status).toBe(200);
+
+      // The copy the signer downloaded is the one signed (verify_form); a copy changed by a byte is not.
+      const received = await readFile((await downloaded.path())!);
+      expect(received.equals(copy.bytes)).toBe(true);
+      const verify = (pdf: Buffer) =>
+        as(t, co.readKey)
+          .post(`/api/v1/forms/${form.form_id}/verify`)
+          .set('Content-Type', 'application/pdf')
+          .send(pdf)
+          .expect(200);
+      expect((await verify(received)).body).toMatchObject({ matches: true, form_state: 'signed' });
+      const tampered = Buffer.from(received);
+      const at = tampered.indexOf('Lena Fischer');
+      tampered.write('Lena Fishcer', at >= 0 ? at : tampered.length - 100);
+      expect((await verify(tampered)).body).toMatchObject({ matches: false });
 
       // The PDF as pictures: the signature's ink between the signer's name and "Signed electronically",
       // spread across most of the box as the wave was across the pad; then the audit page.
