@@ -268,6 +268,11 @@ describeInBrowser('the signing page in Chromium', () => {
     try {
       const page = await pageIn(context);
       const posted = signRequests(page);
+      // Everything the page loads or sends stays on the service: no fonts, scripts or pictures from elsewhere.
+      const elsewhere: string[] = [];
+      page.on('request', (request) => {
+        if (new URL(request.url()).origin !== new URL(t.url).origin) elsewhere.push(request.url());
+      });
       const response = (await page.goto(linkOf(form)))!;
       expect(response.status()).toBe(200);
       await expectPageHeaders(response);
@@ -373,6 +378,7 @@ describeInBrowser('the signing page in Chromium', () => {
         PHONE_WIDTH,
       );
       await shot(page, 'phone-after');
+      expect(elsewhere).toEqual([]);
       const downloading = page.waitForEvent('download');
       await copyLink.click();
       const downloaded = await downloading;
@@ -429,7 +435,7 @@ describeInBrowser('the signing page in Chromium', () => {
     }
   }, 120_000);
 
-  it('signs at desktop size with the mouse, and Clear starts the signature again', async () => {
+  it('signs at desktop size by keyboard and mouse, and Clear starts the signature again', async () => {
     const form = await newForm();
     const context = await browser.newContext({ viewport: DESKTOP, locale: 'en-US' });
     try {
@@ -440,6 +446,27 @@ describeInBrowser('the signing page in Chromium', () => {
         DESKTOP.width,
       );
       await shot(page, 'desktop-before');
+
+      // By keyboard: the consent first, then the fields, the name, Clear, Sign (on once ticked) and Decline.
+      await page.locator('body').click({ position: { x: 5, y: 5 } });
+      const focused = () =>
+        page.evaluate(() => document.activeElement?.id || document.activeElement?.tagName);
+      await page.keyboard.press('Tab');
+      expect(await focused()).toBe('consent');
+      await page.keyboard.press('Space');
+      expect(await page.locator('#consent').isChecked()).toBe(true);
+      const order: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        await page.keyboard.press('Tab');
+        order.push((await focused())!);
+      }
+      expect(order).toEqual(['field-0', 'field-1', 'typed-name', 'clear', 'sign', 'SUMMARY']);
+      // The focused control shows it.
+      expect(await page.locator('#sign').evaluate((el) => getComputedStyle(el).outlineStyle)).toBe('none');
+      await page.keyboard.press('Shift+Tab');
+      expect(await page.locator('#sign').evaluate((el) => getComputedStyle(el).outlineStyle)).toBe('solid');
+      await page.locator('#consent').uncheck();
+
       await fillIn(page, 'Lena M. Fischer');
       await page.getByLabel('Pets in the home').check();
       expect(await page.locator('#document [data-fill="pets"]').textContent()).toContain('Yes');
