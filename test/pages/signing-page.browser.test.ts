@@ -672,6 +672,9 @@ describeInBrowser('the signing page in Chromium', () => {
       await decline.click();
       await page.locator('#done-declined').waitFor();
       expect(await page.locator('#done-declined h2').textContent()).toBe('Declined');
+      expect(await page.locator('#done-declined p').textContent()).toBe(
+        'You declined to sign this document. Your reason was sent to Dry Right Restoration.',
+      );
       expect(await page.locator('#form').isHidden()).toBe(true);
       await shot(page, 'phone-declined');
       const closed = await viewOf(t, linkOf(form)).expect(410);

@@ -67,7 +67,7 @@ export function signingPage(view: SigningView, nonce: string): string {
 <p><a id="copy" class="primary button" href="${escapeHtml(view.copy_url)}" download hidden>Download your signed copy (PDF)</a></p>
 </section>
 <section id="done-declined" class="done declined"${view.state === 'declined' ? '' : ' hidden'} tabindex="-1">
-<h2>Declined</h2><p>You declined to sign this document. ${escapeHtml(view.company_name)} has been told.</p>
+<h2>Declined</h2><p>You declined to sign this document. Your reason was sent to ${escapeHtml(view.company_name)}.</p>
 </section>
 <section id="done-closed" class="done closed" hidden tabindex="-1">
 <h2>This form can no longer be signed here</h2><p id="closed-detail"></p>
