@@ -1446,7 +1446,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the forms asked to be signed on a job, newest first
+         * @description The job's forms (`request_signature`), newest first, paged; `state` narrows the list.
+         *     Each has its template (name, kind, the version it was made from), its `state`
+         *     (`sent`, `opened`, `signed`, `declined`, `voided`, or `expired`: neither signed by every
+         *     signer nor declined nor voided when its links expired), each signer with their name,
+         *     role, state and when they opened, signed or declined, and once signed the signed PDF:
+         *     its document id (on the Files tab: `list_job_documents`, `read_document`) and its
+         *     SHA-256, which `verify_form` checks a copy against. A voided form says when, by whom and
+         *     why.
+         */
+        get: operations["list_job_forms"];
         put?: never;
         /**
          * Send a form of a template on a job for signature
@@ -1499,6 +1510,33 @@ export interface paths {
          *     Not offered over MCP (an assistant cannot send the file).
          */
         post: operations["verify_form"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/forms/{form_id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void a form, with the reason
+         * @description Voids the form: it no longer holds, and its signing links answer 410 `form_closed`
+         *     (saying it was voided). A signed form is never changed or undone: voiding keeps it as it
+         *     was signed (its text, signatures, audit trail, and its signed PDF on the Files tab) and
+         *     records who voided it, when and why, which `list_job_forms` shows. A form not signed yet
+         *     (sent to the wrong person, the wrong template) can be voided as well. Voiding cannot be
+         *     undone: `undo_my_last_action` does not take it back (it names it and goes past it only
+         *     when told to); ask for a new signature instead. A form voided already answers 409
+         *     `invalid_state`. Recorded in the feed (`forms`, `form.voided`, with the reason).
+         */
+        post: operations["void_form"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4267,6 +4305,71 @@ export interface components {
             /** Format: date-time */
             signed_at: string | null;
         };
+        JobFormList: {
+            data: components["schemas"]["JobForm"][];
+            next_cursor: components["schemas"]["Cursor"];
+        };
+        /** @description A form of a job sent for signature, as it is now. */
+        JobForm: {
+            form_id: components["schemas"]["FormId"];
+            job_id: components["schemas"]["JobId"];
+            job_number: number;
+            template_id: components["schemas"]["FormTemplateId"];
+            /** @description The template's version the form was made from; its text is frozen in the form. */
+            template_version: number;
+            /** @description The template's name when the form was made. */
+            title: string;
+            kind: components["schemas"]["FormKind"];
+            state: components["schemas"]["FormState"];
+            /** @description Customer first, then technician and office. */
+            signers: components["schemas"]["JobFormSigner"][];
+            /** @description SHA-256 (hex) of the filled document's Markdown, as the signing page showed it. */
+            document_sha256: string;
+            /**
+             * Format: date-time
+             * @description When the last signer signed.
+             */
+            signed_at: string | null;
+            /** @description The signed PDF, once every signer has signed; null before. */
+            signed_pdf: null | {
+                document_id: components["schemas"]["DocumentId"];
+                /** @description SHA-256 (hex) of the PDF's bytes, which `verify_form` checks a copy against. */
+                sha256: string;
+            };
+            /** @description Who voided the form, when and why; null unless it is voided. */
+            voided: null | {
+                /** Format: date-time */
+                at: string;
+                by: components["schemas"]["PersonRef"];
+                reason: string;
+            };
+            /**
+             * Format: date-time
+             * @description When its signing links end.
+             */
+            expires_at: string;
+            requested_by: components["schemas"]["PersonRef"];
+            /** Format: date-time */
+            created_at: string;
+        };
+        JobFormSigner: {
+            role: components["schemas"]["FormSignerRole"];
+            name: string;
+            email: string | null;
+            phone: string | null;
+            /** @enum {string} */
+            state: "sent" | "opened" | "signed" | "declined";
+            /**
+             * Format: date-time
+             * @description When they first opened their link.
+             */
+            opened_at: string | null;
+            /** Format: date-time */
+            signed_at: string | null;
+            /** Format: date-time */
+            declined_at: string | null;
+            decline_reason: string | null;
+        };
         CreateJobRequest: {
             operation_id: components["schemas"]["OperationId"];
             title?: string;
@@ -4426,11 +4529,21 @@ export interface components {
             recent_notes: components["schemas"]["NoteSummary"][];
             estimates: components["schemas"]["EstimateSummary"][];
             program_profile: components["schemas"]["JobProgramProfile"];
+            forms: components["schemas"]["JobFormCounts"];
             /** Format: date-time */
             created_at: string;
             created_by: components["schemas"]["PersonRef"];
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description The job's forms asked to be signed (`request_signature`), counted by state; `list_job_forms` lists them. */
+        JobFormCounts: {
+            sent: number;
+            opened: number;
+            signed: number;
+            declined: number;
+            voided: number;
+            expired: number;
         };
         JobPerson: {
             id: string;
@@ -7655,6 +7768,42 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    list_job_forms: {
+        parameters: {
+            query?: {
+                /** @description Only forms in this state. */
+                state?: components["schemas"]["FormState"];
+                /** @description Page size, 1 to 100. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the job's forms. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobFormList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     request_signature: {
         parameters: {
             query?: never;
@@ -7742,6 +7891,53 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    void_form: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's id. */
+                form_id: components["parameters"]["FormId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation_id": "0b7c7e4e-2f5d-4d8a-9f1e-5c3b2a1d0e9f",
+                 *       "reason": "Signed by the tenant, not the owner; a new authorization was sent to the owner."
+                 *     }
+                 */
+                "application/json": {
+                    operation_id: components["schemas"]["OperationId"];
+                    /** @description Why the form no longer holds (signed by the wrong person, the scope changed, …); kept with the form and in the feed. */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The form, voided. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobForm"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

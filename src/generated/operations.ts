@@ -93,6 +93,7 @@ export type OperationName =
   | "list_changes"
   | "list_form_templates"
   | "list_job_documents"
+  | "list_job_forms"
   | "list_job_photos"
   | "list_job_statuses"
   | "list_job_videos"
@@ -126,7 +127,8 @@ export type OperationName =
   | "upload_job_photos"
   | "upload_job_videos"
   | "verify_form"
-  | "view_photos";
+  | "view_photos"
+  | "void_form";
 
 export type ReadOperationName =
   | "check_claim_readiness"
@@ -144,6 +146,7 @@ export type ReadOperationName =
   | "list_changes"
   | "list_form_templates"
   | "list_job_documents"
+  | "list_job_forms"
   | "list_job_photos"
   | "list_job_statuses"
   | "list_job_videos"
@@ -192,7 +195,8 @@ export type WriteOperationName =
   | "update_room"
   | "upload_job_documents"
   | "upload_job_photos"
-  | "upload_job_videos";
+  | "upload_job_videos"
+  | "void_form";
 
 export type AdminOperationName =
   | "admin_add_credits"
@@ -1862,6 +1866,36 @@ export const operations: Record<OperationName, OperationSpec> = {
     "hasBody": false,
     "successStatus": 200
   },
+  list_job_forms: {
+    "name": "list_job_forms",
+    "method": "GET",
+    "path": "/api/v1/jobs/{job_id}/forms",
+    "expressPath": "/api/v1/jobs/:job_id/forms",
+    "tag": "Forms",
+    "summary": "List the forms asked to be signed on a job, newest first",
+    "description": "The job's forms (`request_signature`), newest first, paged; `state` narrows the list.\nEach has its template (name, kind, the version it was made from), its `state`\n(`sent`, `opened`, `signed`, `declined`, `voided`, or `expired`: neither signed by every\nsigner nor declined nor voided when its links expired), each signer with their name,\nrole, state and when they opened, signed or declined, and once signed the signed PDF:\nits document id (on the Files tab: `list_job_documents`, `read_document`) and its\nSHA-256, which `verify_form` checks a copy against. A voided form says when, by whom and\nwhy.",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "List a job's forms",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [
+      "state",
+      "limit",
+      "cursor"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200
+  },
   list_job_photos: {
     "name": "list_job_photos",
     "method": "GET",
@@ -2840,6 +2874,35 @@ export const operations: Record<OperationName, OperationSpec> = {
     ],
     "bodyParams": [],
     "hasBody": false,
+    "successStatus": 200
+  },
+  void_form: {
+    "name": "void_form",
+    "method": "POST",
+    "path": "/api/v1/forms/{form_id}/void",
+    "expressPath": "/api/v1/forms/:form_id/void",
+    "tag": "Forms",
+    "summary": "Void a form, with the reason",
+    "description": "Voids the form: it no longer holds, and its signing links answer 410 `form_closed`\n(saying it was voided). A signed form is never changed or undone: voiding keeps it as it\nwas signed (its text, signatures, audit trail, and its signed PDF on the Files tab) and\nrecords who voided it, when and why, which `list_job_forms` shows. A form not signed yet\n(sent to the wrong person, the wrong template) can be voided as well. Voiding cannot be\nundone: `undo_my_last_action` does not take it back (it names it and goes past it only\nwhen told to); ask for a new signature instead. A form voided already answers 409\n`invalid_state`. Recorded in the feed (`forms`, `form.voided`, with the reason).",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Void a form",
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "form_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "reason"
+    ],
+    "hasBody": true,
     "successStatus": 200
   },
 };
