@@ -3597,10 +3597,10 @@ export interface components {
             /** @description What the finding is about; fields that do not apply are null. */
             record: {
                 /** @enum {string} */
-                type: "day" | "area" | "line" | "chamber" | "skip" | "room" | "equipment";
-                /** @description The line's, chamber's, skip's, area's or (the first removed) equipment unit's id. */
+                type: "day" | "area" | "line" | "chamber" | "skip" | "room" | "equipment" | "form";
+                /** @description The line's, chamber's, skip's, area's or (the first removed) equipment unit's id; for a `form` the job lacks signed, the newest one of its kind asked for and not signed (null when none was). */
                 id: string | null;
-                /** @description The area's, chamber's or room's name (a line's and equipment's, its room's or area's). */
+                /** @description The area's, chamber's or room's name (a line's and equipment's, its room's or area's); a form's kind. */
                 name: string | null;
                 day: number | null;
                 date: components["schemas"]["CalendarDate"] | null;
@@ -4855,7 +4855,7 @@ export interface components {
             next_cursor: components["schemas"]["Cursor"];
         };
         /** @enum {string} */
-        ProgramRuleKind: "photos_per_room" | "equipment_photographed" | "before_and_after_photos" | "daily_atmospherics" | "moisture_point_per_material" | "note_for_line_codes" | "first_reading_within_hours";
+        ProgramRuleKind: "photos_per_room" | "equipment_photographed" | "before_and_after_photos" | "daily_atmospherics" | "moisture_point_per_material" | "note_for_line_codes" | "first_reading_within_hours" | "signed_work_authorization" | "certificate_of_completion";
         /**
          * @description How severe a finding of this rule is in `check_claim_readiness` (a `high` one makes the job not ready).
          * @default medium
@@ -4882,8 +4882,13 @@ export interface components {
          *       case) is mentioned by its code in a job note or drying note.
          *     - `first_reading_within_hours`: the first reading is within `hours` of the date of loss,
          *       counted in whole days as readings are dated by day (24: the date of loss or the next).
+         *     - `signed_work_authorization`: a job with a drying log has a signed form of the kind
+         *       `work_authorization` (`list_job_forms`; a voided one does not count).
+         *     - `certificate_of_completion`: a job in a finished status has a signed form of the kind
+         *       `certificate_of_completion`. Finished: one of `statuses` (the company's status names,
+         *       any case), by default the last status of the company's board; a cancelled job is not.
          */
-        ProgramRule: components["schemas"]["PhotosPerRoomRule"] | components["schemas"]["EquipmentPhotographedRule"] | components["schemas"]["BeforeAndAfterPhotosRule"] | components["schemas"]["DailyAtmosphericsRule"] | components["schemas"]["MoisturePointPerMaterialRule"] | components["schemas"]["NoteForLineCodesRule"] | components["schemas"]["FirstReadingWithinHoursRule"];
+        ProgramRule: components["schemas"]["PhotosPerRoomRule"] | components["schemas"]["EquipmentPhotographedRule"] | components["schemas"]["BeforeAndAfterPhotosRule"] | components["schemas"]["DailyAtmosphericsRule"] | components["schemas"]["MoisturePointPerMaterialRule"] | components["schemas"]["NoteForLineCodesRule"] | components["schemas"]["FirstReadingWithinHoursRule"] | components["schemas"]["SignedWorkAuthorizationRule"] | components["schemas"]["CertificateOfCompletionRule"];
         PhotosPerRoomRule: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -4943,6 +4948,24 @@ export interface components {
             kind: "first_reading_within_hours";
             severity?: components["schemas"]["ProgramRuleSeverity"];
             hours: number;
+        };
+        SignedWorkAuthorizationRule: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "signed_work_authorization";
+            severity?: components["schemas"]["ProgramRuleSeverity"];
+        };
+        CertificateOfCompletionRule: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "certificate_of_completion";
+            severity?: components["schemas"]["ProgramRuleSeverity"];
+            /** @description The statuses in which a job is finished (names of the company's board, any case); by default its last status. */
+            statuses?: string[];
         };
         /** @description The program profile `check_claim_readiness` checks the job against, and why; null when none applies. */
         JobProgramProfile: {
