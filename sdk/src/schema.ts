@@ -1176,13 +1176,16 @@ export interface paths {
          *     would question (the findings of `check_claim_readiness`, most severe first; opening it
          *     changes nothing), and whose Download button builds one PDF holding the `documents`
          *     asked for, in this order whatever the order asked: `estimate`,
-         *     `drying_log`, `photos`. The packet opens with a cover (company, job number, customer,
+         *     `drying_log`, `photos`, `signed_forms`. The packet opens with a cover (company, job number, customer,
          *     loss address, claim number, carrier, adjuster, date). The estimate is printed by room
          *     with its lines, room totals and the estimate's totals (the figures of `get_estimate`);
          *     the drying log per area with a daily table of air readings (temperature, RH, GPP, dew
          *     point), material readings against their dry goals, skipped days, the day the area read
          *     dry and a chart of GPP over the days; photos by room, six to a page, each with caption,
-         *     time taken and uploader. Every page carries the job number and its page number.
+         *     time taken and uploader; the signed forms oldest first, each as its signed PDF
+         *     holds it (the document as signed with its fields, signatures and typed names, then its
+         *     audit page), voided forms left out. Every page carries the job number and its page
+         *     number.
          *
          *     **Built, then downloaded.** Download (on the page, or a POST to `pdf_url`) queues the
          *     packet's build and answers at once: 202 with the build (`PacketBuild`) and its
@@ -4071,7 +4074,7 @@ export interface components {
             totals: components["schemas"]["EstimateTotals"];
         };
         /** @enum {string} */
-        ExportDocument: "estimate" | "drying_log" | "photos";
+        ExportDocument: "estimate" | "drying_log" | "photos" | "signed_forms";
         PdfExport: {
             /**
              * Format: uri
@@ -4102,6 +4105,8 @@ export interface components {
             finalizes_estimate: boolean;
             /** @description With `photos`, how many photos the job has now; 0 otherwise. */
             photo_count: number;
+            /** @description With `signed_forms`, how many signed forms (not voided) the job has now; 0 otherwise. */
+            signed_form_count: number;
             /** @description The packet's build for the job as it is now, when someone has asked for it (Download); null otherwise. Asking for the link builds nothing. */
             build: null | components["schemas"]["PacketBuild"];
         };
@@ -7511,7 +7516,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The job, the named estimate, or (with `drying_log`) a drying log does not exist for this company (`not_found`); with `estimate`, the job has no estimate. */
+            /** @description The job, the named estimate, or (with `drying_log`) a drying log does not exist for this company (`not_found`); with `estimate`, the job has no estimate; with `signed_forms`, it has no signed form. */
             404: {
                 headers: {
                     [name: string]: unknown;

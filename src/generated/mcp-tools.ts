@@ -3413,7 +3413,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "exports",
     "scope": "read",
     "title": "Export a PDF packet",
-    "description": "Get a link to a page that downloads the job's PDF packet of the documents asked for. Downloading a packet with the estimate makes the estimate final; with high readiness findings it first answers findings_unconfirmed: tell the person, and only on their yes ask again with confirm_findings. Give the url to the person.",
+    "description": "Link to a page downloading the job's PDF packet of the documents asked for. Downloading a packet with the estimate makes it final; with high readiness findings it first answers findings_unconfirmed: tell the person, and only on their yes ask again with confirm_findings. Give the url to the person.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3435,10 +3435,11 @@ export const mcpTools: McpToolDefinition[] = [
             "enum": [
               "estimate",
               "drying_log",
-              "photos"
+              "photos",
+              "signed_forms"
             ]
           },
-          "description": "What the PDF holds; repeat the parameter for a packet (`documents=estimate&documents=photos`)."
+          "description": "What the PDF holds."
         },
         "estimate_id": {
           "type": "string",
@@ -3476,6 +3477,7 @@ export const mcpTools: McpToolDefinition[] = [
         "estimate",
         "finalizes_estimate",
         "photo_count",
+        "signed_form_count",
         "build"
       ]
     },
