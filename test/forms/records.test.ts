@@ -19,12 +19,12 @@ import { callTool, connectMcp, problemOf } from '../support/mcp';
 import {
   createTemplate,
   declineAs,
-  linkOf,
+  signerPath,
   requestSignature,
   signedForm,
   type JobForm,
-  type SignatureRequest,
 } from '../support/form-records';
+import { STROKES, type SignatureRequest } from '../support/signing';
 import { startReceiver, until, type Receiver } from '../support/webhook-receiver';
 
 let t: TestApp;
@@ -68,8 +68,7 @@ describe('list_job_forms: each form with its state, signers and signed PDF', () 
     jobId = (await openJob(t, co.writeKey, CUSTOMER)).id;
     sent = await requestSignature(t, co.writeKey, jobId, authorization.id);
     opened = await requestSignature(t, co.writeKey, jobId, authorization.id);
-    const link = linkOf(opened);
-    await t.http.get(`${link.path}?${link.query}`).expect(200);
+    await t.http.get(signerPath(opened)).set('Accept', 'text/html').expect(200);
     signed = await signedForm(t, co.writeKey, jobId, authorization.id);
     declined = await requestSignature(t, co.writeKey, jobId, authorization.id);
     expect((await declineAs(t, declined, 'Not the owner of the house')).status).toBe(200);
@@ -223,13 +222,9 @@ describe('void_form: a form is voided with its reason, never undone', () => {
     const documents = (await as(t, co.readKey).get(`/api/v1/jobs/${job.id}/documents`).expect(200)).body.data;
     expect(documents.map((d: { id: string }) => d.id)).toContain(before.signed_pdf!.document_id);
 
-    const link = linkOf(form);
-    const view = await t.http
-      .get(`${link.path}/view?${link.query}`)
-      .set('Accept', 'application/json')
-      .expect(410);
+    const view = await t.http.get(signerPath(form, '/view')).set('Accept', 'application/json').expect(410);
     expect(view.body.code).toBe('form_closed');
-    const page = await t.http.get(`${link.path}?${link.query}`).set('Accept', 'text/html').expect(410);
+    const page = await t.http.get(signerPath(form)).set('Accept', 'text/html').expect(410);
     expect(page.headers['content-type']).toMatch(/text\/html/);
 
     await feedSettled(t);
@@ -257,23 +252,13 @@ describe('void_form: a form is voided with its reason, never undone', () => {
       operation_id: opId(),
       reason: 'Sent to the wrong person',
     }).expect(200);
-    const link = linkOf(form);
     // Opening the page answers 410: the signer is told the form is closed.
-    await t.http.get(`${link.path}?${link.query}`).expect(410);
-    const sign = await t.http.post(`${link.path}/sign?${link.query}`).send({
+    await t.http.get(signerPath(form)).set('Accept', 'text/html').expect(410);
+    const sign = await t.http.post(signerPath(form, '/sign')).send({
       consent: true,
       typed_name: 'Maria Alvarez',
       fields: { initials_customer: 'MA' },
-      signature: {
-        strokes: [
-          [
-            [1, 1],
-            [20, 20],
-          ],
-        ],
-        width: 100,
-        height: 50,
-      },
+      signature: STROKES,
       document_sha256: form.document_sha256,
     });
     expect(sign.status).toBe(410);
