@@ -7,6 +7,7 @@
 import {
   ADMIN_TOKEN,
   as,
+  atOnce,
   createCompany,
   feedSettled,
   opId,
@@ -264,6 +265,43 @@ describe('void_form: a form is voided with its reason, never undone', () => {
     expect(sign.status).toBe(410);
     expect(sign.body.code).toBe('form_closed');
     expect((await listed(co.readKey, job.id, form.form_id)).state).toBe('voided');
+  });
+
+  it('runs a void and a signature sent at once one after the other: the void names the state it found', async () => {
+    const job = await openJob(t, co.writeKey, CUSTOMER);
+    const form = await requestSignature(t, co.writeKey, job.id, authorization.id);
+    await t.http.get(signerPath(form)).set('Accept', 'text/html').expect(200);
+    const [voided, signing] = await atOnce(t, [
+      () => voidForm(co.writeKey, form.form_id, { operation_id: opId(), reason: 'Raced' }),
+      () =>
+        t.http.post(signerPath(form, '/sign')).send({
+          consent: true,
+          typed_name: 'Maria Alvarez',
+          fields: { initials_customer: 'MA' },
+          signature: STROKES,
+          document_sha256: form.document_sha256,
+        }),
+    ]);
+    expect(voided.status).toBe(200);
+    const after = await listed(co.readKey, job.id, form.form_id);
+    expect(after.state).toBe('voided');
+    await feedSettled(t);
+    const entry = (
+      await as(t, co.readKey).get('/api/v1/changes?kind=forms&limit=100').expect(200)
+    ).body.data.find(
+      (e: { action: string; data: { form_id: string } }) =>
+        e.action === 'form.voided' && e.data.form_id === form.form_id,
+    );
+    if (signing.status === 201) {
+      // Signed first: the void found it signed, and the signed PDF is kept.
+      expect(entry.data.previous_state).toBe('signed');
+      expect(after.signed_pdf).not.toBeNull();
+    } else {
+      expect(signing.status).toBe(410);
+      expect(signing.body.code).toBe('form_closed');
+      expect(entry.data.previous_state).toBe('opened');
+      expect(after.signed_pdf).toBeNull();
+    }
   });
 
   it('answers a replay with the first answer, refuses other details under its operation_id, and a second void', async () => {
