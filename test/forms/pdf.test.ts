@@ -168,6 +168,13 @@ describe('the signed PDF (request_signature, then every signer signs)', () => {
     const row = await t.db('job_forms').where({ id: form.form_id }).first();
     expect(row.signed_pdf_sha256).toBe(sha256);
     expect(row.signed_document_id).toBe(documents[0].id);
+    // The Files tab's download is the same file, and verify_form says so.
+    const stored = await download(
+      t,
+      new URL(documents[0].links.download).pathname + new URL(documents[0].links.download).search,
+    );
+    expect(stored.bytes.equals(pdf)).toBe(true);
+    expect((await verify(co.readKey, form.form_id, stored.bytes).expect(200)).body.matches).toBe(true);
   });
 });
 

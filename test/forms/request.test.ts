@@ -227,6 +227,7 @@ describe('request_signature over HTTP', () => {
     expect(undone.undone).toMatchObject({
       tool: 'request_signature',
       record: { type: 'form sent for signature', id: form.form_id },
+      credits_refunded: 0,
     });
     expect(undone.undone.effect).toBe(
       `deleted form sent for signature 'Work authorization' on #${job.job_number}`,

@@ -20,6 +20,7 @@ import {
   COMPLETION,
   createTemplate,
   download,
+  emptyPadPng,
   hugePng,
   linkOf,
   linkPath,
@@ -74,6 +75,12 @@ async function feedActions(
 describe('the signing page (request_signature links)', () => {
   it("serves the page with the upload page's headers, and records the first opening once", async () => {
     const form = await newForm();
+    // A link preview's HEAD is not an opening.
+    await t.http
+      .head(linkPath(linkOf(form)))
+      .set('Accept', 'text/html')
+      .expect(200);
+    expect((await t.db('job_form_signers').where({ form_id: form.form_id }).first()).opened_at).toBeNull();
     const page = await t.http
       .get(linkPath(linkOf(form)))
       .set('Accept', 'text/html')
@@ -267,11 +274,12 @@ describe('the signing page (request_signature links)', () => {
       422,
       'invalid_signature',
     );
-    const blank = Buffer.from(
-      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-      'base64',
-    );
-    await expectRefusal({ signature: { png: blank.toString('base64') } }, 422, 'invalid_signature');
+    await expectRefusal({ signature: { png: await emptyPadPng() } }, 422, 'invalid_signature');
+    const damaged = Buffer.concat([
+      Buffer.from(await signaturePng(), 'base64').subarray(0, 60),
+      Buffer.alloc(40),
+    ]);
+    await expectRefusal({ signature: { png: damaged.toString('base64') } }, 422, 'invalid_signature');
     await expectRefusal({ signature: { png: await hugePng() } }, 413, 'signature_too_large');
     await expectRefusal({ document_sha256: '0'.repeat(64) }, 409, 'document_changed');
     const signer = await t.db('job_form_signers').where({ form_id: form.form_id }).first();
@@ -340,6 +348,10 @@ describe('the signing page (request_signature links)', () => {
     expect(closed.body.detail).toContain('You signed this form');
     const page = await t.http.get(linkPath(url)).set('Accept', 'text/html').expect(410);
     expect(page.text).toContain('This form can no longer be signed');
+    expect(page.text).toContain('You signed this form on');
+    // The signer's copy is still theirs, from the page that says the link is used.
+    const copyHref = `/sign/${form.form_id}/copy${new URL(url).search}`.replace(/&/g, '&#38;');
+    expect(page.text).toContain(`<a href="${copyHref}">Download your signed copy (PDF)</a>`);
     await t.http.post(linkPath(url, '/decline')).send({ reason: 'changed my mind' }).expect(410);
 
     const signed = (await feedActions(form.job_id)).filter((e) => e.action === 'form.signed');
@@ -371,12 +383,17 @@ describe('the signing page (request_signature links)', () => {
       signature: STROKES,
       document_sha256: view.document_sha256,
     };
-    const answers = await atOnce(t, [
-      () => t.http.post(linkPath(url, '/sign')).send(body),
-      () => t.http.post(linkPath(url, '/sign')).send({ ...body, typed_name: 'L. Fischer' }),
-    ]);
-    expect(answers.map((a) => a.status).sort()).toEqual([201, 410]);
-    expect(answers.find((a) => a.status === 410)!.body.code).toBe('form_closed');
+    // Four at once (two phones, a double tap): on PostgreSQL they run side by side.
+    const names = ['Lena Fischer', 'L. Fischer', 'Lena', 'LF'];
+    const answers = await atOnce(
+      t,
+      names.map((typed_name) => () => t.http.post(linkPath(url, '/sign')).send({ ...body, typed_name })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 410, 410, 410]);
+    for (const refused of answers.filter((a) => a.status === 410))
+      expect(refused.body.code).toBe('form_closed');
+    const signer = await t.db('job_form_signers').where({ form_id: form.form_id }).first();
+    expect(signer.typed_name).toBe(names[answers.findIndex((a) => a.status === 201)]);
     expect(await t.db('documents').where({ job_id: form.job_id })).toHaveLength(1);
     expect((await feedActions(form.job_id)).filter((e) => e.action === 'form.signed')).toHaveLength(1);
   });
@@ -408,6 +425,9 @@ describe('the signing page (request_signature links)', () => {
       via: 'signing_page',
     });
     expect((await t.db('job_forms').where({ id: form.form_id }).first()).state).toBe('declined');
+    // The signer's decision stays on record: undo does not withdraw a declined form.
+    const undo = await as(t, co.writeKey).post('/api/v1/undo').send({ operation_id: opId() }).expect(409);
+    expect(undo.body.code).toBe('undo_not_possible');
   });
 
   it('is signed when every signer has: the copy waits (409) until then', async () => {

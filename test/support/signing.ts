@@ -134,6 +134,19 @@ export async function signaturePng(): Promise<string> {
   return (await sharp(Buffer.from(svg)).png().toBuffer()).toString('base64');
 }
 
+/** An empty pad as a PNG: colours vary, but every pixel is transparent, so nothing shows. */
+export async function emptyPadPng(): Promise<string> {
+  const width = 300;
+  const height = 100;
+  const pixels = Buffer.alloc(width * height * 4);
+  for (let i = 0; i < pixels.length; i += 4) pixels[i] = i % 251;
+  return (
+    await sharp(pixels, { raw: { width, height, channels: 4 } })
+      .png()
+      .toBuffer()
+  ).toString('base64');
+}
+
 /** A PNG of noise over 1 MB: no signature pad sends such a thing. */
 export async function hugePng(): Promise<string> {
   const side = 540;

@@ -125,8 +125,9 @@ async function checkPng(given: string): Promise<string> {
     throw invalidSignature(
       `The signature picture is a damaged PNG, or larger than ${MAX_SIGNATURE_PIXELS} pixels.`,
     );
-  // A picture with one colour everywhere (fully transparent or blank) holds no signature.
-  if (picture.channels.every((channel) => channel.min === channel.max))
+  // A picture with one colour everywhere, or nothing but transparent pixels, holds no signature.
+  const alpha = picture.channels.length % 2 === 0 ? picture.channels.at(-1) : undefined;
+  if (alpha?.max === 0 || picture.channels.every((channel) => channel.min === channel.max))
     throw invalidSignature('The signature picture is empty: draw your signature.');
   return bytes.toString('base64');
 }

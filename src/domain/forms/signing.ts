@@ -3,19 +3,15 @@
  * address and browser), read it, sign it or decline it. Each write runs through the pipeline's
  * link write, holding the job's lock and then the form's row lock, so that two signings at once
  * sign once: the second finds the signer signed and is refused. When the last signer signs, the
- * signed PDF is made (off the event loop), stored as a document of the job, and its SHA-256 kept
- * on the form, in the same transaction as the signature.
+ * signed PDF is made (./signed-pdf.ts), and its SHA-256 kept on the form, in the same transaction
+ * as the signature.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { Knex } from 'knex';
 import { ApiError } from '../../platform/errors';
-import { newId } from '../../platform/ids';
 import type { WriteCallContext } from '../../platform/handler';
 import type { Deps } from '../services';
 import type { WriteSubject } from '../write-subject';
 import { storageKey } from '../media/storage-keys';
+import { keepSignedPdf } from './signed-pdf';
 import {
   CONSENT_VERSION,
   consentText,
@@ -28,7 +24,6 @@ import {
   type SignerRow,
   type SignerState,
 } from './form-records';
-import type { FormPdfData } from './form-pdf-document';
 import { checkSignInput } from './sign-input';
 import { holderOfSignLink, type SignLinkHolder } from './sign-links';
 import { documentHtml, type FormKind, type SignerRole, type TemplateField } from './template-text';
@@ -117,9 +112,7 @@ export async function signerOfLink(
 /** Refuses (410 `form_closed`) a link whose signer has signed or declined, or whose form is declined or voided. */
 export function assertOpen(form: FormRow, signer: SignerRow, companyName: string): void {
   if (signer.state === 'signed')
-    throw formClosed(
-      `You signed this form on ${stamp(signer.signed_at)}; it cannot be signed again. Your copy is at this link's /copy.`,
-    );
+    throw formClosed(`You signed this form on ${stamp(signer.signed_at)}; it cannot be signed again.`);
   if (signer.state === 'declined' || form.state === 'declined')
     throw formClosed(
       `This form was declined${form.declined_at ? ` on ${stamp(form.declined_at)}` : ''}; it can no longer be signed. Ask ${companyName} for a new one.`,
@@ -128,7 +121,6 @@ export function assertOpen(form: FormRow, signer: SignerRow, companyName: string
     throw formClosed(
       `${companyName} voided this form${form.void_reason ? ` (${form.void_reason})` : ''}; it can no longer be signed.`,
     );
-  if (form.state === 'signed') throw formClosed('This form is signed by everyone already.');
 }
 
 const stamp = (at: Date | null) =>
@@ -286,7 +278,9 @@ export async function signForm(
       });
     const after = signers.map((s) => (s.id === signer.id ? signed : s));
     const complete = after.every((s) => s.state === 'signed');
-    const pdf = complete ? await keepSignedPdf(deps, ctx, form, after, companyName) : null;
+    const pdf = complete
+      ? await keepSignedPdf(deps, ctx.db, form, after, { companyName, jobNumber: jobNumberOf(ctx) })
+      : null;
     const formState = complete ? 'signed' : 'opened';
     // Every signature moves the form's version: undo no longer withdraws a form someone signed.
     await ctx
@@ -393,104 +387,4 @@ export function signedCopyKey(access: SignerAccess): string {
       'The signed copy is made once every signer has signed; this form is not signed by everyone yet.',
     );
   return storageKey(form.company_id, form.signed_pdf_sha256, 'original');
-}
-
-/**
- * Makes the signed PDF in the pool, stores it, and adds it to the job's documents (Files tab),
- * entered as the person who asked for the signatures. A rollback after the store leaves an object
- * no row names, which the file sweeper removes.
- */
-async function keepSignedPdf(
-  deps: Deps,
-  ctx: WriteCallContext<WriteSubject>,
-  form: FormRow,
-  signers: SignerRow[],
-  companyName: string,
-): Promise<{ documentId: string; sha256: string }> {
-  const data = await pdfData(ctx.db, form, signers, companyName, jobNumberOf(ctx));
-  const dir = await mkdtemp(path.join(tmpdir(), 'form-pdf-'));
-  try {
-    const out = path.join(dir, 'signed.pdf');
-    const pdf = await deps.media.forms.build(data, out);
-    await deps.media.files.putFile(
-      storageKey(form.company_id, pdf.sha256, 'original'),
-      out,
-      'application/pdf',
-    );
-    await ctx
-      .db('stored_files')
-      .insert({
-        company_id: form.company_id,
-        sha256: pdf.sha256,
-        kind: 'document',
-        format: 'pdf',
-        bytes: pdf.bytes,
-        renditions: '{}',
-        facts: JSON.stringify({ page_count: pdf.pages, encrypted: false }),
-        stored_at: ctx.db.fn.now(),
-      })
-      .onConflict(['company_id', 'sha256'])
-      .ignore();
-    const documentId = newId('doc');
-    await ctx.db('documents').insert({
-      id: documentId,
-      company_id: form.company_id,
-      job_id: form.job_id,
-      sha256: pdf.sha256,
-      room: null,
-      name: `${form.title} - signed.pdf`,
-      uploaded_by: form.requested_by,
-      uploaded_via: 'signed_form',
-      version: 1,
-    });
-    return { documentId, sha256: pdf.sha256 };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-async function pdfData(
-  db: Knex,
-  form: FormRow,
-  signers: SignerRow[],
-  companyName: string,
-  jobNumber: number,
-): Promise<FormPdfData> {
-  const requester = await db('people')
-    .where({ company_id: form.company_id, id: form.requested_by })
-    .first('name');
-  const iso = (at: Date | null) => (at ? new Date(at).toISOString() : null);
-  return {
-    form_id: form.id,
-    company_name: companyName,
-    job_number: jobNumber,
-    title: form.title,
-    kind: form.kind,
-    template_id: form.template_id,
-    template_version: form.template_version,
-    body: form.body,
-    document_sha256: form.document_sha256,
-    fields: form.fields,
-    requested_at: new Date(form.created_at).toISOString(),
-    requested_by: requester?.name ?? '',
-    expires_at: new Date(form.expires_at).toISOString(),
-    signers: signers.map((s) => ({
-      role: s.role,
-      name: s.name,
-      email: s.email,
-      phone: s.phone,
-      link_id: s.link_id,
-      opened_at: iso(s.opened_at),
-      opened_ip: s.opened_ip,
-      opened_user_agent: s.opened_user_agent,
-      signed_at: iso(s.signed_at) ?? '',
-      signed_ip: s.signed_ip,
-      signed_user_agent: s.signed_user_agent,
-      typed_name: s.typed_name ?? '',
-      signature: s.signature ?? { strokes: [], width: 1, height: 1 },
-      values: s.field_values ?? {},
-      consent_version: s.consent_version ?? '',
-      consent_text: s.consent_text ?? '',
-    })),
-  };
 }

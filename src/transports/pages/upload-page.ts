@@ -101,12 +101,14 @@ function add(files,source){
   return { html, nonce };
 }
 
-export function errorPage(problem: ApiError): string {
+/** A link's refusal as a page; `link`: where the person can still go (a signer's signed copy). */
+export function errorPage(problem: ApiError, link?: { href: string; text: string }): string {
   const [title, heading] = ERROR_WORDS[problem.code] ?? ['Link not available', 'This link does not work'];
+  const next = link ? `<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.text)}</a></p>` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:560px;margin:0 auto;padding:24px 16px;color:#1b1f23}h1{font-size:1.3rem}</style></head>
-<body><h1>${escapeHtml(heading)}</h1><p>${escapeHtml(problem.detail)}</p></body></html>`;
+<body><h1>${escapeHtml(heading)}</h1><p>${escapeHtml(problem.detail)}</p>${next}</body></html>`;
 }
 
 /** The error page's title and heading by the problem's code. */
