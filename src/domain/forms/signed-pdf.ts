@@ -66,7 +66,7 @@ export async function keepSignedPdf(
   }
 }
 
-async function pdfData(
+export async function pdfData(
   db: Knex,
   form: FormRow,
   signers: SignerRow[],
