@@ -84,7 +84,7 @@ describe('list_job_forms: each form with its state, signers and signed PDF', () 
       [sent.form_id, 'sent'],
     ]);
     expect(page.next_cursor).toBeNull();
-    const [declinedForm, signedForm_, openedForm, sentForm] = page.data;
+    const [declinedForm, signedOne, openedForm, sentForm] = page.data;
     expect(sentForm).toMatchObject({
       job_id: jobId,
       template_id: authorization.id,
@@ -109,8 +109,8 @@ describe('list_job_forms: each form with its state, signers and signed PDF', () 
       declined_at: expect.any(String),
       decline_reason: 'Not the owner of the house',
     });
-    expect(signedForm_.signers[0]).toMatchObject({ state: 'signed', signed_at: expect.any(String) });
-    expect(signedForm_.signed_at).toEqual(signedForm_.signers[0].signed_at);
+    expect(signedOne.signers[0]).toMatchObject({ state: 'signed', signed_at: expect.any(String) });
+    expect(signedOne.signed_at).toEqual(signedOne.signers[0].signed_at);
   });
 
   it("names the signed PDF: a document of the job's Files tab, with the SHA-256 verify_form checks", async () => {
