@@ -12,6 +12,7 @@ import { as, createCompany, opId, startApp, type TestApp, type TestCompany } fro
 import { openJob } from '../support/jobs';
 import { callTool, connectMcp, problemOf } from '../support/mcp';
 import { createTemplate, requestSignature, signedForm } from '../support/form-records';
+import { sign, signaturePng } from '../support/signing';
 
 type PdfExport = components['schemas']['PdfExport'];
 type PacketBuild = components['schemas']['PacketBuild'];
@@ -48,7 +49,7 @@ const exportPdf = async (jobId: string, query: string, key = co.readKey) =>
   (await as(t, key).get(`/api/v1/jobs/${jobId}/export-pdf?${query}`).expect(200)).body as PdfExport;
 
 /** The packet as a program gets it: POST pdf_url, poll its status, GET the file; its text and page count. */
-async function packetText(link: PdfExport): Promise<{ text: string; pages: number }> {
+async function packetText(link: PdfExport): Promise<{ text: string; pages: number; pictures: number }> {
   const posted = await fetch(local(link.pdf_url), { method: 'POST' });
   expect(posted.status).toBe(202);
   let build = (await posted.json()) as PacketBuild;
@@ -65,6 +66,8 @@ async function packetText(link: PdfExport): Promise<{ text: string; pages: numbe
   return {
     text: execFileSync('pdftotext', [file, '-']).toString(),
     pages: Number(/Pages:\s+(\d+)/.exec(info)![1]),
+    // `pdfimages -list` lists each picture (a line each, after two lines of heading).
+    pictures: execFileSync('pdfimages', ['-list', file]).toString().trim().split('\n').length - 2,
   };
 }
 
@@ -88,26 +91,36 @@ describe('export_pdf signed_forms: the signed forms in the packet', () => {
       .send({ operation_id: opId(), reason: 'Signed twice' })
       .expect(200);
     const unsigned = await requestSignature(t, co.writeKey, job.id, authorization.id);
+    // A signature sent as a PNG is printed as a picture.
+    const drawn = await requestSignature(t, co.writeKey, job.id, authorization.id);
+    const png = await sign(t, drawn.signers[0].url, {
+      fields: { initials_customer: 'RA' },
+      signature: { png: await signaturePng() },
+    });
+    expect(png.status).toBe(201);
 
     const link = await exportPdf(job.id, 'documents=signed_forms&documents=photos');
     expect(link).toMatchObject({
       documents: ['photos', 'signed_forms'],
-      signed_form_count: 2,
+      signed_form_count: 3,
       finalizes_estimate: false,
     });
     const page = await fetch(local(link.url));
-    expect(await page.text()).toContain('The signed forms (2)');
+    expect(await page.text()).toContain('The signed forms (3)');
 
-    const { text, pages } = await packetText(link);
+    const { text, pages, pictures } = await packetText(link);
     // A cover, the photos' page, and per form its document page and its audit page.
-    expect(pages).toBeGreaterThanOrEqual(6);
+    expect(pages).toBeGreaterThanOrEqual(8);
+    // The job has no photos: the one picture is the PNG signature; strokes are drawn, not pictured.
+    expect(pictures).toBe(1);
     const at = (needle: string) => text.indexOf(needle);
     expect(at('Signed forms')).toBeGreaterThan(0);
-    for (const form of [first, second]) {
+    for (const form of [first, second, drawn]) {
       expect(text).toContain(form.form_id);
       expect(text.replace(/\s+/g, '')).toContain(form.document_sha256);
     }
     expect(at(first.form_id)).toBeLessThan(at(second.form_id));
+    expect(at(second.form_id)).toBeLessThan(at(drawn.form_id));
     expect(text).toContain('Audit trail');
     expect(text).toContain('Rosa Alvarez');
     expect(text).toContain('Signed electronically as "Rosa Alvarez"');

@@ -70,7 +70,7 @@ export default async function buildPacket({ data, port }: PacketTask): Promise<P
   const dir = await mkdtemp(path.join(os.tmpdir(), 'packet-print-'));
   try {
     const pictures = await printPictures(data.photos ?? [], dir, link);
-    await printSignatures(data, pictures);
+    await printSignatures(data, pictures, dir);
     link.check();
     const { pdf, pages } = await layOut(data, pictures, dir);
     return { pages, bytes: await send(pdf, link) };
@@ -113,21 +113,22 @@ async function printPictures(photos: PacketPhoto[], dir: string, link: PortLink)
 }
 
 /**
- * Each PNG signature of the signed forms made again for print, as the form's own PDF prints it
- * (decoded and encoded anew, never embedded as sent), as a data URL under its form and role.
+ * Each PNG signature of the signed forms made again for print (decoded and encoded anew, never
+ * embedded as sent), as the ink on white paper: a JPEG file in `dir`, as the photos' pictures
+ * are, under its form and role. A PNG picture laid out in this worker never finished (pdfmake
+ * stopped with nothing sent); the JPEG files photos are printed from do.
  */
-async function printSignatures(data: PacketData, pictures: PacketPictures): Promise<void> {
+async function printSignatures(data: PacketData, pictures: PacketPictures, dir: string): Promise<void> {
   for (const form of data.signedForms ?? [])
     for (const signer of form.signers) {
       if (!('png' in signer.signature)) continue;
-      const png = await sharp(Buffer.from(signer.signature.png, 'base64'), { failOn: 'truncated' })
+      const out = path.join(dir, `signature-${pictures.size}.jpg`);
+      await sharp(Buffer.from(signer.signature.png, 'base64'), { failOn: 'truncated' })
         .resize({ width: SIGNATURE_WIDTH, withoutEnlargement: true })
-        .png()
-        .toBuffer();
-      pictures.set(
-        signaturePictureKey(form.form_id, signer.role),
-        `data:image/png;base64,${png.toString('base64')}`,
-      );
+        .flatten({ background: '#ffffff' })
+        .jpeg({ quality: PRINT_QUALITY })
+        .toFile(out);
+      pictures.set(signaturePictureKey(form.form_id, signer.role), out);
     }
 }
 
