@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import type { Caller } from '../../platform/caller';
 import type { FormPdfData } from '../forms/form-pdf-document';
 import { signersOf, type FormRow } from '../forms/form-records';
-import { pdfData } from '../forms/signed-pdf';
+import { signedFormPdfData } from '../forms/signed-pdf';
 
 /** The job's signed forms (voided ones are not), oldest signature first. */
 function signedForms(db: Knex, companyId: string, jobId: string): Knex.QueryBuilder {
@@ -34,13 +34,10 @@ export async function packetForms(db: Knex, caller: Caller, jobId: string): Prom
     .select('f.*', 'j.job_number')) as (FormRow & { job_number: number })[];
   return Promise.all(
     forms.map(async (form) =>
-      pdfData(
-        db,
-        form,
-        await signersOf(db, caller.companyId, form.id),
-        caller.companyName,
-        Number(form.job_number),
-      ),
+      signedFormPdfData(db, form, await signersOf(db, caller.companyId, form.id), {
+        companyName: caller.companyName,
+        jobNumber: Number(form.job_number),
+      }),
     ),
   );
 }

@@ -25,7 +25,7 @@ export async function keepSignedPdf(
   signers: SignerRow[],
   names: { companyName: string; jobNumber: number },
 ): Promise<{ documentId: string; sha256: string }> {
-  const data = await pdfData(trx, form, signers, names.companyName, names.jobNumber);
+  const data = await signedFormPdfData(trx, form, signers, names);
   const dir = await mkdtemp(path.join(tmpdir(), 'form-pdf-'));
   try {
     const out = path.join(dir, 'signed.pdf');
@@ -66,20 +66,23 @@ export async function keepSignedPdf(
   }
 }
 
-export async function pdfData(
+/**
+ * What a signed form's PDF is laid out from: the form as kept and each signer's part. The packet's
+ * signed forms (export_pdf) can print the same from it.
+ */
+export async function signedFormPdfData(
   db: Knex,
   form: FormRow,
   signers: SignerRow[],
-  companyName: string,
-  jobNumber: number,
+  names: { companyName: string; jobNumber: number },
 ): Promise<FormPdfData> {
   const requester = await db('people')
     .where({ company_id: form.company_id, id: form.requested_by })
     .first('name');
   return {
     form_id: form.id,
-    company_name: companyName,
-    job_number: jobNumber,
+    company_name: names.companyName,
+    job_number: names.jobNumber,
     title: form.title,
     kind: form.kind,
     template_id: form.template_id,
