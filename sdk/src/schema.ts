@@ -1176,13 +1176,16 @@ export interface paths {
          *     would question (the findings of `check_claim_readiness`, most severe first; opening it
          *     changes nothing), and whose Download button builds one PDF holding the `documents`
          *     asked for, in this order whatever the order asked: `estimate`,
-         *     `drying_log`, `photos`. The packet opens with a cover (company, job number, customer,
+         *     `drying_log`, `photos`, `signed_forms`. The packet opens with a cover (company, job number, customer,
          *     loss address, claim number, carrier, adjuster, date). The estimate is printed by room
          *     with its lines, room totals and the estimate's totals (the figures of `get_estimate`);
          *     the drying log per area with a daily table of air readings (temperature, RH, GPP, dew
          *     point), material readings against their dry goals, skipped days, the day the area read
          *     dry and a chart of GPP over the days; photos by room, six to a page, each with caption,
-         *     time taken and uploader. Every page carries the job number and its page number.
+         *     time taken and uploader; the signed forms oldest first, each as its signed PDF
+         *     holds it (the document as signed with its fields, signatures and typed names, then its
+         *     audit page), voided forms left out. Every page carries the job number and its page
+         *     number.
          *
          *     **Built, then downloaded.** Download (on the page, or a POST to `pdf_url`) queues the
          *     packet's build and answers at once: 202 with the build (`PacketBuild`) and its
@@ -1446,7 +1449,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the forms asked to be signed on a job, newest first
+         * @description The job's forms (`request_signature`), newest first, paged; `state` narrows the list.
+         *     Each has its template (name, kind, the version it was made from), its `state`
+         *     (`sent`, `opened`, `signed`, `declined`, `voided`, or `expired`: neither signed by every
+         *     signer nor declined nor voided when its links expired), each signer with their name,
+         *     role, state and when they opened, signed or declined, and once signed the signed PDF:
+         *     its document id (on the Files tab: `list_job_documents`, `read_document`) and its
+         *     SHA-256, which `verify_form` checks a copy against. A voided form says when, by whom and
+         *     why.
+         */
+        get: operations["list_job_forms"];
         put?: never;
         /**
          * Send a form of a template on a job for signature
@@ -1499,6 +1513,33 @@ export interface paths {
          *     Not offered over MCP (an assistant cannot send the file).
          */
         post: operations["verify_form"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/forms/{form_id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void a form, with the reason
+         * @description Voids the form: it no longer holds, and its signing links answer 410 `form_closed`
+         *     (saying it was voided). A signed form is never changed or undone: voiding keeps it as it
+         *     was signed (its text, signatures, audit trail, and its signed PDF on the Files tab) and
+         *     records who voided it, when and why, which `list_job_forms` shows. A form not signed yet
+         *     (sent to the wrong person, the wrong template) can be voided as well. Voiding cannot be
+         *     undone: `undo_my_last_action` does not take it back (it names it and goes past it only
+         *     when told to); ask for a new signature instead. A form voided already answers 409
+         *     `invalid_state`. Recorded in the feed (`forms`, `form.voided`, with the reason).
+         */
+        post: operations["void_form"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3559,10 +3600,10 @@ export interface components {
             /** @description What the finding is about; fields that do not apply are null. */
             record: {
                 /** @enum {string} */
-                type: "day" | "area" | "line" | "chamber" | "skip" | "room" | "equipment";
-                /** @description The line's, chamber's, skip's, area's or (the first removed) equipment unit's id. */
+                type: "day" | "area" | "line" | "chamber" | "skip" | "room" | "equipment" | "form";
+                /** @description The line's, chamber's, skip's, area's or (the first removed) equipment unit's id; for a `form` the job lacks signed, the newest one of its kind asked for and not signed (null when none was). */
                 id: string | null;
-                /** @description The area's, chamber's or room's name (a line's and equipment's, its room's or area's). */
+                /** @description The area's, chamber's or room's name (a line's and equipment's, its room's or area's); a form's kind. */
                 name: string | null;
                 day: number | null;
                 date: components["schemas"]["CalendarDate"] | null;
@@ -4033,7 +4074,7 @@ export interface components {
             totals: components["schemas"]["EstimateTotals"];
         };
         /** @enum {string} */
-        ExportDocument: "estimate" | "drying_log" | "photos";
+        ExportDocument: "estimate" | "drying_log" | "photos" | "signed_forms";
         PdfExport: {
             /**
              * Format: uri
@@ -4064,6 +4105,8 @@ export interface components {
             finalizes_estimate: boolean;
             /** @description With `photos`, how many photos the job has now; 0 otherwise. */
             photo_count: number;
+            /** @description With `signed_forms`, how many signed forms (not voided) the job has now; 0 otherwise. */
+            signed_form_count: number;
             /** @description The packet's build for the job as it is now, when someone has asked for it (Download); null otherwise. Asking for the link builds nothing. */
             build: null | components["schemas"]["PacketBuild"];
         };
@@ -4267,6 +4310,71 @@ export interface components {
             /** Format: date-time */
             signed_at: string | null;
         };
+        JobFormList: {
+            data: components["schemas"]["JobForm"][];
+            next_cursor: components["schemas"]["Cursor"];
+        };
+        /** @description A form of a job sent for signature, as it is now. */
+        JobForm: {
+            form_id: components["schemas"]["FormId"];
+            job_id: components["schemas"]["JobId"];
+            job_number: number;
+            template_id: components["schemas"]["FormTemplateId"];
+            /** @description The template's version the form was made from; its text is frozen in the form. */
+            template_version: number;
+            /** @description The template's name when the form was made. */
+            title: string;
+            kind: components["schemas"]["FormKind"];
+            state: components["schemas"]["FormState"];
+            /** @description Customer first, then technician and office. */
+            signers: components["schemas"]["JobFormSigner"][];
+            /** @description SHA-256 (hex) of the filled document's Markdown, as the signing page showed it. */
+            document_sha256: string;
+            /**
+             * Format: date-time
+             * @description When the last signer signed.
+             */
+            signed_at: string | null;
+            /** @description The signed PDF, once every signer has signed; null before. */
+            signed_pdf: null | {
+                document_id: components["schemas"]["DocumentId"];
+                /** @description SHA-256 (hex) of the PDF's bytes, which `verify_form` checks a copy against. */
+                sha256: string;
+            };
+            /** @description Who voided the form, when and why; null unless it is voided. */
+            voided: null | {
+                /** Format: date-time */
+                at: string;
+                by: components["schemas"]["PersonRef"];
+                reason: string;
+            };
+            /**
+             * Format: date-time
+             * @description When its signing links end.
+             */
+            expires_at: string;
+            requested_by: components["schemas"]["PersonRef"];
+            /** Format: date-time */
+            created_at: string;
+        };
+        JobFormSigner: {
+            role: components["schemas"]["FormSignerRole"];
+            name: string;
+            email: string | null;
+            phone: string | null;
+            /** @enum {string} */
+            state: "sent" | "opened" | "signed" | "declined";
+            /**
+             * Format: date-time
+             * @description When they first opened their link.
+             */
+            opened_at: string | null;
+            /** Format: date-time */
+            signed_at: string | null;
+            /** Format: date-time */
+            declined_at: string | null;
+            decline_reason: string | null;
+        };
         CreateJobRequest: {
             operation_id: components["schemas"]["OperationId"];
             title?: string;
@@ -4426,11 +4534,21 @@ export interface components {
             recent_notes: components["schemas"]["NoteSummary"][];
             estimates: components["schemas"]["EstimateSummary"][];
             program_profile: components["schemas"]["JobProgramProfile"];
+            forms: components["schemas"]["JobFormCounts"];
             /** Format: date-time */
             created_at: string;
             created_by: components["schemas"]["PersonRef"];
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description The job's forms asked to be signed (`request_signature`), counted by state; `list_job_forms` lists them. */
+        JobFormCounts: {
+            sent: number;
+            opened: number;
+            signed: number;
+            declined: number;
+            voided: number;
+            expired: number;
         };
         JobPerson: {
             id: string;
@@ -4742,7 +4860,7 @@ export interface components {
             next_cursor: components["schemas"]["Cursor"];
         };
         /** @enum {string} */
-        ProgramRuleKind: "photos_per_room" | "equipment_photographed" | "before_and_after_photos" | "daily_atmospherics" | "moisture_point_per_material" | "note_for_line_codes" | "first_reading_within_hours";
+        ProgramRuleKind: "photos_per_room" | "equipment_photographed" | "before_and_after_photos" | "daily_atmospherics" | "moisture_point_per_material" | "note_for_line_codes" | "first_reading_within_hours" | "signed_work_authorization" | "certificate_of_completion";
         /**
          * @description How severe a finding of this rule is in `check_claim_readiness` (a `high` one makes the job not ready).
          * @default medium
@@ -4769,8 +4887,13 @@ export interface components {
          *       case) is mentioned by its code in a job note or drying note.
          *     - `first_reading_within_hours`: the first reading is within `hours` of the date of loss,
          *       counted in whole days as readings are dated by day (24: the date of loss or the next).
+         *     - `signed_work_authorization`: a job with a drying log has a signed form of the kind
+         *       `work_authorization` (`list_job_forms`; a voided one does not count).
+         *     - `certificate_of_completion`: a job in a finished status has a signed form of the kind
+         *       `certificate_of_completion`. Finished: one of `statuses` (the company's status names,
+         *       any case), by default the last status of the company's board; a cancelled job is not.
          */
-        ProgramRule: components["schemas"]["PhotosPerRoomRule"] | components["schemas"]["EquipmentPhotographedRule"] | components["schemas"]["BeforeAndAfterPhotosRule"] | components["schemas"]["DailyAtmosphericsRule"] | components["schemas"]["MoisturePointPerMaterialRule"] | components["schemas"]["NoteForLineCodesRule"] | components["schemas"]["FirstReadingWithinHoursRule"];
+        ProgramRule: components["schemas"]["PhotosPerRoomRule"] | components["schemas"]["EquipmentPhotographedRule"] | components["schemas"]["BeforeAndAfterPhotosRule"] | components["schemas"]["DailyAtmosphericsRule"] | components["schemas"]["MoisturePointPerMaterialRule"] | components["schemas"]["NoteForLineCodesRule"] | components["schemas"]["FirstReadingWithinHoursRule"] | components["schemas"]["SignedWorkAuthorizationRule"] | components["schemas"]["CertificateOfCompletionRule"];
         PhotosPerRoomRule: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -4830,6 +4953,24 @@ export interface components {
             kind: "first_reading_within_hours";
             severity?: components["schemas"]["ProgramRuleSeverity"];
             hours: number;
+        };
+        SignedWorkAuthorizationRule: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "signed_work_authorization";
+            severity?: components["schemas"]["ProgramRuleSeverity"];
+        };
+        CertificateOfCompletionRule: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "certificate_of_completion";
+            severity?: components["schemas"]["ProgramRuleSeverity"];
+            /** @description The statuses in which a job is finished (names of the company's board, any case); by default its last status. */
+            statuses?: string[];
         };
         /** @description The program profile `check_claim_readiness` checks the job against, and why; null when none applies. */
         JobProgramProfile: {
@@ -7375,7 +7516,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The job, the named estimate, or (with `drying_log`) a drying log does not exist for this company (`not_found`); with `estimate`, the job has no estimate. */
+            /** @description The job, the named estimate, or (with `drying_log`) a drying log does not exist for this company (`not_found`); with `estimate`, the job has no estimate; with `signed_forms`, it has no signed form. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7655,6 +7796,42 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    list_job_forms: {
+        parameters: {
+            query?: {
+                /** @description Only forms in this state. */
+                state?: components["schemas"]["FormState"];
+                /** @description Page size, 1 to 100. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list). */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description The job's id (`job_…`) or its number (`16` or `#16`). */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the job's forms. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobFormList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     request_signature: {
         parameters: {
             query?: never;
@@ -7740,6 +7917,54 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    void_form: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's id. */
+                form_id: components["parameters"]["FormId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation_id": "0b7c7e4e-2f5d-4d8a-9f1e-5c3b2a1d0e9f",
+                 *       "reason": "Signed by the tenant, not the owner; a new authorization was sent to the owner."
+                 *     }
+                 */
+                "application/json": {
+                    operation_id: components["schemas"]["OperationId"];
+                    /** @description Why the form no longer holds (signed by the wrong person, the scope changed, …); kept with the form and in the feed. */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The form, voided. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobForm"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];

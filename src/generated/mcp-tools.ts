@@ -539,6 +539,7 @@ export const mcpTools: McpToolDefinition[] = [
         "recent_notes",
         "estimates",
         "program_profile",
+        "forms",
         "created_at",
         "created_by",
         "updated_at"
@@ -3412,7 +3413,7 @@ export const mcpTools: McpToolDefinition[] = [
     "toolset": "exports",
     "scope": "read",
     "title": "Export a PDF packet",
-    "description": "Get a link to a page that downloads the job's PDF packet of the documents asked for. Downloading a packet with the estimate makes the estimate final; with high readiness findings it first answers findings_unconfirmed: tell the person, and only on their yes ask again with confirm_findings. Give the url to the person.",
+    "description": "Link to a page downloading the job's PDF packet of the documents asked for. Downloading a packet with the estimate makes it final; with high readiness findings it first answers findings_unconfirmed: tell the person, and only on their yes ask again with confirm_findings. Give the url to the person.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3434,10 +3435,11 @@ export const mcpTools: McpToolDefinition[] = [
             "enum": [
               "estimate",
               "drying_log",
-              "photos"
+              "photos",
+              "signed_forms"
             ]
           },
-          "description": "What the PDF holds; repeat the parameter for a packet (`documents=estimate&documents=photos`)."
+          "description": "What the PDF holds."
         },
         "estimate_id": {
           "type": "string",
@@ -3475,7 +3477,73 @@ export const mcpTools: McpToolDefinition[] = [
         "estimate",
         "finalizes_estimate",
         "photo_count",
+        "signed_form_count",
         "build"
+      ]
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": [
+      "job_id"
+    ]
+  },
+  {
+    "name": "list_job_forms",
+    "toolset": "forms",
+    "scope": "read",
+    "title": "List a job's forms",
+    "description": "List a job's forms to sign newest first: template, state, each signer's state and when, the signed PDF's document id, void reason.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer"
+            }
+          ]
+        },
+        "state": {
+          "type": "string",
+          "enum": [
+            "sent",
+            "opened",
+            "signed",
+            "declined",
+            "voided",
+            "expired"
+          ],
+          "description": "Only forms in this state."
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 25,
+          "description": "Page size, 1 to 100."
+        },
+        "cursor": {
+          "type": "string",
+          "description": "The `next_cursor` of the previous page; leave it out for the first page (an empty value answers 400, as any other value that is not a `next_cursor` of this list)."
+        }
+      },
+      "required": [
+        "job_id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "data",
+        "next_cursor"
       ]
     },
     "annotations": {
@@ -3565,6 +3633,63 @@ export const mcpTools: McpToolDefinition[] = [
     "numberArguments": [
       "job_id"
     ]
+  },
+  {
+    "name": "void_form",
+    "toolset": "forms",
+    "scope": "write",
+    "title": "Void a form",
+    "description": "Void a form, signed or not, with the reason; its links stop working. Cannot be undone. Returns the form.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "form_id": {
+          "type": "string",
+          "pattern": "^frm_[0-9A-Za-z]+$",
+          "description": "The form's id."
+        },
+        "operation_id": {
+          "type": "string"
+        },
+        "reason": {
+          "type": "string",
+          "description": "Why the form no longer holds (signed by the wrong person, the scope changed, …); kept with the form and in the feed."
+        }
+      },
+      "required": [
+        "form_id",
+        "operation_id",
+        "reason"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "required": [
+        "form_id",
+        "job_id",
+        "job_number",
+        "template_id",
+        "template_version",
+        "title",
+        "kind",
+        "state",
+        "signers",
+        "document_sha256",
+        "signed_at",
+        "signed_pdf",
+        "voided",
+        "expires_at",
+        "requested_by",
+        "created_at"
+      ]
+    },
+    "annotations": {
+      "destructiveHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "numberArguments": []
   },
   {
     "name": "get_standard",

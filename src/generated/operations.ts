@@ -93,6 +93,7 @@ export type OperationName =
   | "list_changes"
   | "list_form_templates"
   | "list_job_documents"
+  | "list_job_forms"
   | "list_job_photos"
   | "list_job_statuses"
   | "list_job_videos"
@@ -126,7 +127,8 @@ export type OperationName =
   | "upload_job_photos"
   | "upload_job_videos"
   | "verify_form"
-  | "view_photos";
+  | "view_photos"
+  | "void_form";
 
 export type ReadOperationName =
   | "check_claim_readiness"
@@ -144,6 +146,7 @@ export type ReadOperationName =
   | "list_changes"
   | "list_form_templates"
   | "list_job_documents"
+  | "list_job_forms"
   | "list_job_photos"
   | "list_job_statuses"
   | "list_job_videos"
@@ -192,7 +195,8 @@ export type WriteOperationName =
   | "update_room"
   | "upload_job_documents"
   | "upload_job_photos"
-  | "upload_job_videos";
+  | "upload_job_videos"
+  | "void_form";
 
 export type AdminOperationName =
   | "admin_add_credits"
@@ -1473,7 +1477,7 @@ export const operations: Record<OperationName, OperationSpec> = {
     "expressPath": "/api/v1/jobs/:job_id/export-pdf",
     "tag": "Exports",
     "summary": "A link to the download page of a job's PDF packet (estimate, drying log, photos)",
-    "description": "Returns `url`, a page served by the service that first lists what a claim reviewer\nwould question (the findings of `check_claim_readiness`, most severe first; opening it\nchanges nothing), and whose Download button builds one PDF holding the `documents`\nasked for, in this order whatever the order asked: `estimate`,\n`drying_log`, `photos`. The packet opens with a cover (company, job number, customer,\nloss address, claim number, carrier, adjuster, date). The estimate is printed by room\nwith its lines, room totals and the estimate's totals (the figures of `get_estimate`);\nthe drying log per area with a daily table of air readings (temperature, RH, GPP, dew\npoint), material readings against their dry goals, skipped days, the day the area read\ndry and a chart of GPP over the days; photos by room, six to a page, each with caption,\ntime taken and uploader. Every page carries the job number and its page number.\n\n**Built, then downloaded.** Download (on the page, or a POST to `pdf_url`) queues the\npacket's build and answers at once: 202 with the build (`PacketBuild`) and its\n`status_url` in `Location`. Any node of the service builds it in the background (it\nsurvives a node's crash: another node takes it up within 10 minutes), and another\ncompany's packets hold a company's first one back by at most the builds already under\nway. `GET status_url` tells how far it is (`state`\n`queued`, `building`, `ready` or `failed`; photos printed of the total); the page shows\nthis. Once `ready`, `download_url` (GET) sends the PDF from the file store with its\n`Content-Length`, `ETag` and byte ranges (`Range`, `If-Range`), so an interrupted\ndownload resumes. A built packet is kept for 24 hours after it was last asked for, and\nasking again (a second Download, another person's link to the same packet) is answered\nwith the same file while the job has not changed. When the job has changed (any entry in\nits feed: the estimate, the drying log, photos, notes, the job itself) or the company's\ndate has, Download builds it anew; `status_url` of the older build answers the new build\n(follow its `id`), and its `download_url` answers 409 `packet_outdated`. A failed\nbuild says why in `error`; Download again to try anew. The packet shows the job as it\nis when it is built. This answer's `build` is the packet's build for the job as it is now,\nwhen one was asked for.\n\n**Finalising.** Downloading a PDF that holds the estimate marks the estimate final (the\npage asks to confirm first); opening the page or queueing the build changes nothing. It\nbecomes final only once the whole file has been handed over, in one response or in a\ndownload and the ranges that resume it from where it stopped, in one transaction with\nthe feed entry and the build's `delivered`; a download cut off, failed or timed out\npart-way leaves it a draft (the connection is closed without the end of the response). A\nclient knows from the length that it has every byte a moment before the service has\nrecorded it: `status_url` says `delivered: true` once the estimate is final. The PDF\nprints the estimate as final; if the estimate\nchanged after it was built, the packet is built again before it is sent (see above). The\nchange is in the feed (`estimates`, `estimate.finalized`) under the person whose key made\nthe link, also when that key is a read key: making the link reads, downloading is what\nthe office does when it sends the packet. An estimate already final stays final; a\nfinal estimate refuses changes (409 `invalid_state`). A finalisation is not in any key's\nundo history and undo cannot take it back: the PDF may already be with the carrier, and\nan estimate that could turn back into a draft would no longer match what was sent (write\na new estimate instead). Undoing an earlier change to that estimate is refused too (the\nestimate was changed since). A packet without the estimate finalises nothing.\n\n**High findings are confirmed first.** When the packet would make a draft estimate final\nand `check_claim_readiness` has `high` findings, nothing finalises until the person has\nseen them and confirmed each: `confirm_findings` names every high finding by its key\n(`check:record type:record id, name or day`, e.g. `billed_past_dry:line:li_…`,\n`monitored_day_without_readings:day:3`). Without it, this request answers 409\n`findings_unconfirmed` whose `detail` lists the findings in sentences to tell the person\nand whose `findings` gives each one's `key`, `check` and `message`; a confirmation that\nis not exactly the findings now (one missing, one no longer found) is refused the same\nway, saying what differs (once no high finding is left, nothing needs confirming and a\nconfirmation given is ignored). A link made with the confirmation carries it (signed). The\npage shows the findings in a warning before Download and asks to confirm them by name;\na POST to `pdf_url` takes the same `confirm_findings` (repeated query parameter), else\nthe link's, and its `status_url` and `download_url` carry it. If the findings change\nbefore the file is sent (a new one, or one fixed), POST, `status_url` (once the build is\nready) and `download_url` answer 409 `findings_unconfirmed` with the findings now, and the\nestimate stays a draft.\nThe findings are printed in neither the estimate nor the PDF.\n\n**The link** carries no API key. It is signed, bound to the job, the documents, the\nestimate and this key's person, and works until `expires_at`: 7 days by default (the\nsetting `EXPORT_LINK_SECONDS`), or `expires_in` seconds (60 s to 30 days). The status\nand download URLs carry the same signature and end with it. Revoking the key ends them\n(and fails a build not yet made); an altered link answers 403 `link_invalid`, an expired\none 410 `link_expired` (a page saying so, for a browser). Programs download without the\npage: POST (never GET, so that a link preview cannot start it) to `pdf_url`, poll\n`status_url` (a second apart is plenty), then GET `download_url`. The page cannot be\nframed by another site and sends no referrer; a POST from another site's page (its\n`Origin` names another host) is refused with 403 `forbidden_origin`. Programs send no\n`Origin`.\nOver MCP the answer also holds the page as a `resource_link` content block.",
+    "description": "Returns `url`, a page served by the service that first lists what a claim reviewer\nwould question (the findings of `check_claim_readiness`, most severe first; opening it\nchanges nothing), and whose Download button builds one PDF holding the `documents`\nasked for, in this order whatever the order asked: `estimate`,\n`drying_log`, `photos`, `signed_forms`. The packet opens with a cover (company, job number, customer,\nloss address, claim number, carrier, adjuster, date). The estimate is printed by room\nwith its lines, room totals and the estimate's totals (the figures of `get_estimate`);\nthe drying log per area with a daily table of air readings (temperature, RH, GPP, dew\npoint), material readings against their dry goals, skipped days, the day the area read\ndry and a chart of GPP over the days; photos by room, six to a page, each with caption,\ntime taken and uploader; the signed forms oldest first, each as its signed PDF\nholds it (the document as signed with its fields, signatures and typed names, then its\naudit page), voided forms left out. Every page carries the job number and its page\nnumber.\n\n**Built, then downloaded.** Download (on the page, or a POST to `pdf_url`) queues the\npacket's build and answers at once: 202 with the build (`PacketBuild`) and its\n`status_url` in `Location`. Any node of the service builds it in the background (it\nsurvives a node's crash: another node takes it up within 10 minutes), and another\ncompany's packets hold a company's first one back by at most the builds already under\nway. `GET status_url` tells how far it is (`state`\n`queued`, `building`, `ready` or `failed`; photos printed of the total); the page shows\nthis. Once `ready`, `download_url` (GET) sends the PDF from the file store with its\n`Content-Length`, `ETag` and byte ranges (`Range`, `If-Range`), so an interrupted\ndownload resumes. A built packet is kept for 24 hours after it was last asked for, and\nasking again (a second Download, another person's link to the same packet) is answered\nwith the same file while the job has not changed. When the job has changed (any entry in\nits feed: the estimate, the drying log, photos, notes, the job itself) or the company's\ndate has, Download builds it anew; `status_url` of the older build answers the new build\n(follow its `id`), and its `download_url` answers 409 `packet_outdated`. A failed\nbuild says why in `error`; Download again to try anew. The packet shows the job as it\nis when it is built. This answer's `build` is the packet's build for the job as it is now,\nwhen one was asked for.\n\n**Finalising.** Downloading a PDF that holds the estimate marks the estimate final (the\npage asks to confirm first); opening the page or queueing the build changes nothing. It\nbecomes final only once the whole file has been handed over, in one response or in a\ndownload and the ranges that resume it from where it stopped, in one transaction with\nthe feed entry and the build's `delivered`; a download cut off, failed or timed out\npart-way leaves it a draft (the connection is closed without the end of the response). A\nclient knows from the length that it has every byte a moment before the service has\nrecorded it: `status_url` says `delivered: true` once the estimate is final. The PDF\nprints the estimate as final; if the estimate\nchanged after it was built, the packet is built again before it is sent (see above). The\nchange is in the feed (`estimates`, `estimate.finalized`) under the person whose key made\nthe link, also when that key is a read key: making the link reads, downloading is what\nthe office does when it sends the packet. An estimate already final stays final; a\nfinal estimate refuses changes (409 `invalid_state`). A finalisation is not in any key's\nundo history and undo cannot take it back: the PDF may already be with the carrier, and\nan estimate that could turn back into a draft would no longer match what was sent (write\na new estimate instead). Undoing an earlier change to that estimate is refused too (the\nestimate was changed since). A packet without the estimate finalises nothing.\n\n**High findings are confirmed first.** When the packet would make a draft estimate final\nand `check_claim_readiness` has `high` findings, nothing finalises until the person has\nseen them and confirmed each: `confirm_findings` names every high finding by its key\n(`check:record type:record id, name or day`, e.g. `billed_past_dry:line:li_…`,\n`monitored_day_without_readings:day:3`). Without it, this request answers 409\n`findings_unconfirmed` whose `detail` lists the findings in sentences to tell the person\nand whose `findings` gives each one's `key`, `check` and `message`; a confirmation that\nis not exactly the findings now (one missing, one no longer found) is refused the same\nway, saying what differs (once no high finding is left, nothing needs confirming and a\nconfirmation given is ignored). A link made with the confirmation carries it (signed). The\npage shows the findings in a warning before Download and asks to confirm them by name;\na POST to `pdf_url` takes the same `confirm_findings` (repeated query parameter), else\nthe link's, and its `status_url` and `download_url` carry it. If the findings change\nbefore the file is sent (a new one, or one fixed), POST, `status_url` (once the build is\nready) and `download_url` answer 409 `findings_unconfirmed` with the findings now, and the\nestimate stays a draft.\nThe findings are printed in neither the estimate nor the PDF.\n\n**The link** carries no API key. It is signed, bound to the job, the documents, the\nestimate and this key's person, and works until `expires_at`: 7 days by default (the\nsetting `EXPORT_LINK_SECONDS`), or `expires_in` seconds (60 s to 30 days). The status\nand download URLs carry the same signature and end with it. Revoking the key ends them\n(and fails a build not yet made); an altered link answers 403 `link_invalid`, an expired\none 410 `link_expired` (a page saying so, for a browser). Programs download without the\npage: POST (never GET, so that a link preview cannot start it) to `pdf_url`, poll\n`status_url` (a second apart is plenty), then GET `download_url`. The page cannot be\nframed by another site and sends no referrer; a POST from another site's page (its\n`Origin` names another host) is refused with 403 `forbidden_origin`. Programs send no\n`Origin`.\nOver MCP the answer also holds the page as a `resource_link` content block.",
     "scope": "read",
     "credit": "none",
     "mcp": true,
@@ -1855,6 +1859,36 @@ export const operations: Record<OperationName, OperationSpec> = {
     "queryParams": [
       "room",
       "kind",
+      "limit",
+      "cursor"
+    ],
+    "bodyParams": [],
+    "hasBody": false,
+    "successStatus": 200
+  },
+  list_job_forms: {
+    "name": "list_job_forms",
+    "method": "GET",
+    "path": "/api/v1/jobs/{job_id}/forms",
+    "expressPath": "/api/v1/jobs/:job_id/forms",
+    "tag": "Forms",
+    "summary": "List the forms asked to be signed on a job, newest first",
+    "description": "The job's forms (`request_signature`), newest first, paged; `state` narrows the list.\nEach has its template (name, kind, the version it was made from), its `state`\n(`sent`, `opened`, `signed`, `declined`, `voided`, or `expired`: neither signed by every\nsigner nor declined nor voided when its links expired), each signer with their name,\nrole, state and when they opened, signed or declined, and once signed the signed PDF:\nits document id (on the Files tab: `list_job_documents`, `read_document`) and its\nSHA-256, which `verify_form` checks a copy against. A voided form says when, by whom and\nwhy.",
+    "scope": "read",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "List a job's forms",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "job_id"
+    ],
+    "queryParams": [
+      "state",
       "limit",
       "cursor"
     ],
@@ -2840,6 +2874,35 @@ export const operations: Record<OperationName, OperationSpec> = {
     ],
     "bodyParams": [],
     "hasBody": false,
+    "successStatus": 200
+  },
+  void_form: {
+    "name": "void_form",
+    "method": "POST",
+    "path": "/api/v1/forms/{form_id}/void",
+    "expressPath": "/api/v1/forms/:form_id/void",
+    "tag": "Forms",
+    "summary": "Void a form, with the reason",
+    "description": "Voids the form: it no longer holds, and its signing links answer 410 `form_closed`\n(saying it was voided). A signed form is never changed or undone: voiding keeps it as it\nwas signed (its text, signatures, audit trail, and its signed PDF on the Files tab) and\nrecords who voided it, when and why, which `list_job_forms` shows. A form not signed yet\n(sent to the wrong person, the wrong template) can be voided as well. Voiding cannot be\nundone: `undo_my_last_action` does not take it back (it names it and goes past it only\nwhen told to); ask for a new signature instead. A form voided already answers 409\n`invalid_state`. Recorded in the feed (`forms`, `form.voided`, with the reason).",
+    "scope": "write",
+    "credit": "none",
+    "mcp": true,
+    "annotations": {
+      "title": "Void a form",
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "pathParams": [
+      "form_id"
+    ],
+    "queryParams": [],
+    "bodyParams": [
+      "operation_id",
+      "reason"
+    ],
+    "hasBody": true,
     "successStatus": 200
   },
 };

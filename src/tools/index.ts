@@ -70,6 +70,8 @@ import { undo_my_last_action } from './changes/undo_my_last_action';
 import { admin_create_company } from './admin/admin_create_company';
 import { export_pdf } from './exports/export_pdf';
 import { export_job_photos } from './exports/export_job_photos';
+import { list_job_forms } from './forms/list_job_forms';
+import { void_form } from './forms/void_form';
 import { admin_add_team_member } from './admin/admin_add_team_member';
 import { admin_create_key } from './admin/admin_create_key';
 import { admin_list_keys } from './admin/admin_list_keys';
@@ -172,6 +174,8 @@ export const handlers: HandlerTable = {
   export_job_photos,
   request_signature,
   verify_form,
+  list_job_forms,
+  void_form,
   search_standards,
   get_standard,
   list_changes,

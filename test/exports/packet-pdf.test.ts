@@ -507,6 +507,7 @@ function job(): Schemas['JobDetail'] {
     recent_notes: [],
     estimates: [{ id: 'est_4Tq8KmR2xA9b', label: 'Water mitigation', total_cents: 132320, currency: 'USD' }],
     program_profile: null,
+    forms: { sent: 0, opened: 0, signed: 0, declined: 0, voided: 0, expired: 0 },
     created_at: at,
     created_by: person,
     updated_at: at,
@@ -586,6 +587,7 @@ describe('PDF packet', () => {
       estimate: estimate(),
       dryingLog: dryingLog(),
       photos: await photos(dir),
+      signedForms: null,
     };
   });
   afterAll(async () => {

@@ -27,6 +27,8 @@ const RULE_SCHEMAS: Record<ProgramRuleKind, string> = {
   moisture_point_per_material: 'MoisturePointPerMaterialRule',
   note_for_line_codes: 'NoteForLineCodesRule',
   first_reading_within_hours: 'FirstReadingWithinHoursRule',
+  signed_work_authorization: 'SignedWorkAuthorizationRule',
+  certificate_of_completion: 'CertificateOfCompletionRule',
 };
 const KINDS = Object.keys(RULE_SCHEMAS) as ProgramRuleKind[];
 const DEFAULT_SEVERITY: Schemas['ProgramRuleSeverity'] = 'medium';

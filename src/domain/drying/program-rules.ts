@@ -3,7 +3,7 @@
  * check_claim_readiness. The drying log is the one claim-readiness reads, the air read each day
  * comes from the readings' kept facts (reading-facts.ts), and the rest from one statement of
  * grouped sub-selects run beside them (photos by room and day, the estimate's rooms and lines, the
- * job's notes), never a query per rule or day.
+ * job's notes, its forms and status), never a query per rule or day.
  */
 import type { Knex } from 'knex';
 import { prepared } from '../../infrastructure/db/prepared';
@@ -17,6 +17,8 @@ import {
 import { dateOfDay, dayOfDate, type JobRef, type LogRow } from './drying-records';
 import type { DryingLog } from './drying-status';
 import { readingFactsOf, type AirRow } from './reading-facts';
+import { formStateSql, type FormState } from '../forms/form-listing';
+import type { FormKind } from '../forms/template-text';
 
 type Finding = components['schemas']['ReadinessFinding'];
 type Rule<K extends ProgramRuleKind> = Extract<ProgramRule, { kind: K }>;
@@ -38,6 +40,22 @@ interface EstimateLine {
   description: string | null;
 }
 
+/** A form of a kind a rule asks for, not voided, newest first. */
+interface KindForm {
+  id: string;
+  kind: FormKind;
+  state: FormState;
+  /** When it was asked for, in the company's time ("Nov 20, 2026"). */
+  asked_on: string;
+}
+/** The job's status as the certificate rule reads it. */
+interface JobStatusFacts {
+  name: string;
+  /** The last status of the company's board. */
+  last: boolean;
+  cancelled: boolean;
+}
+
 /** What the rules read besides the log; each part is fetched only when a rule of the profile needs it. */
 interface RuleFacts {
   log: DryingLog | null;
@@ -47,6 +65,8 @@ interface RuleFacts {
   /** `day|location|area` of each air reading (area '' for the building's). */
   air: Set<string>;
   dateOfLoss: string | null;
+  forms: KindForm[];
+  status: JobStatusFacts | null;
 }
 
 /**
@@ -75,7 +95,19 @@ select t.profile,
         left join estimate_lines l on l.room_id = r.id
        where e.job_id = t.id) x) end as lines,
   case when t.profile::jsonb -> 'rules' @> '[{"kind": "note_for_line_codes"}]' then (
-    select coalesce(json_agg(n.text), '[]') from notes n where n.job_id = t.id) end as notes
+    select coalesce(json_agg(n.text), '[]') from notes n where n.job_id = t.id) end as notes,
+  case when t.profile::jsonb -> 'rules' @> '[{"kind": "signed_work_authorization"}]'
+         or t.profile::jsonb -> 'rules' @> '[{"kind": "certificate_of_completion"}]' then (
+    select coalesce(json_agg(json_build_object('id', f.id, 'kind', f.kind, 'state', ${formStateSql('f')},
+                      'asked_on', to_char(f.created_at at time zone c.timezone, 'Mon FMDD, YYYY'))
+                    order by f.created_at desc, f.id desc), '[]')
+      from job_forms f join companies c on c.id = f.company_id
+     where f.company_id = t.company_id and f.job_id = t.id and f.state <> 'voided'
+       and f.kind in ('work_authorization', 'certificate_of_completion')) end as forms,
+  case when t.profile::jsonb -> 'rules' @> '[{"kind": "certificate_of_completion"}]' then (
+    select json_build_object('name', s.name, 'cancelled', t.cancelled_at is not null,
+             'last', s.position = (select max(b.position) from statuses b where b.company_id = s.company_id))
+      from statuses s where s.id = t.status_id) end as status
 from target t`;
 
 interface FactsRow {
@@ -84,6 +116,8 @@ interface FactsRow {
   photos: PhotoGroup[] | null;
   lines: EstimateLine[] | null;
   notes: string[] | null;
+  forms: KindForm[] | null;
+  status: JobStatusFacts | null;
 }
 
 const airKey = (day: number, location: string, area: string | null) =>
@@ -292,6 +326,51 @@ function firstReadingWithin(rule: Rule<'first_reading_within_hours'>, facts: Rul
   ];
 }
 
+const FORM_WORDS: Record<'work_authorization' | 'certificate_of_completion', string> = {
+  work_authorization: 'work authorization',
+  certificate_of_completion: 'certificate of completion',
+};
+
+/**
+ * A signed form of `kind`, else one finding naming the newest one asked for and not signed (its
+ * state and day), or that none was asked for.
+ */
+function signedForm(kind: keyof typeof FORM_WORDS, why: string, facts: RuleFacts): Draft[] {
+  const forms = facts.forms.filter((form) => form.kind === kind);
+  if (forms.some((form) => form.state === 'signed')) return [];
+  const words = FORM_WORDS[kind];
+  const newest = forms[0];
+  const asked = newest
+    ? ` The one asked for on ${newest.asked_on} is ${newest.state === 'expired' ? 'expired unsigned' : newest.state}.`
+    : '';
+  return [
+    {
+      record: { type: 'form', id: newest?.id ?? null, name: kind },
+      message: `${why} but no signed ${words}.${asked}`,
+      fix: {
+        tool: 'request_signature',
+        how: `Ask the customer to sign the company's ${words} template (list_form_templates), on the technician's phone or through the link sent.`,
+      },
+    },
+  ];
+}
+
+function signedWorkAuthorization(facts: RuleFacts): Draft[] {
+  if (!facts.log) return [];
+  return signedForm('work_authorization', 'The job has a drying log', facts);
+}
+
+/** A finished job: in one of the rule's statuses (any case), else in the board's last one; never a cancelled one. */
+function certificateOfCompletion(rule: Rule<'certificate_of_completion'>, facts: RuleFacts): Draft[] {
+  const status = facts.status;
+  if (!status || status.cancelled) return [];
+  const finished = rule.statuses
+    ? rule.statuses.some((name) => name.trim().toLowerCase() === status.name.toLowerCase())
+    : status.last;
+  if (!finished) return [];
+  return signedForm('certificate_of_completion', `The job is ${status.name}`, facts);
+}
+
 function draftsOf(rule: ProgramRule, facts: RuleFacts): Draft[] {
   switch (rule.kind) {
     case 'photos_per_room':
@@ -308,6 +387,10 @@ function draftsOf(rule: ProgramRule, facts: RuleFacts): Draft[] {
       return noteForLineCodes(rule, facts);
     case 'first_reading_within_hours':
       return firstReadingWithin(rule, facts);
+    case 'signed_work_authorization':
+      return signedWorkAuthorization(facts);
+    case 'certificate_of_completion':
+      return certificateOfCompletion(rule, facts);
   }
 }
 
@@ -339,6 +422,8 @@ export async function loadProgramRules(
       noteTexts: row.notes ?? [],
       air: readings?.air ?? [],
       dateOfLoss: row.date_of_loss,
+      forms: row.forms ?? [],
+      status: row.status,
     },
   };
 }

@@ -11,7 +11,7 @@ import { personLinkQuery, type PersonLink } from '../../platform/person-links';
 export type ExportDocument = components['schemas']['ExportDocument'];
 
 /** A packet's sections are always in this order, whatever the order asked. */
-export const PACKET_ORDER: readonly ExportDocument[] = ['estimate', 'drying_log', 'photos'];
+export const PACKET_ORDER: readonly ExportDocument[] = ['estimate', 'drying_log', 'photos', 'signed_forms'];
 
 export const PACKET_LINK_PARAMS = ['d', 'est', 'cf'] as const;
 /** `cf`, the token of the high findings the person confirmed (finding-confirmation.ts), is signed only when set. */

@@ -5,6 +5,7 @@
  * data.
  */
 import type { Output } from '../../platform/handler';
+import type { FormPdfData } from '../forms/form-pdf-document';
 
 export interface PacketPhoto {
   room: string;
@@ -31,4 +32,6 @@ export interface PacketData {
   dryingLog: Output<'get_drying_log'> | null;
   /** Grouped by room when printed; in the order given within a room. */
   photos: PacketPhoto[] | null;
+  /** The signed forms (not voided), oldest signature first, as their own PDFs print them. */
+  signedForms: FormPdfData[] | null;
 }

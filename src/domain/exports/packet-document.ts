@@ -1,6 +1,6 @@
 /**
- * A job's PDF packet as a pdfmake document: a cover, then the estimate, the drying log and the
- * photos, each only when the packet holds it. Every figure is printed as the read tools answered
+ * A job's PDF packet as a pdfmake document: a cover, then the estimate, the drying log, the
+ * photos and the signed forms, each only when the packet holds it. Every figure is printed as the read tools answered
  * it (money from the `*_cents` integers, GPP and dew points as the service computed them), so the
  * packet says exactly what `get_estimate` and `get_drying_log` say. Pure: the pictures come in
  * already made for print.
@@ -17,6 +17,7 @@ import type {
 import { formatMoney } from '../../platform/money';
 import { DEFAULT_DRY_GOALS } from '../drying/metrics';
 import type { PacketData, PacketPhoto } from './packet-data';
+import { signedFormsSection } from './packet-form-section';
 
 type Job = PacketData['job'];
 type Estimate = NonNullable<PacketData['estimate']>;
@@ -50,6 +51,7 @@ export function packetDocument(data: PacketData, pictures: PacketPictures): TDoc
   if (data.estimate) content.push(estimateSection(data.estimate));
   if (data.dryingLog) content.push(dryingSection(data.dryingLog));
   if (data.photos) content.push(photoSection(data.photos, imageKeys(data.photos, pictures, images)));
+  if (data.signedForms) content.push(...signedFormsSection(data.signedForms, pictures, images));
   return {
     pageSize: 'LETTER',
     pageMargins: [40, 44, 40, 44],

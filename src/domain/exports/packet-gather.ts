@@ -20,6 +20,7 @@ import type { Caller } from '../../platform/caller';
 import { storageKey } from '../media/storage-keys';
 import { loadJobDetail } from '../jobs/job-records';
 import { readLogOfJob } from '../drying/read-log';
+import { packetForms } from './packet-forms';
 
 export interface GatheredPacket {
   data: PacketData;
@@ -47,6 +48,7 @@ export async function gatherPacket(
   const dryingLog = documents.includes('drying_log')
     ? await readLogOfJob(deps.db, caller, jobId, { detail: 'readings' })
     : null;
+  const signedForms = documents.includes('signed_forms') ? await packetForms(deps.db, caller, jobId) : null;
   const dir = await mkdtemp(path.join(tmpdir(), 'packet-'));
   try {
     const photos = documents.includes('photos') ? await copyPictures(deps, caller, jobId, dir) : null;
@@ -57,6 +59,7 @@ export async function gatherPacket(
       estimate,
       dryingLog,
       photos,
+      signedForms,
     };
     return { data, draftVersion, dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
   } catch (error) {

@@ -19,6 +19,7 @@ import pdfmake from 'pdfmake';
 import type { TDocumentDefinitions } from 'pdfmake/interfaces';
 import type { PacketData, PacketPhoto } from './packet-data';
 import { packetDocument, type PacketPictures } from './packet-document';
+import { signaturePictureKey } from './packet-form-section';
 
 // The pool's size bounds the CPU: each thread resizes with one of libvips' threads, and no
 // picture is made twice, so libvips' operation cache would only hold memory.
@@ -45,6 +46,8 @@ export interface PacketPull {
 /** The print picture's long side: sharp enough for a third of a page, small enough for mail. */
 const PRINT_SIDE = 1000;
 const PRINT_QUALITY = 80;
+/** A signature's print picture is at most this wide, as in the form's own PDF. */
+const SIGNATURE_WIDTH = 900;
 /** Bytes of PDF a message carries. */
 const CHUNK_BYTES = 64 * 1024;
 /** Chunks sent and not yet taken by the main thread's stream. */
@@ -67,6 +70,7 @@ export default async function buildPacket({ data, port }: PacketTask): Promise<P
   const dir = await mkdtemp(path.join(os.tmpdir(), 'packet-print-'));
   try {
     const pictures = await printPictures(data.photos ?? [], dir, link);
+    await printSignatures(data, pictures, dir);
     link.check();
     const { pdf, pages } = await layOut(data, pictures, dir);
     return { pages, bytes: await send(pdf, link) };
@@ -106,6 +110,26 @@ async function printPictures(photos: PacketPhoto[], dir: string, link: PortLink)
     link.printed(pictures.size);
   }
   return pictures;
+}
+
+/**
+ * Each PNG signature of the signed forms made again for print (decoded and encoded anew, never
+ * embedded as sent), as the ink on white paper: a JPEG file in `dir`, as the photos' pictures
+ * are, under its form and role. A PNG picture laid out in this worker never finished (pdfmake
+ * stopped with nothing sent); the JPEG files photos are printed from do.
+ */
+async function printSignatures(data: PacketData, pictures: PacketPictures, dir: string): Promise<void> {
+  for (const form of data.signedForms ?? [])
+    for (const signer of form.signers) {
+      if (!('png' in signer.signature)) continue;
+      const out = path.join(dir, `signature-${pictures.size}.jpg`);
+      await sharp(Buffer.from(signer.signature.png, 'base64'), { failOn: 'truncated' })
+        .resize({ width: SIGNATURE_WIDTH, withoutEnlargement: true })
+        .flatten({ background: '#ffffff' })
+        .jpeg({ quality: PRINT_QUALITY })
+        .toFile(out);
+      pictures.set(signaturePictureKey(form.form_id, signer.role), out);
+    }
 }
 
 /** The laid-out PDF as pdfkit's document (not yet ended), and its page count. */

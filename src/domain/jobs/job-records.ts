@@ -8,6 +8,7 @@ import { prepared } from '../../infrastructure/db/prepared';
 import { jobNumberOf } from '../../platform/job-ref';
 import type { Caller } from '../../platform/caller';
 import { appliedProfileSql, type JobProgramProfile } from '../company/program-profiles';
+import { formCounts, formCountsSql, type FormState } from '../forms/form-listing';
 
 export type JobSummary = components['schemas']['JobSummary'];
 export type JobDetail = components['schemas']['JobDetail'];
@@ -136,7 +137,7 @@ export function toSummary(job: JobRow): JobSummary {
 
 /**
  * One job in full, in one query: people, assignees and the newest notes come as JSON arrays of
- * the same row, so that get_job costs one round trip.
+ * the same row, and its forms as one grouped count, so that get_job costs one round trip.
  */
 export async function loadJobDetail(db: Knex, caller: Caller, ref: string): Promise<JobDetail> {
   const query = jobsQuery(db, caller.companyId).select(
@@ -152,6 +153,7 @@ export async function loadJobDetail(db: Knex, caller: Caller, ref: string): Prom
                          where n.job_id = j.id order by n.created_at desc, n.id desc limit ${RECENT_NOTES}) n), '[]') as recent_notes`),
     db.raw('exists (select 1 from estimates e where e.job_id = j.id) as has_estimates'),
     db.raw(`${appliedProfileSql(false)} as program_profile`),
+    db.raw(`${formCountsSql('j')} as form_counts`),
   );
   const name = jobNumberOf(ref) === null ? 'job_detail_by_id' : 'job_detail_by_number';
   const job = (await prepared(whereRef(query, ref), name).first()) as (JobRow & DetailParts) | undefined;
@@ -180,6 +182,7 @@ export function newJobDetail(
       recent_notes: [],
       has_estimates: false,
       program_profile: parts.programProfile,
+      form_counts: null,
     },
     [],
   );
@@ -191,6 +194,8 @@ interface DetailParts {
   assignees: JobDetail['assignees'];
   recent_notes: { id: string; text: string; created_at: string; author_id: string; author_name: string }[];
   program_profile: JobProgramProfile;
+  /** By state; null when the job has no form. */
+  form_counts: Partial<Record<FormState, number>> | null;
 }
 
 function toDetail(job: JobRow & DetailParts, estimates: JobDetail['estimates']): JobDetail {
@@ -226,6 +231,7 @@ function toDetail(job: JobRow & DetailParts, estimates: JobDetail['estimates']):
     })),
     estimates,
     program_profile: job.program_profile,
+    forms: formCounts(job.form_counts),
     created_at: job.created_at.toISOString(),
     created_by: { id: job.created_by, name: job.created_by_name },
     updated_at: job.updated_at.toISOString(),

@@ -153,6 +153,8 @@ const sameValue = (recorded: unknown, read: unknown): boolean =>
 function whyNotUndoable(change: NotUndoable): string {
   if (change.action === 'estimate.finalized')
     return 'a final estimate stays final (its PDF may already be with the carrier); write a new estimate instead.';
+  if (change.action === 'form.voided')
+    return 'a voided form stays voided (its signers were told it no longer holds); ask for a new signature instead.';
   return 'it is not in this key’s undo history.';
 }
 

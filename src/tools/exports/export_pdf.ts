@@ -7,6 +7,7 @@ import { resolveJob, type JobRow } from '../../domain/jobs/job-records';
 import { exportExpiry, PACKET_ORDER, packetUrls, type PacketLink } from '../../domain/exports/export-links';
 import { buildStatus, currentBuild } from '../../domain/exports/packet-builds';
 import { confirmedToken, highFindings } from '../../domain/exports/finding-confirmation';
+import { signedFormCount } from '../../domain/exports/packet-forms';
 import type { Caller } from '../../platform/caller';
 
 export const export_pdf: ReadHandler<'export_pdf'> = async (ctx, { path, query }) => {
@@ -17,6 +18,15 @@ export const export_pdf: ReadHandler<'export_pdf'> = async (ctx, { path, query }
     ? await packetEstimate(db, caller, job, query.estimate_id)
     : null;
   if (documents.includes('drying_log') && !(await findJobLog(db, caller, job.id))?.log) throw noLog(job);
+  const signedForms = documents.includes('signed_forms')
+    ? await signedFormCount(db, caller.companyId, job.id)
+    : 0;
+  if (documents.includes('signed_forms') && signedForms === 0)
+    throw new ApiError(
+      404,
+      'not_found',
+      `Job #${job.job_number} has no signed form yet (voided ones are not printed); request_signature asks for one.`,
+    );
   const confirmation =
     estimate?.estimate.status === 'draft'
       ? confirmedToken(
@@ -56,6 +66,7 @@ export const export_pdf: ReadHandler<'export_pdf'> = async (ctx, { path, query }
         : null,
     finalizes_estimate: estimate?.estimate.status === 'draft',
     photo_count: documents.includes('photos') ? job.photo_count : 0,
+    signed_form_count: signedForms,
     build: build ? await buildStatus(ctx, link, job.job_number, build) : null,
   };
 };

@@ -20,6 +20,7 @@ export interface PacketPageFacts {
   documents: ExportDocument[];
   estimate: { label: string; total: string; final: boolean } | null;
   photoCount: number;
+  signedFormCount: number;
   expires: string;
   fileName: string;
   readiness: ClaimReadiness;
@@ -33,6 +34,8 @@ function contents(facts: PacketPageFacts): string {
       `The estimate <b>${escapeHtml(facts.estimate!.label)}</b>, total ${escapeHtml(facts.estimate!.total)}${facts.estimate!.final ? ' (final)' : ''}`,
     drying_log: () => 'The drying log: daily readings per area, with a GPP chart',
     photos: () => `Photos by room (${facts.photoCount})`,
+    signed_forms: () =>
+      `The signed forms (${facts.signedFormCount}), each with its signatures and audit page`,
   };
   return facts.documents.map((document) => `<li>${items[document]()}</li>`).join('');
 }

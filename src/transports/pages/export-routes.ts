@@ -46,6 +46,7 @@ import {
   highOf,
 } from '../../domain/exports/finding-confirmation';
 import type { Deps } from '../../domain/services';
+import { signedFormCount } from '../../domain/exports/packet-forms';
 
 export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
   const router = express.Router();
@@ -54,9 +55,12 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
   router.get('/exports/:job_id/packet', async (req: Request, res: Response) => {
     const { link, holder } = await packetLinkOf(deps, req);
     const documents = packetDocuments(link);
-    const [estimate, readiness] = await Promise.all([
+    const [estimate, readiness, signedForms] = await Promise.all([
       link.params.est ? loadEstimate(deps.db, holder.caller, link.params.est) : null,
       checkClaimReadiness(deps.db, holder.caller, holder.job.id),
+      documents.includes('signed_forms')
+        ? signedFormCount(deps.db, holder.caller.companyId, holder.job.id)
+        : 0,
     ]);
     const totals = estimate ? totalsOf(estimate) : null;
     const page = packetPage({
@@ -72,6 +76,7 @@ export function exportRoutes(deps: Deps, limiter: RateLimiter): Router {
             }
           : null,
       photoCount: Number(holder.job.photo_count),
+      signedFormCount: signedForms,
       expires: readableMoment(new Date(link.expires * 1000), holder.caller.timezone),
       fileName: packetFileName(holder.job.job_number),
       readiness,

@@ -200,6 +200,7 @@ export function scalingCases(t: TestApp, co: TestCompany): ScalingCase[] {
     { name: 'check_claim_readiness', send: (api, p) => api.get(`/api/v1/jobs/${p.jobId}/claim-readiness`) },
     { name: 'list_job_photos', send: (api, p) => api.get(`/api/v1/jobs/${p.jobId}/photos`) },
     { name: 'list_job_documents', send: (api, p) => api.get(`/api/v1/jobs/${p.jobId}/documents`) },
+    { name: 'list_job_forms', send: (api, p) => api.get(`/api/v1/jobs/${p.jobId}/forms`) },
     { name: 'list_job_videos', send: (api, p) => api.get(`/api/v1/jobs/${p.jobId}/videos`) },
     { name: 'list_team', send: (api) => api.get('/api/v1/team') },
     // Writes
