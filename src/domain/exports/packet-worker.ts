@@ -17,6 +17,7 @@ import type { MessagePort } from 'node:worker_threads';
 import sharp from 'sharp';
 import pdfmake from 'pdfmake';
 import type { TDocumentDefinitions } from 'pdfmake/interfaces';
+import { PDF_FONT_DIR, preparePdfmake } from '../../infrastructure/pdf-fonts';
 import type { PacketData, PacketPhoto } from './packet-data';
 import { packetDocument, type PacketPictures } from './packet-document';
 import { signaturePictureKey } from './packet-form-section';
@@ -53,17 +54,8 @@ const CHUNK_BYTES = 64 * 1024;
 /** Chunks sent and not yet taken by the main thread's stream. */
 const WINDOW = 4;
 
-const FONT_DIR = path.join(path.dirname(require.resolve('pdfmake/package.json')), 'fonts', 'Roboto');
-pdfmake.setFonts({
-  Roboto: {
-    normal: path.join(FONT_DIR, 'Roboto-Regular.ttf'),
-    bold: path.join(FONT_DIR, 'Roboto-Medium.ttf'),
-    italics: path.join(FONT_DIR, 'Roboto-Italic.ttf'),
-    bolditalics: path.join(FONT_DIR, 'Roboto-MediumItalic.ttf'),
-  },
-});
 // A packet never fetches anything: its pictures are local files made here.
-pdfmake.setUrlAccessPolicy(() => false);
+preparePdfmake();
 
 export default async function buildPacket({ data, port }: PacketTask): Promise<PacketResult> {
   const link = new PortLink(port);
@@ -143,7 +135,7 @@ async function layOut(
   countPages(definition, (count) => (pages = count));
   // Only the fonts and this packet's own pictures may be read from disk.
   pdfmake.setLocalAccessPolicy(
-    (file) => file.startsWith(FONT_DIR + path.sep) || file.startsWith(dir + path.sep),
+    (file) => file.startsWith(PDF_FONT_DIR + path.sep) || file.startsWith(dir + path.sep),
   );
   // pdfmake lays out and renders every page before it hands the document over.
   const pdf = await pdfmake.createPdf(definition).getStream();

@@ -11,6 +11,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
 import pdfmake from 'pdfmake';
+import { PDF_FONT_DIR, preparePdfmake } from '../../infrastructure/pdf-fonts';
 import { formPdfDocument, type FormPdfData, type SignaturePictures } from './form-pdf-document';
 import { MAX_SIGNATURE_PIXELS } from './sign-input';
 
@@ -32,18 +33,9 @@ export interface FormPdfResult {
 /** A signature's print picture: at most this wide, which is sharp at the size it is printed. */
 const PRINT_WIDTH = 900;
 
-const FONT_DIR = path.join(path.dirname(require.resolve('pdfmake/package.json')), 'fonts', 'Roboto');
-pdfmake.setFonts({
-  Roboto: {
-    normal: path.join(FONT_DIR, 'Roboto-Regular.ttf'),
-    bold: path.join(FONT_DIR, 'Roboto-Medium.ttf'),
-    italics: path.join(FONT_DIR, 'Roboto-Italic.ttf'),
-    bolditalics: path.join(FONT_DIR, 'Roboto-MediumItalic.ttf'),
-  },
-});
+preparePdfmake();
 // A form's PDF reads nothing but its fonts: signatures come in as data.
-pdfmake.setUrlAccessPolicy(() => false);
-pdfmake.setLocalAccessPolicy((file) => file.startsWith(FONT_DIR + path.sep));
+pdfmake.setLocalAccessPolicy((file) => file.startsWith(PDF_FONT_DIR + path.sep));
 
 export default async function buildFormPdf({ data, out }: FormPdfTask): Promise<FormPdfResult> {
   const definition = formPdfDocument(data, await printPictures(data));
