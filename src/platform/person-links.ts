@@ -82,6 +82,22 @@ export function personLinkOf<P extends string>(
   };
 }
 
+/**
+ * The person a link acts for: the key that made it, as long as that key stands in the link's
+ * company (a revoked or rotated key's links answer 403 `link_invalid`).
+ */
+export async function callerOfLinkKey(db: Knex, companyId: string, keyId: string): Promise<Caller> {
+  const caller = await findCallerOfKeyId(db, keyId);
+  if (!caller || caller.companyId !== companyId) {
+    throw new ApiError(
+      403,
+      'link_invalid',
+      'This link no longer works: the key that made it was revoked. Ask for a new link.',
+    );
+  }
+  return caller;
+}
+
 export interface LinkHolder {
   caller: Caller;
   job: { id: string; job_number: number; title: string | null; photo_count: number };
@@ -100,14 +116,7 @@ export async function holderOfLink<P extends string>(
   whenSet: readonly P[] = [],
 ): Promise<LinkHolder> {
   await signer.check(factsOf(link, names, whenSet), signature);
-  const caller = await findCallerOfKeyId(db, link.keyId);
-  if (!caller || caller.companyId !== link.companyId) {
-    throw new ApiError(
-      403,
-      'link_invalid',
-      'This link no longer works: the key that made it was revoked. Ask for a new link.',
-    );
-  }
+  const caller = await callerOfLinkKey(db, link.companyId, link.keyId);
   const job = await db('jobs')
     .where({ id: link.jobId, company_id: caller.companyId })
     .first('id', 'job_number', 'title', 'photo_count');

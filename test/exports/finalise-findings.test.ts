@@ -19,6 +19,7 @@ import {
   type TestApp,
   type TestCompany,
 } from '../support/app';
+import { draftKitchenEstimate } from '../support/estimates';
 import { callTool, connectMcp, problemOf } from '../support/mcp';
 
 type Schemas = components['schemas'];
@@ -77,25 +78,7 @@ async function jobWithFindings(
       .send({ operation_id: opId(), customer_name: 'Dana Reyes', title: 'Dishwasher leak' })
       .expect(201)
   ).body;
-  const estimate = (
-    await write(company)
-      .post(`/api/v1/jobs/${job.id}/estimates`)
-      .send({
-        operation_id: opId(),
-        label: 'Water mitigation',
-        rooms: [{ name: 'Kitchen', length: 12, width: 10, height: 8 }],
-        line_items: [
-          {
-            description: 'Water extraction',
-            room: 'Kitchen',
-            unit: 'SF',
-            quantity: 120,
-            unit_price_cents: 123,
-          },
-        ],
-      })
-      .expect(201)
-  ).body.estimate;
+  const estimate = await draftKitchenEstimate(t, company.writeKey, job.id);
   if (log) {
     await startLog(job.id, company);
     await readDay(job.id, 1, 'Kitchen', company);

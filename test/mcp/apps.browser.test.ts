@@ -22,6 +22,7 @@ import {
   type TestApp,
   type TestCompany,
 } from '../support/app';
+import { draftKitchenEstimate } from '../support/estimates';
 import { type AppHost, hostPage } from '../support/app-host';
 import { describeInBrowser, launchChromium, phoneContext } from '../support/browser';
 import { connectMcp } from '../support/mcp';
@@ -180,25 +181,7 @@ describeInBrowser('MCP Apps in a host page', () => {
         .send({ operation_id: opId(), customer_name: 'Dana Reyes', title: 'Dishwasher leak' })
         .expect(201)
     ).body;
-    const estimate = (
-      await write()
-        .post(`/api/v1/jobs/${job.id}/estimates`)
-        .send({
-          operation_id: opId(),
-          label: 'Water mitigation',
-          rooms: [{ name: 'Kitchen', length: 12, width: 10, height: 8 }],
-          line_items: [
-            {
-              description: 'Water extraction',
-              room: 'Kitchen',
-              unit: 'SF',
-              quantity: 120,
-              unit_price_cents: 123,
-            },
-          ],
-        })
-        .expect(201)
-    ).body.estimate;
+    const estimate = await draftKitchenEstimate(t, co.writeKey, job.id);
     await write()
       .post(`/api/v1/jobs/${job.id}/drying-log`)
       .send({

@@ -19,6 +19,7 @@ import {
   type TestApp,
   type TestCompany,
 } from '../support/app';
+import { draftKitchenEstimate } from '../support/estimates';
 import { MODERN_REVISION, callTool, connectMcp, problemOf } from '../support/mcp';
 
 type PdfExport = components['schemas']['PdfExport'];
@@ -56,25 +57,7 @@ async function jobWithFindings(
   const job = (
     await write.post('/api/v1/jobs').send({ operation_id: opId(), customer_name: 'Dana Reyes' }).expect(201)
   ).body;
-  const estimate = (
-    await write
-      .post(`/api/v1/jobs/${job.id}/estimates`)
-      .send({
-        operation_id: opId(),
-        label: 'Water mitigation',
-        rooms: [{ name: 'Kitchen', length: 12, width: 10, height: 8 }],
-        line_items: [
-          {
-            description: 'Water extraction',
-            room: 'Kitchen',
-            unit: 'SF',
-            quantity: 120,
-            unit_price_cents: 123,
-          },
-        ],
-      })
-      .expect(201)
-  ).body.estimate;
+  const estimate = await draftKitchenEstimate(t, co.writeKey, job.id);
   await as(t, co.writeKey)
     .post(`/api/v1/jobs/${job.id}/drying-log`)
     .send({

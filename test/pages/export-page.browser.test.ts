@@ -20,6 +20,7 @@ import {
   type TestApp,
   type TestCompany,
 } from '../support/app';
+import { draftKitchenEstimate } from '../support/estimates';
 import { describeInBrowser, launchChromium, phoneContext } from '../support/browser';
 import { jpegWith } from '../support/photo-files';
 
@@ -64,25 +65,7 @@ describeInBrowser('the export download page on a phone', () => {
         .send({ operation_id: opId(), customer_name: 'Pat Phone', title: 'Burst pipe under sink' })
         .expect(201)
     ).body;
-    const estimate = (
-      await as(t, co.writeKey)
-        .post(`/api/v1/jobs/${job.id}/estimates`)
-        .send({
-          operation_id: opId(),
-          label: 'Water mitigation',
-          rooms: [{ name: 'Kitchen', length: 12, width: 10, height: 8 }],
-          line_items: [
-            {
-              description: 'Water extraction',
-              room: 'Kitchen',
-              unit: 'SF',
-              quantity: 120,
-              unit_price_cents: 123,
-            },
-          ],
-        })
-        .expect(201)
-    ).body.estimate;
+    const estimate = await draftKitchenEstimate(t, co.writeKey, job.id);
     // Enough photos that the page shows the build's progress for a while.
     const meta = {
       operation_id: opId(),

@@ -6,10 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { findCallerOfKeyId } from '../../platform/auth';
 import type { Caller } from '../../platform/caller';
-import { ApiError } from '../../platform/errors';
 import type { LinkFacts, LinkSigner } from '../../platform/links';
+import { callerOfLinkKey } from '../../platform/person-links';
 import type { SignerRole } from './template-text';
 
 export interface SignLink {
@@ -36,13 +35,18 @@ function factsOf(link: SignLink): LinkFacts {
 
 /** The signed query of a signer's link: `c`, `k`, `j`, `g`, `e`, `s`. */
 export async function signLinkQuery(signer: LinkSigner, link: SignLink): Promise<string> {
+  return linkQueryWith(link, await signer.sign(factsOf(link)));
+}
+
+/** A link's query with its signature as given (a checked link's own, for the URLs its page posts to). */
+export function linkQueryWith(link: SignLink, signature: string): string {
   return new URLSearchParams({
     c: link.companyId,
     k: link.keyId,
     j: link.jobId,
     g: link.role,
     e: String(link.expires),
-    s: await signer.sign(factsOf(link)),
+    s: signature,
   }).toString();
 }
 
@@ -83,13 +87,6 @@ export async function holderOfSignLink(
   };
   // A role that is none of the three was changed: its signature cannot match.
   await signer.check(factsOf(link), ROLES.includes(role) ? query.s : '');
-  const caller = await findCallerOfKeyId(db, link.keyId);
-  if (!caller || caller.companyId !== link.companyId) {
-    throw new ApiError(
-      403,
-      'link_invalid',
-      'This link no longer works: the key that made it was revoked. Ask for a new link.',
-    );
-  }
+  const caller = await callerOfLinkKey(db, link.companyId, link.keyId);
   return { link, linkId: linkIdOf(String(query.s)), caller };
 }

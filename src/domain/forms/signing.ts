@@ -25,7 +25,7 @@ import {
   type SignerState,
 } from './form-records';
 import { checkSignInput } from './sign-input';
-import { holderOfSignLink, type SignLinkHolder } from './sign-links';
+import { holderOfSignLink, linkQueryWith, type SignLinkHolder } from './sign-links';
 import { documentHtml, type FormKind, type SignerRole, type TemplateField } from './template-text';
 
 /** Where a request came from, as the audit page prints it. */
@@ -97,16 +97,7 @@ export async function signerOfLink(
     .first()) as SignerRow | undefined;
   if (!signer || form.job_id !== holder.link.jobId)
     throw new ApiError(403, 'link_invalid', 'This link is not valid for this form. Ask for a new link.');
-  const { link } = holder;
-  const linkQuery = new URLSearchParams({
-    c: link.companyId,
-    k: link.keyId,
-    j: link.jobId,
-    g: link.role,
-    e: String(link.expires),
-    s: String(query.s),
-  }).toString();
-  return { holder, form, signer, query: linkQuery };
+  return { holder, form, signer, query: linkQueryWith(holder.link, String(query.s)) };
 }
 
 /** Refuses (410 `form_closed`) a link whose signer has signed or declined, or whose form is declined or voided. */
